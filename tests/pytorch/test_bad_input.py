@@ -1,0 +1,79 @@
+"""`adjoint grad` on bad input: each must exit non-zero (not by a signal), print exactly one line
+`adjoint: error: ...` on stderr and leave no output file. The same run on good input must
+succeed, so the test cannot pass just because grad always fails."""
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import cases
+import gpt2_reference as ref
+import harness
+
+B, T = 2, 4
+
+
+def bad_inputs(workdir, model, tokens):
+    """name -> (model file, token file, T) with one thing wrong each."""
+    data = model.read_bytes()
+
+    def write(name, content):
+        path = workdir / name
+        path.write_bytes(content)
+        return path
+
+    token_data = tokens.read_bytes()
+    out_of_range = np.zeros(B * T + 1, dtype=np.int64)
+    out_of_range[3] = cases.ODD.vocab_size
+    ref.write_tokens(workdir / "out_of_range.bin", out_of_range)
+    ref.write_tokens(workdir / "short.bin", np.zeros(B * T, dtype=np.int64))
+    return {
+        "truncated model": (write("truncated.bin", data[:len(data) - 100]), tokens, T),
+        "model cut inside the header": (write("header.bin", data[:500]), tokens, T),
+        "wrong model magic": (write("magic.bin", b"\x01\x02\x03\x04" + data[4:]), tokens, T),
+        "model with trailing bytes": (write("trailing.bin", data + b"\0" * 8), tokens, T),
+        "missing model file": (workdir / "no_such_model.bin", tokens, T),
+        "wrong token magic": (model, write("tmagic.bin", b"\0" * 4 + token_data[4:]), T),
+        "fewer than B*T+1 tokens": (model, workdir / "short.bin", T),
+        "token id >= vocab size": (model, workdir / "out_of_range.bin", T),
+        "T > max_seq_len": (model, tokens, cases.ODD.max_seq_len + 1),
+    }
+
+
+def run_grad(adjoint, model, tokens, out, seq_len):
+    return harness.run(adjoint, "grad", "--model", model, "--tokens", tokens, "-B", B,
+                       "-T", seq_len, "--out", out)
+
+
+def main():
+    adjoint = harness.adjoint_program(sys.argv)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        _, _, model, tokens = harness.write_case_files(
+            workdir, cases.ODD, 1, 2 * B * (cases.ODD.max_seq_len + 1))
+        good = run_grad(adjoint, model, tokens, workdir / "good.bin", T)
+        if good.returncode != 0 or not (workdir / "good.bin").is_file():
+            failures.append(f"good input: exit {good.returncode}, stderr {good.stderr!r}")
+        for name, (bad_model, bad_tokens, seq_len) in bad_inputs(workdir, model, tokens).items():
+            out = workdir / "out.bin"
+            result = run_grad(adjoint, bad_model, bad_tokens, out, seq_len)
+            lines = result.stderr.splitlines()
+            problems = []
+            if result.returncode <= 0:
+                problems.append(f"exit status {result.returncode}")
+            if len(lines) != 1 or not lines[0].startswith("adjoint: error: "):
+                problems.append(f"stderr is not one 'adjoint: error:' line: {result.stderr!r}")
+            if out.exists():
+                problems.append("an output file was written")
+                out.unlink()
+            print(f"{'FAIL' if problems else 'ok  '}  {name}: {'; '.join(problems) or lines[0]}")
+            failures += [f"{name}: {p}" for p in problems]
+    for failure in failures:
+        print("FAIL", failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with both the
+generated (default) and the hand-written (--backward manual) backward.
+
+Pass: for the loss |a-b|/|b| < LOSS_TOL, and for every parameter tensor
+max|a-b| / max(max|b|, 1e-12) < GRAD_TOL (see cases.py), where a is adjoint's fp32 result and
+b is PyTorch's fp64 result from the same fp32 weights. NaN or Inf anywhere fails."""
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+import cases
+import gpt2_reference as ref
+import harness
+
+BACKWARDS = {"generated": [], "manual": ["--backward", "manual"]}
+
+
+def parse_loss(stdout):
+    values = [line.split()[1] for line in stdout.splitlines() if line.startswith("loss ")]
+    if len(values) != 1:
+        sys.exit(f"error: expected one 'loss <value>' line on stdout, got:\n{stdout}")
+    return float(values[0])
+
+
+def compare_case(adjoint, case, workdir):
+    """Returns {backward: (loss error, {tensor: error})} for one case."""
+    # More tokens than one batch, so reading past the first B*T+1 would show.
+    num_tokens = 2 * (case.B * case.T + 1) + 3
+    params, tokens, model, token_file = harness.write_case_files(
+        workdir, case.cfg, case.seed, num_tokens)
+    loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T)
+    results = {}
+    for backward, flags in BACKWARDS.items():
+        out = workdir / f"grad_{backward}.bin"
+        result = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file,
+                                "-B", case.B, "-T", case.T, "--out", out, *flags)
+        grad_cfg, adjoint_grads = ref.read_model(out)
+        if grad_cfg != case.cfg:
+            sys.exit(f"error: {case.name}: gradient file header {grad_cfg} != {case.cfg}")
+        loss_error = abs(parse_loss(result.stdout) - loss) / abs(loss)
+        results[backward] = (loss_error, {name: ref.relative_error(adjoint_grads[name],
+                                                                   grads[name])
+                                          for name in ref.PARAM_NAMES})
+    return results
+
+
+def main():
+    adjoint = harness.adjoint_program(sys.argv)
+    torch.set_num_threads(1)
+    errors = {backward: {} for backward in BACKWARDS}  # backward -> case -> tensor -> error
+    with tempfile.TemporaryDirectory() as workdir:
+        for case in cases.GRAD_CASES:
+            for backward, (loss_error, tensors) in compare_case(adjoint, case,
+                                                                Path(workdir)).items():
+                errors[backward][case.name] = {"loss": loss_error, **tensors}
+    failures = []
+    for backward, by_case in errors.items():
+        print(f"\nrelative error of `adjoint grad` ({backward} backward) vs PyTorch fp64; "
+              f"tolerance: loss {cases.LOSS_TOL}, tensors {cases.GRAD_TOL}")
+        rows = [[name] + [f"{by_case[case][name]:.1e}" for case in by_case]
+                for name in ["loss", *ref.PARAM_NAMES]]
+        harness.print_table(["tensor", *by_case], rows)
+        for case, by_tensor in by_case.items():
+            for name, error in by_tensor.items():
+                tolerance = cases.LOSS_TOL if name == "loss" else cases.GRAD_TOL
+                if not error < tolerance:
+                    failures.append(f"{case}/{backward}: {name} error {error:.2e} >= {tolerance}")
+    for failure in failures:
+        print("FAIL", failure, file=sys.stderr)
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""`adjoint train` (AdamW, weight decay, clipping, warmup + cosine, data wrap-around) against
+the same steps in PyTorch float64 with torch.optim.AdamW.
+
+Pass: every logged train step has |loss-ref|/|ref| < TRAIN_LOSS_TOL and |lr-ref|/|ref| <
+TRAIN_LOSS_TOL, and the pre-clip gradient norm is within TRAIN_NORM_TOL relative (cases.py)."""
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+import cases
+import gpt2_reference as ref
+import harness
+
+
+def read_train_log(path, steps):
+    """The train-step records of log.jsonl (those with a "loss"), which must be steps 1..steps."""
+    if not path.is_file():
+        sys.exit(f"error: {path} was not written")
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    train_steps = [r for r in records if "loss" in r]
+    if [r.get("step") for r in train_steps] != list(range(1, steps + 1)):
+        sys.exit(f"error: {path}: expected train steps 1..{steps}, got "
+                 f"{[r.get('step') for r in train_steps]}")
+    return train_steps
+
+
+def relative(a, b):
+    error = abs(a - b) / abs(b)
+    return error if math.isfinite(error) else math.inf
+
+
+def compare_case(adjoint, case, workdir):
+    """Prints the step table of one case; returns its failures."""
+    s = case.settings
+    params, tokens, model, token_file = harness.write_case_files(
+        workdir, case.cfg, case.seed, case.num_tokens)
+    out = workdir / case.name
+    harness.run_ok(adjoint, "train", "--model", model, "--train-tokens", token_file,
+                   "--val-tokens", token_file, *s.cli_flags(), "--seed", "1", "--out", out)
+    logged = read_train_log(out / "log.jsonl", s.steps)
+    reference = ref.train(case.cfg, params, tokens, s)
+    print(f"\n{case.name}: {s}")
+    rows, failures = [], []
+    for got, want in zip(logged, reference):
+        errors = {"loss": relative(got["loss"], want["loss"]),
+                  "lr": relative(got["lr"], want["lr"]),
+                  "grad_norm": relative(got["grad_norm"], want["grad_norm"])}
+        rows.append([want["step"], f"{got['loss']:.7f}", f"{want['loss']:.7f}",
+                     *(f"{e:.1e}" for e in errors.values())])
+        tolerances = {"loss": cases.TRAIN_LOSS_TOL, "lr": cases.TRAIN_LOSS_TOL,
+                      "grad_norm": cases.TRAIN_NORM_TOL}
+        failures += [f"{case.name} step {want['step']}: {key} error {errors[key]:.2e} >= {tol}"
+                     for key, tol in tolerances.items() if not errors[key] < tol]
+    harness.print_table(["step", "loss adjoint", "loss torch", "loss err", "lr err",
+                         "norm err"], rows)
+    return failures
+
+
+def main():
+    adjoint = harness.adjoint_program(sys.argv)
+    torch.set_num_threads(1)
+    print(f"tolerance: loss and lr {cases.TRAIN_LOSS_TOL}, grad norm {cases.TRAIN_NORM_TOL} "
+          "(relative, vs PyTorch fp64)")
+    failures = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for case in cases.TRAIN_CASES:
+            failures += compare_case(adjoint, case, Path(workdir))
+    for failure in failures:
+        print("FAIL", failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
