@@ -1,0 +1,75 @@
+// `adjoint prepare`: tokenizes a text file with GPT-2's BPE into DIR/val.bin (the first
+// --val-fraction of the tokens) and DIR/train.bin (the rest). The tokens begin with
+// <|endoftext|>, so the text is one document as in GPT-2's training data.
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "adjoint/token_file.hpp"
+#include "adjoint/tokenizer.hpp"
+#include "commands.hpp"
+
+namespace adjoint::cli {
+namespace {
+
+struct PrepareOptions {
+  std::string text_file;
+  std::string out_dir;
+  double val_fraction = 0.1;
+  std::string bpe_dir;
+};
+
+void prepare(const PrepareOptions& options) {
+  if (!(options.val_fraction > 0 && options.val_fraction < 1))
+    throw std::runtime_error(fmt::format("--val-fraction {} is not between 0 and 1", options.val_fraction));
+  const std::filesystem::path out_dir = options.out_dir;
+  if (std::filesystem::exists(out_dir) && !std::filesystem::is_directory(out_dir))
+    throw std::runtime_error(fmt::format("--out {} is not a folder", options.out_dir));
+
+  const Tokenizer tokenizer(Tokenizer::find_bpe_dir(options.bpe_dir));
+  const std::string text = read_file(options.text_file);
+  std::vector<int> tokens{Tokenizer::eot_token};
+  try {
+    const std::vector<int> text_tokens = tokenizer.encode(text);
+    tokens.insert(tokens.end(), text_tokens.begin(), text_tokens.end());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(fmt::format("{}: {}", options.text_file, e.what()));
+  }
+  const auto val_count = static_cast<std::size_t>(options.val_fraction * static_cast<double>(tokens.size()));
+  if (val_count == 0 || val_count == tokens.size())
+    throw std::runtime_error(fmt::format("{}: {} tokens are too few to split with --val-fraction {}",
+                                         options.text_file, tokens.size(), options.val_fraction));
+
+  std::filesystem::create_directories(out_dir);
+  const std::span<const int> all(tokens);
+  write_token_file(out_dir / "val.bin", all.first(val_count));
+  write_token_file(out_dir / "train.bin", all.subspan(val_count));
+  fmt::print("prepare: {} tokens from {}: {} has {}, {} has {}\n", tokens.size(), options.text_file,
+             (out_dir / "train.bin").string(), tokens.size() - val_count, (out_dir / "val.bin").string(),
+             val_count);
+}
+
+}  // namespace
+
+void add_prepare_command(CLI::App& app) {
+  auto options = std::make_shared<PrepareOptions>();
+  CLI::App* command = app.add_subcommand(
+      "prepare", "Tokenize a UTF-8 text file with GPT-2's BPE into DIR/train.bin and DIR/val.bin");
+  command->add_option("--text", options->text_file, "Text file to tokenize")->required();
+  command->add_option("--out", options->out_dir, "Folder for train.bin and val.bin (created if missing)")
+      ->required();
+  command
+      ->add_option("--val-fraction", options->val_fraction,
+                   "Fraction of the tokens, taken from the start of the text, that goes to val.bin")
+      ->capture_default_str();
+  command->add_option("--bpe-dir", options->bpe_dir,
+                      "Folder with GPT-2's encoder.json and vocab.bpe (default: $ADJOINT_BPE_DIR)");
+  command->callback([options] { prepare(*options); });
+}
+
+}  // namespace adjoint::cli

@@ -1,0 +1,42 @@
+#include "adjoint/dataloader.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "adjoint/token_file.hpp"
+
+namespace adjoint {
+
+DataLoader::DataLoader(const std::filesystem::path& path, int B, int T) : path_(path), B_(B), T_(T) {
+  if (B <= 0 || T <= 0)
+    throw std::invalid_argument("data loader: batch size " + std::to_string(B) + " and sequence length " +
+                                std::to_string(T) + " must be positive");
+  batch_tokens_ = static_cast<std::size_t>(B) * static_cast<std::size_t>(T);
+  tokens_ = read_token_file(path);
+  if (tokens_.size() < batch_tokens_ + 1)
+    throw std::runtime_error(path.string() + ": " + std::to_string(tokens_.size()) +
+                             " tokens are too few for one batch of B*T+1 = " +
+                             std::to_string(batch_tokens_ + 1));
+  inputs_.resize(batch_tokens_);
+  targets_.resize(batch_tokens_);
+}
+
+void DataLoader::next_batch() {
+  if (position_ + batch_tokens_ + 1 > tokens_.size()) position_ = 0;
+  const std::uint16_t* batch = tokens_.data() + position_;
+  for (std::size_t i = 0; i < batch_tokens_; ++i) {
+    inputs_[i] = batch[i];
+    targets_[i] = batch[i + 1];
+  }
+  position_ += batch_tokens_;
+}
+
+void DataLoader::set_position(std::size_t position) {
+  if (position >= tokens_.size())
+    throw std::out_of_range(path_.string() + ": position " + std::to_string(position) +
+                            " is past the last token (the file has " + std::to_string(tokens_.size()) +
+                            " tokens)");
+  position_ = position;
+}
+
+}  // namespace adjoint

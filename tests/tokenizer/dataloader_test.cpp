@@ -1,0 +1,85 @@
+// The data loader over a file whose token i is i, so each batch shows where it was read from.
+#include "adjoint/dataloader.hpp"
+#include "adjoint/token_file.hpp"
+#include "test_support.hpp"
+
+namespace adjoint::test {
+namespace {
+
+// A token file holding 0, 1, ..., count-1.
+std::filesystem::path counting_file(const TempDir& dir, int count) {
+  std::vector<int> tokens(count);
+  for (int i = 0; i < count; ++i) tokens[i] = i;
+  write_token_file(dir / "count.bin", tokens);
+  return dir / "count.bin";
+}
+
+// Expects the batch that starts at token `start` (B*T inputs from start, targets one later).
+void expect_batch_at(const DataLoader& loader, int start) {
+  const int n = loader.batch_size() * loader.sequence_length();
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(loader.inputs()[i], start + i) << "input " << i << " of the batch at " << start;
+    ASSERT_EQ(loader.targets()[i], start + i + 1) << "target " << i << " of the batch at " << start;
+  }
+}
+
+TEST(DataLoader, ReadsConsecutiveBatchesAndWraps) {
+  TempDir dir;
+  DataLoader loader(counting_file(dir, 20), 2, 3);  // B*T = 6
+  EXPECT_EQ(loader.num_tokens(), 20u);
+  EXPECT_EQ(loader.num_batches(), 3u);  // (20 - 1) / 6
+  for (const int start : {0, 6, 12}) {
+    EXPECT_EQ(loader.position(), static_cast<std::size_t>(start));
+    loader.next_batch();
+    expect_batch_at(loader, start);
+  }
+  EXPECT_EQ(loader.position(), 18u);
+  loader.next_batch();  // 18 + 6 + 1 > 20: wraps before reading
+  expect_batch_at(loader, 0);
+  EXPECT_EQ(loader.position(), 6u);
+}
+
+TEST(DataLoader, LastBatchMayEndAtTheLastToken) {
+  TempDir dir;
+  DataLoader loader(counting_file(dir, 13), 3, 2);  // 2 batches use all 13 tokens
+  EXPECT_EQ(loader.num_batches(), 2u);
+  loader.next_batch();
+  loader.next_batch();
+  expect_batch_at(loader, 6);
+  loader.next_batch();
+  expect_batch_at(loader, 0);
+}
+
+TEST(DataLoader, PositionCanBeRestored) {
+  TempDir dir;
+  DataLoader loader(counting_file(dir, 20), 2, 3);
+  loader.set_position(5);
+  loader.next_batch();
+  expect_batch_at(loader, 5);
+  EXPECT_EQ(loader.position(), 11u);
+  loader.set_position(19);  // valid, but too close to the end: the next batch wraps
+  loader.next_batch();
+  expect_batch_at(loader, 0);
+  loader.reset();
+  EXPECT_EQ(loader.position(), 0u);
+  EXPECT_THROW(loader.set_position(20), std::out_of_range);
+  EXPECT_EQ(loader.position(), 0u);
+}
+
+TEST(DataLoader, RejectsTooFewTokensAndBadShapes) {
+  TempDir dir;
+  const std::filesystem::path file = counting_file(dir, 6);
+  EXPECT_NO_THROW(DataLoader(file, 1, 5));
+  try {
+    DataLoader(file, 2, 3);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": 6 tokens are too few for one batch of B*T+1 = 7");
+  }
+  EXPECT_THROW(DataLoader(file, 0, 3), std::invalid_argument);
+  EXPECT_THROW(DataLoader(file, 2, -1), std::invalid_argument);
+  EXPECT_THROW(DataLoader(dir / "missing.bin", 1, 1), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace adjoint::test

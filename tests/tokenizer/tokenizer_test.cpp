@@ -1,0 +1,216 @@
+// The tokenizer against hand-worked splits, known GPT-2 ids, and gpt-3-encoder's own
+// JavaScript encoder (token for token, on tinyshakespeare, edge_cases.txt and random text).
+#include <unicode/uchar.h>
+#include <unicode/uversion.h>
+
+#include <sstream>
+
+#include "adjoint/token_file.hpp"
+#include "test_support.hpp"
+
+namespace adjoint::test {
+namespace {
+
+using Pieces = std::vector<std::string_view>;
+
+TEST(Pretokenize, FollowsGpt2Regex) {
+  EXPECT_EQ(pretokenize(""), Pieces{});
+  EXPECT_EQ(pretokenize("Hello world's  123"), (Pieces{"Hello", " world", "'s", " ", " 123"}));
+  // Contractions are lowercase only and match even inside a word.
+  EXPECT_EQ(pretokenize("I'M 'sam"), (Pieces{"I", "'", "M", " '", "sam"}));
+  EXPECT_EQ(pretokenize("''s"), (Pieces{"''", "s"}));
+  // A space joins the next run of letters, digits or other characters; other whitespace never does.
+  EXPECT_EQ(pretokenize("a ,.b\tc"), (Pieces{"a", " ,.", "b", "\t", "c"}));
+  EXPECT_EQ(pretokenize("x1y"), (Pieces{"x", "1", "y"}));
+  // A whitespace run gives up its last character to a following word ("\s+(?!\S)"), unless it
+  // is one character long ("\s+"); at the end of the text it stays whole.
+  EXPECT_EQ(pretokenize("a   b"), (Pieces{"a", "  ", " b"}));
+  EXPECT_EQ(pretokenize("a \t b"), (Pieces{"a", " \t", " b"}));
+  EXPECT_EQ(pretokenize("a\n\nb"), (Pieces{"a", "\n", "\n", "b"}));
+  EXPECT_EQ(pretokenize("a \n"), (Pieces{"a", " \n"}));
+  EXPECT_EQ(pretokenize(" \tx"), (Pieces{" ", "\t", "x"}));
+  // Non-ASCII: letters with combining marks split, NBSP is whitespace but is not " ".
+  EXPECT_EQ(pretokenize("cafe\xcc\x81!"), (Pieces{"cafe", "\xcc\x81!"}));
+  EXPECT_EQ(pretokenize("a\xc2\xa0" "b"), (Pieces{"a", "\xc2\xa0", "b"}));
+  EXPECT_EQ(pretokenize("\xe6\x97\xa5\xe6\x9c\xac 42"), (Pieces{"\xe6\x97\xa5\xe6\x9c\xac", " 42"}));
+}
+
+TEST(Pretokenize, RejectsInvalidUtf8) {
+  EXPECT_THROW(pretokenize("ok \xff"), std::invalid_argument);
+  EXPECT_THROW(pretokenize("\xc3"), std::invalid_argument);              // truncated sequence
+  EXPECT_THROW(pretokenize("\xc0\xaf"), std::invalid_argument);          // overlong "/"
+  EXPECT_THROW(pretokenize("\xed\xa0\x80"), std::invalid_argument);      // surrogate U+D800
+  EXPECT_THROW(pretokenize("\xf4\x90\x80\x80"), std::invalid_argument);  // past U+10FFFF
+  try {
+    pretokenize("abc\x80");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "text is not valid UTF-8 at byte 3");
+  }
+}
+
+// Every code point, against JavaScript's own \p{L}, \p{N} and \s. Node may know a newer Unicode
+// than our ICU; code points ICU does not know yet are the only differences allowed.
+TEST(Classify, MatchesJavaScriptOnEveryCodePoint) {
+  ADJOINT_REQUIRE_NODE();
+  std::istringstream ranges(run_node("reference_classes.js", {}));
+  int checked = 0, newer_in_node = 0;
+  std::string first_hex, last_hex, js_class;
+  while (ranges >> first_hex >> last_hex >> js_class) {
+    const auto first = std::stoul(first_hex, nullptr, 16), last = std::stoul(last_hex, nullptr, 16);
+    const CharClass expected = js_class == "L"   ? CharClass::Letter
+                               : js_class == "N" ? CharClass::Number
+                               : js_class == "S" ? CharClass::Space
+                                                 : CharClass::Other;
+    for (auto c = first; c <= last; ++c, ++checked) {
+      const CharClass ours = classify(static_cast<char32_t>(c));
+      if (ours == expected) continue;
+      if (u_charType(static_cast<UChar32>(c)) == U_UNASSIGNED && ours == CharClass::Other) {
+        ++newer_in_node;
+        continue;
+      }
+      ADD_FAILURE() << "U+" << std::hex << c << ": JavaScript says " << js_class << ", we say "
+                    << static_cast<int>(ours);
+    }
+  }
+  EXPECT_EQ(checked, 0x110000 - 0x800);  // every scalar value, no surrogates
+  std::printf("classes agree on %d code points; %d more are letters or digits only in node's newer "
+              "Unicode (ours: %s)\n", checked - newer_in_node, newer_in_node, U_UNICODE_VERSION);
+}
+
+TEST(Tokenizer, KnownGpt2Tokens) {
+  ADJOINT_REQUIRE_BPE();
+  const Tokenizer& tokenizer = gpt2();
+  EXPECT_EQ(tokenizer.vocab_size(), 50257);
+  EXPECT_EQ(tokenizer.encode("Hello world"), (std::vector<int>{15496, 995}));
+  EXPECT_EQ(tokenizer.encode(""), std::vector<int>{});
+  EXPECT_EQ(tokenizer.decode_token(Tokenizer::eot_token), "<|endoftext|>");
+  // As in gpt-3-encoder, the text "<|endoftext|>" is not the special token.
+  EXPECT_NE(tokenizer.encode("<|endoftext|>"), std::vector<int>{Tokenizer::eot_token});
+  EXPECT_EQ(tokenizer.decode(std::vector<int>{15496, 995, 50256}), "Hello world<|endoftext|>");
+  EXPECT_THROW(tokenizer.decode_token(50257), std::out_of_range);
+  EXPECT_THROW(tokenizer.decode_token(-1), std::out_of_range);
+  EXPECT_THROW(tokenizer.encode("bad \xfe"), std::invalid_argument);
+}
+
+void expect_same_tokens(const std::vector<int>& ours, const std::vector<int>& reference) {
+  ASSERT_FALSE(reference.empty());
+  if (ours == reference) return;
+  std::size_t i = 0;
+  while (i < ours.size() && i < reference.size() && ours[i] == reference[i]) ++i;
+  const auto context = [&](const std::vector<int>& tokens) {
+    const std::size_t from = i < 5 ? 0 : i - 5, to = std::min(tokens.size(), i + 5);
+    std::string listed;
+    for (std::size_t k = from; k < to; ++k)
+      listed += std::to_string(tokens[k]) + "(" + std::string(gpt2().decode_token(tokens[k])) + ") ";
+    return listed;
+  };
+  FAIL() << ours.size() << " tokens against " << reference.size() << ", first difference at token " << i
+         << "\n  ours:      " << context(ours) << "\n  reference: " << context(reference);
+}
+
+TEST(Tokenizer, MatchesJavaScriptEncoderOnEdgeCases) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_NODE();
+  const std::filesystem::path file = std::filesystem::path(ADJOINT_TOKENIZER_TEST_DIR) / "edge_cases.txt";
+  const std::string text = read_file(file);
+  const std::vector<int> tokens = gpt2().encode(text);
+  expect_same_tokens(tokens, reference_tokens(file));
+  EXPECT_EQ(gpt2().decode(tokens), text);
+}
+
+// Random text from pieces that stress the regex and the merges (commas, apostrophes,
+// whitespace of every kind, marks, astral characters), in a fixed order for reproducibility.
+TEST(Tokenizer, MatchesJavaScriptEncoderOnRandomText) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_NODE();
+  const std::vector<std::string> alphabet = {
+      "a", "e", "Z", "the", "ing", "0", "7", "42", " ", " ", "  ", "\t", "\n", "\r\n", "\xc2\xa0",
+      "\xe3\x80\x80", "\xef\xbb\xbf", "'", "'s", "'ll", ",", ",,", ".", "\"", ")", "}", "{", "-",
+      "!", "?", "\xcc\x81", "\xc3\xa9", "\xe2\x80\x99", "\xe6\x97\xa5", "\xf0\x9f\x98\x80",
+      "\xf0\x9d\x94\x98", "\xc2\xbd", "\xe2\x80\xa8", "\xc2\x85", "\x0b"};
+  std::mt19937 random(20240520);
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
+  std::string text;
+  while (text.size() < 200000) text += alphabet[pick(random)];
+  TempDir dir;
+  write_text(dir / "random.txt", text);
+  const std::vector<int> tokens = gpt2().encode(text);
+  expect_same_tokens(tokens, reference_tokens(dir / "random.txt"));
+  EXPECT_EQ(gpt2().decode(tokens), text);
+}
+
+TEST(Tokenizer, MatchesJavaScriptEncoderOnShakespeare) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_SHAKESPEARE();
+  ADJOINT_REQUIRE_NODE();
+  const std::vector<int> tokens = gpt2().encode(read_file(shakespeare_file()));
+  expect_same_tokens(tokens, reference_tokens(shakespeare_file()));
+}
+
+TEST(Tokenizer, RoundTripsShakespeare) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_SHAKESPEARE();
+  const std::string text = read_file(shakespeare_file());
+  const std::vector<int> tokens = gpt2().encode(text);
+  EXPECT_LT(tokens.size(), text.size() / 3);  // BPE merged most bytes
+  EXPECT_EQ(gpt2().decode(tokens), text);
+  std::string streamed;
+  for (const int token : tokens) streamed += gpt2().decode_token(token);
+  EXPECT_EQ(streamed, text);
+}
+
+// Loading errors name the file at fault.
+std::string load_error(const std::filesystem::path& dir) {
+  try {
+    Tokenizer tokenizer(dir);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Tokenizer, MissingOrCorruptFilesAreNamed) {
+  ADJOINT_REQUIRE_BPE();
+  TempDir dir;
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr((dir / "encoder.json").string() + ": cannot open"));
+
+  write_text(dir / "encoder.json", "{\"a\": 0,");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("encoder.json: not valid JSON"));
+  write_text(dir / "encoder.json", "[1, 2]");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("encoder.json: expected a JSON object"));
+  write_text(dir / "encoder.json", "{\"a\": 0, \"b\": 0}");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("encoder.json: id 0 is used twice"));
+  write_text(dir / "encoder.json", "{\"a\": 0, \"b\": 5}");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("encoder.json: token \"b\" has id 5"));
+  write_text(dir / "encoder.json", "{\"a\": 0, \"b\": 1}");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("encoder.json: no token for byte 0"));
+
+  std::filesystem::copy_file(bpe_dir() / "encoder.json", dir / "encoder.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr((dir / "vocab.bpe").string() + ": cannot open"));
+  write_text(dir / "vocab.bpe", "");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:1: expected a \"#version\" line"));
+  write_text(dir / "vocab.bpe", "#version: 0.2\n\xc4\xa0 t\nt\n");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:3: expected two tokens"));
+  write_text(dir / "vocab.bpe", "#version: 0.2\nxyzzy q\n");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:2: merges a token that is not in"));
+  write_text(dir / "vocab.bpe", "#version: 0.2\n\xc4\xa0 t\n\xc4\xa0 t\n");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:3: this merge is listed twice"));
+  write_text(dir / "vocab.bpe", "#version: 0.2\n\n");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe: no merges"));
+}
+
+TEST(Tokenizer, FindsBpeDir) {
+  EXPECT_EQ(Tokenizer::find_bpe_dir("/given"), std::filesystem::path("/given"));
+  const char* saved = std::getenv("ADJOINT_BPE_DIR");
+  const std::string restore = saved ? saved : "";
+  setenv("ADJOINT_BPE_DIR", "/from/env", 1);
+  EXPECT_EQ(Tokenizer::find_bpe_dir(), std::filesystem::path("/from/env"));
+  unsetenv("ADJOINT_BPE_DIR");
+  EXPECT_THROW(Tokenizer::find_bpe_dir(), std::runtime_error);
+  if (saved) setenv("ADJOINT_BPE_DIR", restore.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace adjoint::test
