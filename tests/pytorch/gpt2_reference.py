@@ -181,7 +181,10 @@ def gpt2_loss(cfg, p, inputs, targets):
         raise ValueError(f"T={T} exceeds max_seq_len={cfg.max_seq_len}")
     head_size = C // NH
     causal = torch.ones(T, T, dtype=torch.bool).tril()
-    x = p["wte"][inputs] + p["wpe"][:T]
+    # wte may come unpadded (V, C) (bench/pytorch_step.py); slicing it would cost the backward
+    # a full zero-filled copy.
+    wte = p["wte"] if p["wte"].shape[0] == V else p["wte"][:V]
+    x = F.embedding(inputs, wte) + p["wpe"][:T]
     for l in range(cfg.num_layers):
         h = F.layer_norm(x, (C,), p["ln1w"][l], p["ln1b"][l], LAYERNORM_EPS)
         q, k, v = F.linear(h, p["qkvw"][l], p["qkvb"][l]).split(C, dim=-1)
@@ -194,7 +197,7 @@ def gpt2_loss(cfg, p, inputs, targets):
         h = F.gelu(F.linear(h, p["fcw"][l], p["fcb"][l]), approximate="tanh")
         x = x + F.linear(h, p["fcprojw"][l], p["fcprojb"][l])
     x = F.layer_norm(x, (C,), p["lnfw"], p["lnfb"], LAYERNORM_EPS)
-    logits = x @ p["wte"][:V].T
+    logits = x @ wte.T
     return F.cross_entropy(logits.reshape(B * T, V), targets.reshape(B * T))
 
 
