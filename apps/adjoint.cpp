@@ -1,12 +1,17 @@
 // The `adjoint` command. Errors reach the user as one line on stderr and a non-zero exit.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Adjoint: GPT-2 training in C++ with compile-time generated backpropagation"};
   app.require_subcommand(1);
+  // Flag errors, like every other error, are one line.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "adjoint: error: " + std::string(e.what()) + " (see --help)\n";
+  });
   adjoint::cli::add_prepare_command(app);
   adjoint::cli::add_train_command(app);
   adjoint::cli::add_sample_command(app);

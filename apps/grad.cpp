@@ -1,0 +1,38 @@
+// `adjoint grad`: one forward/backward on a token file's first B*T+1 tokens; writes the
+// parameter gradients as a model file, for comparison with other frameworks.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "adjoint/checkpoint.hpp"
+#include "adjoint/dataloader.hpp"
+#include "commands.hpp"
+#include "model_spec.hpp"
+
+namespace adjoint::cli {
+
+void add_grad_command(CLI::App& app) {
+  struct Options {
+    std::string model, tokens, out, backward = "manual";
+    int B = 1, T = 64;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
+  cmd->add_option("--model", opt->model, "Model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
+  cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", opt->out, "Where to write the gradients")->required();
+  cmd->add_option("--backward", opt->backward, "Backward pass")->check(CLI::IsMember({"manual"}));
+  cmd->callback([opt] {
+    auto model = load_model(opt->model);
+    DataLoader loader(opt->tokens, opt->B, opt->T);
+    loader.next_batch();
+    const float loss = model->forward(loader.inputs(), loader.targets(), opt->B, opt->T);
+    model->backward();
+    save_model_file(opt->out, model->config(), model->grads_memory());
+    std::printf("loss %.9g\n", loss);
+  });
+}
+
+}  // namespace adjoint::cli

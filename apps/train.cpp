@@ -1,0 +1,224 @@
+// `adjoint train`: AdamW training with a cosine schedule, clipping, gradient accumulation,
+// periodic validation and samples, a JSONL log, and resumable checkpoints.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "adjoint/checkpoint.hpp"
+#include "adjoint/dataloader.hpp"
+#include "adjoint/optimizer.hpp"
+#include "adjoint/sampler.hpp"
+#include "adjoint/tokenizer.hpp"
+#include "commands.hpp"
+#include "model_spec.hpp"
+
+namespace adjoint::cli {
+namespace {
+
+struct TrainOptions {
+  std::string model = "d4", data, train_tokens, val_tokens, out = "out/train", resume, bpe_dir;
+  std::string backward = "manual";
+  int B = 8, T = 128, steps = 200, warmup = 20, grad_accum = 1, stop_at = 0;
+  float lr = 6e-4f, lr_min_fraction = 0.1f, grad_clip = 1.0f;
+  AdamWConfig adamw;
+  int val_every = 50, val_steps = 10, sample_every = 0, sample_tokens = 64, checkpoint_every = 0;
+  std::uint64_t seed = 1337;
+};
+
+std::string format_duration(double seconds) {
+  const long s = std::lround(seconds);
+  return s >= 60 ? fmt::format("{}m{:02d}s", s / 60, s % 60) : fmt::format("{}s", s);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+float validation_loss(GPT2& model, DataLoader& val, int val_steps) {
+  val.reset();
+  const int batches = std::max<int>(1, std::min<std::size_t>(val_steps, val.num_batches()));
+  double sum = 0;
+  for (int i = 0; i < batches; i++) {
+    val.next_batch();
+    sum += model.forward(val.inputs(), val.targets(), val.batch_size(), val.sequence_length());
+  }
+  return float(sum / batches);
+}
+
+// Generates from <|endoftext|>; returns the text (or token ids when there is no tokenizer).
+std::string sample_text(const GPT2& model, const Tokenizer* tokenizer, int count, Rng& rng) {
+  Generator generator(model);
+  int token = Tokenizer::eot_token < model.config().vocab_size ? Tokenizer::eot_token : 0;
+  std::string text;
+  for (int i = 0; i < count && generator.position() < model.config().max_seq_len; i++) {
+    token = sample_token(generator.feed(token), model.config().vocab_size, 1.0f, 40, rng);
+    text += tokenizer && token < tokenizer->vocab_size() ? std::string(tokenizer->decode_token(token))
+                                                         : fmt::format("[{}]", token);
+  }
+  return text;
+}
+
+void run_training(const TrainOptions& o) {
+  namespace fs = std::filesystem;
+  const std::string train_path = !o.train_tokens.empty() ? o.train_tokens
+                                 : !o.data.empty()       ? o.data + "/train.bin"
+                                                         : "";
+  const std::string val_path = !o.val_tokens.empty() ? o.val_tokens
+                               : !o.data.empty()     ? o.data + "/val.bin"
+                                                     : "";
+  if (train_path.empty()) throw std::invalid_argument("no training data: give --data DIR or --train-tokens FILE");
+
+  std::unique_ptr<GPT2> model;
+  if (!o.resume.empty()) {
+    model = std::make_unique<GPT2>(read_training_state_config(o.resume));
+  } else {
+    model = make_model(o.model, o.seed);
+  }
+  if (o.T > model->config().max_seq_len) {
+    throw std::invalid_argument(fmt::format("-T {} exceeds the model's maximum sequence length {}", o.T,
+                                            model->config().max_seq_len));
+  }
+  AdamW optimizer(*model, o.adamw);
+  DataLoader train(train_path, o.B, o.T);
+  std::optional<DataLoader> val;
+  if (!val_path.empty()) val.emplace(val_path, o.B, o.T);
+  Rng rng(o.seed);
+  int start_step = 0;
+  if (!o.resume.empty()) {
+    const TrainingProgress progress = load_training_state(o.resume, *model, optimizer);
+    if (progress.batch_size != o.B || progress.seq_len != o.T) {
+      throw std::invalid_argument(fmt::format("{} was trained with -B {} -T {}; resume with the same",
+                                              o.resume, progress.batch_size, progress.seq_len));
+    }
+    start_step = int(progress.step);
+    train.set_position(progress.data_position);
+    rng.set_state(progress.rng_state);
+  }
+  std::unique_ptr<Tokenizer> tokenizer;
+  try {
+    tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(o.bpe_dir));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train: no tokenizer (%s); samples are printed as token ids\n", e.what());
+  }
+
+  fs::create_directories(o.out);
+  const std::string log_path = o.out + "/log.jsonl";
+  std::ofstream log(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
+  if (!log) throw std::runtime_error("cannot write " + log_path);
+  const GPT2Config& c = model->config();
+  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps\n",
+              c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len,
+              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps);
+  std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
+              val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
+  std::fflush(stdout);
+
+  auto save_state = [&](int steps_done) {
+    TrainingProgress progress;
+    progress.step = steps_done;
+    progress.data_position = train.position();
+    progress.rng_state = rng.state();
+    progress.batch_size = o.B;
+    progress.seq_len = o.T;
+    save_training_state(o.out + "/state.bin", *model, optimizer, progress);
+    save_model_file(o.out + "/model.bin", model->config(), model->params_memory());
+  };
+
+  const auto run_start = std::chrono::steady_clock::now();
+  const double tokens_per_step = double(o.B) * o.T * o.grad_accum;
+  for (int step = start_step; step < o.steps; step++) {
+    const auto step_start = std::chrono::steady_clock::now();
+    const float lr = learning_rate(step, o.steps, o.warmup, o.lr, o.lr_min_fraction);
+    double loss = 0;
+    for (int micro = 0; micro < o.grad_accum; micro++) {
+      train.next_batch();
+      loss += model->forward(train.inputs(), train.targets(), o.B, o.T);
+      model->backward();
+    }
+    loss /= o.grad_accum;
+    // Micro-batch gradients were summed: their mean is the batch gradient.
+    const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters()) / o.grad_accum;
+    const float scale = clip_scale(norm, o.grad_clip) / o.grad_accum;
+    optimizer.update(*model, lr, scale, step + 1);
+    const double ms = seconds_since(step_start) * 1e3;
+    const double elapsed = seconds_since(run_start);
+    const double eta = elapsed / (step + 1 - start_step) * (o.steps - step - 1);
+    std::printf("step %4d/%d | loss %.6f | lr %.2e | norm %.3f | %6.1f ms | %6.0f tok/s | ETA %s\n",
+                step + 1, o.steps, loss, lr, norm, ms, tokens_per_step / (ms / 1e3),
+                format_duration(eta).c_str());
+    std::fflush(stdout);
+    log << nlohmann::json{{"step", step + 1}, {"loss", loss},         {"lr", lr},
+                          {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)}}
+               .dump()
+        << "\n";
+
+    const bool last = step + 1 == o.steps;
+    if (val && ((o.val_every > 0 && (step + 1) % o.val_every == 0) || last)) {
+      const float val_loss = validation_loss(*model, *val, o.val_steps);
+      std::printf("step %4d/%d | val loss %.6f\n", step + 1, o.steps, val_loss);
+      log << nlohmann::json{{"step", step + 1}, {"val_loss", val_loss}}.dump() << "\n";
+    }
+    log.flush();
+    const bool stop = last || step + 1 == o.stop_at;
+    // Saved before sampling, which draws from the RNG, so a resumed run samples as an
+    // uninterrupted one does.
+    if ((o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0) || stop) save_state(step + 1);
+    if ((o.sample_every > 0 && (step + 1) % o.sample_every == 0) || last) {
+      std::printf("--- sample at step %d ---\n%s\n---\n", step + 1,
+                  sample_text(*model, tokenizer.get(), o.sample_tokens, rng).c_str());
+    }
+    if (stop) break;
+  }
+  std::printf("done: %s/model.bin, %s/state.bin, %s\n", o.out.c_str(), o.out.c_str(), log_path.c_str());
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto o = std::make_shared<TrainOptions>();
+  CLI::App* cmd = app.add_subcommand("train", "Train GPT-2 with AdamW");
+  cmd->add_option("--model", o->model, "Config name (gpt2-124M, d4, d6, d12…) or model file")->capture_default_str();
+  cmd->add_option("--data", o->data, "Folder with train.bin and val.bin (from `adjoint prepare`)");
+  cmd->add_option("--train-tokens", o->train_tokens, "Training token file (overrides --data)");
+  cmd->add_option("--val-tokens", o->val_tokens, "Validation token file (overrides --data)");
+  cmd->add_option("--out", o->out, "Output folder: log.jsonl, model.bin, state.bin")->capture_default_str();
+  cmd->add_option("--resume", o->resume, "Training-state file to continue from")->check(CLI::ExistingFile);
+  cmd->add_option("--bpe-dir", o->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
+  cmd->add_option("--backward", o->backward, "Backward pass")->check(CLI::IsMember({"manual"}))->capture_default_str();
+  cmd->add_option("-B,--batch", o->B, "Batch size")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("-T,--seq-len", o->T, "Sequence length")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Optimizer steps")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--grad-accum", o->grad_accum, "Micro-batches per step")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--lr", o->lr, "Peak learning rate")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Linear warmup steps")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--lr-min-fraction", o->lr_min_fraction, "Final LR as a fraction of the peak (cosine)")
+      ->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
+  cmd->add_option("--beta1", o->adamw.beta1, "AdamW beta1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
+  cmd->add_option("--beta2", o->adamw.beta2, "AdamW beta2")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
+  cmd->add_option("--eps", o->adamw.eps, "AdamW epsilon")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--weight-decay", o->adamw.weight_decay, "AdamW weight decay (2-D weights only)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--grad-clip", o->grad_clip, "Clip the global gradient norm to this (0 = off)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--val-every", o->val_every, "Validate every N steps (0 = only at the end)")->capture_default_str();
+  cmd->add_option("--val-steps", o->val_steps, "Validation batches")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--sample-every", o->sample_every, "Sample every N steps (0 = only at the end)")->capture_default_str();
+  cmd->add_option("--sample-tokens", o->sample_tokens, "Tokens per sample")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save state every N steps (0 = only at the end)")
+      ->capture_default_str();
+  cmd->add_option("--stop-at", o->stop_at, "Stop (with a checkpoint) after this step, as if interrupted")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "Seed for initialisation and sampling")->capture_default_str();
+  cmd->callback([o] { run_training(*o); });
+}
+
+}  // namespace adjoint::cli

@@ -1,0 +1,147 @@
+// The GPT-2 engine: configuration, parameter layout (llm.c's order), arenas, and the
+// hand-written forward and backward passes over the kernels.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace adjoint {
+
+struct GPT2Config {
+  int max_seq_len = 0;        // maxT
+  int vocab_size = 0;         // V
+  int padded_vocab_size = 0;  // Vp: V rounded up to a multiple of 128, for aligned matmuls
+  int num_layers = 0;         // L
+  int num_heads = 0;          // NH
+  int channels = 0;           // C
+};
+
+// V rounded up to a multiple of 128.
+int padded_vocab(int vocab_size);
+// "gpt2-124M" (12 layers, 768 channels), or "dN": N layers, N heads of 64 channels (d12 is
+// gpt2-124M's shape); vocabulary 50257, maxT 1024. Throws on an unknown name.
+GPT2Config gpt2_config_from_name(const std::string& name);
+// Throws std::invalid_argument naming the first impossible field (C not divisible by NH…).
+void validate_config(const GPT2Config& config);
+
+// One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
+// here, so it must never happen inside a training step).
+class FloatArena {
+ public:
+  FloatArena() = default;
+  explicit FloatArena(std::size_t count);
+  float* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float[], Free> data_;
+  std::size_t size_ = 0;
+};
+
+constexpr int kNumParameterTensors = 16;
+
+// Views into the parameter (or gradient) arena, in llm.c's file order.
+struct ParameterTensors {
+  float* wte;       // (Vp, C), also the tied LM head
+  float* wpe;       // (maxT, C)
+  float* ln1w;      // (L, C)
+  float* ln1b;      // (L, C)
+  float* qkvw;      // (L, 3C, C)
+  float* qkvb;      // (L, 3C)
+  float* attprojw;  // (L, C, C)
+  float* attprojb;  // (L, C)
+  float* ln2w;      // (L, C)
+  float* ln2b;      // (L, C)
+  float* fcw;       // (L, 4C, C)
+  float* fcb;       // (L, 4C)
+  float* fcprojw;   // (L, C, 4C)
+  float* fcprojb;   // (L, C)
+  float* lnfw;      // (C)
+  float* lnfb;      // (C)
+};
+
+std::array<std::size_t, kNumParameterTensors> parameter_sizes(const GPT2Config& config);
+extern const std::array<const char*, kNumParameterTensors> kParameterNames;
+// Weight decay in GPT-2 training touches the 2-D weights only, not biases or layernorm gains.
+bool parameter_is_decayed(int tensor_index);
+ParameterTensors parameter_views(float* memory, const GPT2Config& config);
+
+// Everything the backward pass reads from the forward, plus the backward's scratch, for a
+// fixed (B, T). Per-layer tensors are (L, ...) stacks.
+struct ActivationTensors {
+  float* encoded;    // (B,T,C)
+  float* ln1;        // (L,B,T,C)
+  float* ln1_mean;   // (L,B,T)
+  float* ln1_rstd;   // (L,B,T)
+  float* qkv;        // (L,B,T,3C)
+  float* atty;       // (L,B,T,C)
+  float* att;        // (L,B,NH,T,T)
+  float* residual2;  // (L,B,T,C)
+  float* ln2;        // (L,B,T,C)
+  float* ln2_mean;   // (L,B,T)
+  float* ln2_rstd;   // (L,B,T)
+  float* fch;        // (L,B,T,4C)
+  float* fch_gelu;   // (L,B,T,4C)
+  float* residual3;  // (L,B,T,C)
+  float* lnf;        // (B,T,C)
+  float* lnf_mean;   // (B,T)
+  float* lnf_rstd;   // (B,T)
+  float* probs;      // (B,T,Vp): logits, then probabilities, then their gradient
+  float* losses;     // (B,T)
+  float* proj;       // (B,T,C): attention or MLP projection before its residual add
+  // Backward scratch, reused by every layer. The per-layer block (dln … dfch) is contiguous
+  // so one memset clears it.
+  float* dresidual;  // (B,T,C)
+  float* dln;        // (B,T,C)
+  float* datty;      // (B,T,C)
+  float* dqkv;       // (B,T,3C)
+  float* dfch_gelu;  // (B,T,4C)
+  float* dfch;       // (B,T,4C)
+  float* datt;       // (B,NH,T)
+  float* dlosses;    // (B,T)
+};
+
+class GPT2 {
+ public:
+  explicit GPT2(const GPT2Config& config);
+
+  const GPT2Config& config() const { return config_; }
+  std::size_t num_parameters() const { return params_memory_.size(); }
+  float* params_memory() const { return params_memory_.data(); }
+  float* grads_memory() const { return grads_memory_.data(); }
+  const ParameterTensors& params() const { return params_; }
+  const ParameterTensors& grads() const { return grads_; }
+
+  // GPT-2's initialisation: N(0, 0.02) weights, residual projections scaled by 1/sqrt(2L),
+  // zero biases, unit layernorm gains. Deterministic for a seed.
+  void init_random(std::uint64_t seed);
+
+  // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
+  void reserve_activations(int B, int T);
+  std::size_t activation_floats() const { return acts_memory_.size(); }
+
+  // Runs the model on inputs (B,T). With targets (B,T), returns the mean cross-entropy;
+  // without, returns 0 and logits() holds the (B,T,Vp) logits.
+  float forward(const int* inputs, const int* targets, int B, int T);
+  const float* logits() const { return acts_.probs; }
+  // Accumulates the gradient of the last forward's mean loss into grads().
+  void backward();
+  void zero_grad();
+
+ private:
+  GPT2Config config_;
+  FloatArena params_memory_, grads_memory_, acts_memory_;
+  ParameterTensors params_{}, grads_{};
+  ActivationTensors acts_{};
+  int act_B_ = 0, act_T_ = 0;                 // the shape the arena was sized for
+  int B_ = 0, T_ = 0;                         // the last forward's shape
+  const int* inputs_ = nullptr;               // the last forward's batch (caller-owned)
+  const int* targets_ = nullptr;
+};
+
+}  // namespace adjoint

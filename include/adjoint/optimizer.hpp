@@ -1,0 +1,44 @@
+// AdamW (as torch.optim.AdamW), the learning-rate schedule and global-norm clipping.
+#pragma once
+#include <cstddef>
+
+#include "adjoint/gpt2.hpp"
+
+namespace adjoint {
+
+struct AdamWConfig {
+  float beta1 = 0.9f;
+  float beta2 = 0.95f;
+  float eps = 1e-8f;
+  float weight_decay = 0.1f;  // applied to the 2-D weights only (parameter_is_decayed)
+};
+
+class AdamW {
+ public:
+  AdamW(const GPT2& model, const AdamWConfig& config);
+
+  // One update at learning rate lr with gradients multiplied by grad_scale (the clipping
+  // factor), in a single pass over memory that also zeroes the gradients for the next step.
+  // step counts from 1 (bias correction).
+  void update(GPT2& model, float lr, float grad_scale, int step);
+
+  float* m() const { return m_.data(); }
+  float* v() const { return v_.data(); }
+  std::size_t size() const { return m_.size(); }
+
+ private:
+  AdamWConfig config_;
+  FloatArena m_, v_;
+};
+
+// sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
+double gradient_global_norm(const float* grads, std::size_t n);
+// The factor that brings a global norm down to max_norm (1 when below, or when max_norm <= 0),
+// as torch.nn.utils.clip_grad_norm_ computes it.
+float clip_scale(double norm, float max_norm);
+
+// Linear warmup over warmup_steps to max_lr, then cosine decay to max_lr * min_fraction at
+// total_steps. step counts from 0.
+float learning_rate(int step, int total_steps, int warmup_steps, float max_lr, float min_fraction);
+
+}  // namespace adjoint

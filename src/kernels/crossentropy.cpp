@@ -1,0 +1,56 @@
+// Softmax over the vocabulary fused with the cross-entropy loss.
+#include <algorithm>
+#include <cmath>
+
+#include "adjoint/kernels.hpp"
+
+namespace adjoint::kernels {
+
+template <typename F>
+void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N,
+                                  int V, int Vp) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    const F* z = logits + (std::size_t)i * Vp;
+    F* p = probs + (std::size_t)i * Vp;
+    F maxval = -INFINITY;
+    for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
+    // Read before the loop below, which may overwrite logits in place.
+    const F target_logit = z[targets[i]];
+    F sum = 0;
+    for (int v = 0; v < V; v++) {
+      p[v] = std::exp(z[v] - maxval);
+      sum += p[v];
+    }
+    const F inv_sum = 1 / sum;
+    for (int v = 0; v < V; v++) p[v] *= inv_sum;
+    for (int v = V; v < Vp; v++) p[v] = 0;
+    // -log p[target] from the logit, accurate even where the probability underflows.
+    losses[i] = std::log(sum) + maxval - target_logit;
+  }
+}
+
+template <typename F>
+void softmax_crossentropy_backward(F* dlogits, const F* probs, const int* targets,
+                                   const F* dlosses, int N, int V, int Vp) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    const F* p = probs + (std::size_t)i * Vp;
+    F* dz = dlogits + (std::size_t)i * Vp;
+    const F dloss = dlosses[i];
+    for (int v = 0; v < V; v++) dz[v] = p[v] * dloss;
+    for (int v = V; v < Vp; v++) dz[v] = 0;
+    dz[targets[i]] -= dloss;
+  }
+}
+
+template void softmax_crossentropy_forward<float>(float*, float*, const float*, const int*, int,
+                                                  int, int);
+template void softmax_crossentropy_forward<double>(double*, double*, const double*, const int*,
+                                                   int, int, int);
+template void softmax_crossentropy_backward<float>(float*, const float*, const int*, const float*,
+                                                   int, int, int);
+template void softmax_crossentropy_backward<double>(double*, const double*, const int*,
+                                                    const double*, int, int, int);
+
+}  // namespace adjoint::kernels

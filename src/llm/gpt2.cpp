@@ -1,0 +1,310 @@
+// The GPT-2 model over the kernels, with the hand-written backward pass (the baseline).
+#include "adjoint/gpt2.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "adjoint/kernels.hpp"
+#include "adjoint/random.hpp"
+
+namespace adjoint {
+
+using namespace kernels;
+
+int padded_vocab(int vocab_size) { return (vocab_size + 127) / 128 * 128; }
+
+GPT2Config gpt2_config_from_name(const std::string& name) {
+  int depth = 0;
+  if (name == "gpt2-124M") {
+    depth = 12;
+  } else if (name.size() > 1 && name[0] == 'd' &&
+             name.find_first_not_of("0123456789", 1) == std::string::npos && name.size() < 5) {
+    depth = std::stoi(name.substr(1));
+  }
+  if (depth <= 0) {
+    throw std::invalid_argument("unknown model '" + name +
+                                "' (expected gpt2-124M, dN such as d4/d6/d12, or a model file)");
+  }
+  GPT2Config config;
+  config.max_seq_len = 1024;
+  config.vocab_size = 50257;
+  config.padded_vocab_size = padded_vocab(config.vocab_size);
+  config.num_layers = depth;
+  config.num_heads = depth;
+  config.channels = 64 * depth;
+  return config;
+}
+
+void validate_config(const GPT2Config& c) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("bad model config: " + what); };
+  if (c.max_seq_len <= 0) fail("max_seq_len must be positive");
+  if (c.vocab_size <= 0) fail("vocab_size must be positive");
+  if (c.padded_vocab_size < c.vocab_size) fail("padded_vocab_size is smaller than vocab_size");
+  if (c.num_layers <= 0) fail("num_layers must be positive");
+  if (c.num_heads <= 0) fail("num_heads must be positive");
+  if (c.channels <= 0 || c.channels % c.num_heads != 0) {
+    fail("channels (" + std::to_string(c.channels) + ") must be a positive multiple of num_heads (" +
+         std::to_string(c.num_heads) + ")");
+  }
+}
+
+void FloatArena::Free::operator()(float* p) const { std::free(p); }
+
+FloatArena::FloatArena(std::size_t count) : size_(count) {
+  const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
+  if (!data_) throw std::bad_alloc();
+  // Zero in parallel with the kernels' static schedule, so pages land near their users.
+  float* p = data_.get();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < count; i++) p[i] = 0.0f;
+}
+
+const std::array<const char*, kNumParameterTensors> kParameterNames = {
+    "wte",  "wpe", "ln1w",    "ln1b",    "qkvw", "qkvb", "attprojw", "attprojb",
+    "ln2w", "ln2b", "fcw",    "fcb",     "fcprojw", "fcprojb", "lnfw", "lnfb"};
+
+bool parameter_is_decayed(int i) {
+  // wte, wpe, qkvw, attprojw, fcw, fcprojw
+  return i == 0 || i == 1 || i == 4 || i == 6 || i == 10 || i == 12;
+}
+
+std::array<std::size_t, kNumParameterTensors> parameter_sizes(const GPT2Config& c) {
+  const std::size_t Vp = c.padded_vocab_size, C = c.channels, L = c.num_layers,
+                    maxT = c.max_seq_len;
+  return {Vp * C,    maxT * C,  L * C,         L * C,     L * 3 * C * C, L * 3 * C,
+          L * C * C, L * C,     L * C,         L * C,     L * 4 * C * C, L * 4 * C,
+          L * C * 4 * C, L * C, C,             C};
+}
+
+ParameterTensors parameter_views(float* memory, const GPT2Config& config) {
+  ParameterTensors t;
+  float** slots[kNumParameterTensors] = {&t.wte,  &t.wpe,  &t.ln1w,    &t.ln1b,    &t.qkvw, &t.qkvb,
+                                         &t.attprojw, &t.attprojb, &t.ln2w, &t.ln2b, &t.fcw,
+                                         &t.fcb, &t.fcprojw, &t.fcprojb, &t.lnfw, &t.lnfb};
+  const auto sizes = parameter_sizes(config);
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    *slots[i] = memory;
+    memory += sizes[i];
+  }
+  return t;
+}
+
+namespace {
+
+std::size_t total_parameters(const GPT2Config& config) {
+  std::size_t n = 0;
+  for (std::size_t s : parameter_sizes(config)) n += s;
+  return n;
+}
+
+// Lays out the activations for (B, T) from memory (or, with null memory, only counts them).
+std::size_t activation_views(ActivationTensors& a, float* memory, const GPT2Config& c, int B,
+                             int T) {
+  const std::size_t L = c.num_layers, C = c.channels, NH = c.num_heads, Vp = c.padded_vocab_size;
+  const std::size_t BT = (std::size_t)B * T;
+  std::size_t used = 0;
+  auto take = [&](float*& slot, std::size_t count) {
+    slot = memory ? memory + used : nullptr;
+    used += (count + 15) / 16 * 16;  // keep every tensor 64-byte aligned
+  };
+  take(a.encoded, BT * C);
+  take(a.ln1, L * BT * C);
+  take(a.ln1_mean, L * BT);
+  take(a.ln1_rstd, L * BT);
+  take(a.qkv, L * BT * 3 * C);
+  take(a.atty, L * BT * C);
+  take(a.att, L * B * NH * T * T);
+  take(a.residual2, L * BT * C);
+  take(a.ln2, L * BT * C);
+  take(a.ln2_mean, L * BT);
+  take(a.ln2_rstd, L * BT);
+  take(a.fch, L * BT * 4 * C);
+  take(a.fch_gelu, L * BT * 4 * C);
+  take(a.residual3, L * BT * C);
+  take(a.lnf, BT * C);
+  take(a.lnf_mean, BT);
+  take(a.lnf_rstd, BT);
+  take(a.probs, BT * Vp);
+  take(a.losses, BT);
+  take(a.proj, BT * C);
+  take(a.dresidual, BT * C);
+  take(a.dln, BT * C);
+  take(a.datty, BT * C);
+  take(a.dqkv, BT * 3 * C);
+  take(a.dfch_gelu, BT * 4 * C);
+  take(a.dfch, BT * 4 * C);
+  take(a.datt, B * NH * T);
+  take(a.dlosses, BT);
+  return used;
+}
+
+}  // namespace
+
+GPT2::GPT2(const GPT2Config& config) : config_(config) {
+  validate_config(config);
+  const std::size_t n = total_parameters(config);
+  params_memory_ = FloatArena(n);
+  grads_memory_ = FloatArena(n);
+  params_ = parameter_views(params_memory_.data(), config);
+  grads_ = parameter_views(grads_memory_.data(), config);
+}
+
+void GPT2::init_random(std::uint64_t seed) {
+  Rng rng(seed);
+  const auto sizes = parameter_sizes(config_);
+  const ParameterTensors& p = params_;
+  float* tensors[kNumParameterTensors] = {p.wte,  p.wpe,  p.ln1w,    p.ln1b,    p.qkvw, p.qkvb,
+                                          p.attprojw, p.attprojb, p.ln2w, p.ln2b, p.fcw,
+                                          p.fcb, p.fcprojw, p.fcprojb, p.lnfw, p.lnfb};
+  const double residual_scale = 1.0 / std::sqrt(2.0 * config_.num_layers);
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    float* t = tensors[i];
+    const std::string name = kParameterNames[i];
+    if (name == "ln1w" || name == "ln2w" || name == "lnfw") {
+      for (std::size_t j = 0; j < sizes[i]; j++) t[j] = 1.0f;
+    } else if (parameter_is_decayed(i)) {
+      const double std = (name == "attprojw" || name == "fcprojw") ? 0.02 * residual_scale : 0.02;
+      for (std::size_t j = 0; j < sizes[i]; j++) t[j] = float(std * rng.normal());
+    } else {
+      std::memset(t, 0, sizes[i] * sizeof(float));
+    }
+  }
+  // Padded vocabulary rows never take part: keep them zero.
+  const std::size_t C = config_.channels;
+  std::memset(p.wte + (std::size_t)config_.vocab_size * C, 0,
+              (std::size_t)(config_.padded_vocab_size - config_.vocab_size) * C * sizeof(float));
+}
+
+void GPT2::reserve_activations(int B, int T) {
+  if (B <= 0 || T <= 0 || T > config_.max_seq_len) {
+    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
+                                " is out of range (1 <= T <= " +
+                                std::to_string(config_.max_seq_len) + ")");
+  }
+  if (acts_memory_.size() == 0) {
+    acts_memory_ = FloatArena(activation_views(acts_, nullptr, config_, B, T));
+    act_B_ = B;
+    act_T_ = T;
+  } else if (B > act_B_ || T > act_T_) {
+    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
+                                " exceeds the reserved B=" + std::to_string(act_B_) +
+                                " T=" + std::to_string(act_T_));
+  }
+  activation_views(acts_, acts_memory_.data(), config_, B, T);
+}
+
+float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
+  if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
+  for (std::size_t i = 0; i < (std::size_t)B * T; i++) {
+    if (inputs[i] < 0 || inputs[i] >= config_.vocab_size ||
+        (targets && (targets[i] < 0 || targets[i] >= config_.vocab_size))) {
+      throw std::invalid_argument("token id out of range for vocabulary of " +
+                                  std::to_string(config_.vocab_size));
+    }
+  }
+  B_ = B;
+  T_ = T;
+  inputs_ = inputs;
+  targets_ = targets;
+  const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
+  const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
+  const int N = B * T;
+  const std::size_t NC = (std::size_t)N * C;
+  const ParameterTensors& p = params_;
+  ActivationTensors& a = acts_;
+
+  encoder_forward(a.encoded, inputs, p.wte, p.wpe, B, T, C);
+  for (int l = 0; l < L; l++) {
+    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * NC;
+    float* ln1 = a.ln1 + l * NC;
+    float* qkv = a.qkv + l * NC * 3;
+    float* atty = a.atty + l * NC;
+    float* att = a.att + (std::size_t)l * B * NH * T * T;
+    float* residual2 = a.residual2 + l * NC;
+    float* ln2 = a.ln2 + l * NC;
+    float* fch = a.fch + l * NC * 4;
+    float* fch_gelu = a.fch_gelu + l * NC * 4;
+    float* residual3 = a.residual3 + l * NC;
+
+    layernorm_forward(ln1, a.ln1_mean + l * N, a.ln1_rstd + l * N, residual, p.ln1w + l * C,
+                      p.ln1b + l * C, N, C);
+    matmul_forward(qkv, ln1, p.qkvw + (std::size_t)l * 3 * C * C, p.qkvb + l * 3 * C, N, C, 3 * C);
+    attention_forward(atty, att, qkv, B, T, C, NH);
+    matmul_forward(a.proj, atty, p.attprojw + (std::size_t)l * C * C, p.attprojb + l * C, N, C, C);
+    residual_forward(residual2, residual, a.proj, NC);
+    layernorm_forward(ln2, a.ln2_mean + l * N, a.ln2_rstd + l * N, residual2, p.ln2w + l * C,
+                      p.ln2b + l * C, N, C);
+    matmul_forward(fch, ln2, p.fcw + (std::size_t)l * 4 * C * C, p.fcb + l * 4 * C, N, C, 4 * C);
+    gelu_forward(fch_gelu, fch, NC * 4);
+    matmul_forward(a.proj, fch_gelu, p.fcprojw + (std::size_t)l * 4 * C * C, p.fcprojb + l * C, N,
+                   4 * C, C);
+    residual_forward(residual3, residual2, a.proj, NC);
+  }
+  layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual3 + (L - 1) * NC, p.lnfw, p.lnfb, N, C);
+  matmul_forward(a.probs, a.lnf, p.wte, static_cast<const float*>(nullptr), N, C, Vp);
+  if (!targets) return 0.0f;
+
+  softmax_crossentropy_forward(a.losses, a.probs, a.probs, targets, N, V, Vp);
+  double loss = 0;
+  for (int i = 0; i < N; i++) loss += a.losses[i];
+  return float(loss / N);
+}
+
+void GPT2::backward() {
+  if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
+  const int B = B_, T = T_;
+  const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
+  const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
+  const int N = B * T;
+  const std::size_t NC = (std::size_t)N * C;
+  const ParameterTensors& p = params_;
+  const ParameterTensors& g = grads_;
+  ActivationTensors& a = acts_;
+  // dln … dfch are contiguous (see activation_views): one clear per layer.
+  const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
+
+  // The loss is the mean over the N positions.
+  for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
+  softmax_crossentropy_backward(a.probs, a.probs, targets_, a.dlosses, N, V, Vp);
+  std::memset(a.dln, 0, NC * sizeof(float));
+  matmul_backward(a.dln, g.wte, static_cast<float*>(nullptr), a.probs, a.lnf, p.wte, N, C, Vp);
+  std::memset(a.dresidual, 0, NC * sizeof(float));
+  layernorm_backward(a.dresidual, g.lnfw, g.lnfb, a.dln, a.residual3 + (L - 1) * NC, p.lnfw,
+                     a.lnf_mean, a.lnf_rstd, N, C);
+
+  // dresidual carries the gradient of the residual stream: each residual add passes it
+  // through unchanged, so the blocks only add their branches' contributions to it.
+  for (int l = L - 1; l >= 0; l--) {
+    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * NC;
+    std::memset(a.dln, 0, layer_scratch * sizeof(float));
+
+    matmul_backward(a.dfch_gelu, g.fcprojw + (std::size_t)l * 4 * C * C, g.fcprojb + l * C,
+                    a.dresidual, a.fch_gelu + l * NC * 4, p.fcprojw + (std::size_t)l * 4 * C * C,
+                    N, 4 * C, C);
+    gelu_backward(a.dfch, a.fch + l * NC * 4, a.dfch_gelu, NC * 4);
+    matmul_backward(a.dln, g.fcw + (std::size_t)l * 4 * C * C, g.fcb + l * 4 * C, a.dfch,
+                    a.ln2 + l * NC, p.fcw + (std::size_t)l * 4 * C * C, N, C, 4 * C);
+    layernorm_backward(a.dresidual, g.ln2w + l * C, g.ln2b + l * C, a.dln, a.residual2 + l * NC,
+                       p.ln2w + l * C, a.ln2_mean + l * N, a.ln2_rstd + l * N, N, C);
+
+    matmul_backward(a.datty, g.attprojw + (std::size_t)l * C * C, g.attprojb + l * C, a.dresidual,
+                    a.atty + l * NC, p.attprojw + (std::size_t)l * C * C, N, C, C);
+    attention_backward(a.dqkv, a.datt, a.datty, a.qkv + l * NC * 3,
+                       a.att + (std::size_t)l * B * NH * T * T, B, T, C, NH);
+    std::memset(a.dln, 0, NC * sizeof(float));
+    matmul_backward(a.dln, g.qkvw + (std::size_t)l * 3 * C * C, g.qkvb + l * 3 * C, a.dqkv,
+                    a.ln1 + l * NC, p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
+    layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual,
+                       p.ln1w + l * C, a.ln1_mean + l * N, a.ln1_rstd + l * N, N, C);
+  }
+  encoder_backward(g.wte, g.wpe, a.dresidual, inputs_, B, T, C);
+}
+
+void GPT2::zero_grad() { std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float)); }
+
+}  // namespace adjoint

@@ -1,0 +1,71 @@
+// AdamW, clipping and the learning-rate schedule.
+#include "adjoint/optimizer.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace adjoint {
+
+AdamW::AdamW(const GPT2& model, const AdamWConfig& config)
+    : config_(config), m_(model.num_parameters()), v_(model.num_parameters()) {}
+
+void AdamW::update(GPT2& model, float lr, float grad_scale, int step) {
+  const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.eps;
+  const float bias1 = 1.0f - std::pow(b1, float(step));
+  const float bias2 = 1.0f - std::pow(b2, float(step));
+  const auto sizes = parameter_sizes(model.config());
+  float* params = model.params_memory();
+  float* grads = model.grads_memory();
+  float* m = m_.data();
+  float* v = v_.data();
+  std::size_t offset = 0;
+  for (int t = 0; t < kNumParameterTensors; t++) {
+    const float decay = parameter_is_decayed(t) ? config_.weight_decay : 0.0f;
+    const std::size_t end = offset + sizes[t];
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = offset; i < end; i++) {
+      const float g = grads[i] * grad_scale;
+      const float mi = b1 * m[i] + (1.0f - b1) * g;
+      const float vi = b2 * v[i] + (1.0f - b2) * g * g;
+      m[i] = mi;
+      v[i] = vi;
+      const float m_hat = mi / bias1, v_hat = vi / bias2;
+      params[i] -= lr * (m_hat / (std::sqrt(v_hat) + eps) + decay * params[i]);
+      grads[i] = 0.0f;
+    }
+    offset = end;
+  }
+}
+
+double gradient_global_norm(const float* grads, std::size_t n) {
+  constexpr int kMaxThreads = 256;  // a stack array: no allocation inside a training step
+  double partial[kMaxThreads] = {};
+#pragma omp parallel num_threads(std::min(omp_get_max_threads(), kMaxThreads))
+  {
+    double sum = 0;
+#pragma omp for schedule(static) nowait
+    for (std::size_t i = 0; i < n; i++) sum += double(grads[i]) * grads[i];
+    partial[omp_get_thread_num()] = sum;
+  }
+  double total = 0;
+  for (double s : partial) total += s;  // fixed order: deterministic
+  return std::sqrt(total);
+}
+
+float clip_scale(double norm, float max_norm) {
+  if (max_norm <= 0.0f || norm <= max_norm) return 1.0f;
+  return float(max_norm / (norm + 1e-6));
+}
+
+float learning_rate(int step, int total_steps, int warmup_steps, float max_lr, float min_fraction) {
+  if (step < warmup_steps) return max_lr * float(step + 1) / float(warmup_steps);
+  const float min_lr = max_lr * min_fraction;
+  if (total_steps <= warmup_steps) return max_lr;
+  const double progress = double(step - warmup_steps) / double(total_steps - warmup_steps);
+  const double cosine = 0.5 * (1.0 + std::cos(3.141592653589793 * std::min(progress, 1.0)));
+  return float(min_lr + (max_lr - min_lr) * cosine);
+}
+
+}  // namespace adjoint
