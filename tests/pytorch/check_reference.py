@@ -8,11 +8,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+# gpt2_reference first: it exits with a clear message when numpy or torch is missing.
+import gpt2_reference as ref
+import cases
 import numpy as np
 import torch
 
-import cases
-import gpt2_reference as ref
 
 failures = []
 

@@ -12,13 +12,12 @@ import dataclasses
 import math
 import sys
 
-import numpy as np
-
 try:
+    import numpy as np
     import torch
     import torch.nn.functional as F
 except ImportError as error:  # Debian's torch lives in /usr/bin/python3 only.
-    sys.exit(f"gpt2_reference: error: PyTorch is not importable by {sys.executable} ({error}); "
+    sys.exit(f"gpt2_reference: error: {sys.executable} cannot import numpy and torch ({error}); "
              "run with /usr/bin/python3 and install python3-torch")
 
 MODEL_MAGIC, MODEL_VERSION = 20240326, 3

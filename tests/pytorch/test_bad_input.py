@@ -5,11 +5,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+# gpt2_reference first: it exits with a clear message when numpy or torch is missing.
+import gpt2_reference as ref
+import cases
+import harness
 import numpy as np
 
-import cases
-import gpt2_reference as ref
-import harness
 
 B, T = 2, 4
 

@@ -1,5 +1,5 @@
 """`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with both the
-generated (default) and the hand-written (--backward manual) backward.
+default (generated, once adjc drives the engine) and the hand-written (--backward manual) backward.
 
 Pass: for the loss |a-b|/|b| < LOSS_TOL, and for every parameter tensor
 max|a-b| / max(max|b|, 1e-12) < GRAD_TOL (see cases.py), where a is adjoint's fp32 result and
@@ -8,13 +8,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+# gpt2_reference first: it exits with a clear message when numpy or torch is missing.
+import gpt2_reference as ref
+import cases
+import harness
 import torch
 
-import cases
-import gpt2_reference as ref
-import harness
 
-BACKWARDS = {"generated": [], "manual": ["--backward", "manual"]}
+BACKWARDS = {"default": [], "manual": ["--backward", "manual"]}
 
 
 def parse_loss(stdout):

@@ -9,11 +9,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import torch
-
-import cases
+# gpt2_reference first: it exits with a clear message when numpy or torch is missing.
 import gpt2_reference as ref
+import cases
 import harness
+import torch
 
 
 def read_train_log(path, steps):
