@@ -140,6 +140,44 @@ TEST(Tokenizer, MatchesJavaScriptEncoderOnRandomText) {
   EXPECT_EQ(gpt2().decode(tokens), text);
 }
 
+// Every short run of the punctuation that GPT-2's merges join with commas. Encoder.js keys its
+// merge ranks by the string "left,right", which for 11 merges also names another pair (e.g. "\","
+// then "\"" and "\"" then ",\""); this checks that no word of these characters tells them apart.
+TEST(Tokenizer, MatchesJavaScriptEncoderOnCommaRuns) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_NODE();
+  const std::string characters = ",\"'}])[.";
+  std::vector<std::string> words = {""};
+  std::string text;
+  for (int length = 1; length <= 5; ++length) {
+    std::vector<std::string> longer;
+    for (const std::string& word : words)
+      for (const char c : characters) longer.push_back(word + c);
+    words = std::move(longer);
+    for (const std::string& word : words) text += word + "\n " + word + "\n";
+  }
+  TempDir dir;
+  write_text(dir / "commas.txt", text);
+  expect_same_tokens(gpt2().encode(text), reference_tokens(dir / "commas.txt"));
+}
+
+// Words long enough that merges meet in many orders (our BPE takes pairs from a heap).
+TEST(Tokenizer, MatchesJavaScriptEncoderOnLongWords) {
+  ADJOINT_REQUIRE_BPE();
+  ADJOINT_REQUIRE_NODE();
+  std::mt19937 random(7);
+  auto word = [&](std::string_view characters, int length) {
+    std::string text = " ";
+    for (int i = 0; i < length; ++i) text += characters[random() % characters.size()];
+    return text;
+  };
+  const std::string text = word("abcdefghijklmnopqrstuvwxyz", 2000) + word("etaoinshr", 2000) +
+                           word("0123456789", 1000) + word(".,;:!?-\"()'", 1500) + word(" ", 300);
+  TempDir dir;
+  write_text(dir / "long.txt", text);
+  expect_same_tokens(gpt2().encode(text), reference_tokens(dir / "long.txt"));
+}
+
 TEST(Tokenizer, MatchesJavaScriptEncoderOnShakespeare) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_SHAKESPEARE();
@@ -196,7 +234,9 @@ TEST(Tokenizer, MissingOrCorruptFilesAreNamed) {
   write_text(dir / "vocab.bpe", "#version: 0.2\nxyzzy q\n");
   EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:2: merges a token that is not in"));
   write_text(dir / "vocab.bpe", "#version: 0.2\n\xc4\xa0 t\n\xc4\xa0 t\n");
-  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:3: this merge is listed twice"));
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:3: makes a token that an earlier line makes"));
+  write_text(dir / "vocab.bpe", "#version: 0.2\n\xc4\xa0t he\n");
+  EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe:2: merges a token that no earlier line makes"));
   write_text(dir / "vocab.bpe", "#version: 0.2\n\n");
   EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe: no merges"));
 }
