@@ -1,0 +1,223 @@
+// The model, its files and the `adjoint` command's training loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "adjoint/checkpoint.hpp"
+#include "adjoint/gpt2.hpp"
+#include "adjoint/optimizer.hpp"
+#include "adjoint/sampler.hpp"
+#include "adjoint/token_file.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using adjoint::GPT2;
+using adjoint::GPT2Config;
+
+GPT2Config tiny_config() {
+  GPT2Config c;
+  c.max_seq_len = 16;
+  c.vocab_size = 67;
+  c.padded_vocab_size = adjoint::padded_vocab(67);
+  c.num_layers = 2;
+  c.num_heads = 3;
+  c.channels = 24;
+  return c;
+}
+
+// A fresh folder per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("adjoint_test_" + std::to_string(::getpid()) + "_" +
+                                                 ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
+  adjoint::Rng rng(seed);
+  std::vector<int> t(n);
+  for (int& x : t) x = int(rng.next_u64() % vocab);
+  return t;
+}
+
+TEST(Model, KvCacheLogitsMatchFullForward) {
+  GPT2 model(tiny_config());
+  model.init_random(3);
+  const int T = 16;
+  const std::vector<int> tokens = random_tokens(T, 67, 4);
+  model.forward(tokens.data(), nullptr, 1, T);
+  const std::vector<float> full(model.logits(), model.logits() + (std::size_t)T * 128);
+  adjoint::Generator generator(model);
+  for (int t = 0; t < T; t++) {
+    const float* logits = generator.feed(tokens[t]);
+    for (int v = 0; v < 67; v++) {
+      ASSERT_NEAR(logits[v], full[(std::size_t)t * 128 + v], 1e-5f) << "position " << t << " token " << v;
+    }
+  }
+  EXPECT_THROW(generator.feed(0), std::out_of_range);  // past max_seq_len
+}
+
+TEST(Model, RejectsImpossibleShapes) {
+  GPT2Config c = tiny_config();
+  c.channels = 25;  // not divisible by 3 heads
+  EXPECT_THROW(GPT2{c}, std::invalid_argument);
+  GPT2 model(tiny_config());
+  const std::vector<int> tokens(17, 1);
+  EXPECT_THROW(model.forward(tokens.data(), tokens.data(), 1, 17), std::invalid_argument);  // T > maxT
+  EXPECT_THROW(adjoint::gpt2_config_from_name("gpt9"), std::invalid_argument);
+  EXPECT_EQ(adjoint::gpt2_config_from_name("d12").channels, 768);
+  EXPECT_EQ(adjoint::gpt2_config_from_name("gpt2-124M").padded_vocab_size, 50304);
+}
+
+TEST(Checkpoint, ModelFileRoundTripAndDefects) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(5);
+  const std::string path = dir / "model.bin";
+  adjoint::save_model_file(path, model.config(), model.params_memory());
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  auto loaded = adjoint::load_model(path);
+  ASSERT_EQ(loaded->num_parameters(), model.num_parameters());
+  EXPECT_EQ(0, std::memcmp(loaded->params_memory(), model.params_memory(), model.num_parameters() * 4));
+
+  const std::string bytes = read_bytes(path);
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir / name, std::ios::binary) << content;
+    return dir / name;
+  };
+  auto error_of = [](const std::string& p) {
+    try {
+      adjoint::load_model(p);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of(write("short.bin", bytes.substr(0, bytes.size() - 4))).find("truncated"), std::string::npos);
+  EXPECT_NE(error_of(write("header.bin", bytes.substr(0, 100))).find("truncated"), std::string::npos);
+  std::string wrong_magic = bytes;
+  wrong_magic[0] ^= 1;
+  EXPECT_NE(error_of(write("magic.bin", wrong_magic)).find("not a model file"), std::string::npos);
+  std::string wrong_version = bytes;
+  wrong_version[4] = 2;
+  EXPECT_NE(error_of(write("version.bin", wrong_version)).find("version"), std::string::npos);
+  EXPECT_NE(error_of(dir / "missing.bin").find("cannot open"), std::string::npos);
+}
+
+TEST(Checkpoint, TrainingStateRoundTripAndTruncation) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(6);
+  adjoint::AdamW optimizer(model, {});
+  for (std::size_t i = 0; i < optimizer.size(); i++) {
+    optimizer.m()[i] = float(i);
+    optimizer.v()[i] = float(2 * i);
+  }
+  adjoint::TrainingProgress progress{42, 1234, 99, 2, 8};
+  const std::string path = dir / "state.bin";
+  adjoint::save_training_state(path, model, optimizer, progress);
+  GPT2 restored(adjoint::read_training_state_config(path));
+  adjoint::AdamW restored_optimizer(restored, {});
+  const adjoint::TrainingProgress got = adjoint::load_training_state(path, restored, restored_optimizer);
+  EXPECT_EQ(got.step, 42);
+  EXPECT_EQ(got.data_position, 1234u);
+  EXPECT_EQ(got.rng_state, 99u);
+  EXPECT_EQ(0, std::memcmp(restored.params_memory(), model.params_memory(), model.num_parameters() * 4));
+  EXPECT_EQ(restored_optimizer.v()[7], 14.0f);
+
+  const std::string bytes = read_bytes(path);
+  std::ofstream(dir / "short.bin", std::ios::binary) << bytes.substr(0, bytes.size() - 1);
+  EXPECT_THROW(adjoint::load_training_state(dir / "short.bin", restored, restored_optimizer), std::runtime_error);
+  // A model file is not a training-state file.
+  adjoint::save_model_file(dir / "model.bin", model.config(), model.params_memory());
+  EXPECT_THROW(adjoint::read_training_state_config(dir / "model.bin"), std::runtime_error);
+}
+
+TEST(Optimizer, LearningRateSchedule) {
+  using adjoint::learning_rate;
+  EXPECT_FLOAT_EQ(learning_rate(0, 100, 10, 1.0f, 0.1f), 0.1f);
+  EXPECT_FLOAT_EQ(learning_rate(9, 100, 10, 1.0f, 0.1f), 1.0f);
+  EXPECT_FLOAT_EQ(learning_rate(10, 100, 10, 1.0f, 0.1f), 1.0f);
+  EXPECT_NEAR(learning_rate(55, 100, 10, 1.0f, 0.1f), 0.55f, 1e-6);  // half way down the cosine
+  EXPECT_NEAR(learning_rate(100, 100, 10, 1.0f, 0.1f), 0.1f, 1e-6);
+  EXPECT_FLOAT_EQ(adjoint::clip_scale(0.5, 1.0f), 1.0f);
+  EXPECT_NEAR(adjoint::clip_scale(4.0, 1.0f), 0.25f, 1e-6);
+  EXPECT_FLOAT_EQ(adjoint::clip_scale(4.0, 0.0f), 1.0f);  // off
+}
+
+// The `adjoint` program, built beside this test.
+std::string adjoint_bin() { return ADJOINT_BIN; }
+
+int run(const std::string& command) {
+  const int status = std::system((command + " > /dev/null 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> loss_lines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    // Timings differ between runs; everything computed must not.
+    const auto ms = line.find(",\"ms\"");
+    lines.push_back(ms == std::string::npos ? line : line.substr(0, ms));
+  }
+  return lines;
+}
+
+TEST(Train, ResumeIsBitIdentical) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(7);
+  adjoint::save_model_file(dir / "init.bin", model.config(), model.params_memory());
+  adjoint::write_token_file(dir / "train.bin", random_tokens(2000, 67, 8));
+  adjoint::write_token_file(dir / "val.bin", random_tokens(300, 67, 9));
+  const std::string common = adjoint_bin() + " train --model " + (dir / "init.bin") + " --train-tokens " +
+                             (dir / "train.bin") + " --val-tokens " + (dir / "val.bin") +
+                             " -B 2 -T 8 --steps 12 --warmup 3 --lr 1e-2 --grad-accum 2 --val-every 4"
+                             " --sample-tokens 4 --seed 11";
+  ASSERT_EQ(0, run(common + " --out " + (dir / "full")));
+  ASSERT_EQ(0, run(common + " --out " + (dir / "split") + " --stop-at 5"));
+  ASSERT_EQ(0, run(common + " --out " + (dir / "split") + " --resume " + (dir / "split/state.bin")));
+  EXPECT_EQ(read_bytes(dir / "full/model.bin"), read_bytes(dir / "split/model.bin"));
+  EXPECT_EQ(read_bytes(dir / "full/state.bin"), read_bytes(dir / "split/state.bin"));
+  EXPECT_EQ(loss_lines(dir / "full/log.jsonl"), loss_lines(dir / "split/log.jsonl"));
+  EXPECT_FALSE(loss_lines(dir / "full/log.jsonl").empty());
+}
+
+TEST(Train, BadInputGivesOneLineErrorAndNonZeroExit) {
+  TempDir dir;
+  adjoint::write_token_file(dir / "train.bin", random_tokens(100, 67, 8));
+  const std::string bin = adjoint_bin();
+  EXPECT_NE(0, run(bin + " train --steps 0 --train-tokens " + (dir / "train.bin")));
+  EXPECT_NE(0, run(bin + " train --model gpt9 --train-tokens " + (dir / "train.bin")));
+  EXPECT_NE(0, run(bin + " train --model d1"));  // no data
+  EXPECT_NE(0, run(bin + " train --model d1 --train-tokens " + (dir / "missing.bin")));
+  EXPECT_NE(0, run(bin + " train --model d1 -T 2000 --train-tokens " + (dir / "train.bin")));
+  EXPECT_NE(0, run(bin + " train --resume " + (dir / "train.bin") + " --train-tokens " + (dir / "train.bin")));
+  EXPECT_NE(0, run(bin + " sample --model " + (dir / "train.bin")));
+  EXPECT_NE(0, run(bin + " bench --model d1 -B 0"));
+  EXPECT_NE(0, run(bin + " frobnicate"));
+}
+
+}  // namespace
