@@ -13,7 +13,8 @@ packages=(
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
   libjemalloc2                                   # PyTorch benchmark runs the fast way
   nodejs npm                                     # the reference BPE encoder, gpt-3-encoder
-  fortunes                                       # offline fallback corpus
+  fortunes curl                                  # fallback corpora: download, else offline fortunes
+  libicu-dev                                     # Unicode character classes for the BPE pre-tokenizer
 )
 missing=()
 for p in "${packages[@]}"; do
