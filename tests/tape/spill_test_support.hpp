@@ -1,5 +1,7 @@
 #pragma once
 // Helpers for tests that spill: a private temp folder, and the spill files a process has open.
+#include "adjoint/tape.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,6 +10,17 @@
 #include <vector>
 
 namespace tape_test {
+
+// Options for a tape in `dir` that may hold `slabs` slabs of `slab_bytes` in memory.
+inline adjoint::tape_options budget(const std::filesystem::path& dir, std::size_t slab_bytes,
+                             std::size_t slabs) {
+  adjoint::tape_options o;
+  o.spill_dir = dir;
+  o.slab_bytes = slab_bytes;
+  o.memory_budget_bytes = slab_bytes * slabs;
+  return o;
+}
+
 
 // A fresh folder under the system temp folder, removed with everything in it at scope exit.
 class temp_folder {

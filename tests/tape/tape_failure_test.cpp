@@ -20,15 +20,6 @@ namespace {
 
 using adjoint::spill_op;
 
-adjoint::tape_options budget(const std::filesystem::path& dir, std::size_t slab_bytes,
-                             std::size_t slabs) {
-  adjoint::tape_options o;
-  o.spill_dir = dir;
-  o.slab_bytes = slab_bytes;
-  o.memory_budget_bytes = slab_bytes * slabs;
-  return o;
-}
-
 // Pushes 0, 1, 2, ... until a push throws or `limit` pushes succeeded; returns how many did,
 // and the error message (empty if none).
 template <class Tape>
@@ -59,7 +50,7 @@ TEST(TapeFailure, UnusableSpillFolderIsReportedAndKeepsTheData) {
   };
   for (const bad_folder& f : {bad_folder{dir.path() / "missing", "No such file or directory"},
                               bad_folder{a_file, "Not a directory"}}) {
-    adjoint::tape<std::uint64_t, 0> t(budget(f.path, 256, 4));
+    adjoint::tape<std::uint64_t, 0> t(tape_test::budget(f.path, 256, 4));
     auto [pushed, message] = push_until_error(t, 100000);
     ASSERT_LT(pushed, 100000u) << "spilling into " << f.path << " did not fail";
     EXPECT_NE(message.find(f.path.string()), std::string::npos) << message;
@@ -72,7 +63,7 @@ TEST(TapeFailure, UnusableSpillFolderIsReportedAndKeepsTheData) {
 
 TEST(TapeFailure, FullDiskOnWriteIsReportedAndKeepsTheData) {
   tape_test::temp_folder dir;
-  adjoint::tape_options o = budget(dir.path(), 256, 4);
+  adjoint::tape_options o = tape_test::budget(dir.path(), 256, 4);
   std::atomic<int> writes_allowed{5};
   o.spill_fault = [&](spill_op op, std::uint64_t, std::size_t) {
     return op == spill_op::write && writes_allowed-- <= 0 ? ENOSPC : 0;
@@ -100,7 +91,7 @@ TEST(TapeFailure, FileSizeLimitOfTheKernelIsReported) {
   std::uint64_t pushed;
   std::string message;
   {
-    adjoint::tape<std::uint64_t, 0> t(budget(dir.path(), 4096, 4));
+    adjoint::tape<std::uint64_t, 0> t(tape_test::budget(dir.path(), 4096, 4));
     std::tie(pushed, message) = push_until_error(t, 1'000'000);
     expect_holds_exactly(t, pushed);
   }
@@ -113,7 +104,7 @@ TEST(TapeFailure, FileSizeLimitOfTheKernelIsReported) {
 
 TEST(TapeFailure, FailingReadIsReportedAndRecoverable) {
   tape_test::temp_folder dir;
-  adjoint::tape_options o = budget(dir.path(), 256, 4);
+  adjoint::tape_options o = tape_test::budget(dir.path(), 256, 4);
   std::atomic<bool> disk_broken{false};
   o.spill_fault = [&](spill_op op, std::uint64_t, std::size_t) {
     return op == spill_op::read && disk_broken ? EIO : 0;
@@ -139,7 +130,7 @@ TEST(TapeFailure, FailingReadIsReportedAndRecoverable) {
 
 TEST(TapeFailure, ReadThatFailsOnceIsRetried) {
   tape_test::temp_folder dir;
-  adjoint::tape_options o = budget(dir.path(), 256, 4);
+  adjoint::tape_options o = tape_test::budget(dir.path(), 256, 4);
   std::mutex m;
   std::set<std::uint64_t> failed_once;
   o.spill_fault = [&](spill_op op, std::uint64_t offset, std::size_t) {

@@ -11,18 +11,9 @@
 
 namespace {
 
-adjoint::tape_options budget(const std::filesystem::path& dir, std::size_t slab_bytes,
-                             std::size_t slabs) {
-  adjoint::tape_options o;
-  o.spill_dir = dir;
-  o.slab_bytes = slab_bytes;
-  o.memory_budget_bytes = slab_bytes * slabs;
-  return o;
-}
-
 TEST(TapeSpill, LargeTapeComesBackExactlyWithinBudget) {
   tape_test::temp_folder dir;
-  adjoint::tape_options o = budget(dir.path(), 64 << 10, 16);  // 1 MiB budget
+  adjoint::tape_options o = tape_test::budget(dir.path(), 64 << 10, 16);  // 1 MiB budget
   adjoint::tape<double> t(o);
   constexpr std::size_t n = 2'000'000;  // 16 MB
   for (std::size_t i = 0; i < n; ++i) t.push(double(i) * 0.25);
@@ -42,7 +33,7 @@ TEST(TapeSpill, LargeTapeComesBackExactlyWithinBudget) {
 TEST(TapeSpill, SpillFileIsUnlinkedAndClosedWhenTheTapeDies) {
   tape_test::temp_folder dir;
   {
-    adjoint::tape<int> t(budget(dir.path(), 1024, 3));
+    adjoint::tape<int> t(tape_test::budget(dir.path(), 1024, 3));
     for (int i = 0; i < 10000; ++i) t.push(i);
     ASSERT_GT(t.stats().slabs_written, 0u);
     EXPECT_EQ(tape_test::open_files_in(dir.path()).size(), 1u) << "the tape holds its spill file";
@@ -54,7 +45,7 @@ TEST(TapeSpill, SpillFileIsUnlinkedAndClosedWhenTheTapeDies) {
 TEST(TapeSpill, SpillFileIsClosedWhenAnExceptionKillsTheTape) {
   tape_test::temp_folder dir;
   try {
-    adjoint::tape<int> t(budget(dir.path(), 1024, 3));
+    adjoint::tape<int> t(tape_test::budget(dir.path(), 1024, 3));
     for (int i = 0; i < 10000; ++i) t.push(i);
     ASSERT_EQ(tape_test::open_files_in(dir.path()).size(), 1u);
     throw std::runtime_error("forward pass failed");
@@ -70,7 +61,7 @@ TEST(TapeSpill, DefaultSpillFolderIsTmpdir) {
   std::string saved = old ? old : "";
   ::setenv("TMPDIR", dir.path().c_str(), 1);
   {
-    adjoint::tape<int> t(budget({}, 1024, 3));
+    adjoint::tape<int> t(tape_test::budget({}, 1024, 3));
     for (int i = 0; i < 10000; ++i) t.push(i);
     EXPECT_EQ(tape_test::open_files_in(dir.path()).size(), 1u);
   }
