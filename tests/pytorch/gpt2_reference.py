@@ -2,7 +2,7 @@
 llm.c's model and token files. The tests compare `adjoint grad` and `adjoint train` against it;
 bench/pytorch_step.py times it.
 
-Model (see the brief in docs/design.md): x = wte[tok] + wpe[pos]; per layer
+Model, as the engine defines it: x = wte[tok] + wpe[pos]; per layer
 x = x + attn(ln1(x)); x = x + mlp(ln2(x)); then lnf and logits = x @ wte[:V]^T (the LM head is
 tied to wte; the rows V..Vp of the padded wte never take part). GELU is the tanh approximation,
 layernorm eps is 1e-5, attention is causal with scale 1/sqrt(C/NH), and the loss is the mean
@@ -248,8 +248,8 @@ class TrainSettings:
 
 
 def learning_rate(s, step):
-    """LR of 0-based step: linear warmup to s.lr over s.warmup steps, then cosine decay to
-    s.lr * s.lr_min_fraction at the last step (as llm.c's train_gpt2.c)."""
+    """LR of 0-based step: linear warmup to s.lr over s.warmup steps, then a cosine from s.lr
+    toward s.lr * s.lr_min_fraction, which step s.steps would reach (as llm.c's train_gpt2.c)."""
     lr_min = s.lr * s.lr_min_fraction
     if step < s.warmup:
         return s.lr * (step + 1) / s.warmup
@@ -269,11 +269,11 @@ def batch_starts(num_tokens, B, T, steps):
     return starts
 
 
-def make_adamw(p, s, **options):
+def make_adamw(p, s):
     groups = [{"params": [p[n] for n in PARAM_NAMES if n in DECAYED],
                "weight_decay": s.weight_decay},
               {"params": [p[n] for n in PARAM_NAMES if n not in DECAYED], "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=s.lr, betas=(s.beta1, s.beta2), eps=s.eps, **options)
+    return torch.optim.AdamW(groups, lr=s.lr, betas=(s.beta1, s.beta2), eps=s.eps)
 
 
 def train(cfg, params, tokens, s, dtype=torch.float64, optimizer_factory=make_adamw):
