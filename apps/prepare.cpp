@@ -60,15 +60,17 @@ void add_prepare_command(CLI::App& app) {
   auto options = std::make_shared<PrepareOptions>();
   CLI::App* command = app.add_subcommand(
       "prepare", "Tokenize a UTF-8 text file with GPT-2's BPE into DIR/train.bin and DIR/val.bin");
-  command->add_option("--text", options->text_file, "Text file to tokenize")->required();
+  command->add_option("--text", options->text_file, "Text file to tokenize")->required()->type_name("FILE");
   command->add_option("--out", options->out_dir, "Folder for train.bin and val.bin (created if missing)")
-      ->required();
+      ->required()
+      ->type_name("DIR");
   command
       ->add_option("--val-fraction", options->val_fraction,
                    "Fraction of the tokens, taken from the start of the text, that goes to val.bin")
       ->capture_default_str();
   command->add_option("--bpe-dir", options->bpe_dir,
-                      "Folder with GPT-2's encoder.json and vocab.bpe (default: $ADJOINT_BPE_DIR)");
+                      "Folder with GPT-2's encoder.json and vocab.bpe (default: $ADJOINT_BPE_DIR)")
+      ->type_name("DIR");
   command->callback([options] { prepare(*options); });
 }
 
