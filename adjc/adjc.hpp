@@ -1,0 +1,56 @@
+#pragma once
+// adjc: the pieces the driver (driver.cpp) and the differentiator (differentiate.cpp) share.
+// How the passes fit together: docs/adjc.md.
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/Basic/Diagnostic.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adjc {
+
+// Errors at source locations, printed by clang as file:line:col.
+class Diagnostics {
+ public:
+  explicit Diagnostics(clang::DiagnosticsEngine& engine) : engine_(engine) {}
+  void error(clang::SourceLocation where, const std::string& message);
+  bool failed() const { return failed_; }
+
+ private:
+  clang::DiagnosticsEngine& engine_;
+  bool failed_ = false;
+};
+
+// The generated `<fn>_grad` for one adjoint::gradient request.
+struct GeneratedGradient {
+  std::string declaration;      // namespace-qualified declarations to insert before the request
+  std::string function_value;   // expression of the grad's exact function-pointer type
+  std::string source_function;  // qualified name of the function returning the generated text
+};
+
+// Builds derivative functions on demand and prints them at the end of the translation unit.
+class Generator {
+ public:
+  Generator(clang::ASTContext& context, Diagnostics& diagnostics);
+  ~Generator();
+
+  // `selected[i]` marks parameter i of `fn`. Returns nothing useful after an error.
+  GeneratedGradient request(const clang::FunctionDecl* fn, const std::vector<bool>& selected,
+                            clang::SourceLocation where);
+
+  // Every generated function: declarations, then definitions, then the source-text functions.
+  std::string generated_code();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Whether parameter `param` can get an adjoint (floating scalars, pointers/references/arrays to
+// floating data or to structs, structs).
+bool is_differentiable(const clang::ParmVarDecl* param);
+
+}  // namespace adjc

@@ -1,0 +1,1039 @@
+// The analysis passes: lowering to the IR, activity, and the tape plan (passes.hpp).
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "passes.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+void Diagnostics::error(SourceLocation where, const std::string& message) {
+  failed_ = true;
+  unsigned id = engine_.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+  engine_.Report(where, id) << message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+const Expr* strip(const Expr* e) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
+    else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
+    else return e;
+  }
+}
+
+bool is_floating(QualType t) { return t->isRealFloatingType(); }
+
+static bool pointee_differentiable(QualType t) {
+  t = t.getCanonicalType();
+  return t->isRealFloatingType() || t->isRecordType();
+}
+
+bool is_differentiable(const ParmVarDecl* param) {
+  QualType t = param->getType().getCanonicalType();
+  if (t->isRealFloatingType() || t->isRecordType()) return true;
+  if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
+  return false;
+}
+
+bool is_written_param(const ParmVarDecl* param) {
+  QualType t = param->getType().getCanonicalType();
+  if (!t->isPointerType() && !t->isReferenceType()) return false;
+  QualType p = t->getPointeeType();
+  return pointee_differentiable(p) && !p.isConstQualified();
+}
+
+std::vector<bool> all_differentiable(const FunctionDecl* fn) {
+  std::vector<bool> active;
+  for (const ParmVarDecl* p : fn->parameters()) active.push_back(is_differentiable(p));
+  return active;
+}
+
+MathFn math_function(const CallExpr* call) {
+  const FunctionDecl* f = call->getDirectCallee();
+  if (!f || !f->getIdentifier()) return MathFn::None;
+  const DeclContext* dc = f->getDeclContext()->getRedeclContext();
+  while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
+  bool std_or_c = dc->isTranslationUnit() || dc->isStdNamespace() ||
+                  (dc->isNamespace() && cast<NamespaceDecl>(dc)->getName() == "__gnu_cxx");
+  if (!std_or_c) return MathFn::None;
+  std::string name = f->getName().str();
+  static const std::map<std::string, MathFn> table = {
+      {"exp", MathFn::Exp},   {"log", MathFn::Log},   {"sqrt", MathFn::Sqrt}, {"tanh", MathFn::Tanh},
+      {"pow", MathFn::Pow},   {"sin", MathFn::Sin},   {"cos", MathFn::Cos},   {"fabs", MathFn::Fabs},
+      {"fmax", MathFn::Fmax}, {"fmin", MathFn::Fmin}, {"erf", MathFn::Erf},   {"abs", MathFn::Fabs}};
+  auto it = table.find(name);
+  if (it == table.end() && name.size() > 1 && name.back() == 'f') it = table.find(name.substr(0, name.size() - 1));
+  if (it == table.end()) return MathFn::None;
+  if (it->second == MathFn::Fabs && name == "abs" && !is_floating(call->getType())) return MathFn::None;
+  return it->second;
+}
+
+const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  if (!callee->getIdentifier()) return nullptr;
+  auto it = custom.find(callee->getName().str() + "_pullback");
+  return it == custom.end() ? nullptr : it->second;
+}
+
+CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  bool differentiable = false;
+  for (const ParmVarDecl* p : callee->parameters()) differentiable |= is_differentiable(p);
+  if (!differentiable) return CalleeKind::Plain;
+  if (custom_pullback(callee, custom)) return CalleeKind::Custom;
+  if (callee->getDefinition() && callee->getDefinition()->hasBody()) return CalleeKind::User;
+  return CalleeKind::Plain;
+}
+
+Var* FunctionIR::var(const Expr* e) const {
+  auto* ref = dyn_cast<DeclRefExpr>(strip(e));
+  if (!ref) return nullptr;
+  auto* vd = dyn_cast<VarDecl>(ref->getDecl());
+  if (!vd) return nullptr;
+  auto it = var_of.find(vd);
+  return it == var_of.end() ? nullptr : it->second;
+}
+
+Var* memory_root(const FunctionIR& ir, const Expr* e) {
+  e = strip(e);
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    Var* v = ir.var(ref);
+    if (!v) return nullptr;
+    if (v->memory) return v;
+    if (v->pointer) return v->root;
+    return nullptr;
+  }
+  if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) return memory_root(ir, sub->getBase());
+  if (auto* m = dyn_cast<MemberExpr>(e)) return memory_root(ir, m->getBase());
+  if (auto* u = dyn_cast<UnaryOperator>(e)) {
+    if (u->getOpcode() == UO_Deref || u->getOpcode() == UO_AddrOf) return memory_root(ir, u->getSubExpr());
+    return nullptr;
+  }
+  if (auto* b = dyn_cast<BinaryOperator>(e)) {
+    if ((b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub) && b->getType()->isPointerType())
+      return memory_root(ir, b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+  }
+  return nullptr;
+}
+
+static bool is_memory_read(const Expr* e) {
+  return isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
+         (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref);
+}
+
+bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    auto it = ir.call_result.find(call);
+    if (it != ir.call_result.end()) return act.of(it->second) && is_floating(call->getType());
+  }
+  QualType t = e->getType();
+  if (t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, e));
+  if (!is_floating(t)) return false;
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    Var* v = ir.var(ref);
+    return act.of(v);
+  }
+  if (is_memory_read(e)) return act.of(memory_root(ir, e));
+  for (const Stmt* child : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(child); ce && reads_varied(ir, act, ce)) return true;
+  return false;
+}
+
+static bool arg_varied(const FunctionIR& ir, const Activity& act, const ParmVarDecl* param, const Expr* arg) {
+  if (!is_differentiable(param)) return false;
+  QualType t = param->getType().getCanonicalType();
+  if (t->isReferenceType() || t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, arg));
+  return reads_varied(ir, act, arg);
+}
+
+bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
+  const FunctionDecl* callee = node->call->getDirectCallee();
+  for (unsigned i = 0; i < node->call->getNumArgs() && i < callee->getNumParams(); ++i)
+    if (arg_varied(ir, act, callee->getParamDecl(i), node->call->getArg(i))) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lowering: clang AST -> IR
+
+namespace {
+
+bool same_base(const Expr* a, const Expr* b) {
+  a = strip(a);
+  b = strip(b);
+  if (auto* ra = dyn_cast<DeclRefExpr>(a))
+    if (auto* rb = dyn_cast<DeclRefExpr>(b)) return ra->getDecl() == rb->getDecl();
+  if (auto* ma = dyn_cast<MemberExpr>(a))
+    if (auto* mb = dyn_cast<MemberExpr>(b))
+      return ma->getMemberDecl() == mb->getMemberDecl() && same_base(ma->getBase(), mb->getBase());
+  return false;
+}
+
+// Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken).
+bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
+  bool found = false;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || found) return;
+    auto target = [&](const Expr* e) {
+      auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      return ref && ref->getDecl() == decl;
+    };
+    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && target(b->getLHS())) found = true;
+    if (auto* u = dyn_cast<UnaryOperator>(s);
+        u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && target(u->getSubExpr()))
+      found = true;
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(stmt);
+  return found;
+}
+
+class Lowering {
+ public:
+  Lowering(FunctionIR& ir, ASTContext& context, Diagnostics& diags, const CustomPullbacks& custom)
+      : ir_(ir), context_(context), diags_(diags), custom_(custom) {}
+
+  void run() {
+    const FunctionDecl* fn = ir_.fn;
+    if (isa<CXXMethodDecl>(fn)) fail(fn->getLocation(), "member functions cannot be differentiated yet; use a free function");
+    if (fn->isTemplateInstantiation() || fn->isTemplated())
+      fail(fn->getLocation(), "function templates cannot be differentiated yet");
+    if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
+    for (const ParmVarDecl* p : fn->parameters()) {
+      if (p->getName().empty()) continue;
+      names_[p->getName().str()] = 1;
+    }
+    int index = 0;
+    for (const ParmVarDecl* p : fn->parameters()) {
+      Var* v = make_var(p->getName().empty() ? "_param" + std::to_string(index) : p->getName().str(), p->getType(),
+                        VarKind::Param, p, p->getLocation());
+      v->param_index = index++;
+      v->differentiable = is_differentiable(p);
+      if (v->pointer) v->root = v;
+    }
+    QualType rt = fn->getReturnType();
+    if (!rt->isVoidType()) {
+      ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
+      ir_.returns_floating = is_floating(rt);
+    }
+    ir_.body = make(NodeKind::Block, fn->getBody());
+    lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
+    int order = 0;
+    number(ir_.body, order);
+  }
+
+ private:
+  FunctionIR& ir_;
+  ASTContext& context_;
+  Diagnostics& diags_;
+  const CustomPullbacks& custom_;
+  std::map<std::string, int> names_;
+  std::vector<Node*> loops_;
+  Node* parallel_ = nullptr;
+  int next_id_ = 1;
+
+  void fail(SourceLocation where, const std::string& message) {
+    diags_.error(where, message);
+    ir_.valid = false;
+  }
+
+  void number(Node* n, int& order) {
+    if (!n) return;
+    n->order = order++;
+    for (Node* c : n->children) number(c, order);
+    number(n->then_node, order);
+    number(n->else_node, order);
+    number(n->body, order);
+    number(n->inc, order);
+  }
+
+  Node* make(NodeKind kind, const Stmt* stmt) {
+    ir_.nodes.push_back(std::make_unique<Node>());
+    Node* n = ir_.nodes.back().get();
+    n->kind = kind;
+    n->stmt = stmt;
+    n->loc = stmt ? stmt->getBeginLoc() : SourceLocation();
+    n->loops = loops_;
+    return n;
+  }
+
+  std::string unique_name(const std::string& base) {
+    int& count = names_[base];
+    if (count++ == 0) return base;
+    std::string name;
+    do name = base + "_" + std::to_string(count++);
+    while (names_.count(name));
+    names_[name] = 1;
+    return name;
+  }
+
+  Var* make_var(const std::string& name, QualType type, VarKind kind, const VarDecl* decl, SourceLocation loc) {
+    ir_.vars.push_back(std::make_unique<Var>());
+    Var* v = ir_.vars.back().get();
+    v->index = int(ir_.vars.size()) - 1;
+    v->name = kind == VarKind::Param ? name : unique_name(name);
+    v->kind = kind;
+    v->decl = decl;
+    v->parallel = parallel_;
+    QualType t = type.getCanonicalType();
+    if (t->isReferenceType()) {
+      v->reference = true;
+      v->memory = true;
+      type = type->getPointeeType();
+      t = type.getCanonicalType();
+    }
+    v->type = type;
+    if (t->isPointerType()) {
+      if (t->getPointeeType()->isPointerType())
+        fail(loc, "pointers to pointers are not supported ('" + name + "')");
+      v->pointer = true;
+    } else if (t->isArrayType() || t->isRecordType()) {
+      v->memory = true;
+    } else if (t->isRealFloatingType()) {
+      v->floating = !v->reference;
+    } else if (!t->isIntegralOrEnumerationType() && !t->isBooleanType()) {
+      fail(loc, "variables of type '" + type.getAsString() + "' are not supported ('" + name + "')");
+    }
+    if (decl) ir_.var_of[decl] = v;
+    return v;
+  }
+
+  // Expressions adjc can print and differentiate; reports anything else.
+  void check_expr(const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    SourceLocation at = e->getExprLoc();
+    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) ||
+        isa<CharacterLiteral>(e) || isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
+      return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      const ValueDecl* d = ref->getDecl();
+      if (isa<EnumConstantDecl>(d) || isa<FunctionDecl>(d)) return;
+      auto* vd = dyn_cast<VarDecl>(d);
+      if (vd && !ir_.var_of.count(vd) && !vd->hasGlobalStorage())
+        fail(at, "variable '" + vd->getName().str() + "' is not supported here");
+      if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && is_floating(vd->getType()) &&
+          !vd->getType().isConstQualified())
+        fail(at, "non-const global variable '" + vd->getName().str() + "' cannot be differentiated");
+      return;
+    }
+    if (auto* b = dyn_cast<BinaryOperator>(e)) {
+      if (b->isAssignmentOp()) return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported");
+      check_expr(b->getLHS());
+      check_expr(b->getRHS());
+      return;
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(e)) {
+      if (u->isIncrementDecrementOp())
+        return fail(at, "'++'/'--' inside expressions is not supported; write them as statements");
+      if (u->getOpcode() == UO_AddrOf && !memory_root(ir_, u->getSubExpr()))
+        return fail(at, "taking the address of a scalar is not supported");
+      if (u->getOpcode() == UO_Real || u->getOpcode() == UO_Imag || u->getOpcode() == UO_Extension)
+        return fail(at, "unsupported operator");
+      return check_expr(u->getSubExpr());
+    }
+    if (auto* c = dyn_cast<ConditionalOperator>(e)) {
+      check_expr(c->getCond());
+      check_expr(c->getTrueExpr());
+      check_expr(c->getFalseExpr());
+      return;
+    }
+    if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) {
+      if (!isa<CStyleCastExpr>(e) && !isa<CXXStaticCastExpr>(e) && !isa<CXXFunctionalCastExpr>(e))
+        return fail(at, std::string("unsupported cast '") + e->getStmtClassName() + "'");
+      QualType to = cast->getType(), from = cast->getSubExpr()->getType();
+      if (!to->isArithmeticType() || !from->isArithmeticType())
+        return fail(at, "casts other than between arithmetic types are not supported");
+      return check_expr(cast->getSubExpr());
+    }
+    if (auto* call = dyn_cast<CallExpr>(e)) {
+      if (isa<CXXMemberCallExpr>(call) || isa<CXXOperatorCallExpr>(call))
+        return fail(at, "calls of member functions and overloaded operators are not supported");
+      if (!call->getDirectCallee()) return fail(at, "calls through function pointers are not supported");
+      for (const Expr* a : call->arguments()) {
+        if (isa<CXXDefaultArgExpr>(a)) return fail(a->getBeginLoc(), "default arguments are not supported; pass every argument");
+        check_expr(a);
+      }
+      return;
+    }
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      if (!memory_root(ir_, e)) return fail(at, "indexing memory that is not a parameter or local array is not supported");
+      check_expr(sub->getBase());
+      check_expr(sub->getIdx());
+      return;
+    }
+    if (auto* m = dyn_cast<MemberExpr>(e)) {
+      if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
+      if (!memory_root(ir_, e)) return fail(at, "member access on an unsupported object");
+      return check_expr(m->getBase());
+    }
+    fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");
+  }
+
+  // Hoists calls to user functions (and functions with custom pullbacks) out of `e` into Call
+  // nodes of `block`, innermost first.
+  void hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
+    if (!e) return;
+    e = strip(e);
+    for (const Stmt* c : e->children())
+      if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
+    auto* call = dyn_cast<CallExpr>(e);
+    if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None) return;
+    if (callee_kind(call->getDirectCallee(), custom_) == CalleeKind::Plain) return;
+    Node* n = make(NodeKind::Call, stmt);
+    n->loc = call->getBeginLoc();
+    n->call = call;
+    if (!call->getType()->isVoidType()) {
+      n->result = make_var("_" + call->getDirectCallee()->getName().str(), call->getType(), VarKind::CallResult,
+                           nullptr, call->getBeginLoc());
+      n->result->assignments = 1;
+      n->result->definition = n;
+      n->result->block = block;
+      ir_.call_result[call] = n->result;
+    }
+    ir_.hoisted.insert(call);
+    add(block, n);
+  }
+
+  void add(Node* block, Node* n) {
+    n->parent = block;
+    block->children.push_back(n);
+  }
+
+  void lower_compound(const CompoundStmt* cs, Node* block) {
+    for (const Stmt* s : cs->body()) lower_stmt(s, block);
+  }
+
+  Node* lower_scope(const Stmt* s) {
+    Node* block = make(NodeKind::Block, s);
+    if (auto* cs = dyn_cast<CompoundStmt>(s)) lower_compound(cs, block);
+    else lower_stmt(s, block);
+    return block;
+  }
+
+  // `lhs op rhs` as an Assign node (rhs nullptr for ++/--).
+  void lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKind op, const Expr* rhs, Node* block) {
+    check_expr(rhs);
+    hoist_calls(rhs, block, stmt);
+    Node* n = make(NodeKind::Assign, stmt);
+    n->lhs = lhs;
+    n->op = op;
+    n->rhs = rhs;
+    const Expr* target = lhs->IgnoreParens();
+    Var* v = ir_.var(target);
+    if (v && !v->memory) {
+      if (v->counter) return fail(target->getExprLoc(), "the counter of a for loop is modified in its body");
+      if (v->pointer) {
+        if (v->kind == VarKind::Param)
+          return fail(target->getExprLoc(), "reassigning pointer parameter '" + v->name + "' is not supported; use a local pointer");
+        if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base)))
+          return fail(target->getExprLoc(), "local pointer '" + v->name + "' must keep pointing into the same array");
+      }
+      n->target = v;
+      v->assignments++;
+    } else {
+      check_expr(lhs);
+      n->memory_root = memory_root(ir_, target);
+      if (!n->memory_root) return fail(target->getExprLoc(), "assignment to an unsupported lvalue");
+      if (n->memory_root->kind == VarKind::Param && !n->memory_root->reference && !n->memory_root->pointer)
+        return fail(target->getExprLoc(), "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
+    }
+    QualType t = lhs->getType();
+    if (is_floating(t) && op != BO_Assign && op != BO_AddAssign && op != BO_SubAssign && op != BO_MulAssign &&
+        op != BO_DivAssign)
+      return fail(stmt->getBeginLoc(), "unsupported compound assignment on a floating value");
+    if (!is_floating(t) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
+      return fail(stmt->getBeginLoc(), "assignment of type '" + t.getAsString() + "' is not supported");
+    add(block, n);
+  }
+
+  // The pointer expression a pointer-valued `e` offsets (a pointer parameter, member, or array).
+  const Expr* pointer_base(const Expr* e) {
+    e = strip(e);
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      Var* v = ir_.var(ref);
+      if (v && v->pointer && v->kind != VarKind::Param) return v->base;
+      return v ? e : nullptr;
+    }
+    if (isa<MemberExpr>(e)) return e;
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
+      return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+      if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr()))) return pointer_base(sub->getBase());
+    return nullptr;
+  }
+
+  void lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
+    SourceLocation at = vd->getLocation();
+    if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
+    if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+    const Expr* init = vd->getInit();
+    if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
+      return fail(at, "initialiser lists and constructors are not supported; assign the members");
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+    v->block = block;
+    if (v->memory && init) return fail(at, "initialising arrays or structs where they are declared is not supported");
+    if (v->pointer) {
+      if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
+      v->base = pointer_base(init);
+      v->root = memory_root(ir_, init);
+      if (!v->base || !v->root) return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
+    }
+    if (!init) return;
+    size_t before = block->children.size();
+    lower_assign(stmt, new_ref(vd), BO_Assign, init, block);
+    if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+      block->children.back()->definition = true;
+      block->children.back()->loc = at;
+      v->definition = block->children.back();
+    }
+  }
+
+  // A DeclRefExpr naming `vd` (the left side of a declaration's initialisation).
+  const Expr* new_ref(const VarDecl* vd) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
+                               vd->getLocation(), vd->getType().getNonReferenceType(), VK_LValue);
+  }
+
+  void lower_expr_stmt(const Expr* e, Node* block) {
+    const Stmt* stmt = e;
+    e = strip(e);
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
+      BinaryOperatorKind op = b->getOpcode();
+      return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
+      return lower_assign(stmt, u->getSubExpr(), u->isIncrementOp() ? BO_AddAssign : BO_SubAssign, nullptr, block);
+    if (auto* call = dyn_cast<CallExpr>(e)) {
+      check_expr(call);
+      for (const Expr* a : call->arguments()) hoist_calls(a, block, stmt);
+      const FunctionDecl* callee = call->getDirectCallee();
+      if (!callee) return;
+      if (math_function(call) == MathFn::None && callee_kind(callee, custom_) != CalleeKind::Plain) {
+        Node* n = make(NodeKind::Call, stmt);
+        n->call = call;
+        ir_.hoisted.insert(call);
+        return add(block, n);
+      }
+      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i)
+        if (is_written_param(callee->getParamDecl(i)) && memory_root(ir_, call->getArg(i)))
+          return fail(call->getBeginLoc(), "call to '" + callee->getName().str() +
+                                               "' which has no body and no custom pullback writes memory adjc cannot differentiate");
+      Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
+      n->call = call;
+      return add(block, n);
+    }
+    fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
+  }
+
+  void lower_stmt(const Stmt* s, Node* block) {
+    if (!s || isa<NullStmt>(s)) return;
+    SourceLocation at = s->getBeginLoc();
+    if (auto* cs = dyn_cast<CompoundStmt>(s)) {
+      Node* inner = make(NodeKind::Block, s);
+      lower_compound(cs, inner);
+      return add(block, inner);
+    }
+    if (auto* ds = dyn_cast<DeclStmt>(s)) {
+      for (const Decl* d : ds->decls()) {
+        if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
+        else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d)) fail(d->getLocation(), "unsupported declaration");
+      }
+      return;
+    }
+    if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
+    if (auto* is = dyn_cast<IfStmt>(s)) {
+      if (is->getInit() || is->getConditionVariable() || is->isConsteval())
+        return fail(at, "if statements with initialisers or condition variables are not supported");
+      check_expr(is->getCond());
+      Node* n = make(NodeKind::If, s);
+      n->cond = is->getCond();
+      n->then_node = lower_scope(is->getThen());
+      n->then_node->parent = n;
+      if (is->getElse()) {
+        n->else_node = lower_scope(is->getElse());
+        n->else_node->parent = n;
+      }
+      return add(block, n);
+    }
+    if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
+    if (auto* ws = dyn_cast<WhileStmt>(s)) {
+      if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
+      return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
+    }
+    if (auto* ds = dyn_cast<DoStmt>(s)) return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
+    if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
+      if (loops_.empty()) return fail(at, "break/continue outside a loop");
+      Node* n = make(NodeKind::Jump, s);
+      n->jump = isa<BreakStmt>(s) ? JumpKind::Break : JumpKind::Continue;
+      n->target_loop = loops_.back();
+      if (n->target_loop->parallel) return fail(at, "break/continue in an OpenMP parallel loop");
+      n->id = next_id_++;
+      loops_.back()->jumps.push_back(n);
+      return add(block, n);
+    }
+    if (auto* rs = dyn_cast<ReturnStmt>(s)) {
+      if (!loops_.empty()) return fail(at, "return inside a loop is not supported; break out of the loop first");
+      if (const Expr* value = rs->getRetValue()) {
+        lower_assign(s, nullptr, BO_Assign, value, block, ir_.ret);
+      }
+      Node* n = make(NodeKind::Jump, s);
+      n->jump = JumpKind::Return;
+      n->id = next_id_++;
+      ir_.returns.push_back(n);
+      return add(block, n);
+    }
+    if (auto* omp = dyn_cast<OMPParallelForDirective>(s)) {
+      for (const OMPClause* c : omp->clauses()) {
+        auto* sched = dyn_cast<OMPScheduleClause>(c);
+        if (!sched || sched->getScheduleKind() != OMPC_SCHEDULE_static)
+          return fail(c->getBeginLoc(), "only '#pragma omp parallel for' (optionally schedule(static)) is supported");
+      }
+      if (parallel_) return fail(at, "nested OpenMP parallel loops are not supported");
+      auto* fs = dyn_cast<ForStmt>(omp->getInnermostCapturedStmt()->getCapturedStmt());
+      if (!fs) return fail(at, "unsupported OpenMP loop");
+      return lower_for(fs, block, true);
+    }
+    if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
+    if (isa<SwitchStmt>(s)) return fail(at, "switch statements are not supported; use if/else");
+    if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
+    fail(at, std::string("unsupported statement (") + s->getStmtClassName() + ")");
+  }
+
+  // The return value's assignment (`_ret = value`).
+  void lower_assign(const Stmt* stmt, const Expr*, BinaryOperatorKind, const Expr* value, Node* block, Var* ret) {
+    check_expr(value);
+    hoist_calls(value, block, stmt);
+    Node* n = make(NodeKind::Assign, stmt);
+    n->target = ret;
+    n->rhs = value;
+    ret->assignments++;
+    add(block, n);
+  }
+
+  void lower_for(const ForStmt* fs, Node* block, bool parallel) {
+    SourceLocation at = fs->getBeginLoc();
+    if (fs->getConditionVariable()) return fail(at, "for conditions declaring variables are not supported");
+    // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
+    const VarDecl* counter = nullptr;
+    long step = 0;
+    if (auto* ds = dyn_cast_or_null<DeclStmt>(fs->getInit()); ds && ds->isSingleDecl())
+      if (auto* vd = dyn_cast<VarDecl>(ds->getSingleDecl());
+          vd && vd->getType()->isIntegerType() && vd->getInit() && !vd->getType().isConstQualified())
+        if (const Expr* inc = fs->getInc()) {
+          auto refers = [&](const Expr* e) {
+            auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+            return r && r->getDecl() == vd;
+          };
+          if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(u->getSubExpr()))
+            step = u->isIncrementOp() ? 1 : -1;
+          if (auto* c = dyn_cast<CompoundAssignOperator>(inc);
+              c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(c->getLHS()))
+            if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
+              step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
+          if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd)) counter = vd;
+        }
+    if (parallel) {
+      auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+      auto* lhs = cond ? dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()) : nullptr;
+      if (!counter || step != 1 || !cond || cond->getOpcode() != BO_LT || !lhs || lhs->getDecl() != counter)
+        return fail(at, "OpenMP parallel loops must have the form 'for (int i = start; i < end; i++)'");
+    }
+    if (!counter) {
+      lower_stmt(fs->getInit(), block);
+      return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
+    }
+    check_expr(counter->getInit());
+    Node* n = make(NodeKind::Loop, fs);
+    n->form = LoopForm::For;
+    n->parallel = parallel;
+    n->id = next_id_++;
+    Node* saved_parallel = parallel_;
+    if (parallel) {
+      parallel_ = n;
+      ir_.parallel_loops.push_back(n);
+    }
+    Var* v = make_var(counter->getName().str(), counter->getType(), VarKind::Local, counter, counter->getLocation());
+    v->counter = true;
+    n->counter = v;
+    n->start = counter->getInit();
+    n->step = step;
+    n->cond = fs->getCond();
+    if (parallel) n->end = cast<BinaryOperator>(fs->getCond()->IgnoreParenImpCasts())->getRHS();
+    check_expr(n->cond);
+    loops_.push_back(n);
+    n->body = lower_scope(fs->getBody());
+    n->body->parent = n;
+    loops_.pop_back();
+    parallel_ = saved_parallel;
+    add(block, n);
+  }
+
+  void lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
+    if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
+    Node* n = make(NodeKind::Loop, s);
+    n->form = form;
+    n->cond = cond;
+    n->id = next_id_++;
+    check_expr(cond);
+    loops_.push_back(n);
+    n->body = lower_scope(body);
+    n->body->parent = n;
+    if (inc) {
+      n->inc = make(NodeKind::Block, inc);
+      n->inc->parent = n;
+      lower_expr_stmt(inc, n->inc);
+    }
+    loops_.pop_back();
+    add(block, n);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, ASTContext& context, Diagnostics& diags,
+                                  const CustomPullbacks& custom) {
+  auto ir = std::make_unique<FunctionIR>();
+  ir->fn = fn;
+  Lowering(*ir, context, diags, custom).run();
+  return ir;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activity
+
+namespace {
+
+template <class F>
+void for_each_node(Node* n, F&& f) {
+  if (!n) return;
+  f(n);
+  for (Node* c : n->children) for_each_node(c, f);
+  for_each_node(n->then_node, f);
+  for_each_node(n->else_node, f);
+  for_each_node(n->body, f);
+  for_each_node(n->inc, f);
+}
+
+}  // namespace
+
+Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active, Diagnostics* diags,
+                          SourceLocation request) {
+  Activity act;
+  act.varied.assign(ir.vars.size(), 0);
+  for (auto& v : ir.vars)
+    if (v->kind == VarKind::Param && active[v->param_index] && v->differentiable) act.varied[v->index] = 1;
+  bool changed = true;
+  auto mark = [&](Var* v) {
+    if (v && !act.varied[v->index]) act.varied[v->index] = changed = 1;
+  };
+  while (changed) {
+    changed = false;
+    for_each_node(ir.body, [&](Node* n) {
+      if (n->kind == NodeKind::Assign) {
+        bool varied_rhs = n->rhs && reads_varied(ir, act, n->rhs);
+        if (!varied_rhs) return;
+        if (n->target && n->target->floating) mark(n->target);
+        if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
+      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && call_active(ir, act, n)) {
+        if (n->result && n->result->floating) mark(n->result);
+        const FunctionDecl* callee = n->call->getDirectCallee();
+        for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i)
+          if (is_written_param(callee->getParamDecl(i))) mark(memory_root(ir, n->call->getArg(i)));
+      }
+    });
+  }
+  if (diags) {
+    for (auto& v : ir.vars)
+      if (v->kind == VarKind::Param && v->differentiable && !v->floating && act.varied[v->index] &&
+          !active[v->param_index])
+        diags->error(request, "parameter '" + v->name + "' of '" + ir.fn->getName().str() +
+                                  "' receives values that depend on the differentiated parameters; "
+                                  "add it to the gradient request");
+  }
+  return act;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tape plan
+
+void variables_read(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  if (!e) return;
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    auto it = ir.call_result.find(call);
+    if (it != ir.call_result.end()) return out.push_back(it->second);
+  }
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    if (Var* v = ir.var(ref)) out.push_back(v);
+    return;
+  }
+  if (is_memory_read(e) || e->getType()->isPointerType())
+    if (Var* root = memory_root(ir, e)) out.push_back(root);
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) variables_read(ir, ce, out);
+}
+
+void needed_values(const FunctionIR& ir, const Activity& act, const Expr* e, std::vector<const Expr*>& out) {
+  e = strip(e);
+  if (!reads_varied(ir, act, e)) return;
+  if (auto* u = dyn_cast<UnaryOperator>(e)) {
+    if (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) needed_values(ir, act, u->getSubExpr(), out);
+    return;
+  }
+  if (auto* b = dyn_cast<BinaryOperator>(e)) {
+    const Expr *l = b->getLHS(), *r = b->getRHS();
+    bool lv = reads_varied(ir, act, l), rv = reads_varied(ir, act, r);
+    switch (b->getOpcode()) {
+      case BO_Add:
+      case BO_Sub:
+        needed_values(ir, act, l, out);
+        needed_values(ir, act, r, out);
+        return;
+      case BO_Mul:
+        if (rv) out.push_back(l);
+        if (lv) out.push_back(r);
+        needed_values(ir, act, l, out);
+        needed_values(ir, act, r, out);
+        return;
+      case BO_Div:
+        if (rv) out.push_back(l);
+        out.push_back(r);
+        needed_values(ir, act, l, out);
+        needed_values(ir, act, r, out);
+        return;
+      default:
+        return;
+    }
+  }
+  if (auto* c = dyn_cast<ConditionalOperator>(e)) {
+    out.push_back(c->getCond());
+    needed_values(ir, act, c->getTrueExpr(), out);
+    needed_values(ir, act, c->getFalseExpr(), out);
+    return;
+  }
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    if (math_function(call) == MathFn::None) return;
+    for (const Expr* a : call->arguments()) out.push_back(a);
+    return;
+  }
+  if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) needed_values(ir, act, cast->getSubExpr(), out);
+}
+
+namespace {
+
+// Variables an lvalue's address depends on: indices and pointer variables.
+void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  e = strip(e);
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    if (Var* v = ir.var(ref); v && v->pointer) out.push_back(v);
+    return;
+  }
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {
+    address_vars(ir, s->getBase(), out);
+    variables_read(ir, s->getIdx(), out);
+    return;
+  }
+  if (auto* m = dyn_cast<MemberExpr>(e)) return address_vars(ir, m->getBase(), out);
+  if (auto* u = dyn_cast<UnaryOperator>(e)) return address_vars(ir, u->getSubExpr(), out);
+  if (auto* b = dyn_cast<BinaryOperator>(e)) {
+    bool left_pointer = b->getLHS()->getType()->isPointerType();
+    address_vars(ir, left_pointer ? b->getLHS() : b->getRHS(), out);
+    variables_read(ir, left_pointer ? b->getRHS() : b->getLHS(), out);
+  }
+}
+
+// Address variables of every memory read in `e`.
+void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  if (!e) return;
+  e = strip(e);
+  if (is_memory_read(e)) address_vars(ir, e, out);
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) memory_addresses(ir, ce, out);
+}
+
+bool shares_loop(const Node* a, const Node* b) {
+  return !a->loops.empty() && !b->loops.empty() && a->loops.front() == b->loops.front();
+}
+
+struct ReadSite {
+  const Node* node;
+  Var* var;
+};
+
+}  // namespace
+
+void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
+  std::vector<ReadSite> reads;
+  std::vector<Node*> all;
+  for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
+
+  // Rejections that depend on activity: casts of active values to integers, calls of functions
+  // with no derivative.
+  std::function<void(const Expr*)> check = [&](const Expr* e) {
+    if (!e) return;
+    if (auto* c = dyn_cast<CastExpr>(e);
+        c && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
+        reads_varied(ir, full, c->getSubExpr()))
+      diags.error(e->getExprLoc(), "non-differentiable cast of an active floating value to '" +
+                                       c->getType().getAsString() + "'");
+    if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
+                                            !ir.hoisted.count(call)) {
+      const FunctionDecl* callee = call->getDirectCallee();
+      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i)
+        if (is_differentiable(callee->getParamDecl(i)) && reads_varied(ir, full, call->getArg(i))) {
+          diags.error(call->getBeginLoc(), "call to '" + callee->getName().str() +
+                                               "' which has no body and no custom pullback (define "
+                                               "adjoint::custom_derivatives::" +
+                                               callee->getName().str() + "_pullback)");
+          break;
+        }
+    }
+    for (const Stmt* c : e->children()) check(dyn_cast_or_null<Expr>(c));
+  };
+
+  for (Node* n : all) {
+    std::vector<Var*> vars;
+    if (n->kind == NodeKind::Assign) {
+      check(n->rhs);
+      Var* written = n->target ? n->target : n->memory_root;
+      bool floating = n->target ? n->target->floating : is_floating(n->lhs->getType());
+      n->active = floating && full.of(written);
+      if (!n->active) continue;
+      if (n->lhs) address_vars(ir, n->lhs, vars);
+      std::vector<const Expr*> values;
+      if (n->rhs) needed_values(ir, full, n->rhs, values);
+      for (const Expr* v : values) variables_read(ir, v, vars);
+      memory_addresses(ir, n->rhs, vars);
+      if ((n->op == BO_MulAssign || n->op == BO_DivAssign) && n->rhs) {
+        vars.push_back(written);
+        variables_read(ir, n->rhs, vars);
+      }
+    } else if (n->kind == NodeKind::Call) {
+      for (const Expr* a : n->call->arguments()) check(a);
+      if (!ir.hoisted.count(n->call)) continue;
+      n->active = call_active(ir, full, n);
+      if (!n->active) continue;
+      for (const Expr* a : n->call->arguments()) variables_read(ir, a, vars);
+    } else if (n->kind == NodeKind::If || n->kind == NodeKind::Loop) {
+      check(n->cond);
+    }
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({n, v});
+    }
+  }
+
+  // Locals the reverse sweep recomputes from their definition instead of taping.
+  std::set<Var*> written_regions;
+  for (Node* n : all) {
+    if (n->kind == NodeKind::Assign && n->memory_root) written_regions.insert(n->memory_root);
+    if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) {
+      const FunctionDecl* callee = n->call->getDirectCallee();
+      for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i)
+        if (is_written_param(callee->getParamDecl(i)))
+          if (Var* r = memory_root(ir, n->call->getArg(i))) written_regions.insert(r);
+    }
+  }
+  for (auto& vp : ir.vars) {
+    Var* v = vp.get();
+    if (v->kind != VarKind::Local || v->memory || v->counter || v->assignments != 1 || !v->definition ||
+        v->definition->loops.empty() || !v->read_in_reverse)
+      continue;
+    std::vector<Var*> deps;
+    variables_read(ir, v->definition->rhs, deps);
+    bool stable = true;
+    for (Var* d : deps) {
+      if (d->memory) {
+        if (written_regions.count(d)) stable = false;
+        continue;
+      }
+      if (d->kind == VarKind::CallResult) stable = false;
+      else if (d->kind == VarKind::Param && d->assignments > 0) stable = false;
+      else if (d->kind == VarKind::Local && !d->counter && d->assignments != 1) stable = false;
+    }
+    v->recompute = stable;
+  }
+
+  // Saves: an overwrite is taped when reverse code that runs after it (in reverse order) reads the
+  // old value: a read at or before it in program order, or anywhere in a loop they share.
+  for (Node* n : all) {
+    if (n->kind == NodeKind::Assign) {
+      Var* written = n->target ? n->target : n->memory_root;
+      if (!written || written->recompute || written->kind == VarKind::Return) continue;
+      for (const ReadSite& r : reads)
+        if (r.var == written && (r.node->order <= n->order || shares_loop(r.node, n))) {
+          n->save = true;
+          break;
+        }
+    } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) {
+      for (const ReadSite& r : reads)
+        if (n->result && r.var == n->result && (r.node->order <= n->order || shares_loop(r.node, n))) {
+          n->save = true;
+          break;
+        }
+      const FunctionDecl* callee = n->call->getDirectCallee();
+      for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i) {
+        if (!is_written_param(callee->getParamDecl(i))) continue;
+        Var* region = memory_root(ir, n->call->getArg(i));
+        for (const ReadSite& r : reads)
+          if (r.var == region && r.node != n && (r.node->order < n->order || shares_loop(r.node, n))) {
+            diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getName().str() +
+                                    "' but the derivative needs its earlier value; copy it first");
+            break;
+          }
+      }
+    }
+  }
+
+  for (auto& vp : ir.vars) {
+    Var* v = vp.get();
+    bool assigned_param = v->kind == VarKind::Param && v->assignments > 0;
+    v->kept = v->read_in_reverse && !v->recompute && !v->counter &&
+              (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
+              (!v->memory || written_regions.count(v));
+  }
+
+  // Which nodes have reverse code.
+  std::function<bool(Node*)> mark = [&](Node* n) -> bool {
+    if (!n) return false;
+    bool r = false;
+    switch (n->kind) {
+      case NodeKind::Assign: r = n->active || n->save; break;
+      case NodeKind::Call: r = n->active || n->save; break;
+      case NodeKind::Jump: r = true; break;
+      case NodeKind::Block:
+        for (Node* c : n->children) r |= mark(c);
+        break;
+      case NodeKind::If:
+        r = mark(n->then_node);
+        r |= mark(n->else_node);
+        break;
+      case NodeKind::Loop:
+        r = mark(n->body);
+        r |= mark(n->inc);
+        break;
+    }
+    n->reverse = r;
+    return r;
+  };
+  mark(ir.body);
+
+  for (Node* loop : ir.parallel_loops)
+    for_each_node(loop->body, [&](Node* n) {
+      if (n->kind == NodeKind::Call && n->active)
+        diags.error(n->loc, "calls of differentiated functions inside an OpenMP parallel loop are not supported");
+    });
+}
+
+}  // namespace adjc

@@ -1,0 +1,280 @@
+// adjc: the driver. Parses the user's translation unit with clang, finds the gradient requests
+// (calls of adjoint::gradient), asks the Generator for the derivative code, rewrites each request
+// into a reference to its generated function, and writes the unit plus the generated code.
+//
+//   adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "passes.hpp"
+
+namespace adjc {
+namespace {
+
+using namespace clang;
+
+// What one run produces.
+struct Output {
+  bool ok = false;
+  std::string text;
+  std::vector<std::string> inputs;  // every file the unit read, for the depfile
+};
+
+// Pass: finds calls of adjoint::gradient in the main file, with the top-level declaration each
+// one is in.
+class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
+ public:
+  struct Request {
+    const CallExpr* call;
+    const Decl* top;
+  };
+  std::vector<Request> requests;
+  const Decl* top = nullptr;
+
+  bool VisitCallExpr(CallExpr* call) {
+    const FunctionDecl* f = call->getDirectCallee();
+    if (f && f->getQualifiedNameAsString() == "adjoint::gradient") requests.push_back({call, top});
+    return true;
+  }
+};
+
+class Consumer : public ASTConsumer {
+ public:
+  Consumer(CompilerInstance& ci, Output& out) : ci_(ci), out_(out) {}
+
+  void HandleTranslationUnit(ASTContext& context) override {
+    if (context.getDiagnostics().hasErrorOccurred()) return;
+    SourceManager& sm = context.getSourceManager();
+    Diagnostics diags(context.getDiagnostics());
+    RequestFinder finder;
+    for (Decl* d : context.getTranslationUnitDecl()->decls()) {
+      if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc()))) continue;
+      finder.top = d;
+      finder.TraverseDecl(d);
+    }
+    Generator generator(context, diags);
+    Rewriter rewriter(sm, context.getLangOpts());
+    std::set<std::string> inserted;
+    for (auto& r : finder.requests) handle(r, context, diags, generator, rewriter, inserted);
+    if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
+
+    const FileEntryRef main = *sm.getFileEntryRefForID(sm.getMainFileID());
+    std::string path = main.getName().str();
+    llvm::SmallString<256> absolute(path);
+    llvm::sys::fs::make_absolute(absolute);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n";
+    rewriter.getEditBuffer(sm.getMainFileID()).write(os);
+    os << generator.generated_code();
+    out_.text = os.str();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) out_.inputs.push_back(it->first.getName().str());
+    out_.ok = true;
+  }
+
+ private:
+  CompilerInstance& ci_;
+  Output& out_;
+
+  static std::string escape(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
+    return out;
+  }
+
+  void handle(const RequestFinder::Request& r, ASTContext& context, Diagnostics& diags, Generator& generator,
+              Rewriter& rewriter, std::set<std::string>& inserted) {
+    const CallExpr* call = r.call;
+    SourceManager& sm = context.getSourceManager();
+    SourceLocation at = call->getBeginLoc();
+    if (at.isMacroID() || call->getEndLoc().isMacroID())
+      return diags.error(sm.getExpansionLoc(at), "adjoint::gradient cannot be requested inside a macro");
+    const Expr* target = strip(call->getArg(0));
+    if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf) target = strip(u->getSubExpr());
+    auto* ref = dyn_cast<DeclRefExpr>(target);
+    auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    if (!fn) return diags.error(call->getArg(0)->getBeginLoc(), "the first argument of adjoint::gradient must name a function");
+    if (!fn->getDefinition())
+      return diags.error(call->getArg(0)->getBeginLoc(),
+                         "'" + fn->getName().str() + "' has no body in this translation unit, so adjc cannot differentiate it");
+    fn = fn->getDefinition();
+
+    std::string names;
+    if (call->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(call->getArg(1))) {
+      auto* lit = dyn_cast<StringLiteral>(strip(call->getArg(1)));
+      if (!lit) return diags.error(call->getArg(1)->getBeginLoc(), "the parameters of adjoint::gradient must be a string literal");
+      names = lit->getString().str();
+    }
+    std::vector<bool> selected(fn->getNumParams(), false);
+    bool any = false;
+    std::stringstream list(names);
+    for (std::string name; std::getline(list, name, ',');) {
+      name.erase(0, name.find_first_not_of(" \t"));
+      name.erase(name.find_last_not_of(" \t") + 1);
+      if (name.empty()) continue;
+      bool found = false;
+      for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+        if (fn->getParamDecl(i)->getName() != name) continue;
+        found = true;
+        if (!is_differentiable(fn->getParamDecl(i)))
+          return diags.error(call->getArg(1)->getBeginLoc(),
+                             "parameter '" + name + "' of '" + fn->getName().str() + "' is not differentiable (type '" +
+                                 fn->getParamDecl(i)->getType().getAsString() + "')");
+        selected[i] = any = true;
+      }
+      if (!found)
+        return diags.error(call->getArg(1)->getBeginLoc(), "'" + fn->getName().str() + "' has no parameter named '" + name + "'");
+    }
+    if (!any)
+      for (unsigned i = 0; i < fn->getNumParams(); ++i) any |= selected[i] = is_differentiable(fn->getParamDecl(i));
+    if (!any) return diags.error(at, "'" + fn->getName().str() + "' has no differentiable parameters");
+
+    GeneratedGradient g = generator.request(fn, selected, at);
+    if (diags.failed()) return;
+    rewriter.ReplaceText(CharSourceRange::getTokenRange(call->getSourceRange()),
+                         "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}");
+    if (!inserted.insert(g.declaration).second) return;
+    // Declare the grad where the function itself is declared in this file, else before the
+    // top-level declaration holding the request.
+    const FunctionDecl* first = fn->getFirstDecl();
+    const LangOptions& lo = context.getLangOpts();
+    SourceLocation where;
+    if (sm.isInMainFile(first->getLocation()) && !first->getLocation().isMacroID()) {
+      if (first->doesThisDeclarationHaveABody())
+        where = Lexer::getLocForEndOfToken(first->getBodyRBrace(), 0, sm, lo);
+      else
+        where = Lexer::findLocationAfterToken(first->getEndLoc(), tok::semi, sm, lo, false);
+    }
+    if (where.isValid()) {
+      rewriter.InsertTextAfter(where, " " + g.declaration);
+    } else {
+      SourceLocation top = sm.getExpansionLoc(r.top->getBeginLoc());
+      rewriter.InsertTextBefore(top, g.declaration + " ");
+    }
+  }
+};
+
+class Action : public ASTFrontendAction {
+ public:
+  explicit Action(Output& out) : out_(out) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<Consumer>(ci, out_);
+  }
+
+ private:
+  Output& out_;
+};
+
+class ActionFactory : public tooling::FrontendActionFactory {
+ public:
+  explicit ActionFactory(Output& out) : out_(out) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<Action>(out_); }
+
+ private:
+  Output& out_;
+};
+
+int usage(const char* message) {
+  std::fprintf(stderr, "adjc: error: %s\nusage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n", message);
+  return 2;
+}
+
+// Writes `text` to `path` through a temporary file, so a failed run leaves no half-written file.
+bool write_file(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!(f << text) || !f.flush()) {
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string depfile_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '#') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace adjc
+
+int main(int argc, char** argv) {
+  std::string input, output, depfile;
+  std::vector<std::string> flags;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "-o" || a == "-MF") {
+      if (i + 1 >= argc) return adjc::usage(("missing file name after " + a).c_str());
+      (a == "-o" ? output : depfile) = argv[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      return adjc::usage(("unknown option '" + a + "'").c_str());
+    } else if (input.empty()) {
+      input = a;
+    } else {
+      return adjc::usage("more than one input file");
+    }
+  }
+  if (input.empty()) return adjc::usage("no input file");
+  if (output.empty()) return adjc::usage("no output file (-o)");
+  if (i == argc) return adjc::usage("missing '--' before the compiler flags");
+  for (++i; i < argc; ++i) flags.push_back(argv[i]);
+  if (!llvm::sys::fs::exists(input)) {
+    std::fprintf(stderr, "adjc: error: cannot read '%s'\n", input.c_str());
+    return 1;
+  }
+
+  clang::tooling::FixedCompilationDatabase db(".", flags);
+  clang::tooling::ClangTool tool(db, {input});
+  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+      {"-DADJOINT_ADJC=1", "-resource-dir=" ADJC_CLANG_RESOURCE_DIR, "-Wno-unused-command-line-argument"},
+      clang::tooling::ArgumentInsertPosition::END));
+  adjc::Output out;
+  adjc::ActionFactory factory(out);
+  int status = tool.run(&factory);
+  if (status != 0 || !out.ok) {
+    std::fprintf(stderr, "adjc: no output written for '%s'\n", input.c_str());
+    return 1;
+  }
+  if (!adjc::write_file(output, out.text)) {
+    std::fprintf(stderr, "adjc: error: cannot write '%s'\n", output.c_str());
+    return 1;
+  }
+  if (!depfile.empty()) {
+    std::string deps = adjc::depfile_escape(output) + ":";
+    for (auto& f : out.inputs) deps += " \\\n  " + adjc::depfile_escape(f);
+    if (!adjc::write_file(depfile, deps + "\n")) {
+      std::fprintf(stderr, "adjc: error: cannot write '%s'\n", depfile.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,1044 @@
+// Emission: prints the forward sweep (`f_forward`), the reverse sweep for one activity pattern
+// (`f_reverse`), and the wrappers (`f_pullback`, `f_grad`) as C++ text, and the Generator that
+// decides which of them a translation unit needs.
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/QualTypeNames.h>
+#include <clang/Basic/SourceManager.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include "passes.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+using Mask = std::vector<bool>;
+
+std::string mask_key(const Mask& m) {
+  std::string s;
+  for (bool b : m) s += b ? '1' : '0';
+  return s;
+}
+
+// "::a::b::" for a declaration in namespaces a::b (anonymous and inline namespaces skipped).
+std::string qualifier(const Decl* d) {
+  std::vector<std::string> parts;
+  for (const DeclContext* dc = d->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (auto* ns = dyn_cast<NamespaceDecl>(dc); ns && !ns->isAnonymousNamespace() && !ns->isInline())
+      parts.insert(parts.begin(), ns->getName().str());
+  std::string q = "::";
+  for (auto& p : parts) q += p + "::";
+  return q;
+}
+
+// Opening and closing lines of the namespaces enclosing `d`.
+std::pair<std::string, std::string> namespaces(const Decl* d) {
+  std::string open, close;
+  for (const DeclContext* dc = d->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (auto* ns = dyn_cast<NamespaceDecl>(dc)) {
+      std::string head = ns->isAnonymousNamespace() ? "namespace {" : (ns->isInline() ? "inline " : std::string()) + "namespace " + ns->getName().str() + " {";
+      open = head + "\n" + open;
+      close += "}\n";
+    }
+  return {open, close};
+}
+
+class Printer;
+
+// Types printed so they mean the same anywhere in the translation unit.
+struct TypePrinter {
+  ASTContext& context;
+  PrintingPolicy policy;
+
+  explicit TypePrinter(ASTContext& c) : context(c), policy(c.getLangOpts()) {
+    policy.SuppressTagKeyword = true;
+    policy.Bool = true;
+  }
+  std::string str(QualType t) const { return TypeName::getFullyQualifiedName(t, context, policy, true); }
+  std::string declare(QualType t, const std::string& name) const {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    TypeName::getFullyQualifiedType(t, context, true).print(os, policy, name);
+    return os.str();
+  }
+};
+
+std::string literal(double v, QualType t) {
+  char buf[64];
+  bool single = t->isSpecificBuiltinType(BuiltinType::Float);
+  std::snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  if (single) s += "f";
+  if (t->isSpecificBuiltinType(BuiltinType::LongDouble)) s += "L";
+  return s;
+}
+
+bool is_identifier(const std::string& s) {
+  static const std::regex id("[A-Za-z_][A-Za-z_0-9]*|\\(\\*[A-Za-z_][A-Za-z_0-9]*\\)");
+  return std::regex_match(s, id);
+}
+
+// Prints expressions of one function: primal values (with reverse-sweep temporaries substituted)
+// and the adjoint lvalue or pointer that mirrors a memory expression.
+class Printer {
+ public:
+  Printer(const FunctionIR& ir, const TypePrinter& types) : ir_(ir), types_(types) {}
+
+  std::map<const Expr*, std::string> temps;
+
+  std::string primal(const Expr* e) const {
+    if (!e) return "";
+    if (auto it = temps.find(strip(e)); it != temps.end()) return it->second;
+    if (auto* ice = dyn_cast<ImplicitCastExpr>(e)) return primal(ice->getSubExpr());
+    if (auto* c = dyn_cast<ExprWithCleanups>(e)) return primal(c->getSubExpr());
+    if (auto* c = dyn_cast<ConstantExpr>(e)) return primal(c->getSubExpr());
+    if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
+    if (auto* i = dyn_cast<IntegerLiteral>(e)) {
+      llvm::SmallString<32> digits;
+      i->getValue().toString(digits, 10, i->getType()->isSignedIntegerType());
+      std::string s = digits.str().str();
+      QualType t = i->getType();
+      if (t->isUnsignedIntegerType()) s += "u";
+      if (t->isSpecificBuiltinType(BuiltinType::Long) || t->isSpecificBuiltinType(BuiltinType::ULong)) s += "l";
+      if (t->isSpecificBuiltinType(BuiltinType::LongLong) || t->isSpecificBuiltinType(BuiltinType::ULongLong)) s += "ll";
+      return s;
+    }
+    if (auto* f = dyn_cast<FloatingLiteral>(e)) return literal(f->getValueAsApproximateDouble(), f->getType());
+    if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? "true" : "false";
+    if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
+    if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      if (Var* v = ir_.var(ref)) return v->name;
+      const ValueDecl* d = ref->getDecl();
+      return qualifier(d) + d->getName().str();
+    }
+    if (auto* call = dyn_cast<CallExpr>(e)) {
+      if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return it->second->name;
+      const FunctionDecl* f = call->getDirectCallee();
+      std::string s = (math_function(call) != MathFn::None ? f->getQualifiedNameAsString() : qualifier(f) + f->getName().str()) + "(";
+      for (unsigned i = 0; i < call->getNumArgs(); ++i) s += (i ? ", " : "") + primal(call->getArg(i));
+      return s + ")";
+    }
+    if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+    if (auto* m = dyn_cast<MemberExpr>(e))
+      return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    if (auto* u = dyn_cast<UnaryOperator>(e)) return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
+    if (auto* b = dyn_cast<BinaryOperator>(e))
+      return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
+    if (auto* c = dyn_cast<ConditionalOperator>(e))
+      return primal(c->getCond()) + " ? " + primal(c->getTrueExpr()) + " : " + primal(c->getFalseExpr());
+    if (auto* c = dyn_cast<ExplicitCastExpr>(e))
+      return "static_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    e->printPretty(os, nullptr, types_.policy);
+    return os.str();
+  }
+
+  // The adjoint of a scalar variable.
+  std::string scalar_adjoint(const Var* v) const {
+    if (v->kind == VarKind::Param) return v->assignments > 0 ? "_d_" + v->name + "_acc" : "(*_d_" + v->name + ")";
+    return "_d_" + v->name;
+  }
+
+  // The adjoint memory mirroring memory expression `e` (an lvalue or a pointer).
+  std::string adjoint(const Expr* e) const {
+    e = strip(e);
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      Var* v = ir_.var(ref);
+      if (v->pointer && v->kind != VarKind::Param)
+        return "(" + adjoint(v->base) + " + (" + v->name + " - " + primal(v->base) + "))";
+      if (v->pointer) return "_d_" + v->name;
+      if (v->memory) return v->kind == VarKind::Param ? "(*_d_" + v->name + ")" : "_d_" + v->name;
+      return scalar_adjoint(v);
+    }
+    if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return adjoint(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+    if (auto* m = dyn_cast<MemberExpr>(e))
+      return adjoint(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    if (auto* u = dyn_cast<UnaryOperator>(e))
+      return std::string("(") + (u->getOpcode() == UO_Deref ? "*" : "&") + adjoint(u->getSubExpr()) + ")";
+    auto* b = cast<BinaryOperator>(e);
+    std::string op = " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " ";
+    if (b->getLHS()->getType()->isPointerType()) return "(" + adjoint(b->getLHS()) + op + primal(b->getRHS()) + ")";
+    return "(" + primal(b->getLHS()) + op + adjoint(b->getRHS()) + ")";
+  }
+
+ private:
+  const FunctionIR& ir_;
+  const TypePrinter& types_;
+};
+
+// Text with indentation.
+struct Code {
+  std::string text;
+  int depth = 0;
+  void line(const std::string& s) {
+    if (s.empty() || s[0] == '#') {
+      text += s + "\n";
+      return;
+    }
+    text += std::string(2 * depth, ' ') + s + "\n";
+  }
+  void open(const std::string& s) {
+    line(s);
+    ++depth;
+  }
+  void close(const std::string& s = "}") {
+    --depth;
+    line(s);
+  }
+};
+
+// A callee's generated reverse sweep for an activity pattern, requested while emitting a caller.
+struct CalleeRequest {
+  const FunctionDecl* fn;
+  Mask mask;
+};
+
+// Emits the sweeps of one function.
+class Emitter {
+ public:
+  Emitter(const FunctionIR& ir, const TypePrinter& types, const CustomPullbacks& custom, SourceManager& sm)
+      : ir_(ir), types_(types), custom_(custom), sm_(sm), print_(ir, types) {}
+
+  std::vector<CalleeRequest> callees;
+
+  std::string forward_signature() const {
+    return types_.str(ir_.fn->getReturnType()) + " " + ir_.fn->getName().str() + "_forward(" + params() + ")";
+  }
+
+  std::string reverse_signature(const Mask& mask, const std::string& suffix, bool maybe_unused_params = false) const {
+    std::string s = "void " + ir_.fn->getName().str() + suffix + "(" + params(maybe_unused_params);
+    std::string extra = adjoint_params(mask);
+    if (!extra.empty()) s += (ir_.fn->getNumParams() ? ", " : "") + extra;
+    return s + ")";
+  }
+
+  std::string params(bool maybe_unused = false) const {
+    std::string s;
+    for (const ParmVarDecl* p : ir_.fn->parameters()) {
+      Var* v = ir_.var_of.at(p);
+      if (!s.empty()) s += ", ";
+      if (maybe_unused) s += "[[maybe_unused]] ";
+      s += types_.declare(p->getType(), v->name);
+    }
+    return s;
+  }
+
+  // The adjoint result argument and one adjoint per differentiable parameter.
+  std::string adjoint_params(const Mask& mask) const {
+    std::vector<std::string> parts;
+    if (ir_.returns_floating) parts.push_back(types_.str(ir_.fn->getReturnType()) + " _d_result");
+    for (const ParmVarDecl* p : ir_.fn->parameters()) {
+      Var* v = ir_.var_of.at(p);
+      if (!v->differentiable) continue;
+      if (!mask[v->param_index]) {
+        parts.push_back("[[maybe_unused]] ::adjoint::inactive _d_" + v->name);
+        continue;
+      }
+      parts.push_back(types_.str(adjoint_pointee(p->getType())) + "* _d_" + v->name);
+    }
+    std::string s;
+    for (auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+    return s;
+  }
+
+  static QualType adjoint_pointee(QualType t) {
+    if (t->isPointerType() || t->isReferenceType()) t = t->getPointeeType();
+    return t.getUnqualifiedType();
+  }
+
+  // f_forward: the original computation plus the pushes the reverse sweep pops.
+  std::string forward() {
+    Code code;
+    line_directive(code, ir_.fn->getLocation());
+    code.open("inline " + forward_signature() + " {");
+    Code body;
+    body.depth = 1;
+    for (Node* c : ir_.body->children) forward_node(c, body);
+    if (!ir_.returns.empty()) body.line("_forward_end:;");
+    push_kept(body, nullptr);
+    if (exit_codes()) body.line("::adjoint::detail::push(_exit);");
+    if (ir_.ret) body.line("return _ret;");
+    declare_vars(code, nullptr, body.text, false);
+    if (exit_codes()) code.line("long _exit = 0;");
+    code.text += body.text;
+    code.close();
+    return code.text;
+  }
+
+  // f_reverse for one activity pattern.
+  std::string reverse(const Mask& mask, Diagnostics& diags) {
+    act_ = analyze_activity(ir_, mask, nullptr, SourceLocation());
+    diags_ = &diags;
+    Code body;
+    body.depth = 1;
+    if (ir_.ret && ir_.returns_floating && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
+    if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
+    pop_kept(body, nullptr);
+    if (exit_codes())
+      for (Node* r : ir_.returns) body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
+    reverse_block(ir_.body, body, false);
+    for (auto& v : ir_.vars)
+      if (v->kind == VarKind::Param && v->floating && v->assignments > 0 && mask[v->param_index])
+        body.line("*_d_" + v->name + " += _d_" + v->name + "_acc;");
+    Code code;
+    line_directive(code, ir_.fn->getLocation());
+    code.open("inline " + reverse_signature(mask, "_reverse", true) + " {");
+    declare_vars(code, nullptr, body.text, true);
+    code.text += body.text;
+    code.close();
+    return code.text;
+  }
+
+ private:
+  const FunctionIR& ir_;
+  const TypePrinter& types_;
+  const CustomPullbacks& custom_;
+  SourceManager& sm_;
+  Printer print_;
+  Activity act_;
+  Diagnostics* diags_ = nullptr;
+  int temp_ = 0;
+  Node* parallel_ = nullptr;                         // parallel loop being emitted
+  std::vector<std::pair<Node*, size_t>> scopes_;    // reverse: blocks and the child being reversed
+
+  bool exit_codes() const {
+    size_t exits = ir_.returns.size();
+    bool falls_through = ir_.body->children.empty() || ir_.body->children.back()->kind != NodeKind::Jump;
+    if (falls_through) ++exits;
+    return exits >= 2 && ir_.body->reverse;
+  }
+
+  void line_directive(Code& code, SourceLocation loc) const {
+    if (loc.isInvalid()) return;
+    PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
+    if (p.isInvalid()) return;
+    std::string file = p.getFilename();
+    std::string escaped;
+    for (char c : file) escaped += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
+    code.line("#line " + std::to_string(p.getLine()) + " \"" + escaped + "\"");
+  }
+
+  bool in_scope(const Var* v, const Node* parallel) const { return v->parallel == parallel; }
+
+  // Declares the variables of a scope (function or parallel region) that `body` mentions.
+  void declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const {
+    auto mentioned = [&](const std::string& name) {
+      return std::regex_search(body, std::regex("\\b" + name + "\\b"));
+    };
+    for (auto& v : ir_.vars) {
+      if (!in_scope(v.get(), parallel) || v->kind == VarKind::Param) continue;
+      if (mentioned(v->name)) code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), v->name) + "{};");
+      if (reverse && (v->floating || v->memory) && mentioned("_d_" + v->name))
+        code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), "_d_" + v->name) + "{};");
+    }
+    if (reverse && !parallel)
+      for (auto& v : ir_.vars)
+        if (v->kind == VarKind::Param && v->floating && v->assignments > 0 && mentioned("_d_" + v->name + "_acc"))
+          code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
+  }
+
+  std::vector<Var*> kept(const Node* parallel) const {
+    std::vector<Var*> out;
+    for (auto& v : ir_.vars)
+      if (v->kept && in_scope(v.get(), parallel)) out.push_back(v.get());
+    return out;
+  }
+  void push_kept(Code& code, const Node* parallel) const {
+    for (Var* v : kept(parallel)) code.line("::adjoint::detail::push(" + v->name + ");");
+  }
+  void pop_kept(Code& code, const Node* parallel) const {
+    auto vs = kept(parallel);
+    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line("::adjoint::detail::pop(" + (*it)->name + ");");
+  }
+
+  std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
+    return qualifier(f) + f->getName().str() + suffix;
+  }
+
+  // ----- forward sweep
+
+  void forward_node(Node* n, Code& code) {
+    switch (n->kind) {
+      case NodeKind::Block:
+        code.open("{");
+        for (Node* c : n->children) forward_node(c, code);
+        code.close();
+        return;
+      case NodeKind::Assign: {
+        line_directive(code, n->loc);
+        std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+        if (n->save) code.line("::adjoint::detail::push(" + lhs + ");");
+        if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
+        else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
+        return;
+      }
+      case NodeKind::Call: {
+        line_directive(code, n->loc);
+        const FunctionDecl* f = n->call->getDirectCallee();
+        bool generated = ir_.hoisted.count(n->call) && n->active && callee_kind(f, custom_) == CalleeKind::User;
+        std::string s = (generated ? callee_name(f, "_forward") : callee_name(f, "")) + "(";
+        for (unsigned i = 0; i < n->call->getNumArgs(); ++i) s += (i ? ", " : "") + print_.primal(n->call->getArg(i));
+        s += ");";
+        if (n->save) code.line("::adjoint::detail::push(" + n->result->name + ");");
+        code.line(n->result ? n->result->name + " = " + s : s);
+        return;
+      }
+      case NodeKind::If: {
+        line_directive(code, n->loc);
+        code.open("if (" + print_.primal(n->cond) + ") {");
+        forward_children(n->then_node, code);
+        if (n->reverse) code.line("::adjoint::detail::push(true);");
+        if (n->else_node || n->reverse) {
+          code.close("} else {");
+          ++code.depth;
+          if (n->else_node) forward_children(n->else_node, code);
+          if (n->reverse) code.line("::adjoint::detail::push(false);");
+        }
+        code.close();
+        return;
+      }
+      case NodeKind::Loop:
+        return n->parallel ? forward_parallel(n, code) : forward_loop(n, code);
+      case NodeKind::Jump:
+        return forward_jump(n, code);
+    }
+  }
+
+  void forward_children(Node* block, Code& code) {
+    for (Node* c : block->children) forward_node(c, code);
+  }
+
+  bool has_continue(const Node* loop) const {
+    for (Node* j : loop->jumps)
+      if (j->jump == JumpKind::Continue) return true;
+    return false;
+  }
+
+  void forward_jump(Node* n, Code& code) {
+    std::string id = std::to_string(n->id);
+    if (n->jump == JumpKind::Return) {
+      if (exit_codes()) code.line("_exit = " + id + ";");
+      code.line("goto _forward_end;");
+      return;
+    }
+    Node* loop = n->target_loop;
+    std::string push = loop->reverse ? "::adjoint::detail::push(" + id + "l); " : "";
+    if (n->jump == JumpKind::Break) return code.line("{ " + push + "break; }");
+    if (loop->counter) return code.line("{ " + push + "continue; }");
+    code.line("{ " + push + "goto _continue" + std::to_string(loop->id) + "; }");
+  }
+
+  void forward_loop(Node* n, Code& code) {
+    std::string id = std::to_string(n->id);
+    line_directive(code, n->loc);
+    code.open("{");
+    if (n->reverse) code.line("long _n" + id + " = 0;");
+    std::string cond = n->cond ? print_.primal(n->cond) : "true";
+    if (n->counter) {
+      code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+      std::string inc = n->step == 1 ? "++" + n->counter->name
+                        : n->step == -1 ? "--" + n->counter->name
+                                        : n->counter->name + " += " + std::to_string(n->step);
+      code.open("for (" + n->counter->name + " = _s" + id + "; " + cond + "; " + inc + ") {");
+    } else if (n->form == LoopForm::Do) {
+      code.open("do {");
+    } else {
+      code.open("while (" + cond + ") {");
+    }
+    if (n->reverse) code.line("++_n" + id + ";");
+    forward_children(n->body, code);
+    if (n->reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
+    if (!n->counter && has_continue(n)) code.line("_continue" + id + ":;");
+    if (n->inc) forward_children(n->inc, code);
+    code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
+    if (n->reverse) {
+      if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
+      code.line("::adjoint::detail::push(_n" + id + ");");
+    }
+    code.close();
+  }
+
+  void forward_parallel(Node* n, Code& code) {
+    std::string id = std::to_string(n->id);
+    line_directive(code, n->loc);
+    code.open("{");
+    code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+    code.line("const long _e" + id + " = " + print_.primal(n->end) + ";");
+    code.line("int _threads" + id + " = 1;");
+    code.line("#pragma omp parallel");
+    code.open("{");
+    Code body;
+    body.depth = code.depth;
+    body.line("const int _thread = ::adjoint::detail::thread_index();");
+    body.line("if (_thread == 0) _threads" + id + " = ::adjoint::detail::thread_count();");
+    body.line("long _lo, _hi;");
+    body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
+              " : 0, _thread, ::adjoint::detail::thread_count(), _lo, _hi);");
+    body.open("for (long _k = _lo; _k < _hi; ++_k) {");
+    body.line(n->counter->name + " = _s" + id + " + _k;");
+    Node* saved = parallel_;
+    parallel_ = n;
+    forward_children(n->body, body);
+    body.close();
+    push_kept(body, n);
+    parallel_ = saved;
+    declare_vars(code, n, body.text, false);
+    code.text += body.text;
+    code.close();
+    if (n->reverse) {
+      code.line("::adjoint::detail::push(_s" + id + ");");
+      code.line("::adjoint::detail::push(static_cast<long>(_threads" + id + "));");
+    }
+    code.close();
+  }
+
+  // ----- reverse sweep
+
+  std::string temp(const std::string& prefix = "_t") { return prefix + std::to_string(temp_++); }
+
+  bool private_adjoint(const Expr* e) const {
+    if (!parallel_) return true;
+    e = strip(e);
+    Var* v = ir_.var(e);
+    if (!v) v = memory_root(ir_, e);
+    return v && v->parallel == parallel_;
+  }
+
+  void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private) {
+    if (!is_private) code.line("#pragma omp atomic");
+    code.line(target + " += " + value + ";");
+  }
+
+  // Binds the values the reverse of `e` needs to temporaries, innermost first.
+  void bind_values(const Expr* e, Code& code, const std::vector<const Expr*>& extra = {}) {
+    std::vector<const Expr*> values = extra;
+    needed_values(ir_, act_, e, values);
+    // Math calls whose derivative reuses their value.
+    std::function<void(const Expr*)> calls = [&](const Expr* x) {
+      x = strip(x);
+      if (!reads_varied(ir_, act_, x)) return;
+      if (auto* c = dyn_cast<CallExpr>(x)) {
+        MathFn m = math_function(c);
+        if (m == MathFn::Exp || m == MathFn::Sqrt || m == MathFn::Tanh || m == MathFn::Pow) values.push_back(x);
+      }
+      for (const Stmt* ch : x->children())
+        if (auto* ce = dyn_cast_or_null<Expr>(ch)) calls(ce);
+    };
+    calls(e);
+    for (auto it = values.rbegin(); it != values.rend(); ++it) {
+      const Expr* v = strip(*it);
+      if (print_.temps.count(v) || isa<DeclRefExpr>(v) || isa<IntegerLiteral>(v) || isa<FloatingLiteral>(v) ||
+          ir_.call_result.count(dyn_cast<CallExpr>(v)))
+        continue;
+      std::string name = temp();
+      code.line("const " + types_.str(v->getType().getUnqualifiedType()) + " " + name + " = " + print_.primal(v) + ";");
+      print_.temps[v] = name;
+    }
+  }
+
+  std::string bind_adjoint(const std::string& adj, QualType t, Code& code) {
+    if (is_identifier(adj)) return adj;
+    std::string name = temp("_a");
+    code.line("const " + types_.str(t.getUnqualifiedType()) + " " + name + " = " + adj + ";");
+    return name;
+  }
+
+  // Adds `adj` times the derivative of `e` to the adjoints of what `e` reads.
+  void propagate(const Expr* e, const std::string& adj_in, Code& code) {
+    e = strip(e);
+    if (!reads_varied(ir_, act_, e)) return;
+    QualType t = e->getType();
+    if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
+      return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in, ir_.call_result.at(call)->parallel == parallel_);
+    if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
+        (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
+      return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e));
+    std::string adj = bind_adjoint(adj_in, t, code);
+    auto P = [&](const Expr* x) { return print_.primal(x); };
+    if (auto* u = dyn_cast<UnaryOperator>(e)) {
+      if (u->getOpcode() == UO_Minus) return propagate(u->getSubExpr(), "-" + adj, code);
+      return propagate(u->getSubExpr(), adj, code);
+    }
+    if (auto* b = dyn_cast<BinaryOperator>(e)) {
+      const Expr *l = b->getLHS(), *r = b->getRHS();
+      switch (b->getOpcode()) {
+        case BO_Add:
+          propagate(l, adj, code);
+          return propagate(r, adj, code);
+        case BO_Sub:
+          propagate(l, adj, code);
+          return propagate(r, "-" + adj, code);
+        case BO_Mul:
+          propagate(l, adj + " * " + P(r), code);
+          return propagate(r, P(l) + " * " + adj, code);
+        case BO_Div:
+          propagate(l, adj + " / " + P(r), code);
+          return propagate(r, "-" + adj + " * " + P(l) + " / (" + P(r) + " * " + P(r) + ")", code);
+        default:
+          return;
+      }
+    }
+    if (auto* c = dyn_cast<ConditionalOperator>(e)) {
+      code.open("if (" + P(c->getCond()) + ") {");
+      propagate(c->getTrueExpr(), adj, code);
+      code.close("} else {");
+      ++code.depth;
+      propagate(c->getFalseExpr(), adj, code);
+      code.close();
+      return;
+    }
+    if (auto* c = dyn_cast<ExplicitCastExpr>(e)) return propagate(c->getSubExpr(), adj, code);
+    auto* call = cast<CallExpr>(e);
+    MathFn m = math_function(call);
+    const Expr* a = call->getArg(0);
+    std::string value = P(call), x = P(a);
+    auto lit = [&](double v) { return literal(v, t); };
+    switch (m) {
+      case MathFn::Exp: return propagate(a, adj + " * " + value, code);
+      case MathFn::Log: return propagate(a, adj + " / " + x, code);
+      case MathFn::Sqrt: return propagate(a, adj + " / (" + lit(2) + " * " + value + ")", code);
+      case MathFn::Tanh: return propagate(a, adj + " * (" + lit(1) + " - " + value + " * " + value + ")", code);
+      case MathFn::Sin: return propagate(a, adj + " * std::cos(" + x + ")", code);
+      case MathFn::Cos: return propagate(a, "-" + adj + " * std::sin(" + x + ")", code);
+      case MathFn::Erf:
+        return propagate(a, adj + " * " + lit(1.1283791670955126) + " * std::exp(-" + x + " * " + x + ")", code);
+      case MathFn::Fabs: return propagate(a, "(" + x + " < " + lit(0) + " ? -" + adj + " : " + adj + ")", code);
+      case MathFn::Pow: {
+        const Expr* p = call->getArg(1);
+        propagate(a, adj + " * " + P(p) + " * std::pow(" + x + ", " + P(p) + " - " + lit(1) + ")", code);
+        return propagate(p, adj + " * " + value + " * std::log(" + x + ")", code);
+      }
+      case MathFn::Fmax:
+      case MathFn::Fmin: {
+        const Expr* b = call->getArg(1);
+        code.open("if (" + x + (m == MathFn::Fmax ? " >= " : " <= ") + P(b) + ") {");
+        propagate(a, adj, code);
+        code.close("} else {");
+        ++code.depth;
+        propagate(b, adj, code);
+        code.close();
+        return;
+      }
+      case MathFn::None: return;
+    }
+  }
+
+  void recompute(Node* block, size_t upto, Code& code) {
+    for (size_t i = 0; i < upto && i < block->children.size(); ++i) {
+      Node* c = block->children[i];
+      if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
+        code.line(c->target->name + " = " + print_.primal(c->rhs) + ";");
+    }
+  }
+
+  void reverse_block(Node* block, Code& code, bool recompute_locals) {
+    if (recompute_locals) recompute(block, block->children.size(), code);
+    scopes_.push_back({block, 0});
+    for (size_t i = block->children.size(); i-- > 0;) {
+      scopes_.back().second = i;
+      Node* c = block->children[i];
+      if (c->reverse) reverse_node(c, code);
+    }
+    scopes_.pop_back();
+  }
+
+  void reverse_node(Node* n, Code& code) {
+    switch (n->kind) {
+      case NodeKind::Block:
+        code.open("{");
+        reverse_block(n, code, true);
+        code.close();
+        return;
+      case NodeKind::Assign: return reverse_assign(n, code);
+      case NodeKind::Call: return reverse_call(n, code);
+      case NodeKind::If:
+        line_directive(code, n->loc);
+        code.open("if (::adjoint::detail::pop_branch()) {");
+        reverse_block(n->then_node, code, true);
+        code.close("} else {");
+        ++code.depth;
+        if (n->else_node) reverse_block(n->else_node, code, true);
+        code.close();
+        return;
+      case NodeKind::Loop: return n->parallel ? reverse_parallel(n, code) : reverse_loop(n, code);
+      case NodeKind::Jump: return reverse_jump(n, code);
+    }
+  }
+
+  void reverse_jump(Node* n, Code& code) {
+    std::string label = "_L" + std::to_string(n->id) + ":;";
+    if (n->jump == JumpKind::Return) {
+      if (exit_codes()) code.line(label);
+      return;
+    }
+    code.line(label);
+    // Locals defined before the jump in this iteration: the dispatch skipped their recomputation.
+    size_t first = 0;
+    while (first < scopes_.size() && scopes_[first].first != n->target_loop->body) ++first;
+    for (size_t i = first; i < scopes_.size(); ++i) recompute(scopes_[i].first, scopes_[i].second, code);
+  }
+
+  void dispatch(Node* loop, const std::string& exit, Code& code) {
+    for (Node* j : loop->jumps) code.line("if (" + exit + " == " + std::to_string(j->id) + ") goto _L" + std::to_string(j->id) + ";");
+  }
+
+  void reverse_loop(Node* n, Code& code) {
+    std::string id = std::to_string(n->id);
+    line_directive(code, n->loc);
+    code.open("{");
+    code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
+    if (n->counter) {
+      code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+      code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
+      code.line(n->counter->name + " = _s" + id + " + _k" + id + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
+    } else {
+      code.open("for (long _k" + id + " = 0; _k" + id + " < _n" + id + "; ++_k" + id + ") {");
+    }
+    std::string exit = "_exit" + id;
+    if (!n->jumps.empty()) code.line("const long " + exit + " = ::adjoint::detail::pop_count();");
+    if (n->inc && n->inc->reverse) {
+      std::string breaks;
+      for (Node* j : n->jumps)
+        if (j->jump == JumpKind::Break) breaks += (breaks.empty() ? "" : " && ") + exit + " != " + std::to_string(j->id);
+      if (!breaks.empty()) code.open("if (" + breaks + ") {");
+      reverse_block(n->inc, code, false);
+      if (!breaks.empty()) code.close();
+    }
+    dispatch(n, exit, code);
+    reverse_block(n->body, code, true);
+    code.close();
+    code.close();
+  }
+
+  void reverse_parallel(Node* n, Code& code) {
+    std::string id = std::to_string(n->id);
+    line_directive(code, n->loc);
+    code.open("{");
+    code.line("const long _threads" + id + " = ::adjoint::detail::pop_count();");
+    code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    code.line("const long _e" + id + " = " + print_.primal(n->end) + ";");
+    code.line("#pragma omp parallel num_threads(_threads" + id + ")");
+    code.open("{");
+    Code body;
+    body.depth = code.depth;
+    body.line("::adjoint::detail::require_thread_count(static_cast<int>(_threads" + id + "));");
+    Node* saved = parallel_;
+    parallel_ = n;
+    pop_kept(body, n);
+    body.line("long _lo, _hi;");
+    body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
+              " : 0, ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
+    body.open("for (long _k = _hi - 1; _k >= _lo; --_k) {");
+    body.line(n->counter->name + " = _s" + id + " + _k;");
+    reverse_block(n->body, body, true);
+    body.close();
+    parallel_ = saved;
+    declare_vars(code, n, body.text, true);
+    code.text += body.text;
+    code.close();
+    code.close();
+  }
+
+  void reverse_assign(Node* n, Code& code) {
+    line_directive(code, n->loc);
+    code.open("{");
+    std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+    if (n->save) code.line("::adjoint::detail::pop(" + lhs + ");");
+    Var* written = n->target ? n->target : n->memory_root;
+    bool floating = n->target ? n->target->floating : is_floating(n->lhs->getType());
+    if (floating && act_.of(written) && n->rhs) {
+      std::string adj = n->target ? print_.scalar_adjoint(n->target) : print_.adjoint(n->lhs);
+      QualType t = n->target ? n->target->type : n->lhs->getType();
+      bool target_private = n->target ? n->target->parallel == parallel_ : true;
+      std::string r = temp("_r");
+      code.line("const " + types_.str(t.getUnqualifiedType()) + " " + r + " = " + adj + ";");
+      std::vector<const Expr*> extra;
+      if (n->op == BO_MulAssign || n->op == BO_DivAssign) extra.push_back(n->rhs);
+      bind_values(n->rhs, code, extra);
+      std::string R = print_.primal(n->rhs);
+      auto set = [&](const std::string& value) {
+        if (!target_private) code.line("#pragma omp atomic write");
+        code.line(adj + " = " + value + ";");
+      };
+      switch (n->op) {
+        case BO_Assign:
+          set(literal(0, t));
+          propagate(n->rhs, r, code);
+          break;
+        case BO_AddAssign: propagate(n->rhs, r, code); break;
+        case BO_SubAssign: propagate(n->rhs, "-" + r, code); break;
+        case BO_MulAssign:
+          set(r + " * " + R);
+          propagate(n->rhs, r + " * " + lhs, code);
+          break;
+        case BO_DivAssign:
+          set(r + " / " + R);
+          propagate(n->rhs, "-" + r + " * " + lhs + " / (" + R + " * " + R + ")", code);
+          break;
+        default: break;
+      }
+    }
+    print_.temps.clear();
+    code.close();
+  }
+
+  void reverse_call(Node* n, Code& code) {
+    line_directive(code, n->loc);
+    code.open("{");
+    if (n->save) code.line("::adjoint::detail::pop(" + n->result->name + ");");
+    const FunctionDecl* f = n->call->getDirectCallee();
+    bool custom = callee_kind(f, custom_) == CalleeKind::Custom;
+    bool active = n->active && call_active(ir_, act_, n);
+    if (n->active && (active || !custom)) {
+      Mask mask;
+      std::vector<std::string> args, adjoints;
+      std::vector<std::pair<const Expr*, std::string>> scalar_adjoints;
+      for (unsigned i = 0; i < n->call->getNumArgs(); ++i) args.push_back(print_.primal(n->call->getArg(i)));
+      QualType rt = f->getReturnType();
+      if (is_floating(rt)) {
+        Var* res = n->result;
+        adjoints.push_back(res && act_.of(res) ? "_d_" + res->name : literal(0, rt));
+      }
+      for (unsigned i = 0; i < f->getNumParams(); ++i) {
+        const ParmVarDecl* p = f->getParamDecl(i);
+        const Expr* arg = n->call->getArg(i);
+        bool varied = false;
+        if (is_differentiable(p)) {
+          QualType pt = p->getType().getCanonicalType();
+          bool indirect = pt->isReferenceType() || pt->isPointerType() || pt->isRecordType();
+          varied = indirect ? act_.of(memory_root(ir_, arg)) : reads_varied(ir_, act_, arg);
+          if (!varied) {
+            adjoints.push_back(custom ? (indirect ? "nullptr" : "&" + declare_scalar_adjoint(pt, code)) : "::adjoint::inactive{}");
+          } else if (pt->isPointerType()) {
+            adjoints.push_back(print_.adjoint(arg));
+          } else if (indirect) {
+            adjoints.push_back("&" + print_.adjoint(arg));
+          } else {
+            std::string d = declare_scalar_adjoint(pt, code);
+            scalar_adjoints.push_back({arg, d});
+            adjoints.push_back("&" + d);
+          }
+        }
+        mask.push_back(varied);
+      }
+      std::string call = custom ? "::adjoint::custom_derivatives::" + f->getName().str() + "_pullback("
+                                : callee_name(f, "_reverse") + "(";
+      bool first = true;
+      for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
+      for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
+      code.line(call + ");");
+      if (!custom) callees.push_back({f, mask});
+      if (n->result && n->result->floating && act_.of(n->result)) code.line("_d_" + n->result->name + " = " + literal(0, n->result->type) + ";");
+      for (auto& [arg, d] : scalar_adjoints) {
+        bind_values(arg, code);
+        propagate(arg, d, code);
+      }
+      print_.temps.clear();
+    }
+    code.close();
+  }
+
+  std::string declare_scalar_adjoint(QualType t, Code& code) {
+    std::string name = temp("_d_arg");
+    code.line(types_.str(t.getUnqualifiedType()) + " " + name + " = 0;");
+    return name;
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Generator
+
+struct Generator::Impl {
+  ASTContext& context;
+  Diagnostics& diags;
+  TypePrinter types;
+  CustomPullbacks custom;
+  std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
+  std::map<const FunctionDecl*, std::string> forwards;
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> reverses;  // (fn, mask)
+  std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
+  std::vector<std::string> declarations;
+  std::vector<std::string> definitions;
+  std::vector<std::string> sources;  // per request
+  std::set<std::string> grads;
+
+  Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) { collect_custom(); }
+
+  void collect_custom() {
+    std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool inside) {
+      for (const Decl* d : dc->decls()) {
+        if (auto* ns = dyn_cast<NamespaceDecl>(d)) {
+          bool in_adjoint = !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
+          bool in_custom = inside && ns->getName() == "custom_derivatives";
+          if (in_custom) {
+            for (const Decl* f : ns->decls())
+              if (auto* fd = dyn_cast<FunctionDecl>(f)) custom[fd->getName().str()] = fd;
+          } else if (in_adjoint) {
+            walk(ns, true);
+          }
+        }
+      }
+    };
+    walk(context.getTranslationUnitDecl(), false);
+  }
+
+  FunctionIR* ir_of(const FunctionDecl* fn) {
+    fn = fn->getDefinition();
+    auto& slot = irs[fn];
+    if (!slot) {
+      slot = lower(fn, context, diags, custom);
+      if (slot->valid) {
+        Activity full = analyze_activity(*slot, all_differentiable(fn), nullptr, SourceLocation());
+        plan_tape(*slot, full, diags);
+      }
+    }
+    return slot->valid ? slot.get() : nullptr;
+  }
+
+  std::string wrap(const FunctionDecl* fn, const std::string& text) {
+    auto [open, close] = namespaces(fn);
+    return open + text + close;
+  }
+
+  // Generates f_forward and f_reverse/f_pullback for `mask`, and everything they call.
+  bool generate(const FunctionDecl* fn, const Mask& mask) {
+    fn = fn->getDefinition();
+    std::vector<std::pair<const FunctionDecl*, Mask>> work = {{fn, mask}};
+    while (!work.empty()) {
+      auto [f, m] = work.back();
+      work.pop_back();
+      f = f->getDefinition();
+      auto key = std::make_pair(f, mask_key(m));
+      if (reverses.count(key)) continue;
+      FunctionIR* ir = ir_of(f);
+      if (!ir || diags.failed()) return false;
+      Emitter emitter(*ir, types, custom, context.getSourceManager());
+      if (!forwards.count(f)) {
+        forwards[f] = emitter.forward();
+        declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
+        definitions.push_back(wrap(f, forwards[f]));
+      }
+      std::string rev = emitter.reverse(m, diags);
+      reverses[key] = rev;
+      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n"));
+      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
+      definitions.push_back(wrap(f, rev));
+      definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
+      for (auto& c : emitter.callees) {
+        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
+        work.push_back({c.fn, c.mask});
+      }
+    }
+    return !diags.failed();
+  }
+
+  std::string pullback(const FunctionIR& ir, const Emitter& e, const Mask& m) {
+    std::string args;
+    for (const ParmVarDecl* p : ir.fn->parameters()) args += (args.empty() ? "" : ", ") + ir.var_of.at(p)->name;
+    std::string adjoints = args;
+    if (ir.returns_floating) adjoints += std::string(args.empty() ? "" : ", ") + "_d_result";
+    for (const ParmVarDecl* p : ir.fn->parameters())
+      if (is_differentiable(p)) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + ir.var_of.at(p)->name;
+    std::string name = ir.fn->getName().str();
+    return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward(" + args + ");\n  " + name +
+           "_reverse(" + adjoints + ");\n}\n";
+  }
+
+  std::string source_of(const std::pair<const FunctionDecl*, std::string>& key, std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
+    if (!seen.insert(key).second) return "";
+    std::string s;
+    if (!seen.count({key.first, "forward"})) {
+      seen.insert({key.first, "forward"});
+      s += forwards[key.first] + "\n";
+    }
+    s += reverses[key] + "\n";
+    for (auto& d : deps[key]) s += source_of(d, seen);
+    return s;
+  }
+
+  static std::string strip_line_directives(const std::string& s) {
+    std::string out;
+    std::istringstream in(s);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("#line", 0) != 0) out += line + "\n";
+    return out;
+  }
+};
+
+Generator::Generator(ASTContext& context, Diagnostics& diagnostics)
+    : impl_(std::make_unique<Impl>(context, diagnostics)) {}
+Generator::~Generator() = default;
+
+GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where) {
+  Impl& I = *impl_;
+  GeneratedGradient out;
+  fn = fn->getDefinition();
+  FunctionIR* ir = I.ir_of(fn);
+  if (!ir || I.diags.failed()) return out;
+  Mask mask(selected.begin(), selected.end());
+  analyze_activity(*ir, mask, &I.diags, where);
+  if (I.diags.failed() || !I.generate(fn, mask)) return out;
+
+  Emitter e(*ir, I.types, I.custom, I.context.getSourceManager());
+  std::string name = fn->getName().str();
+  std::string params = e.params(), call_args, adjoint_params, pass;
+  for (const ParmVarDecl* p : fn->parameters()) call_args += (call_args.empty() ? "" : ", ") + ir->var_of.at(p)->name;
+  pass = call_args;
+  if (ir->returns_floating) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
+  std::string param_types;
+  for (const ParmVarDecl* p : fn->parameters()) param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
+  for (const ParmVarDecl* p : fn->parameters()) {
+    if (!is_differentiable(p)) continue;
+    std::string d = "_d_" + ir->var_of.at(p)->name;
+    if (mask[ir->var_of.at(p)->param_index]) {
+      std::string t = I.types.str(Emitter::adjoint_pointee(p->getType())) + "*";
+      adjoint_params += ", " + t + " " + d;
+      param_types += (param_types.empty() ? "" : ", ") + t;
+      pass += (pass.empty() ? "" : ", ") + d;
+    } else {
+      pass += std::string(pass.empty() ? "" : ", ") + "::adjoint::inactive{}";
+    }
+  }
+  std::string all_params = params + adjoint_params;
+  if (params.empty() && !adjoint_params.empty()) all_params = adjoint_params.substr(2);
+  std::string signature = "void " + name + "_grad(" + all_params + ")";
+  std::string key = qualifier(fn) + signature;
+  size_t index = I.sources.size();
+  std::string source_fn = "_adjc_source_" + name + "_" + std::to_string(index);
+  std::set<std::pair<const FunctionDecl*, std::string>> seen;
+  std::string grad_def = signature + " {\n  " + name + "_pullback(" + pass + ");\n}\n";
+  std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);
+  I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
+                                      Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
+  if (I.grads.insert(key).second) I.definitions.push_back(I.wrap(fn, grad_def));
+  out.declaration = I.wrap(fn, signature + "; inline const char* " + source_fn + "();\n");
+  // One line: inserting it must not shift the user's line numbers.
+  for (char& c : out.declaration)
+    if (c == '\n') c = ' ';
+  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + name + "_grad)";
+  out.source_function = qualifier(fn) + source_fn;
+  return out;
+}
+
+std::string Generator::generated_code() {
+  Impl& I = *impl_;
+  std::string s = "\n// ---- generated by adjc: derivative code ----\n#include <cmath>\n#include <adjoint/ad.hpp>\n";
+  for (auto& d : I.declarations) s += d;
+  for (auto& d : I.definitions) s += "\n" + d;
+  for (auto& d : I.sources) s += "\n" + d;
+  return s;
+}
+
+}  // namespace adjc

@@ -1,0 +1,122 @@
+#pragma once
+// The small statement IR adjc differentiates: the function body lowered from clang's AST into
+// assignments, calls, ifs, loops and jumps, with every variable hoisted and uniquely named.
+// Expressions stay clang Exprs; the analyses annotate nodes and variables in place.
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adjc.hpp"
+
+namespace adjc {
+
+struct Node;
+
+enum class VarKind { Param, Local, CallResult, Return };
+
+struct Var {
+  int index = 0;
+  std::string name;
+  clang::QualType type;  // for references: the referenced type
+  const clang::VarDecl* decl = nullptr;
+  VarKind kind = VarKind::Local;
+  bool floating = false;  // a floating scalar (has a scalar adjoint)
+  bool pointer = false;   // a pointer variable (its adjoint is derived from its root's)
+  bool memory = false;    // the variable is memory: array, struct, or reference
+  bool reference = false;
+  bool differentiable = false;  // parameters: can have an adjoint
+  int param_index = -1;
+  Var* root = nullptr;            // pointers: the memory they point into (pointer params: self)
+  const clang::Expr* base = nullptr;  // local pointers: the root pointer expression they offset
+  Node* parallel = nullptr;       // the parallel loop whose threads own it (nullptr: function)
+  Node* block = nullptr;          // the block that declares it (locals)
+  Node* definition = nullptr;     // the declaring assignment (locals)
+  bool counter = false;           // the counter of a canonical loop
+  int assignments = 0;            // assignment nodes writing it
+  // Plan (tape analysis, full activity):
+  bool read_in_reverse = false;   // some reverse code reads its value (or memory)
+  bool recompute = false;         // reverse re-evaluates its definition instead of taping
+  bool kept = false;              // pushed at the end of the forward sweep, popped at reverse start
+};
+
+enum class NodeKind { Block, Assign, Call, If, Loop, Jump };
+enum class JumpKind { Break, Continue, Return };
+enum class LoopForm { For, While, Do };
+
+struct Node {
+  NodeKind kind = NodeKind::Block;
+  const clang::Stmt* stmt = nullptr;  // source statement (locations, #line)
+  clang::SourceLocation loc;
+  int order = 0;                 // pre-order position
+  Node* parent = nullptr;
+  std::vector<Node*> loops;      // enclosing loops, outermost first
+
+  // Block
+  std::vector<Node*> children;
+
+  // Assign: `lhs op rhs`; a scalar target is `target`, memory targets are `lhs`.
+  Var* target = nullptr;
+  const clang::Expr* lhs = nullptr;
+  clang::BinaryOperatorKind op = clang::BO_Assign;
+  const clang::Expr* rhs = nullptr;    // nullptr: ++/-- (op is BO_AddAssign / BO_SubAssign)
+  bool definition = false;             // a declaration's initialisation
+  Var* memory_root = nullptr;          // memory targets: the region written
+
+  // Call: a call to a user function (or one with a custom pullback), hoisted out of expressions.
+  const clang::CallExpr* call = nullptr;
+  Var* result = nullptr;               // nullptr for a discarded result
+
+  // If
+  const clang::Expr* cond = nullptr;
+  Node* then_node = nullptr;
+  Node* else_node = nullptr;
+
+  // Loop: form, cond, body; `init` runs before (non-canonical), `inc` at the end of each iteration.
+  LoopForm form = LoopForm::For;
+  Node* body = nullptr;
+  Node* inc = nullptr;
+  Var* counter = nullptr;              // canonical loops: `for (int i = start; cond; i += step)`
+  const clang::Expr* start = nullptr;
+  const clang::Expr* end = nullptr;    // parallel loops: `i < end`
+  long step = 0;
+  bool parallel = false;
+  std::vector<Node*> jumps;            // breaks/continues targeting this loop
+  int id = 0;                          // loops: label number; jumps: exit code
+
+  // Jump
+  JumpKind jump = JumpKind::Break;
+  Node* target_loop = nullptr;
+
+  // Plan (full activity)
+  bool active = false;   // has adjoint work under full activity
+  bool save = false;     // Assign: push the old value of the target before writing it
+  bool reverse = false;  // the reverse sweep has code for it
+};
+
+// A function lowered to the IR, with its analyses.
+struct FunctionIR {
+  const clang::FunctionDecl* fn = nullptr;
+  std::vector<std::unique_ptr<Var>> vars;
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::map<const clang::VarDecl*, Var*> var_of;
+  std::map<const clang::CallExpr*, Var*> call_result;     // hoisted call -> its result temp
+  std::set<const clang::CallExpr*> hoisted;
+  Node* body = nullptr;
+  Var* ret = nullptr;        // floating return value
+  std::vector<Node*> returns;
+  std::vector<Node*> parallel_loops;
+  bool returns_floating = false;
+  bool valid = true;
+
+  Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function
+};
+
+}  // namespace adjc

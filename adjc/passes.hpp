@@ -1,0 +1,71 @@
+#pragma once
+// The passes over the IR, each with one job (docs/adjc.md):
+//   lower            clang AST -> IR (rejects what adjc cannot differentiate)
+//   analyze_activity which variables and memory depend on the active parameters
+//   plan_tape        what the reverse sweep reads, and which overwrites it must tape
+// and the expression helpers they share. Emission lives in emit.cpp.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir.hpp"
+
+namespace adjc {
+
+enum class MathFn { None, Exp, Log, Sqrt, Tanh, Pow, Sin, Cos, Fabs, Fmax, Fmin, Erf };
+
+// exp/expf/std::exp, ... ; MathFn::None for anything else.
+MathFn math_function(const clang::CallExpr* call);
+
+// Custom derivatives found in namespace adjoint::custom_derivatives, by name (`f_pullback`).
+using CustomPullbacks = std::map<std::string, const clang::FunctionDecl*>;
+
+// What a call to a non-math function is, for differentiation.
+enum class CalleeKind { Plain, User, Custom };
+CalleeKind callee_kind(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+
+const clang::Expr* strip(const clang::Expr* e);  // parens, implicit casts, cleanups
+bool is_floating(clang::QualType t);
+bool is_written_param(const clang::ParmVarDecl* param);  // pointer/reference to non-const data
+
+std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, clang::ASTContext& context,
+                                  Diagnostics& diags, const CustomPullbacks& custom);
+
+// Which variables (and, for memory, which regions) carry derivatives.
+struct Activity {
+  std::vector<char> varied;  // by Var::index
+  bool of(const Var* v) const { return v && varied[v->index]; }
+};
+
+// The region (array, struct, reference or pointer parameter) an lvalue or pointer expression
+// lies in; nullptr when `e` is not memory of this function's variables.
+Var* memory_root(const FunctionIR& ir, const clang::Expr* e);
+
+// Whether `e` reads a varied value (floating subexpressions only).
+bool reads_varied(const FunctionIR& ir, const Activity& act, const clang::Expr* e);
+
+// Whether a call node has derivative work under `act`.
+bool call_active(const FunctionIR& ir, const Activity& act, const Node* call);
+
+// `active[i]` for each parameter. Reports writes of varied values into memory without an
+// adjoint (parameters not in `active`) when `diags` is given.
+Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active, Diagnostics* diags,
+                          clang::SourceLocation request);
+
+// Every differentiable parameter active.
+std::vector<bool> all_differentiable(const clang::FunctionDecl* fn);
+
+// Fills Node::active/save/reverse and Var::read_in_reverse/recompute/kept.
+void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags);
+
+// Values (primal subexpressions) whose value the reverse sweep of `e` needs when `e` receives an
+// adjoint: e.g. for `a * b` with both varied, both `a` and `b`.
+void needed_values(const FunctionIR& ir, const Activity& act, const clang::Expr* e,
+                   std::vector<const clang::Expr*>& out);
+
+// Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
+void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
+
+}  // namespace adjc

@@ -1,0 +1,173 @@
+#pragma once
+// adjoint/ad.hpp: the user-facing side of adjc, the compile-time reverse-mode AD compiler.
+//
+//   float loss(const float* w, const float* x, int n);
+//   auto g = adjoint::gradient(loss, "w");   // parameters by name, comma-separated; none = all
+//   g.execute(w, x, n, d_w);                 // original args, then one adjoint per chosen param
+//   std::puts(g.source());                   // the generated code
+//
+// adjc rewrites each adjoint::gradient(...) call into an adjoint::gradient_function naming the
+// generated `loss_grad`; compiled without adjc the call is a compile error (see below), never a
+// silent no-op. The generated code needs only this header (and the tape it includes).
+// Conventions and limits: docs/adjc.md.
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "adjoint/tape.hpp"
+
+#ifdef _OPENMP
+// Declared here rather than through <omp.h>, which adjc's clang may not find.
+extern "C" int omp_get_thread_num() noexcept;
+extern "C" int omp_get_num_threads() noexcept;
+#endif
+
+namespace adjoint {
+
+// The adjoint argument passed for a parameter that is not differentiated at a call: generated
+// pullbacks are overloaded on it, so the inactive case costs nothing at run time.
+struct inactive {};
+
+// The tape of element type T of the calling thread. Generated code pushes the values its reverse
+// pass needs here; each OpenMP thread has its own, so parallel loops never share one.
+template <class T>
+tape<T>& thread_tape();
+
+// Bytes currently held by all of the calling thread's tapes (benchmarks report it after a
+// forward sweep, when the tape is fullest).
+inline std::size_t thread_tape_bytes();
+
+namespace detail {
+
+struct tape_usage {
+  const void* tape;
+  std::size_t (*bytes)(const void*);
+};
+
+inline std::vector<tape_usage>& thread_tapes() {
+  thread_local std::vector<tape_usage> tapes;
+  return tapes;
+}
+
+template <class T>
+void push(const T& value) {
+  thread_tape<T>().push(value);
+}
+
+template <class T>
+void pop(T& value) {
+  value = thread_tape<T>().pop();
+}
+
+// Whole arrays (local arrays the reverse sweep needs back).
+template <class T, std::size_t N>
+void push(const T (&values)[N]) {
+  thread_tape<T>().push_n(values, N);
+}
+
+template <class T, std::size_t N>
+void pop(T (&values)[N]) {
+  thread_tape<T>().pop_n(values, N);
+}
+
+inline bool pop_branch() { return thread_tape<bool>().pop(); }
+
+inline long pop_count() { return thread_tape<long>().pop(); }
+
+// The iterations [lo, hi) of `count` that thread `thread` of `threads` runs. Forward and
+// reverse sweeps of a parallel loop use the same split so each thread pops what it pushed.
+inline void thread_chunk(long count, int thread, int threads, long& lo, long& hi) {
+  long base = count / threads, extra = count % threads;
+  lo = thread * base + (thread < extra ? thread : extra);
+  hi = lo + base + (thread < extra ? 1 : 0);
+}
+
+inline int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+inline int thread_count() {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+// The reverse sweep of a parallel loop must run with the team the forward sweep had.
+inline void require_thread_count(int expected) {
+  if (thread_count() != expected) {
+    std::fprintf(stderr,
+                 "adjoint: reverse sweep of a parallel loop got %d threads, forward had %d "
+                 "(disable omp_set_dynamic)\n",
+                 thread_count(), expected);
+    std::abort();
+  }
+}
+
+// What adjoint::gradient returns to code that is only being parsed by adjc.
+struct gradient_request {
+  template <class... Args>
+  void execute(Args&&...) const {}
+  const char* source() const { return ""; }
+};
+
+template <class>
+inline constexpr bool requires_adjc = false;
+
+}  // namespace detail
+
+template <class T>
+tape<T>& thread_tape() {
+  thread_local tape<T> tape_of_thread;
+  thread_local bool registered = false;
+  if (!registered) [[unlikely]] {
+    registered = true;
+    detail::thread_tapes().push_back(
+        {&tape_of_thread, [](const void* t) { return static_cast<const tape<T>*>(t)->size() * sizeof(T); }});
+  }
+  return tape_of_thread;
+}
+
+inline std::size_t thread_tape_bytes() {
+  std::size_t bytes = 0;
+  for (const detail::tape_usage& t : detail::thread_tapes()) bytes += t.bytes(t.tape);
+  return bytes;
+}
+
+// A generated gradient: `Grad` is the function adjc generated (resolved at compile time).
+template <auto Grad>
+struct gradient_function {
+  const char* generated_source;
+
+  template <class... Args>
+  void execute(Args&&... args) const {
+    Grad(std::forward<Args>(args)...);
+  }
+  const char* source() const { return generated_source; }
+};
+
+// Requests the gradient of `fn` with respect to the named parameters (comma-separated; empty
+// = every differentiable parameter). adjc replaces the call; see docs/adjc.md.
+#ifdef ADJOINT_ADJC
+template <class F>
+detail::gradient_request gradient(F&& fn, const char* parameters = "");
+#else
+template <class F>
+detail::gradient_request gradient(F&&, const char* = "") {
+  static_assert(detail::requires_adjc<F>,
+                "adjoint::gradient needs the adjc compiler: build this file with "
+                "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
+  return {};
+}
+#endif
+
+}  // namespace adjoint
