@@ -1,6 +1,7 @@
 // Causal multi-head self-attention.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "adjoint/kernels.hpp"
 
@@ -15,7 +16,7 @@ void attend_one_query(F* out_h, F* att_row, const F* qkv_b, int t, int T, int C,
   const std::size_t stride = 3 * (std::size_t)C;
   const F scale = 1 / std::sqrt(F(hs));
   const F* q = qkv_b + t * stride + h * hs;
-  F maxval = -INFINITY;
+  F maxval = std::numeric_limits<F>::lowest();
   for (int t2 = 0; t2 <= t; t2++) {
     const F* k = qkv_b + t2 * stride + C + h * hs;
     F dot = 0;

