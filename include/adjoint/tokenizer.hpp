@@ -52,12 +52,12 @@ class Tokenizer {
   static std::uint64_t pair_key(int left, int right) {
     return (static_cast<std::uint64_t>(left) << 32) | static_cast<std::uint32_t>(right);
   }
-  void read_encoder(const std::filesystem::path& file);
-  void read_merges(const std::filesystem::path& file);
+  using TokenIds = std::unordered_map<std::string, int>;  // token bytes -> token id
+  TokenIds read_encoder(const std::filesystem::path& file);
+  void read_merges(const std::filesystem::path& file, const TokenIds& token_ids);
   void apply_merges(std::vector<int>& word) const;
 
   std::vector<std::string> token_bytes_;                // token id -> its bytes
-  std::unordered_map<std::string, int> token_ids_;      // bytes -> token id
   int byte_tokens_[256] = {};                           // byte -> its single-byte token
   std::unordered_map<std::uint64_t, Merge> merges_;     // pair_key(left, right) -> merge
 };
