@@ -6,8 +6,8 @@
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
 #include <array>
-#include <climits>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,14 +55,15 @@ struct CodePoint {
 CodePoint code_point_at(std::string_view text, std::size_t offset) {
   const auto byte = static_cast<unsigned char>(text[offset]);
   if (byte < 0x80) return {byte, 1, ascii_classes[byte]};
-  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
-  const auto length = static_cast<std::int32_t>(text.size());
-  auto i = static_cast<std::int32_t>(offset);
+  // ICU indexes with int32_t, so it sees only the at most 4 bytes of this code point.
+  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data() + offset);
+  const auto length = static_cast<std::int32_t>(std::min<std::size_t>(4, text.size() - offset));
+  std::int32_t size = 0;
   UChar32 c;
-  U8_NEXT(s, i, length, c);
+  U8_NEXT(s, size, length, c);
   if (c < 0)
     throw std::invalid_argument("text is not valid UTF-8 at byte " + std::to_string(offset));
-  return {static_cast<char32_t>(c), static_cast<std::size_t>(i) - offset, classify_uncached(c)};
+  return {static_cast<char32_t>(c), static_cast<std::size_t>(size), classify_uncached(c)};
 }
 
 // End of the run of code points of class `cls` that starts at `offset`.
