@@ -836,7 +836,8 @@ namespace {
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   e = strip(e);
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    if (Var* v = ir.var(ref); v && v->pointer) out.push_back(v);
+    // Pointer parameters cannot be reassigned, so only local pointers' values matter.
+    if (Var* v = ir.var(ref); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
     return;
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {

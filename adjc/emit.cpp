@@ -211,40 +211,48 @@ class Emitter {
 
   std::vector<CalleeRequest> callees;
 
-  std::string forward_signature() const {
-    return types_.str(ir_.fn->getReturnType()) + " " + ir_.fn->getName().str() + "_forward(" + params() + ")";
+  // Signatures; given the body, parameters it never mentions are marked [[maybe_unused]].
+  std::string forward_signature(const std::string* body = nullptr) const {
+    return types_.str(ir_.fn->getReturnType()) + " " + ir_.fn->getName().str() + "_forward(" + params(body) + ")";
   }
 
-  std::string reverse_signature(const Mask& mask, const std::string& suffix, bool maybe_unused_params = false) const {
-    std::string s = "void " + ir_.fn->getName().str() + suffix + "(" + params(maybe_unused_params);
-    std::string extra = adjoint_params(mask);
+  std::string reverse_signature(const Mask& mask, const std::string& suffix, const std::string* body = nullptr) const {
+    std::string s = "void " + ir_.fn->getName().str() + suffix + "(" + params(body);
+    std::string extra = adjoint_params(mask, body);
     if (!extra.empty()) s += (ir_.fn->getNumParams() ? ", " : "") + extra;
     return s + ")";
   }
 
-  std::string params(bool maybe_unused = false) const {
+  static bool mentions(const std::string* body, const std::string& name) {
+    return !body || std::regex_search(*body, std::regex("\\b" + name + "\\b"));
+  }
+
+  std::string params(const std::string* body = nullptr) const {
     std::string s;
     for (const ParmVarDecl* p : ir_.fn->parameters()) {
       Var* v = ir_.var_of.at(p);
       if (!s.empty()) s += ", ";
-      if (maybe_unused) s += "[[maybe_unused]] ";
+      if (!mentions(body, v->name)) s += "[[maybe_unused]] ";
       s += types_.declare(p->getType(), v->name);
     }
     return s;
   }
 
   // The adjoint result argument and one adjoint per differentiable parameter.
-  std::string adjoint_params(const Mask& mask) const {
+  std::string adjoint_params(const Mask& mask, const std::string* body = nullptr) const {
     std::vector<std::string> parts;
-    if (ir_.returns_floating) parts.push_back(types_.str(ir_.fn->getReturnType()) + " _d_result");
+    auto unused = [&](const std::string& name) { return mentions(body, name) ? "" : "[[maybe_unused]] "; };
+    if (ir_.returns_floating)
+      parts.push_back(unused("_d_result") + types_.str(ir_.fn->getReturnType()) + " _d_result");
     for (const ParmVarDecl* p : ir_.fn->parameters()) {
       Var* v = ir_.var_of.at(p);
       if (!v->differentiable) continue;
+      std::string name = "_d_" + v->name;
       if (!mask[v->param_index]) {
-        parts.push_back("[[maybe_unused]] ::adjoint::inactive _d_" + v->name);
+        parts.push_back(std::string(unused(name)) + "::adjoint::inactive " + name);
         continue;
       }
-      parts.push_back(types_.str(adjoint_pointee(p->getType())) + "* _d_" + v->name);
+      parts.push_back(std::string(unused(name)) + types_.str(adjoint_pointee(p->getType())) + "* " + name);
     }
     std::string s;
     for (auto& p : parts) s += (s.empty() ? "" : ", ") + p;
@@ -258,9 +266,6 @@ class Emitter {
 
   // f_forward: the original computation plus the pushes the reverse sweep pops.
   std::string forward() {
-    Code code;
-    line_directive(code, ir_.fn->getLocation());
-    code.open("inline " + forward_signature() + " {");
     Code body;
     body.depth = 1;
     for (Node* c : ir_.body->children) forward_node(c, body);
@@ -268,6 +273,9 @@ class Emitter {
     push_kept(body, nullptr);
     if (exit_codes()) body.line("::adjoint::detail::push(_exit);");
     if (ir_.ret) body.line("return _ret;");
+    Code code;
+    line_directive(code, ir_.fn->getLocation());
+    code.open("inline " + forward_signature(&body.text) + " {");
     declare_vars(code, nullptr, body.text, false);
     if (exit_codes()) code.line("long _exit = 0;");
     code.text += body.text;
@@ -292,7 +300,7 @@ class Emitter {
         body.line("*_d_" + v->name + " += _d_" + v->name + "_acc;");
     Code code;
     line_directive(code, ir_.fn->getLocation());
-    code.open("inline " + reverse_signature(mask, "_reverse", true) + " {");
+    code.open("inline " + reverse_signature(mask, "_reverse", &body.text) + " {");
     declare_vars(code, nullptr, body.text, true);
     code.text += body.text;
     code.close();
@@ -749,7 +757,49 @@ class Emitter {
     code.close();
   }
 
-  void reverse_assign(Node* n, Code& code) {
+  // Drops temporaries (`const T _t3 = ...;`) nothing in the statement's reverse code uses.
+  static void prune_temps(Code& statement) {
+    static const std::regex decl("^\\s*const [^=]* (_[tra][0-9]+) = .*;$");
+    std::vector<std::string> lines;
+    std::istringstream in(statement.text);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        std::smatch m;
+        if (!std::regex_match(lines[i], m, decl)) continue;
+        std::regex use("\\b" + m[1].str() + "\\b");
+        bool used = false;
+        for (size_t j = 0; j < lines.size() && !used; ++j) used = j != i && std::regex_search(lines[j], use);
+        if (!used) {
+          lines.erase(lines.begin() + long(i));
+          changed = true;
+          break;
+        }
+      }
+    }
+    statement.text.clear();
+    for (auto& l : lines) statement.text += l + "\n";
+  }
+
+  void reverse_assign(Node* n, Code& out) {
+    Code code;
+    code.depth = out.depth;
+    reverse_assign_text(n, code);
+    prune_temps(code);
+    out.text += code.text;
+  }
+
+  void reverse_call(Node* n, Code& out) {
+    Code code;
+    code.depth = out.depth;
+    reverse_call_text(n, code);
+    prune_temps(code);
+    out.text += code.text;
+  }
+
+  void reverse_assign_text(Node* n, Code& code) {
     line_directive(code, n->loc);
     code.open("{");
     std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
@@ -792,7 +842,7 @@ class Emitter {
     code.close();
   }
 
-  void reverse_call(Node* n, Code& code) {
+  void reverse_call_text(Node* n, Code& code) {
     line_directive(code, n->loc);
     code.open("{");
     if (n->save) code.line("::adjoint::detail::pop(" + n->result->name + ");");

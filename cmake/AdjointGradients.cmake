@@ -1,0 +1,34 @@
+# adjoint_add_gradients(<target> <source>...)
+#
+# Runs adjc on each source at build time (again whenever the source, a header it includes, or
+# adjc itself changes) and compiles adjc's output in the source's place. The output starts with
+# `#line` directives, so compiler errors and debuggers point at the user's file. adjc parses
+# with the target's include directories and definitions, C++20 and -fopenmp (OpenMP loops are
+# differentiated as parallel loops; compiled without OpenMP they run on one thread).
+function(adjoint_add_gradients target)
+  if(NOT TARGET adjc)
+    message(FATAL_ERROR "adjoint_add_gradients(${target}): the adjc target does not exist "
+                        "(configure with -DADJOINT_BUILD_ADJC=ON)")
+  endif()
+  # System folders stay out: -I/usr/include breaks libstdc++'s #include_next.
+  set(includes "$<FILTER:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>,EXCLUDE,^/usr(/local)?/include/?$>")
+  set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  foreach(source IN LISTS ARGN)
+    get_filename_component(input "${source}" ABSOLUTE)
+    get_filename_component(name "${source}" NAME_WE)
+    get_filename_component(dir "${input}" DIRECTORY)
+    set(output "${CMAKE_CURRENT_BINARY_DIR}/adjc/${target}/${name}.adjc.cpp")
+    add_custom_command(OUTPUT "${output}"
+      COMMAND adjc "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20
+              "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
+              "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>" -fopenmp
+      DEPENDS adjc "${input}"
+      DEPFILE "${output}.d"
+      COMMAND_EXPAND_LISTS
+      COMMENT "adjc ${source}")
+    target_sources(${target} PRIVATE "${output}")
+    # Quoted includes of the original file resolve from its folder.
+    set_source_files_properties("${output}" PROPERTIES INCLUDE_DIRECTORIES "${dir}")
+    set_source_files_properties("${input}" PROPERTIES HEADER_FILE_ONLY ON)
+  endforeach()
+endfunction()
