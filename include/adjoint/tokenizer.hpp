@@ -35,12 +35,13 @@ class Tokenizer {
   static std::filesystem::path find_bpe_dir(const std::string& given = {});
 
   // Text must be valid UTF-8 (std::invalid_argument otherwise). "<|endoftext|>" in the text is
-  // ordinary text, as in gpt-3-encoder.
+  // ordinary text, as in gpt-3-encoder. Safe to call from several threads at once, like decode.
   std::vector<int> encode(std::string_view text) const;
   // The bytes of the tokens, concatenated. A token can end inside a UTF-8 sequence, so a
   // prefix of a token stream may not be valid UTF-8; the whole of an encoded text is.
   std::string decode(std::span<const int> tokens) const;
-  // The bytes of one token, for printing samples as they are generated.
+  // The bytes of one token, for printing samples as they are generated. Both throw
+  // std::out_of_range for an id outside [0, vocab_size()).
   std::string_view decode_token(int token) const;
   int vocab_size() const { return static_cast<int>(token_bytes_.size()); }
 
