@@ -21,8 +21,6 @@ import gpt2_reference as ref  # noqa: E402
 
 MODELS = {"gpt2-124M": ref.GPT2_124M}
 DEFAULT_SHAPES = [(1, 16), (1, 32), (2, 16), (1, 64), (4, 64)]
-PER_LAYER = ("ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw",
-             "fcb", "fcprojw", "fcprojb")
 
 
 def initial_value(name, shape, generator):
@@ -32,14 +30,14 @@ def initial_value(name, shape, generator):
 
 
 def make_params(cfg, generator):
-    """GPT-2-like random weights, wte unpadded. Per-layer tensors are separate leaves (lists indexed by layer,
-    as nn.Module GPT-2s hold them), so the backward does not build a full (L, ...) gradient per
-    layer the way slicing one stacked tensor would."""
+    """GPT-2-like random weights, wte unpadded. Per-layer tensors are separate leaves (lists
+    indexed by layer, as nn.Module GPT-2s hold them), so the backward does not build a full
+    (L, ...) gradient per layer the way slicing one stacked tensor would."""
     shapes = ref.param_shapes(cfg)
     shapes["wte"] = (cfg.vocab_size, cfg.channels)  # no padding rows: PyTorch needs none
     params = {}
     for name, shape in shapes.items():
-        if name in PER_LAYER:
+        if name in ref.PER_LAYER:
             params[name] = [initial_value(name, shape[1:], generator).requires_grad_()
                             for _ in range(cfg.num_layers)]
         else:

@@ -30,6 +30,8 @@ LAYERNORM_EPS = 1e-5
 PARAM_NAMES = ("wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb",
                "ln2w", "ln2b", "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb")
 DECAYED = frozenset({"wte", "wpe", "qkvw", "attprojw", "fcw", "fcprojw"})
+# Tensors with a leading layer dimension L.
+PER_LAYER = frozenset(PARAM_NAMES) - {"wte", "wpe", "lnfw", "lnfb"}
 
 
 @dataclasses.dataclass(frozen=True)
