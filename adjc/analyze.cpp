@@ -824,7 +824,10 @@ void needed_values(const FunctionIR& ir, const Activity& act, const Expr* e, std
   }
   if (auto* call = dyn_cast<CallExpr>(e)) {
     if (math_function(call) == MathFn::None) return;
-    for (const Expr* a : call->arguments()) out.push_back(a);
+    for (const Expr* a : call->arguments()) {
+      out.push_back(a);
+      needed_values(ir, act, a, out);
+    }
     return;
   }
   if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) needed_values(ir, act, cast->getSubExpr(), out);

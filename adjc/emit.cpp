@@ -543,15 +543,21 @@ class Emitter {
         if (auto* ce = dyn_cast_or_null<Expr>(ch)) calls(ce);
     };
     calls(e);
-    for (auto it = values.rbegin(); it != values.rend(); ++it) {
-      const Expr* v = strip(*it);
-      if (print_.temps.count(v) || isa<DeclRefExpr>(v) || isa<IntegerLiteral>(v) || isa<FloatingLiteral>(v) ||
-          ir_.call_result.count(dyn_cast<CallExpr>(v)))
-        continue;
+    std::set<const Expr*> wanted;
+    for (const Expr* v : values) wanted.insert(strip(v));
+    // Post-order, so inner temporaries exist before the outer ones that use them.
+    std::function<void(const Expr*)> visit = [&](const Expr* x) {
+      x = strip(x);
+      for (const Stmt* ch : x->children())
+        if (auto* ce = dyn_cast_or_null<Expr>(ch)) visit(ce);
+      if (!wanted.count(x) || print_.temps.count(x) || isa<DeclRefExpr>(x) || isa<IntegerLiteral>(x) ||
+          isa<FloatingLiteral>(x) || (isa<CallExpr>(x) && ir_.call_result.count(cast<CallExpr>(x))))
+        return;
       std::string name = temp();
-      code.line("const " + types_.str(v->getType().getUnqualifiedType()) + " " + name + " = " + print_.primal(v) + ";");
-      print_.temps[v] = name;
-    }
+      code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + name + " = " + print_.primal(x) + ";");
+      print_.temps[x] = name;
+    };
+    visit(e);
   }
 
   std::string bind_adjoint(const std::string& adj, QualType t, Code& code) {
@@ -559,6 +565,16 @@ class Emitter {
     std::string name = temp("_a");
     code.line("const " + types_.str(t.getUnqualifiedType()) + " " + name + " = " + adj + ";");
     return name;
+  }
+
+  // The primal value of `x` as an operand: parenthesised unless it is a single term.
+  std::string value(const Expr* x) const {
+    const Expr* s = strip(x);
+    std::string text = print_.primal(x);
+    if (print_.temps.count(s) || isa<DeclRefExpr>(s) || isa<IntegerLiteral>(s) || isa<FloatingLiteral>(s) ||
+        isa<CallExpr>(s) || isa<ArraySubscriptExpr>(s) || isa<MemberExpr>(s) || isa<ParenExpr>(x->IgnoreImpCasts()))
+      return text;
+    return "(" + text + ")";
   }
 
   // Adds `adj` times the derivative of `e` to the adjoints of what `e` reads.
@@ -572,7 +588,7 @@ class Emitter {
         (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
       return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e));
     std::string adj = bind_adjoint(adj_in, t, code);
-    auto P = [&](const Expr* x) { return print_.primal(x); };
+    auto P = [&](const Expr* x) { return value(x); };
     if (auto* u = dyn_cast<UnaryOperator>(e)) {
       if (u->getOpcode() == UO_Minus) return propagate(u->getSubExpr(), "-" + adj, code);
       return propagate(u->getSubExpr(), adj, code);
@@ -815,7 +831,7 @@ class Emitter {
       std::vector<const Expr*> extra;
       if (n->op == BO_MulAssign || n->op == BO_DivAssign) extra.push_back(n->rhs);
       bind_values(n->rhs, code, extra);
-      std::string R = print_.primal(n->rhs);
+      std::string R = value(n->rhs);
       auto set = [&](const std::string& value) {
         if (!target_private) code.line("#pragma omp atomic write");
         code.line(adj + " = " + value + ";");

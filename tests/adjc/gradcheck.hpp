@@ -35,7 +35,7 @@ struct Scalar { double lo = -1, hi = 1; };
 template <class T>
 struct Fixed { T value; };
 
-template <class T>
+template <class T, bool HasAdjoint>
 struct ArrayArg {
   using value_type = T;
   std::vector<T> base, value, adj, seed;
@@ -49,7 +49,10 @@ struct ArrayArg {
   void reset() { value = base; }
   void reset_adjoint() { adj = seed; }
   T* arg() { return value.data(); }
-  auto adjoint() { return differentiated || written ? std::tuple<T*>(adj.data()) : std::tuple<>(); }
+  auto adjoint() {
+    if constexpr (HasAdjoint) return std::tuple<T*>(adj.data());
+    else return std::tuple<>();
+  }
   double objective() const {
     double s = 0;
     for (std::size_t i = 0; i < value.size(); ++i) s += double(seed[i]) * double(value[i]);
@@ -89,10 +92,10 @@ struct FixedArg {
   double analytic(std::size_t) const { return 0; }
 };
 
-template <class T> ArrayArg<T> make(In<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, true, false, g}; }
-template <class T> ArrayArg<T> make(Const<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, false, false, g}; }
-template <class T> ArrayArg<T> make(Out<T> r, std::mt19937& g) { return {r.n, 0, 0, false, true, g}; }
-template <class T> ArrayArg<T> make(InOut<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, true, true, g}; }
+template <class T> ArrayArg<T, true> make(In<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, true, false, g}; }
+template <class T> ArrayArg<T, false> make(Const<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, false, false, g}; }
+template <class T> ArrayArg<T, true> make(Out<T> r, std::mt19937& g) { return {r.n, 0, 0, false, true, g}; }
+template <class T> ArrayArg<T, true> make(InOut<T> r, std::mt19937& g) { return {r.n, r.lo, r.hi, true, true, g}; }
 template <class T> ScalarArg<T> make(Scalar<T> r, std::mt19937& g) { return {r.lo, r.hi, g}; }
 template <class T> FixedArg<T> make(Fixed<T> r, std::mt19937&) { return {r.value}; }
 inline FixedArg<int> make(int v, std::mt19937&) { return {v}; }

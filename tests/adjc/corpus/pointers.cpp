@@ -1,0 +1,127 @@
+// Corpus: arrays and pointers: indexing, pointer arithmetic, const inputs, outputs written
+// through pointers, in-place updates, local arrays, references.
+#include <adjoint/ad.hpp>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+double dot(const double* a, const double* b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+void scale(double* out, const double* x, double c, int n) {
+  for (int i = 0; i < n; i++) out[i] = c * x[i];
+}
+void axpy_inplace(double* y, const double* x, double a, int n) {
+  for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+void square_inplace(double* x, int n) {
+  for (int i = 0; i < n; i++) x[i] = x[i] * x[i];
+}
+void matvec(double* out, const double* w, const double* x, int rows, int cols) {
+  for (int r = 0; r < rows; r++) {
+    const double* row = w + r * cols;
+    double s = 0;
+    for (int c = 0; c < cols; c++) s += row[c] * x[c];
+    out[r] = s;
+  }
+}
+void row_pointer_out(double* out, const double* x, int B, int C) {
+  for (int b = 0; b < B; b++) {
+    double* o = out + b * C;
+    const double* in = x + b * C;
+    for (int c = 0; c < C; c++) o[c] = in[c] * in[(c + 1) % C];
+  }
+}
+double deref(const double* x) { return *x * *(x + 1) + x[2]; }
+double address_of(const double* x) {
+  const double* p = &x[1];
+  return p[0] * p[1];
+}
+double pointer_walk(const double* x, int n) {
+  const double* p = x;
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    s += *p * *p;
+    p = p + 1;
+  }
+  return s;
+}
+double local_array(const double* x) {
+  double buf[3];
+  for (int i = 0; i < 3; i++) buf[i] = x[i] * x[i];
+  double s = 0;
+  for (int i = 0; i < 3; i++) s += buf[i] * buf[(i + 1) % 3];
+  return s;
+}
+void reference_out(double& y, double x) { y = x * x * 3; }
+double reference_in(const double& x, double y) { return x * y; }
+void running_sum(double* x, int n) {
+  for (int i = 1; i < n; i++) x[i] = x[i] + x[i - 1] * x[i];
+}
+double index_array(const double* x, const int* idx, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[idx[i]] * x[i];
+  return s;
+}
+void two_outputs(double* a, double* b, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    a[i] = x[i] * 2;
+    b[i] = a[i] * x[i];
+  }
+}
+
+static const int kIdx[5] = {4, 3, 2, 1, 0};
+
+TEST(Pointers, dot) { auto g = adjoint::gradient(dot, "a,b"); check("dot", g, dot, In<double>{5}, In<double>{5}, 5); }
+TEST(Pointers, dot_one_side) { auto g = adjoint::gradient(dot, "a"); check("dot", g, dot, In<double>{5}, Const<double>{5}, 5); }
+TEST(Pointers, scale) {
+  auto g = adjoint::gradient(scale, "out,x,c");
+  check("scale", g, scale, Out<double>{4}, In<double>{4}, Scalar<double>{}, 4);
+}
+TEST(Pointers, axpy_inplace) {
+  auto g = adjoint::gradient(axpy_inplace);
+  check("axpy_inplace", g, axpy_inplace, InOut<double>{4}, In<double>{4}, Scalar<double>{}, 4);
+}
+TEST(Pointers, square_inplace) {
+  auto g = adjoint::gradient(square_inplace);
+  check("square_inplace", g, square_inplace, InOut<double>{5}, 5);
+}
+TEST(Pointers, matvec) {
+  auto g = adjoint::gradient(matvec);
+  check("matvec", g, matvec, Out<double>{3}, In<double>{12}, In<double>{4}, 3, 4);
+}
+TEST(Pointers, row_pointer_out) {
+  auto g = adjoint::gradient(row_pointer_out);
+  check("row_pointer_out", g, row_pointer_out, Out<double>{6}, In<double>{6}, 2, 3);
+}
+TEST(Pointers, deref) { auto g = adjoint::gradient(deref); check("deref", g, deref, In<double>{3}); }
+TEST(Pointers, address_of) { auto g = adjoint::gradient(address_of); check("address_of", g, address_of, In<double>{3}); }
+TEST(Pointers, pointer_walk) { auto g = adjoint::gradient(pointer_walk, "x"); check("pointer_walk", g, pointer_walk, In<double>{5}, 5); }
+TEST(Pointers, local_array) { auto g = adjoint::gradient(local_array); check("local_array", g, local_array, In<double>{3}); }
+TEST(Pointers, reference_out) {
+  double y = 0, dy = 0.7, dx = 0;
+  auto g = adjoint::gradient(reference_out);
+  g.execute(y, 1.5, &dy, &dx);
+  EXPECT_DOUBLE_EQ(y, 6.75);
+  EXPECT_NEAR(dx, 0.7 * 6 * 1.5, 1e-12);
+  EXPECT_EQ(dy, 0.0);  // the output's adjoint is consumed
+}
+TEST(Pointers, reference_in) {
+  double dx = 0, dy = 0;
+  auto g = adjoint::gradient(reference_in);
+  g.execute(2.0, 3.0, &dx, &dy);
+  EXPECT_DOUBLE_EQ(dx, 3.0);
+  EXPECT_DOUBLE_EQ(dy, 2.0);
+}
+TEST(Pointers, running_sum) { auto g = adjoint::gradient(running_sum); check("running_sum", g, running_sum, InOut<double>{5}, 5); }
+TEST(Pointers, index_array) {
+  auto g = adjoint::gradient(index_array, "x");
+  check("index_array", g, index_array, In<double>{5}, Fixed<const int*>{kIdx}, 5);
+}
+TEST(Pointers, two_outputs) {
+  auto g = adjoint::gradient(two_outputs);
+  check("two_outputs", g, two_outputs, Out<double>{3}, Out<double>{3}, In<double>{3}, 3);
+}
