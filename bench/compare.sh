@@ -2,7 +2,7 @@
 # One GPT-2 124M training step, adjoint vs PyTorch, in one run: for each (B,T) it runs
 # `adjoint bench` and then bench/pytorch_step.py (alternating, so a change in machine load hits
 # both), then prints one markdown table of medians and ratios.
-# PyTorch runs its fast way: OpenMP OpenBLAS, jemalloc, 2 threads.
+# Both get 2 threads; PyTorch runs its fast way: OpenMP OpenBLAS and jemalloc.
 # Usage: bench/compare.sh [-B b -T t]   (default: adjoint bench's five configs)
 # Env: ADJOINT_BIN (default build/bin/adjoint), ADJOINT_TORCH_PYTHON (default /usr/bin/python3),
 #      ADJOINT_BENCH_ARGS (extra flags for both, e.g. "--iters 11").
@@ -30,7 +30,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for config in "${configs[@]}"; do
   read -r B T <<<"$config"
-  "$adjoint" bench --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" | tee -a "$out/adjoint.txt"
+  OMP_NUM_THREADS=2 "$adjoint" bench --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" | tee -a "$out/adjoint.txt"
   env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       LD_PRELOAD="$jemalloc" OMP_NUM_THREADS=2 \
       "$python" "$root/bench/pytorch_step.py" -B "$B" -T "$T" --threads 2 "${extra[@]}" \
