@@ -12,10 +12,12 @@ packages=(
   llvm-19-dev libclang-19-dev clang-19           # adjc is a Clang 19 LibTooling program
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
   libjemalloc2                                   # PyTorch benchmark runs the fast way
-  nodejs npm                                     # the reference BPE encoder, gpt-3-encoder
   fortunes curl                                  # fallback corpora: download, else offline fortunes
   libicu-dev                                     # Unicode character classes for the BPE pre-tokenizer
 )
+# Node.js runs the reference BPE encoder (gpt-3-encoder); a node already on PATH will do,
+# whichever package brought it (Debian's npm conflicts with other Node.js builds).
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,7 @@
 #include "adjoint/token_file.hpp"
 
+#include "adjoint/file_io.hpp"
+
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -8,7 +10,6 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <system_error>
 
 namespace adjoint {
 
@@ -24,7 +25,7 @@ std::runtime_error file_error(const std::filesystem::path& path, const std::stri
   return std::runtime_error(path.string() + ": " + what);
 }
 
-std::ifstream open_for_reading(const std::filesystem::path& path) {
+std::ifstream open_stream(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path)) throw file_error(path, "is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw file_error(path, std::string("cannot open (") + std::strerror(errno) + ")");
@@ -34,7 +35,7 @@ std::ifstream open_for_reading(const std::filesystem::path& path) {
 }  // namespace
 
 std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in = open_for_reading(path);
+  std::ifstream in = open_stream(path);
   std::ostringstream contents;
   contents << in.rdbuf();
   if (in.bad()) throw file_error(path, "read failed");
@@ -56,30 +57,14 @@ void write_token_file(const std::filesystem::path& path, std::span<const int> to
   header[1] = token_file_version;
   header[2] = static_cast<std::int32_t>(tokens.size());
 
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw file_error(temporary, std::string("cannot create (") + std::strerror(errno) + ")");
-    out.write(reinterpret_cast<const char*>(header.data()), header_bytes);
-    out.write(reinterpret_cast<const char*>(narrow.data()),
-              static_cast<std::streamsize>(narrow.size() * sizeof(std::uint16_t)));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary);
-      throw file_error(temporary, "write failed");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw file_error(path, "cannot replace with " + temporary.string() + " (" + error.message() + ")");
-  }
+  AtomicFileWriter out(path.string());
+  out.write(header.data(), header_bytes);
+  out.write(narrow.data(), narrow.size() * sizeof(std::uint16_t));
+  out.commit();
 }
 
 std::vector<std::uint16_t> read_token_file(const std::filesystem::path& path) {
-  std::ifstream in = open_for_reading(path);
+  std::ifstream in = open_stream(path);
   const std::uintmax_t size = std::filesystem::file_size(path);
   Header header{};
   if (size < header_bytes ||
