@@ -254,9 +254,11 @@ int main(int argc, char** argv) {
 
   clang::tooling::FixedCompilationDatabase db(".", flags);
   clang::tooling::ClangTool tool(db, {input});
-  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      {"-DADJOINT_ADJC=1", "-resource-dir=" ADJC_CLANG_RESOURCE_DIR, "-Wno-unused-command-line-argument"},
-      clang::tooling::ArgumentInsertPosition::END));
+  // Warnings are the compiler's job when it builds adjc's output; adjc reports errors only.
+  std::vector<std::string> extra = {"-DADJOINT_ADJC=1", "-resource-dir=" ADJC_CLANG_RESOURCE_DIR, "-w"};
+  extra.insert(extra.end(), {"-idirafter", ADJC_PARSE_INCLUDE_DIR});
+  tool.appendArgumentsAdjuster(
+      clang::tooling::getInsertArgumentAdjuster(extra, clang::tooling::ArgumentInsertPosition::END));
   adjc::Output out;
   adjc::ActionFactory factory(out);
   int status = tool.run(&factory);

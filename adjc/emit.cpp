@@ -161,8 +161,14 @@ class Printer {
       return scalar_adjoint(v);
     }
     if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return adjoint(s->getBase()) + "[" + primal(s->getIdx()) + "]";
-    if (auto* m = dyn_cast<MemberExpr>(e))
-      return adjoint(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    if (auto* m = dyn_cast<MemberExpr>(e)) {
+      std::string member = adjoint(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+      // A `const T*` member of the adjoint struct points at the (writable) adjoint array.
+      QualType t = m->getType();
+      if (t->isPointerType() && t->getPointeeType().isConstQualified())
+        return "const_cast<" + types_.str(t->getPointeeType().getUnqualifiedType()) + "*>(" + member + ")";
+      return member;
+    }
     if (auto* u = dyn_cast<UnaryOperator>(e))
       return std::string("(") + (u->getOpcode() == UO_Deref ? "*" : "&") + adjoint(u->getSubExpr()) + ")";
     auto* b = cast<BinaryOperator>(e);
