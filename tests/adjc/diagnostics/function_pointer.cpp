@@ -1,0 +1,7 @@
+#include <adjoint/ad.hpp>
+double sq(double v) { return v * v; }
+double (*op)(double) = sq;
+double f(double x) {
+  return op(x) + x;  // error: calls through function pointers are not supported
+}
+void request() { auto g = adjoint::gradient(f); (void)g; }
