@@ -267,10 +267,13 @@ class Lowering {
   }
 
   std::string unique_name(const std::string& base) {
-    int& count = names_[base];
-    if (count++ == 0) return base;
+    int& uses = names_[base];
+    if (uses == 0) {
+      uses = 1;
+      return base;
+    }
     std::string name;
-    do name = base + "_" + std::to_string(count++);
+    do name = base + "_" + std::to_string(uses++);
     while (names_.count(name));
     names_[name] = 1;
     return name;
@@ -866,8 +869,11 @@ void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& ou
     if (auto* ce = dyn_cast_or_null<Expr>(c)) memory_addresses(ir, ce, out);
 }
 
-bool shares_loop(const Node* a, const Node* b) {
-  return !a->loops.empty() && !b->loops.empty() && a->loops.front() == b->loops.front();
+// Whether a and b run in a common loop; for a variable private to each iteration of `within`,
+// only loops inside that iteration count.
+bool shares_loop(const Node* a, const Node* b, const Node* within = nullptr) {
+  size_t depth = within ? within->loops.size() + 1 : 0;
+  return a->loops.size() > depth && b->loops.size() > depth && a->loops[depth] == b->loops[depth];
 }
 
 struct ReadSite {
@@ -969,6 +975,14 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
     v->recompute = stable;
   }
 
+  for (auto& vp : ir.vars) {
+    Var* v = vp.get();
+    Node* loop = v->block ? v->block->parent : nullptr;
+    if ((v->kind == VarKind::Local || v->kind == VarKind::CallResult) && !v->memory && !v->counter && loop &&
+        loop->kind == NodeKind::Loop && loop->body == v->block && loop->jumps.empty())
+      v->iteration = loop;
+  }
+
   // Saves: an overwrite is taped when reverse code that runs after it (in reverse order) reads the
   // old value: a read at or before it in program order, or anywhere in a loop they share.
   for (Node* n : all) {
@@ -976,13 +990,14 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
       Var* written = n->target ? n->target : n->memory_root;
       if (!written || written->recompute || written->kind == VarKind::Return) continue;
       for (const ReadSite& r : reads)
-        if (r.var == written && (r.node->order <= n->order || shares_loop(r.node, n))) {
+        if (r.var == written && (r.node->order <= n->order || shares_loop(r.node, n, written->iteration))) {
           n->save = true;
           break;
         }
     } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) {
       for (const ReadSite& r : reads)
-        if (n->result && r.var == n->result && (r.node->order <= n->order || shares_loop(r.node, n))) {
+        if (n->result && r.var == n->result &&
+            (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
           n->save = true;
           break;
         }
@@ -1003,7 +1018,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
   for (auto& vp : ir.vars) {
     Var* v = vp.get();
     bool assigned_param = v->kind == VarKind::Param && v->assignments > 0;
-    v->kept = v->read_in_reverse && !v->recompute && !v->counter &&
+    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !v->iteration &&
               (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
               (!v->memory || written_regions.count(v));
   }

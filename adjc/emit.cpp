@@ -375,6 +375,21 @@ class Emitter {
     for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line("::adjoint::detail::pop(" + (*it)->name + ");");
   }
 
+  std::vector<Var*> iteration_kept(const Node* loop) const {
+    std::vector<Var*> out;
+    for (auto& v : ir_.vars)
+      if (v->iteration == loop && v->read_in_reverse && !v->recompute) out.push_back(v.get());
+    return out;
+  }
+  void push_iteration(Code& code, const Node* loop) const {
+    if (!loop->reverse) return;
+    for (Var* v : iteration_kept(loop)) code.line("::adjoint::detail::push(" + v->name + ");");
+  }
+  void pop_iteration(Code& code, const Node* loop) const {
+    auto vs = iteration_kept(loop);
+    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line("::adjoint::detail::pop(" + (*it)->name + ");");
+  }
+
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
     return qualifier(f) + f->getName().str() + suffix;
   }
@@ -471,6 +486,7 @@ class Emitter {
     }
     if (n->reverse) code.line("++_n" + id + ";");
     forward_children(n->body, code);
+    push_iteration(code, n);
     if (n->reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
     if (!n->counter && has_continue(n)) code.line("_continue" + id + ":;");
     if (n->inc) forward_children(n->inc, code);
@@ -503,6 +519,7 @@ class Emitter {
     Node* saved = parallel_;
     parallel_ = n;
     forward_children(n->body, body);
+    push_iteration(body, n);
     body.close();
     push_kept(body, n);
     parallel_ = saved;
@@ -744,6 +761,7 @@ class Emitter {
       reverse_block(n->inc, code, false);
       if (!breaks.empty()) code.close();
     }
+    pop_iteration(code, n);
     dispatch(n, exit, code);
     reverse_block(n->body, code, true);
     code.close();
@@ -770,6 +788,7 @@ class Emitter {
               " : 0, ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
     body.open("for (long _k = _hi - 1; _k >= _lo; --_k) {");
     body.line(n->counter->name + " = _s" + id + " + _k;");
+    pop_iteration(body, n);
     reverse_block(n->body, body, true);
     body.close();
     parallel_ = saved;

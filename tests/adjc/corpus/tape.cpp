@@ -44,6 +44,21 @@ void straight_loop(float* out, const float* inp, int N) {
   }
 }
 
+// Accumulators local to each row (the layernorm shape): taped once per row, not per element.
+void normalize_rows(double* out, const double* x, int B, int C) {
+  for (int b = 0; b < B; b++) {
+    const double* row = x + b * C;
+    double m = 0;
+    for (int i = 0; i < C; i++) m += row[i];
+    m = m / C;
+    double v = 0;
+    for (int i = 0; i < C; i++) v += (row[i] - m) * (row[i] - m);
+    v = v / C;
+    double s = 1 / std::sqrt(v + 1e-5);
+    for (int i = 0; i < C; i++) out[b * C + i] = (row[i] - m) * s;
+  }
+}
+
 TEST(Tape, overwrite_scalar) {
   auto g = adjoint::gradient(overwrite_scalar, "x");
   check("overwrite_scalar", g, overwrite_scalar, Scalar<double>{}, 6);
@@ -62,6 +77,11 @@ TEST(Tape, straight_loop) {
   check("straight_loop", g, straight_loop, Out<float>{9}, In<float>{9}, 9);
 }
 
+TEST(Tape, normalize_rows) {
+  auto g = adjoint::gradient(normalize_rows);
+  check("normalize_rows", g, normalize_rows, Out<double>{12}, In<double>{12}, 3, 4);
+}
+
 // Stores nothing per element: the tape holds the same bytes for 10 and 10000 elements.
 inline void straight_loop_forward(float* out, const float* inp, int N);
 inline void straight_loop_reverse(float* out, const float* inp, int N, float* d_out, float* d_inp);
@@ -78,6 +98,21 @@ TEST(Tape, straight_loop_stores_nothing_per_element) {
   }
   EXPECT_EQ(bytes[0], bytes[1]);
   EXPECT_LE(bytes[0], 2 * sizeof(long));
+}
+inline void normalize_rows_forward(double* out, const double* x, int B, int C);
+inline void normalize_rows_reverse(double* out, const double* x, int B, int C, double* d_out, double* d_x);
+TEST(Tape, row_locals_stored_per_row) {
+  std::size_t bytes[2];
+  int widths[2] = {8, 800};
+  for (int k = 0; k < 2; k++) {
+    std::vector<double> out(4 * widths[k]), x(4 * widths[k], 0.5), d_out(out.size(), 1.0), d_x(out.size());
+    x[0] = 0.7;
+    std::size_t before = adjoint::thread_tape_bytes();
+    normalize_rows_forward(out.data(), x.data(), 4, widths[k]);
+    bytes[k] = adjoint::thread_tape_bytes() - before;
+    normalize_rows_reverse(out.data(), x.data(), 4, widths[k], d_out.data(), d_x.data());
+  }
+  EXPECT_EQ(bytes[0], bytes[1]);
 }
 // An in-place nonlinear update must store the values it overwrites.
 inline void overwrite_array_forward(double* x, int n, int steps);
