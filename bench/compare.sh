@@ -2,16 +2,18 @@
 # One GPT-2 124M training step, adjoint vs PyTorch, in one run: for each (B,T) it runs
 # `adjoint bench` and then bench/pytorch_step.py (alternating, so a change in machine load hits
 # both), then prints one markdown table of medians and ratios.
-# Both get 2 threads; PyTorch runs its fast way: OpenMP OpenBLAS and jemalloc.
+# Both get the same threads (2); PyTorch runs its fast way: OpenMP OpenBLAS and jemalloc.
 # Usage: bench/compare.sh [-B b -T t]   (default: adjoint bench's five configs)
 # Env: ADJOINT_BIN (default build/bin/adjoint), ADJOINT_TORCH_PYTHON (default /usr/bin/python3),
-#      ADJOINT_BENCH_ARGS (extra flags for both, e.g. "--iters 11").
+#      ADJOINT_BENCH_ARGS (extra flags for both, e.g. "--iters 11"), ADJOINT_BENCH_THREADS (2;
+#      1 is steadier when other jobs share the cores: OpenMP barriers then wait on preempted threads).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 adjoint=${ADJOINT_BIN:-$root/build/bin/adjoint}
 python=${ADJOINT_TORCH_PYTHON:-/usr/bin/python3}
 openblas_openmp=/usr/lib/x86_64-linux-gnu/openblas-openmp
 jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+threads=${ADJOINT_BENCH_THREADS:-2}
 
 die() { echo "compare: error: $*" >&2; exit 1; }
 [ -x "$adjoint" ] || die "$adjoint not found; build it (cmake --build build) or set ADJOINT_BIN"
@@ -30,14 +32,14 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for config in "${configs[@]}"; do
   read -r B T <<<"$config"
-  OMP_NUM_THREADS=2 "$adjoint" bench --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" | tee -a "$out/adjoint.txt"
+  OMP_NUM_THREADS=$threads "$adjoint" bench --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" | tee -a "$out/adjoint.txt"
   env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      LD_PRELOAD="$jemalloc" OMP_NUM_THREADS=2 \
-      "$python" "$root/bench/pytorch_step.py" -B "$B" -T "$T" --threads 2 "${extra[@]}" \
+      LD_PRELOAD="$jemalloc" OMP_NUM_THREADS="$threads" \
+      "$python" "$root/bench/pytorch_step.py" -B "$B" -T "$T" --threads "$threads" "${extra[@]}" \
       | tee -a "$out/pytorch.txt"
 done
 
-"$python" - "$out/adjoint.txt" "$out/pytorch.txt" <<'EOF'
+"$python" - "$out/adjoint.txt" "$out/pytorch.txt" "$threads" <<'EOF'
 import json, sys
 
 def records(path):
@@ -48,19 +50,21 @@ adjoint, pytorch = records(sys.argv[1]), records(sys.argv[2])
 if not adjoint or adjoint.keys() != pytorch.keys():
     sys.exit(f"compare: error: configs differ: adjoint {sorted(adjoint)} pytorch {sorted(pytorch)}")
 blas = {r["blas"] for r in pytorch.values()}
-if not all("openblas-openmp" in b for b in blas):
-    sys.exit(f"compare: error: PyTorch did not load the OpenMP OpenBLAS: {blas}")
-print("\nGPT-2 124M, medians; speedup = PyTorch ms / adjoint ms (>1: adjoint is faster)\n")
+if not all("openblas-openmp" in b for b in blas) or any("jemalloc" not in r["malloc"]
+                                                       for r in pytorch.values()):
+    sys.exit(f"compare: error: PyTorch did not load the OpenMP OpenBLAS and jemalloc: {blas}")
+print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; speedup = PyTorch ms / adjoint ms (>1: adjoint is "
+      "faster); sgemm = the 2048^3 sgemm GFLOP/s each run measured first (low = busy machine)\n")
 print("| B | T | fwd+bwd adjoint ms | fwd+bwd PyTorch ms | speedup | step adjoint ms "
-      "| step PyTorch ms | speedup | tok/s adjoint | tok/s PyTorch | RSS MB adjoint | RSS MB PyTorch |")
-print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+      "| step PyTorch ms | speedup | tok/s adjoint | tok/s PyTorch | RSS MB adjoint "
+      "| RSS MB PyTorch | sgemm adjoint | sgemm PyTorch |")
+print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 for key in adjoint:
     a, p = adjoint[key], pytorch[key]
     print(f"| {key[0]} | {key[1]} | {a['fwdbwd_ms']:.1f} | {p['fwdbwd_ms']:.1f} "
           f"| {p['fwdbwd_ms'] / a['fwdbwd_ms']:.2f} | {a['step_ms']:.1f} | {p['step_ms']:.1f} "
           f"| {p['step_ms'] / a['step_ms']:.2f} | {a['tok_per_s']:.0f} | {p['tok_per_s']:.0f} "
-          f"| {a['peak_rss_mb']:.0f} | {p['peak_rss_mb']:.0f} |")
-peaks = ", ".join(f"{name} {next(iter(r.values()))['sgemm_peak_gflops']:.0f}"
-                  for name, r in (("adjoint", adjoint), ("PyTorch", pytorch)))
-print(f"\nsgemm peak GFLOP/s in the first run of each: {peaks}; PyTorch BLAS: {blas.pop()}")
+          f"| {a['peak_rss_mb']:.0f} | {p['peak_rss_mb']:.0f} "
+          f"| {a['sgemm_peak_gflops']:.0f} | {p['sgemm_peak_gflops']:.0f} |")
+print(f"\nPyTorch BLAS: {blas.pop()}")
 EOF

@@ -74,11 +74,12 @@ def median_ms(warmup, iters, fn):
     return statistics.median(times)
 
 
-def blas_libraries():
-    """The BLAS/LAPACK shared objects mapped into this process (which one torch really uses)."""
+def mapped_libraries(*keywords):
+    """Shared objects mapped into this process whose path has one of keywords: which BLAS and
+    malloc torch really uses."""
     with open("/proc/self/maps") as maps:
-        paths = {line.split()[-1] for line in maps if "blas" in line or "lapack" in line}
-    return sorted(p for p in paths if p.startswith("/"))
+        paths = {line.split()[-1] for line in maps if any(k in line for k in keywords)}
+    return " ".join(sorted(p for p in paths if p.startswith("/")))
 
 
 def sgemm_gflops():
@@ -129,8 +130,8 @@ def main():
     print(f"pytorch {torch.__version__}: {args.model} ({num_params / 1e6:.1f}M parameters), "
           f"{torch.get_num_threads()} threads, sgemm peak {peak:.0f} GFLOP/s, medians of "
           f"{args.iters}")
-    blas = " ".join(blas_libraries()) or "none mapped"
-    malloc = os.environ.get("LD_PRELOAD") or "glibc"
+    blas = mapped_libraries("blas", "lapack") or "none mapped"
+    malloc = mapped_libraries("jemalloc", "tcmalloc", "mimalloc") or "glibc"
     print(f"blas: {blas}; malloc: {malloc}")
     print(f"{'B':>3} {'T':>5} {'fwdbwd ms':>11} {'step ms':>11} {'tok/s':>9} {'GFLOP/s':>9} "
           f"{'RSS MB':>9}")
