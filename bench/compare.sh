@@ -53,8 +53,9 @@ blas = {r["blas"] for r in pytorch.values()}
 if not all("openblas-openmp" in b for b in blas) or any("jemalloc" not in r["malloc"]
                                                        for r in pytorch.values()):
     sys.exit(f"compare: error: PyTorch did not load the OpenMP OpenBLAS and jemalloc: {blas}")
-print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; speedup = PyTorch ms / adjoint ms (>1: adjoint is "
-      "faster); sgemm = the 2048^3 sgemm GFLOP/s each run measured first (low = busy machine)\n")
+print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; speedup = PyTorch ms / "
+      "adjoint ms (>1: adjoint is faster); sgemm = the 2048^3 sgemm GFLOP/s each run measured "
+      "first (low = busy machine)\n")
 print("| B | T | fwd+bwd adjoint ms | fwd+bwd PyTorch ms | speedup | step adjoint ms "
       "| step PyTorch ms | speedup | tok/s adjoint | tok/s PyTorch | RSS MB adjoint "
       "| RSS MB PyTorch | sgemm adjoint | sgemm PyTorch |")
