@@ -368,11 +368,20 @@ class Emitter {
     return out;
   }
   void push_kept(Code& code, const Node* parallel) const {
-    for (Var* v : kept(parallel)) code.line("::adjoint::detail::push(" + v->name + ");");
+    for (Var* v : kept(parallel)) code.line(push(v->name, v));
   }
   void pop_kept(Code& code, const Node* parallel) const {
     auto vs = kept(parallel);
-    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line("::adjoint::detail::pop(" + (*it)->name + ");");
+    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
+  }
+
+  static std::string push(const std::string& value, const Var* v = nullptr) {
+    if (v && v->type->isArrayType()) return "::adjoint::detail::push_array(" + value + ");";
+    return "::adjoint::detail::push(" + value + ");";
+  }
+  std::string pop(const std::string& lvalue, QualType type, const Var* v = nullptr) const {
+    if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
+    return lvalue + " = ::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">();";
   }
 
   std::vector<Var*> iteration_kept(const Node* loop) const {
@@ -383,11 +392,11 @@ class Emitter {
   }
   void push_iteration(Code& code, const Node* loop) const {
     if (!loop->reverse) return;
-    for (Var* v : iteration_kept(loop)) code.line("::adjoint::detail::push(" + v->name + ");");
+    for (Var* v : iteration_kept(loop)) code.line(push(v->name, v));
   }
   void pop_iteration(Code& code, const Node* loop) const {
     auto vs = iteration_kept(loop);
-    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line("::adjoint::detail::pop(" + (*it)->name + ");");
+    for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
   }
 
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
@@ -406,7 +415,7 @@ class Emitter {
       case NodeKind::Assign: {
         line_directive(code, n->loc);
         std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
-        if (n->save) code.line("::adjoint::detail::push(" + lhs + ");");
+        if (n->save) code.line(push(lhs));
         if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
         else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
         return;
@@ -418,7 +427,7 @@ class Emitter {
         std::string s = (generated ? callee_name(f, "_forward") : callee_name(f, "")) + "(";
         for (unsigned i = 0; i < n->call->getNumArgs(); ++i) s += (i ? ", " : "") + print_.primal(n->call->getArg(i));
         s += ");";
-        if (n->save) code.line("::adjoint::detail::push(" + n->result->name + ");");
+        if (n->save) code.line(push(n->result->name));
         code.line(n->result ? n->result->name + " = " + s : s);
         return;
       }
@@ -844,7 +853,7 @@ class Emitter {
     line_directive(code, n->loc);
     code.open("{");
     std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
-    if (n->save) code.line("::adjoint::detail::pop(" + lhs + ");");
+    if (n->save) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
     Var* written = n->target ? n->target : n->memory_root;
     bool floating = n->target ? n->target->floating : is_floating(n->lhs->getType());
     if (floating && act_.of(written) && n->rhs) {
@@ -886,7 +895,7 @@ class Emitter {
   void reverse_call_text(Node* n, Code& code) {
     line_directive(code, n->loc);
     code.open("{");
-    if (n->save) code.line("::adjoint::detail::pop(" + n->result->name + ");");
+    if (n->save) code.line(pop(n->result->name, n->result->type));
     const FunctionDecl* f = n->call->getDirectCallee();
     bool custom = callee_kind(f, custom_) == CalleeKind::Custom;
     bool active = n->active && call_active(ir_, act_, n);

@@ -53,24 +53,26 @@ inline std::vector<tape_usage>& thread_tapes() {
   return tapes;
 }
 
+// Scalars by value and popped by return, so no local's address escapes into the tape (which
+// would stop the compiler keeping it in a register).
 template <class T>
-void push(const T& value) {
+void push(T value) {
   thread_tape<T>().push(value);
 }
 
 template <class T>
-void pop(T& value) {
-  value = thread_tape<T>().pop();
+T pop() {
+  return thread_tape<T>().pop();
 }
 
-// Whole arrays (local arrays the reverse sweep needs back).
+// Whole arrays (local arrays and structs the reverse sweep needs back).
 template <class T, std::size_t N>
-void push(const T (&values)[N]) {
+void push_array(const T (&values)[N]) {
   thread_tape<T>().push_n(values, N);
 }
 
 template <class T, std::size_t N>
-void pop(T (&values)[N]) {
+void pop_array(T (&values)[N]) {
   thread_tape<T>().pop_n(values, N);
 }
 
