@@ -183,3 +183,58 @@ TEST(Control, loop_then_branch) {
 }
 TEST(Control, loop_carried) { auto g = adjoint::gradient(loop_carried, "x"); check("loop_carried", g, loop_carried, Scalar<double>{}, 5); }
 TEST(Control, empty_loop) { auto g = adjoint::gradient(empty_loop, "x"); check("empty_loop", g, empty_loop, In<double>{1}, 0); }
+
+// Jumps past locals the reverse sweep recomputes, in loops of every form.
+double continue_after_local(const double* x, int n, int step) {
+  double s = 0;
+  for (int i = 0; i < n; i += step) {
+    double v = x[i] * x[i];
+    if (v > 0.5) continue;
+    double w = v * x[i];
+    s += w * v;
+  }
+  return s;
+}
+double do_continue(const double* x, int n) {
+  double s = 0.5;
+  int i = 0;
+  do {
+    double v = x[i] + s;
+    i = i + 1;
+    if (v < 0) continue;
+    s = s * v;
+  } while (i < n);
+  return s;
+}
+double break_in_nested_if(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    double a = x[i] * 3;
+    if (a > -1) {
+      double b = a * a;
+      if (b > 2) break;
+      s += b * x[i];
+    }
+    s = s * 0.9;
+  }
+  return s;
+}
+void void_early_return(double* out, const double* x, int n) {
+  for (int i = 0; i < n; i++) out[i] = x[i] * x[i];
+  if (x[0] > 0) return;
+  for (int i = 0; i < n; i++) out[i] = out[i] * x[i];
+}
+
+TEST(Control, continue_after_local) {
+  auto g = adjoint::gradient(continue_after_local, "x");
+  check("continue_after_local", g, continue_after_local, In<double>{9}, 9, 2);
+}
+TEST(Control, do_continue) { auto g = adjoint::gradient(do_continue, "x"); check("do_continue", g, do_continue, In<double>{6}, 6); }
+TEST(Control, break_in_nested_if) {
+  auto g = adjoint::gradient(break_in_nested_if, "x");
+  check("break_in_nested_if", g, break_in_nested_if, In<double>{8}, 8);
+}
+TEST(Control, void_early_return) {
+  auto g = adjoint::gradient(void_early_return);
+  check("void_early_return", g, void_early_return, Out<double>{4}, In<double>{4}, 4);
+}
