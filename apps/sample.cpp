@@ -40,13 +40,22 @@ void add_sample_command(CLI::App& app) {
     const float* logits = nullptr;
     for (int token : prompt) logits = generator.feed(token);
     std::fputs(opt->prompt.c_str(), stdout);
+    // Tokens can end inside a character: print up to the last complete one, keep the rest.
+    std::string pending;
+    auto print = [](const std::string& bytes) {
+      const std::string text = replace_invalid_utf8(bytes);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    };
     for (int i = 0; i < opt->tokens; i++) {
       const int token = sample_token(logits, c.vocab_size, opt->temperature, opt->top_k, rng);
-      const std::string_view bytes = tokenizer.decode_token(token);
-      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-      std::fflush(stdout);
+      pending += tokenizer.decode_token(token);
+      const std::size_t complete = utf8_complete_prefix(pending);
+      print(pending.substr(0, complete));
+      pending.erase(0, complete);
       if (i + 1 < opt->tokens) logits = generator.feed(token);
     }
+    print(pending);
     std::fputc('\n', stdout);
   });
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -58,13 +59,17 @@ float validation_loss(GPT2& model, DataLoader& val, int val_steps) {
 std::string sample_text(const GPT2& model, const Tokenizer* tokenizer, int count, Rng& rng) {
   Generator generator(model);
   int token = Tokenizer::eot_token < model.config().vocab_size ? Tokenizer::eot_token : 0;
-  std::string text;
+  std::vector<int> tokens;
   for (int i = 0; i < count && generator.position() < model.config().max_seq_len; i++) {
     token = sample_token(generator.feed(token), model.config().vocab_size, 1.0f, 40, rng);
-    text += tokenizer && token < tokenizer->vocab_size() ? std::string(tokenizer->decode_token(token))
-                                                         : fmt::format("[{}]", token);
+    tokens.push_back(token);
   }
-  return text;
+  if (tokenizer && model.config().vocab_size <= tokenizer->vocab_size()) {
+    return replace_invalid_utf8(tokenizer->decode(tokens));
+  }
+  std::string ids;
+  for (int t : tokens) ids += fmt::format("[{}]", t);
+  return ids;
 }
 
 void run_training(const TrainOptions& o) {

@@ -23,6 +23,13 @@ CharClass classify(char32_t code_point);
 // Throws std::invalid_argument if `text` is not valid UTF-8.
 std::vector<std::string_view> pretokenize(std::string_view text);
 
+// For printing model output, which need not be valid UTF-8 (a sampled token can cut a
+// character, and an untrained model emits any bytes): invalid sequences become U+FFFD.
+std::string replace_invalid_utf8(std::string_view bytes);
+// The length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence that
+// more bytes could still complete; printing streams up to it and keeps the rest.
+std::size_t utf8_complete_prefix(std::string_view bytes);
+
 class Tokenizer {
  public:
   static constexpr int eot_token = 50256;  // <|endoftext|>

@@ -327,4 +327,36 @@ std::string Tokenizer::decode(std::span<const int> tokens) const {
   return text;
 }
 
+std::string replace_invalid_utf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  const auto* s = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  std::size_t offset = 0;
+  while (offset < bytes.size()) {
+    const auto length = static_cast<std::int32_t>(std::min<std::size_t>(4, bytes.size() - offset));
+    std::int32_t size = 0;
+    UChar32 c;
+    U8_NEXT(s + offset, size, length, c);
+    if (c < 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+    } else {
+      out.append(bytes.data() + offset, static_cast<std::size_t>(size));
+    }
+    offset += static_cast<std::size_t>(size);
+  }
+  return out;
+}
+
+std::size_t utf8_complete_prefix(std::string_view bytes) {
+  // Look back over at most 3 continuation bytes for the lead byte of the last sequence.
+  const std::size_t n = bytes.size();
+  for (std::size_t back = 1; back <= std::min<std::size_t>(n, 4); ++back) {
+    const auto byte = static_cast<unsigned char>(bytes[n - back]);
+    if ((byte & 0xC0) == 0x80) continue;  // continuation byte
+    const std::size_t need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
 }  // namespace adjoint

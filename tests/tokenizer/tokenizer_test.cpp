@@ -254,3 +254,20 @@ TEST(Tokenizer, FindsBpeDir) {
 
 }  // namespace
 }  // namespace adjoint::test
+
+TEST(Utf8ForPrinting, InvalidSequencesBecomeReplacementCharacters) {
+  EXPECT_EQ(adjoint::replace_invalid_utf8("plain"), "plain");
+  EXPECT_EQ(adjoint::replace_invalid_utf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(adjoint::replace_invalid_utf8("a\xC8z"), "a\xEF\xBF\xBDz");        // cut 2-byte sequence
+  EXPECT_EQ(adjoint::replace_invalid_utf8("\xFF"), "\xEF\xBF\xBD");             // never valid
+  EXPECT_EQ(adjoint::replace_invalid_utf8("\xF0\x9F\x98"), "\xEF\xBF\xBD");     // truncated emoji
+}
+
+TEST(Utf8ForPrinting, CompletePrefixStopsBeforeAnUnfinishedCharacter) {
+  EXPECT_EQ(adjoint::utf8_complete_prefix("abc"), 3u);
+  EXPECT_EQ(adjoint::utf8_complete_prefix("ab\xC3"), 2u);               // lead byte of 2
+  EXPECT_EQ(adjoint::utf8_complete_prefix("ab\xF0\x9F\x98"), 2u);       // 3 of 4 bytes
+  EXPECT_EQ(adjoint::utf8_complete_prefix("ab\xF0\x9F\x98\x80"), 6u);   // complete emoji
+  EXPECT_EQ(adjoint::utf8_complete_prefix("a\xC3\xA9"), 3u);
+  EXPECT_EQ(adjoint::utf8_complete_prefix(""), 0u);
+}
