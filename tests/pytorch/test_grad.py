@@ -1,9 +1,10 @@
-"""`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with both the
-default (generated, once adjc drives the engine) and the hand-written (--backward manual) backward.
+"""`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with every backward
+pass `adjoint grad --help` lists (--backward {manual,...}).
 
 Pass: for the loss |a-b|/|b| < LOSS_TOL, and for every parameter tensor
 max|a-b| / max(max|b|, 1e-12) < GRAD_TOL (see cases.py), where a is adjoint's fp32 result and
 b is PyTorch's fp64 result from the same fp32 weights. NaN or Inf anywhere fails."""
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -15,9 +16,6 @@ import harness
 import torch
 
 
-BACKWARDS = {"default": [], "manual": ["--backward", "manual"]}
-
-
 def parse_loss(stdout):
     values = [line.split()[1] for line in stdout.splitlines() if line.startswith("loss ")]
     if len(values) != 1:
@@ -25,7 +23,16 @@ def parse_loss(stdout):
     return float(values[0])
 
 
-def compare_case(adjoint, case, workdir):
+def backward_passes(adjoint):
+    """The choices of `adjoint grad --backward`, read from its help."""
+    usage = harness.run_ok(adjoint, "grad", "--help").stdout
+    choices = re.search(r"--backward\s+TEXT:\{([^}]*)\}", usage)
+    if not choices:
+        sys.exit(f"error: no '--backward TEXT:{{...}}' choices in `adjoint grad --help`:\n{usage}")
+    return [name.strip() for name in choices.group(1).split(",")]
+
+
+def compare_case(adjoint, case, backwards, workdir):
     """Returns {backward: (loss error, {tensor: error})} for one case."""
     # More tokens than one batch, so reading past the first B*T+1 would show.
     num_tokens = 2 * (case.B * case.T + 1) + 3
@@ -33,10 +40,11 @@ def compare_case(adjoint, case, workdir):
         workdir, case.cfg, case.seed, num_tokens)
     loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T)
     results = {}
-    for backward, flags in BACKWARDS.items():
+    for backward in backwards:
         out = workdir / f"grad_{backward}.bin"
         result = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file,
-                                "-B", case.B, "-T", case.T, "--out", out, *flags)
+                                "-B", case.B, "-T", case.T, "--out", out,
+                                "--backward", backward)
         grad_cfg, adjoint_grads = ref.read_model(out)
         if grad_cfg != case.cfg:
             sys.exit(f"error: {case.name}: gradient file header {grad_cfg} != {case.cfg}")
@@ -50,10 +58,11 @@ def compare_case(adjoint, case, workdir):
 def main():
     adjoint = harness.adjoint_program(sys.argv)
     torch.set_num_threads(1)
-    errors = {backward: {} for backward in BACKWARDS}  # backward -> case -> tensor -> error
+    backwards = backward_passes(adjoint)
+    errors = {backward: {} for backward in backwards}  # backward -> case -> tensor -> error
     with tempfile.TemporaryDirectory() as workdir:
         for case in cases.GRAD_CASES:
-            for backward, (loss_error, tensors) in compare_case(adjoint, case,
+            for backward, (loss_error, tensors) in compare_case(adjoint, case, backwards,
                                                                 Path(workdir)).items():
                 errors[backward][case.name] = {"loss": loss_error, **tensors}
     failures = []
