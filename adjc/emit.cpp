@@ -833,11 +833,43 @@ class Emitter {
     for (auto& l : lines) statement.text += l + "\n";
   }
 
+  // Merges `t += a; ...; t += b;` within one statement's reverse into `t += a + b;` at the second
+  // place (when nothing between mentions t), shortening the chain of dependent additions.
+  static void merge_accumulations(Code& statement) {
+    static const std::regex accumulate("^(\\s*)(.*[^ ]) \\+= (.*);$");
+    std::vector<std::string> lines;
+    std::istringstream in(statement.text);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    for (size_t j = 0; j < lines.size(); ++j) {
+      std::smatch mj;
+      if (!std::regex_match(lines[j], mj, accumulate) || (j > 0 && lines[j - 1].find("#pragma") != std::string::npos))
+        continue;
+      std::string target = mj[2], value = mj[3];
+      for (size_t i = j; i-- > 0;) {
+        std::smatch mi;
+        bool same = std::regex_match(lines[i], mi, accumulate) && mi[2] == target && mi[1] == mj[1] &&
+                    (i == 0 || lines[i - 1].find("#pragma") == std::string::npos);
+        if (same) {
+          lines[j] = mj[1].str() + target + " += " + mi[3].str() + " + " + value + ";";
+          lines.erase(lines.begin() + long(i));
+          --j;
+          break;
+        }
+        if (lines[i].find(target) != std::string::npos || lines[i].find('{') != std::string::npos ||
+            lines[i].find('}') != std::string::npos)
+          break;
+      }
+    }
+    statement.text.clear();
+    for (auto& l : lines) statement.text += l + "\n";
+  }
+
   void reverse_assign(Node* n, Code& out) {
     Code code;
     code.depth = out.depth;
     reverse_assign_text(n, code);
     prune_temps(code);
+    merge_accumulations(code);
     out.text += code.text;
   }
 
@@ -846,6 +878,7 @@ class Emitter {
     code.depth = out.depth;
     reverse_call_text(n, code);
     prune_temps(code);
+    merge_accumulations(code);
     out.text += code.text;
   }
 
