@@ -1,6 +1,6 @@
 """`adjoint grad` on bad input: each must exit non-zero (not by a signal), print exactly one line
-`adjoint: error: ...` on stderr and leave no output file. The same run on good input must
-succeed, so the test cannot pass just because grad always fails."""
+`adjoint: error: ...` on stderr and leave no output file (nor a temporary beside it). The same
+run on good input must succeed, so the test cannot pass just because grad always fails."""
 import sys
 import tempfile
 from pathlib import Path
@@ -66,9 +66,11 @@ def main():
                 problems.append(f"exit status {result.returncode}")
             if len(lines) != 1 or not lines[0].startswith("adjoint: error: "):
                 problems.append(f"stderr is not one 'adjoint: error:' line: {result.stderr!r}")
-            if out.exists():
-                problems.append("an output file was written")
-                out.unlink()
+            written = list(workdir.glob("out.bin*"))  # also a temporary beside it
+            if written:
+                problems.append(f"left {', '.join(p.name for p in written)}")
+                for path in written:
+                    path.unlink()
             print(f"{'FAIL' if problems else 'ok  '}  {name}: {'; '.join(problems) or lines[0]}")
             failures += [f"{name}: {p}" for p in problems]
     for failure in failures:
