@@ -92,6 +92,14 @@ class Consumer : public ASTConsumer {
   CompilerInstance& ci_;
   Output& out_;
 
+  // 'name' (built by appending: GCC 12 warns falsely on "'" + std::string).
+  static std::string quoted(llvm::StringRef name) {
+    std::string s(1, '\'');
+    s.append(name.data(), name.size());
+    s += '\'';
+    return s;
+  }
+
   static std::string escape(const std::string& s) {
     std::string out;
     for (char c : s) out += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
@@ -112,7 +120,7 @@ class Consumer : public ASTConsumer {
     if (!fn) return diags.error(call->getArg(0)->getBeginLoc(), "the first argument of adjoint::gradient must name a function");
     if (!fn->getDefinition())
       return diags.error(call->getArg(0)->getBeginLoc(),
-                         "'" + fn->getName().str() + "' has no body in this translation unit, so adjc cannot differentiate it");
+                         quoted(fn->getName()) + " has no body in this translation unit, so adjc cannot differentiate it");
     fn = fn->getDefinition();
 
     std::string names;
@@ -134,16 +142,16 @@ class Consumer : public ASTConsumer {
         found = true;
         if (!is_differentiable(fn->getParamDecl(i)))
           return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter '" + name + "' of '" + fn->getName().str() + "' is not differentiable (type '" +
-                                 fn->getParamDecl(i)->getType().getAsString() + "')");
+                             "parameter " + quoted(name) + " of " + quoted(fn->getName()) + " is not differentiable (type " +
+                                 quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
         selected[i] = any = true;
       }
       if (!found)
-        return diags.error(call->getArg(1)->getBeginLoc(), "'" + fn->getName().str() + "' has no parameter named '" + name + "'");
+        return diags.error(call->getArg(1)->getBeginLoc(), quoted(fn->getName()) + " has no parameter named " + quoted(name));
     }
     if (!any)
       for (unsigned i = 0; i < fn->getNumParams(); ++i) any |= selected[i] = is_differentiable(fn->getParamDecl(i));
-    if (!any) return diags.error(at, "'" + fn->getName().str() + "' has no differentiable parameters");
+    if (!any) return diags.error(at, quoted(fn->getName()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);
     if (diags.failed()) return;
