@@ -124,3 +124,18 @@ TEST(Calls, pullback_by_name) {
   square_pullback(3.0, 2.0, &dx);
   EXPECT_DOUBLE_EQ(dx, 12.0);
 }
+
+#include "model.hpp"
+
+TEST(Calls, function_from_header) {
+  auto g = adjoint::gradient(header_model, "w");
+  check("header_model", g, header_model, In<double>{2}, Fixed<double>{0.7});
+}
+TEST(Calls, source_is_the_generated_code) {
+  auto g = adjoint::gradient(poly);
+  std::string source = g.source();
+  EXPECT_NE(source.find("void poly_grad(double x, double y, double* _d_x, double* _d_y)"), std::string::npos) << source;
+  EXPECT_NE(source.find("poly_reverse"), std::string::npos);
+  EXPECT_NE(source.find("square_reverse"), std::string::npos);  // callees' code is included
+  EXPECT_EQ(source.find("#line"), std::string::npos);
+}
