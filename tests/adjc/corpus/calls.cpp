@@ -139,3 +139,17 @@ TEST(Calls, source_is_the_generated_code) {
   EXPECT_NE(source.find("square_reverse"), std::string::npos);  // callees' code is included
   EXPECT_EQ(source.find("#line"), std::string::npos);
 }
+
+// A callee that updates its argument in place, called repeatedly: its own tape restores it.
+void damp(double* x, int n) {
+  for (int i = 0; i < n; i++) x[i] = x[i] * x[i] * 0.5 + 0.1;
+}
+double repeated_in_place(double* x, int n) {
+  for (int k = 0; k < 3; k++) damp(x, n);
+  return x[0] + x[1] * x[2];
+}
+
+TEST(Calls, repeated_in_place) {
+  auto g = adjoint::gradient(repeated_in_place);
+  check("repeated_in_place", g, repeated_in_place, InOut<double>{3, 0.2, 0.9}, 3);
+}

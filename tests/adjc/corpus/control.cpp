@@ -238,3 +238,37 @@ TEST(Control, void_early_return) {
   auto g = adjoint::gradient(void_early_return);
   check("void_early_return", g, void_early_return, Out<double>{4}, In<double>{4}, 4);
 }
+
+double counter_in_body(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    s += x[i] * s + x[i];
+    i += 1;  // not a canonical loop: the counter is an ordinary (taped) integer
+  }
+  return s;
+}
+double unsigned_counter(const double* x, unsigned long n) {
+  double s = 1;
+  for (unsigned long i = 0; i < n; ++i) s = s * x[i] + 0.5;
+  return s;
+}
+double forever_break(const double* x, int n) {
+  double s = 0;
+  int i = 0;
+  for (;;) {
+    if (i == n) break;
+    s = s + x[i] * x[i] * s + x[i];
+    ++i;
+  }
+  return s;
+}
+
+TEST(Control, counter_in_body) {
+  auto g = adjoint::gradient(counter_in_body, "x");
+  check("counter_in_body", g, counter_in_body, In<double>{7}, 7);
+}
+TEST(Control, unsigned_counter) {
+  auto g = adjoint::gradient(unsigned_counter, "x");
+  check("unsigned_counter", g, unsigned_counter, In<double>{5}, Fixed<unsigned long>{5});
+}
+TEST(Control, forever_break) { auto g = adjoint::gradient(forever_break, "x"); check("forever_break", g, forever_break, In<double>{5}, 5); }

@@ -125,3 +125,19 @@ TEST(Pointers, two_outputs) {
   auto g = adjoint::gradient(two_outputs);
   check("two_outputs", g, two_outputs, Out<double>{3}, Out<double>{3}, In<double>{3}, 3);
 }
+
+double local_array_in_loop(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i + 1 < n; i++) {
+    double pair[2];
+    pair[0] = x[i] * x[i + 1];
+    pair[1] = pair[0] * x[i];
+    s += pair[1] * pair[0];
+  }
+  return s;
+}
+
+TEST(Pointers, local_array_in_loop) {
+  auto g = adjoint::gradient(local_array_in_loop, "x");
+  check("local_array_in_loop", g, local_array_in_loop, In<double>{5}, 5);
+}

@@ -76,3 +76,29 @@ TEST(Scalar, self_overwrite) { auto g = adjoint::gradient(self_overwrite); check
 TEST(Scalar, chain) { auto g = adjoint::gradient(chain); check("chain", g, chain, Scalar<double>{0.5, 1.5}); }
 TEST(Scalar, casts) { auto g = adjoint::gradient(casts, "y"); check("casts", g, casts, Fixed<double>{0.25}, Scalar<float>{}); }
 TEST(Scalar, unary_plus) { auto g = adjoint::gradient(unary_plus); check("unary_plus", g, unary_plus, Scalar<double>{}); }
+
+double param_reassigned(double x, double y) {
+  x = x * y;
+  y = y + x * x;
+  return x * y;
+}
+double const_locals(double x) {
+  const double c = x * 2;
+  const double d = c * c + x;
+  return d / c;
+}
+
+TEST(Scalar, param_reassigned) {
+  auto g = adjoint::gradient(param_reassigned);
+  check("param_reassigned", g, param_reassigned, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Scalar, param_reassigned_accumulates) {
+  // Adjoints are added to what the caller's variables hold.
+  double dx = 10, dy = 20;
+  auto g = adjoint::gradient(param_reassigned);
+  g.execute(0.5, 2.0, &dx, &dy);
+  // f = x1 (y + x1²) with x1 = x y: df/dx = y (y + 3 x² y²) = 10 at (0.5, 2)
+  EXPECT_NEAR(dx, 10 + 10, 1e-12);
+  EXPECT_GT(dy, 20);
+}
+TEST(Scalar, const_locals) { auto g = adjoint::gradient(const_locals); check("const_locals", g, const_locals, Scalar<double>{0.5, 1.5}); }
