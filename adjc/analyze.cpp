@@ -588,7 +588,7 @@ class Lowering {
     if (auto* rs = dyn_cast<ReturnStmt>(s)) {
       if (!loops_.empty()) return fail(at, "return inside a loop is not supported; break out of the loop first");
       if (const Expr* value = rs->getRetValue()) {
-        lower_assign(s, nullptr, BO_Assign, value, block, ir_.ret);
+        lower_return_value(s, value, block);
       }
       Node* n = make(NodeKind::Jump, s);
       n->jump = JumpKind::Return;
@@ -614,13 +614,13 @@ class Lowering {
   }
 
   // The return value's assignment (`_ret = value`).
-  void lower_assign(const Stmt* stmt, const Expr*, BinaryOperatorKind, const Expr* value, Node* block, Var* ret) {
+  void lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
     check_expr(value);
     hoist_calls(value, block, stmt);
     Node* n = make(NodeKind::Assign, stmt);
-    n->target = ret;
+    n->target = ir_.ret;
     n->rhs = value;
-    ret->assignments++;
+    ir_.ret->assignments++;
     add(block, n);
   }
 
