@@ -537,6 +537,7 @@ class Emitter {
     code.close();
     if (n->reverse) {
       code.line("::adjoint::detail::push(_s" + id + ");");
+      code.line("::adjoint::detail::push(_e" + id + ");");
       code.line("::adjoint::detail::push(static_cast<long>(_threads" + id + "));");
     }
     code.close();
@@ -782,8 +783,8 @@ class Emitter {
     line_directive(code, n->loc);
     code.open("{");
     code.line("const long _threads" + id + " = ::adjoint::detail::pop_count();");
+    code.line("const long _e" + id + " = ::adjoint::detail::pop_count();");
     code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
-    code.line("const long _e" + id + " = " + print_.primal(n->end) + ";");
     code.line("#pragma omp parallel num_threads(_threads" + id + ")");
     code.open("{");
     Code body;
