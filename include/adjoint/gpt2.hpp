@@ -74,7 +74,7 @@ ParameterTensors parameter_views(float* memory, const GPT2Config& config);
 // Everything the backward pass reads from the forward, plus the backward's scratch, for a
 // fixed (B, T). Per-layer tensors are (L, ...) stacks.
 struct ActivationTensors {
-  float* encoded;    // (B,T,C)
+  float* residual;   // (L+1,B,T,C): the residual stream, [0] the embedding, [l+1] block l's output
   float* ln1;        // (L,B,T,C)
   float* ln1_mean;   // (L,B,T)
   float* ln1_rstd;   // (L,B,T)
@@ -87,7 +87,6 @@ struct ActivationTensors {
   float* ln2_rstd;   // (L,B,T)
   float* fch;        // (L,B,T,4C)
   float* fch_gelu;   // (L,B,T,4C)
-  float* residual3;  // (L,B,T,C)
   float* lnf;        // (B,T,C)
   float* lnf_mean;   // (B,T)
   float* lnf_rstd;   // (B,T)

@@ -112,7 +112,7 @@ std::size_t activation_views(ActivationTensors& a, float* memory, const GPT2Conf
     slot = memory ? memory + used : nullptr;
     used += (count + 15) / 16 * 16;  // keep every tensor 64-byte aligned
   };
-  take(a.encoded, BT * C);
+  take(a.residual, (L + 1) * BT * C);
   take(a.ln1, L * BT * C);
   take(a.ln1_mean, L * BT);
   take(a.ln1_rstd, L * BT);
@@ -125,7 +125,6 @@ std::size_t activation_views(ActivationTensors& a, float* memory, const GPT2Conf
   take(a.ln2_rstd, L * BT);
   take(a.fch, L * BT * 4 * C);
   take(a.fch_gelu, L * BT * 4 * C);
-  take(a.residual3, L * BT * C);
   take(a.lnf, BT * C);
   take(a.lnf_mean, BT);
   take(a.lnf_rstd, BT);
@@ -218,9 +217,9 @@ float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
   const ParameterTensors& p = params_;
   ActivationTensors& a = acts_;
 
-  encoder_forward(a.encoded, inputs, p.wte, p.wpe, B, T, C);
+  encoder_forward(a.residual, inputs, p.wte, p.wpe, B, T, C);
   for (int l = 0; l < L; l++) {
-    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * NC;
+    const float* residual = a.residual + l * NC;
     float* ln1 = a.ln1 + l * NC;
     float* qkv = a.qkv + l * NC * 3;
     float* atty = a.atty + l * NC;
@@ -229,7 +228,7 @@ float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
     float* ln2 = a.ln2 + l * NC;
     float* fch = a.fch + l * NC * 4;
     float* fch_gelu = a.fch_gelu + l * NC * 4;
-    float* residual3 = a.residual3 + l * NC;
+    float* residual_out = a.residual + (l + 1) * NC;
 
     layernorm_forward(ln1, a.ln1_mean + l * N, a.ln1_rstd + l * N, residual, p.ln1w + l * C,
                       p.ln1b + l * C, N, C);
@@ -243,9 +242,9 @@ float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
     gelu_forward(fch_gelu, fch, NC * 4);
     matmul_forward(a.proj, fch_gelu, p.fcprojw + (std::size_t)l * 4 * C * C, p.fcprojb + l * C, N,
                    4 * C, C);
-    residual_forward(residual3, residual2, a.proj, NC);
+    residual_forward(residual_out, residual2, a.proj, NC);
   }
-  layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual3 + (L - 1) * NC, p.lnfw, p.lnfb, N, C);
+  layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual + L * NC, p.lnfw, p.lnfb, N, C);
   matmul_forward(a.probs, a.lnf, p.wte, static_cast<const float*>(nullptr), N, C, Vp);
   if (!targets) return 0.0f;
 
@@ -274,13 +273,13 @@ void GPT2::backward() {
   std::memset(a.dln, 0, NC * sizeof(float));
   matmul_backward(a.dln, g.wte, static_cast<float*>(nullptr), a.probs, a.lnf, p.wte, N, C, Vp);
   std::memset(a.dresidual, 0, NC * sizeof(float));
-  layernorm_backward(a.dresidual, g.lnfw, g.lnfb, a.dln, a.residual3 + (L - 1) * NC, p.lnfw,
+  layernorm_backward(a.dresidual, g.lnfw, g.lnfb, a.dln, a.residual + L * NC, p.lnfw,
                      a.lnf_mean, a.lnf_rstd, N, C);
 
   // dresidual carries the gradient of the residual stream: each residual add passes it
   // through unchanged, so the blocks only add their branches' contributions to it.
   for (int l = L - 1; l >= 0; l--) {
-    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * NC;
+    const float* residual = a.residual + l * NC;
     std::memset(a.dln, 0, layer_scratch * sizeof(float));
 
     matmul_backward(a.dfch_gelu, g.fcprojw + (std::size_t)l * 4 * C * C, g.fcprojb + l * C,
