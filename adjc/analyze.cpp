@@ -78,6 +78,13 @@ MathFn math_function(const CallExpr* call) {
   return it->second;
 }
 
+bool is_write_once(const Var* region) {
+  if (!region || !region->decl) return false;
+  for (const auto* attr : region->decl->specific_attrs<AnnotateAttr>())
+    if (attr->getAnnotation() == "adjoint_write_once") return true;
+  return false;
+}
+
 const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPullbacks& custom) {
   if (!callee->getIdentifier()) return nullptr;
   auto it = custom.find(callee->getName().str() + "_pullback");
@@ -1005,6 +1012,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
       for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i) {
         if (!is_written_param(callee->getParamDecl(i))) continue;
         Var* region = memory_root(ir, n->call->getArg(i));
+        if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
         for (const ReadSite& r : reads)
           if (r.var == region && r.node != n && (r.node->order < n->order || shares_loop(r.node, n))) {
             diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getName().str() +

@@ -716,8 +716,8 @@ class Emitter {
         reverse_block(n, code, true);
         code.close();
         return;
-      case NodeKind::Assign: return reverse_assign(n, code);
-      case NodeKind::Call: return reverse_call(n, code);
+      case NodeKind::Assign:
+      case NodeKind::Call: return reverse_statement(n, code);
       case NodeKind::If:
         line_directive(code, n->loc);
         code.open("if (::adjoint::detail::pop_branch()) {");
@@ -808,16 +808,20 @@ class Emitter {
     code.close();
   }
 
-  // Drops temporaries (`const T _t3 = ...;`) nothing in the statement's reverse code uses.
-  static void prune_temps(Code& statement) {
-    static const std::regex decl("^\\s*const [^=]* (_[tra][0-9]+) = .*;$");
+  static std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> lines;
-    std::istringstream in(statement.text);
+    std::istringstream in(text);
     for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  }
+
+  // Drops temporaries (`const T _t3 = ...;`) nothing in the statement's reverse code uses.
+  static void prune_temps(std::vector<std::string>& lines) {
+    static const std::regex decl("^\\s*const [^=]* (_[tra][0-9]+) = .*;$");
     bool changed = true;
     while (changed) {
       changed = false;
-      for (size_t i = 0; i < lines.size(); ++i) {
+      for (size_t i = 0; i < lines.size() && !changed; ++i) {
         std::smatch m;
         if (!std::regex_match(lines[i], m, decl)) continue;
         std::regex use("\\b" + m[1].str() + "\\b");
@@ -826,64 +830,46 @@ class Emitter {
         if (!used) {
           lines.erase(lines.begin() + long(i));
           changed = true;
-          break;
         }
       }
     }
-    statement.text.clear();
-    for (auto& l : lines) statement.text += l + "\n";
   }
 
   // Merges `t += a; ...; t += b;` within one statement's reverse into `t += a + b;` at the second
   // place (when nothing between mentions t), shortening the chain of dependent additions.
-  static void merge_accumulations(Code& statement) {
+  static void merge_accumulations(std::vector<std::string>& lines) {
     static const std::regex accumulate("^(\\s*)(.*[^ ]) \\+= (.*);$");
-    std::vector<std::string> lines;
-    std::istringstream in(statement.text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    auto atomic = [&](size_t i) { return i > 0 && lines[i - 1].find("#pragma") != std::string::npos; };
     for (size_t j = 0; j < lines.size(); ++j) {
       std::smatch mj;
-      if (!std::regex_match(lines[j], mj, accumulate) || (j > 0 && lines[j - 1].find("#pragma") != std::string::npos))
-        continue;
+      if (!std::regex_match(lines[j], mj, accumulate) || atomic(j)) continue;
       std::string target = mj[2], value = mj[3];
       for (size_t i = j; i-- > 0;) {
         std::smatch mi;
-        bool same = std::regex_match(lines[i], mi, accumulate) && mi[2] == target && mi[1] == mj[1] &&
-                    (i == 0 || lines[i - 1].find("#pragma") == std::string::npos);
-        if (same) {
+        if (std::regex_match(lines[i], mi, accumulate) && mi[2] == target && mi[1] == mj[1] && !atomic(i)) {
           lines[j] = mj[1].str() + target + " += " + mi[3].str() + " + " + value + ";";
           lines.erase(lines.begin() + long(i));
           --j;
           break;
         }
-        if (lines[i].find(target) != std::string::npos || lines[i].find('{') != std::string::npos ||
-            lines[i].find('}') != std::string::npos)
-          break;
+        if (lines[i].find(target) != std::string::npos || lines[i].find_first_of("{}") != std::string::npos) break;
       }
     }
-    statement.text.clear();
-    for (auto& l : lines) statement.text += l + "\n";
   }
 
-  void reverse_assign(Node* n, Code& out) {
+  // The reverse of an assignment or call, tidied.
+  void reverse_statement(Node* n, Code& out) {
     Code code;
     code.depth = out.depth;
-    reverse_assign_text(n, code);
-    prune_temps(code);
-    merge_accumulations(code);
-    out.text += code.text;
+    if (n->kind == NodeKind::Assign) reverse_assign(n, code);
+    else reverse_call(n, code);
+    std::vector<std::string> lines = split_lines(code.text);
+    prune_temps(lines);
+    merge_accumulations(lines);
+    for (auto& l : lines) out.text += l + "\n";
   }
 
-  void reverse_call(Node* n, Code& out) {
-    Code code;
-    code.depth = out.depth;
-    reverse_call_text(n, code);
-    prune_temps(code);
-    merge_accumulations(code);
-    out.text += code.text;
-  }
-
-  void reverse_assign_text(Node* n, Code& code) {
+  void reverse_assign(Node* n, Code& code) {
     line_directive(code, n->loc);
     code.open("{");
     std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
@@ -926,7 +912,7 @@ class Emitter {
     code.close();
   }
 
-  void reverse_call_text(Node* n, Code& code) {
+  void reverse_call(Node* n, Code& code) {
     line_directive(code, n->loc);
     code.open("{");
     if (n->save) code.line(pop(n->result->name, n->result->type));

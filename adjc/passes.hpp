@@ -26,6 +26,9 @@ enum class CalleeKind { Plain, User, Custom };
 CalleeKind callee_kind(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
 const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
 
+// A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory
+// at most once, so a call's write never destroys a value another call's pullback reads.
+bool is_write_once(const Var* region);
 const clang::Expr* strip(const clang::Expr* e);  // parens, implicit casts, cleanups
 bool is_floating(clang::QualType t);
 bool is_written_param(const clang::ParmVarDecl* param);  // pointer/reference to non-const data
