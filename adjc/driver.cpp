@@ -163,7 +163,10 @@ class Consumer : public ASTConsumer {
     const FunctionDecl* first = fn->getFirstDecl();
     const LangOptions& lo = context.getLangOpts();
     SourceLocation where;
-    if (sm.isInMainFile(first->getLocation()) && !first->getLocation().isMacroID()) {
+    // The declaration opens the function's namespaces itself, so it goes right after the function
+    // only when that is at file scope.
+    if (sm.isInMainFile(first->getLocation()) && !first->getLocation().isMacroID() &&
+        first->getDeclContext()->getRedeclContext()->isTranslationUnit()) {
       if (first->doesThisDeclarationHaveABody())
         where = Lexer::getLocForEndOfToken(first->getBodyRBrace(), 0, sm, lo);
       else

@@ -69,7 +69,9 @@ void run_bench(const BenchOptions& o) {
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
   const double peak = measure_sgemm_gflops();
+  const Backward backward = backward_from_name(o.backward);
   auto model = make_model(o.model, 1);
+  model->use_backward(backward);
   const GPT2Config& c = model->config();
   int max_B = 0, max_T = 0;
   for (auto [B, T] : shapes) {
@@ -91,14 +93,10 @@ void run_bench(const BenchOptions& o) {
     const int* inputs = tokens.data();
     const int* targets = tokens.data() + 1;
     int step = 0;
-    const double fwdbwd = median_ms(o.warmup, o.iters, [&] {
-      model->forward(inputs, targets, B, T);
-      model->backward();
-    });
+    const double fwdbwd = median_ms(o.warmup, o.iters, [&] { model->forward_backward(inputs, targets, B, T, backward); });
     model->zero_grad();
     const double step_ms = median_ms(o.warmup, o.iters, [&] {
-      model->forward(inputs, targets, B, T);
-      model->backward();
+      model->forward_backward(inputs, targets, B, T, backward);
       const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
       optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
     });
@@ -132,7 +130,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(CLI::PositiveNumber);
-  cmd->add_option("--backward", o->backward, "Backward pass")->check(CLI::IsMember({"manual"}))->capture_default_str();
+  cmd->add_option("--backward", o->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}))->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(CLI::PositiveNumber)
       ->capture_default_str();

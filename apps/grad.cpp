@@ -23,13 +23,14 @@ void add_grad_command(CLI::App& app) {
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
   cmd->add_option("--out", opt->out, "Where to write the gradients")->required();
-  cmd->add_option("--backward", opt->backward, "Backward pass")->check(CLI::IsMember({"manual"}));
+  cmd->add_option("--backward", opt->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}));
   cmd->callback([opt] {
+    const Backward backward = backward_from_name(opt->backward);
     auto model = load_model(opt->model);
+    model->use_backward(backward);
     DataLoader loader(opt->tokens, opt->B, opt->T);
     loader.next_batch();
-    const float loss = model->forward(loader.inputs(), loader.targets(), opt->B, opt->T);
-    model->backward();
+    const float loss = model->forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T, backward);
     save_model_file(opt->out, model->config(), model->grads_memory());
     std::printf("loss %.9g\n", loss);
   });

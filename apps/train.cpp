@@ -92,6 +92,8 @@ void run_training(const TrainOptions& o) {
     throw std::invalid_argument(fmt::format("-T {} exceeds the model's maximum sequence length {}", o.T,
                                             model->config().max_seq_len));
   }
+  const Backward backward = backward_from_name(o.backward);
+  model->use_backward(backward);
   AdamW optimizer(*model, o.adamw);
   DataLoader train(train_path, o.B, o.T);
   std::optional<DataLoader> val;
@@ -120,9 +122,9 @@ void run_training(const TrainOptions& o) {
   std::ofstream log(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
   if (!log) throw std::runtime_error("cannot write " + log_path);
   const GPT2Config& c = model->config();
-  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps\n",
+  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s backward\n",
               c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len,
-              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps);
+              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, o.backward.c_str());
   std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
               val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
   std::fflush(stdout);
@@ -146,8 +148,7 @@ void run_training(const TrainOptions& o) {
     double loss = 0;
     for (int micro = 0; micro < o.grad_accum; micro++) {
       train.next_batch();
-      loss += model->forward(train.inputs(), train.targets(), o.B, o.T);
-      model->backward();
+      loss += model->forward_backward(train.inputs(), train.targets(), o.B, o.T, backward);
     }
     loss /= o.grad_accum;
     // Micro-batch gradients were summed: their mean is the batch gradient.
@@ -200,7 +201,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output folder: log.jsonl, model.bin, state.bin")->capture_default_str();
   cmd->add_option("--resume", o->resume, "Training-state file to continue from")->check(CLI::ExistingFile);
   cmd->add_option("--bpe-dir", o->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
-  cmd->add_option("--backward", o->backward, "Backward pass")->check(CLI::IsMember({"manual"}))->capture_default_str();
+  cmd->add_option("--backward", o->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}))->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Batch size")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("-T,--seq-len", o->T, "Sequence length")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--steps", o->steps, "Optimizer steps")->check(CLI::PositiveNumber)->capture_default_str();

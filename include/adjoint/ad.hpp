@@ -26,6 +26,15 @@ extern "C" int omp_get_thread_num() noexcept;
 extern "C" int omp_get_num_threads() noexcept;
 #endif
 
+// Marks a pointer, reference or struct parameter whose memory the function's calls write at most
+// once per element (activations laid out per layer, say): adjc then needs no snapshot when a
+// call writes into it after other calls read it. A promise adjc cannot check; see docs/adjc.md.
+#ifdef __clang__
+#define ADJOINT_WRITE_ONCE [[clang::annotate("adjoint_write_once")]]
+#else
+#define ADJOINT_WRITE_ONCE
+#endif
+
 namespace adjoint {
 
 // The adjoint argument passed for a parameter that is not differentiated at a call: generated

@@ -105,6 +105,15 @@ struct ActivationTensors {
   float* dlosses;    // (B,T)
 };
 
+// Which backward pass computes the gradients: the hand-written one (GPT2::backward) or the one
+// adjc generates from gpt2_loss (src/llm/gpt2_loss.cpp).
+enum class Backward { manual, generated };
+// "manual" or "generated"; throws std::invalid_argument otherwise, or for "generated" when the
+// build had no adjc.
+Backward backward_from_name(const std::string& name);
+// Whether this build contains the adjc-generated backward.
+bool have_generated_backward();
+
 class GPT2 {
  public:
   explicit GPT2(const GPT2Config& config);
@@ -130,13 +139,26 @@ class GPT2 {
   const float* logits() const { return acts_.probs; }
   // Accumulates the gradient of the last forward's mean loss into grads().
   void backward();
+  // One forward and backward with the chosen backward pass; returns the mean loss. The
+  // generated pass needs the adjoint arena that reserve_activations allocates after
+  // use_backward(Backward::generated).
+  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward);
+  void use_backward(Backward backward);
   void zero_grad();
 
  private:
+  // Sizes the activations for (B, T) if needed, checks the token ids, remembers the batch.
+  void prepare_batch(const int* inputs, const int* targets, int B, int T);
+
   GPT2Config config_;
   FloatArena params_memory_, grads_memory_, acts_memory_;
   ParameterTensors params_{}, grads_{};
   ActivationTensors acts_{};
+  // Adjoints of the activations for the generated backward (zero between steps: its pullbacks
+  // clear what they consume), allocated only when that backward is used.
+  FloatArena dacts_memory_;
+  ActivationTensors dacts_{};
+  Backward backward_ = Backward::manual;
   int act_B_ = 0, act_T_ = 0;                 // the shape the arena was sized for
   int B_ = 0, T_ = 0;                         // the last forward's shape
   const int* inputs_ = nullptr;               // the last forward's batch (caller-owned)

@@ -179,6 +179,56 @@ void GPT2::init_random(std::uint64_t seed) {
               (std::size_t)(config_.padded_vocab_size - config_.vocab_size) * C * sizeof(float));
 }
 
+// Defined in gpt2_loss.cpp, whose backward adjc generates (absent from builds without adjc).
+float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                             const int* inputs, const int* targets, int B, int T);
+void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                             const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
+                             ActivationTensors& d_a);
+
+bool have_generated_backward() {
+#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+  return true;
+#else
+  return false;
+#endif
+}
+
+Backward backward_from_name(const std::string& name) {
+  if (name == "manual") return Backward::manual;
+  if (name == "generated") {
+    if (!have_generated_backward()) {
+      throw std::invalid_argument("this build has no generated backward (configure with -DADJOINT_BUILD_ADJC=ON)");
+    }
+    return Backward::generated;
+  }
+  throw std::invalid_argument("unknown backward '" + name + "' (expected manual or generated)");
+}
+
+void GPT2::use_backward(Backward backward) {
+  backward_ = backward;
+  if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
+    reserve_activations(act_B_, act_T_);
+  }
+}
+
+float GPT2::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
+  if (backward == Backward::manual) {
+    const float loss = forward(inputs, targets, B, T);
+    this->backward();
+    return loss;
+  }
+#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+  use_backward(Backward::generated);
+  prepare_batch(inputs, targets, B, T);
+  const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T);
+  gpt2_generated_backward(config_, params_, acts_, inputs, targets, B, T, grads_, dacts_);
+  return loss;
+#else
+  throw std::invalid_argument("this build has no generated backward");
+#endif
+}
+
 void GPT2::reserve_activations(int B, int T) {
   if (B <= 0 || T <= 0 || T > config_.max_seq_len) {
     throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
@@ -189,15 +239,20 @@ void GPT2::reserve_activations(int B, int T) {
     acts_memory_ = FloatArena(activation_views(acts_, nullptr, config_, B, T));
     act_B_ = B;
     act_T_ = T;
-  } else if (B > act_B_ || T > act_T_) {
+  }
+  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
+    dacts_memory_ = FloatArena(acts_memory_.size());
+  }
+  if (B > act_B_ || T > act_T_) {
     throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
                                 " exceeds the reserved B=" + std::to_string(act_B_) +
                                 " T=" + std::to_string(act_T_));
   }
   activation_views(acts_, acts_memory_.data(), config_, B, T);
+  if (dacts_memory_.size() != 0) activation_views(dacts_, dacts_memory_.data(), config_, B, T);
 }
 
-float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
+void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
   if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
   for (std::size_t i = 0; i < (std::size_t)B * T; i++) {
     if (inputs[i] < 0 || inputs[i] >= config_.vocab_size ||
@@ -210,6 +265,10 @@ float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
   T_ = T;
   inputs_ = inputs;
   targets_ = targets;
+}
+
+float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
+  prepare_batch(inputs, targets, B, T);
   const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
   const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
   const int N = B * T;
