@@ -144,6 +144,10 @@ class GPT2 {
   // use_backward(Backward::generated).
   float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward);
   void use_backward(Backward backward);
+  // Bytes the generated forward sweep left on the tape for the reverse sweep, last step.
+  std::size_t tape_bytes() const { return tape_bytes_; }
+  // Floats of the activations' adjoint arena (the generated backward's extra memory).
+  std::size_t activation_adjoint_floats() const { return dacts_memory_.size(); }
   void zero_grad();
 
  private:
@@ -159,6 +163,7 @@ class GPT2 {
   FloatArena dacts_memory_;
   ActivationTensors dacts_{};
   Backward backward_ = Backward::manual;
+  std::size_t tape_bytes_ = 0;
   int act_B_ = 0, act_T_ = 0;                 // the shape the arena was sized for
   int B_ = 0, T_ = 0;                         // the last forward's shape
   const int* inputs_ = nullptr;               // the last forward's batch (caller-owned)

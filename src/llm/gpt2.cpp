@@ -181,7 +181,7 @@ void GPT2::init_random(std::uint64_t seed) {
 
 // Defined in gpt2_loss.cpp, whose backward adjc generates (absent from builds without adjc).
 float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
-                             const int* inputs, const int* targets, int B, int T);
+                             const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes);
 void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
                              const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
                              ActivationTensors& d_a);
@@ -221,7 +221,7 @@ float GPT2::forward_backward(const int* inputs, const int* targets, int B, int T
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
   use_backward(Backward::generated);
   prepare_batch(inputs, targets, B, T);
-  const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T);
+  const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T, &tape_bytes_);
   gpt2_generated_backward(config_, params_, acts_, inputs, targets, B, T, grads_, dacts_);
   return loss;
 #else

@@ -129,9 +129,11 @@ inline void gpt2_loss_reverse(const ParameterTensors& p, ActivationTensors& a, c
                               ActivationTensors* d_a);
 
 float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
-                             const int* inputs, const int* targets, int B, int T) {
-  return gpt2_loss_forward(p, a, inputs, targets, B, T, c.channels, c.num_heads, c.num_layers, c.vocab_size,
-                           c.padded_vocab_size);
+                             const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
+  const float loss = gpt2_loss_forward(p, a, inputs, targets, B, T, c.channels, c.num_heads, c.num_layers,
+                                       c.vocab_size, c.padded_vocab_size);
+  *tape_bytes = thread_tape_bytes();  // the tape is fullest between the sweeps
+  return loss;
 }
 
 void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
