@@ -15,16 +15,27 @@ void add_grad_command(CLI::App& app) {
   struct Options {
     std::string model, tokens, out, backward = "manual";
     int B = 1, T = 64;
+    bool print_backward = false;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
-  cmd->add_option("--model", opt->model, "Model file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--model", opt->model, "Model file")->check(CLI::ExistingFile);
+  cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
-  cmd->add_option("--out", opt->out, "Where to write the gradients")->required();
+  cmd->add_option("--out", opt->out, "Where to write the gradients");
   cmd->add_option("--backward", opt->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}));
+  cmd->add_flag("--print-backward", opt->print_backward,
+                "Print the C++ adjc generated for the GPT-2 backward and exit");
   cmd->callback([opt] {
+    if (opt->print_backward) {
+      if (!have_generated_backward()) throw std::invalid_argument("this build has no generated backward");
+      std::fputs(generated_backward_source(), stdout);
+      return;
+    }
+    if (opt->model.empty() || opt->tokens.empty() || opt->out.empty()) {
+      throw std::invalid_argument("grad needs --model, --tokens and --out");
+    }
     const Backward backward = backward_from_name(opt->backward);
     auto model = load_model(opt->model);
     model->use_backward(backward);

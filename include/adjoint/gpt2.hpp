@@ -113,6 +113,8 @@ enum class Backward { manual, generated };
 Backward backward_from_name(const std::string& name);
 // Whether this build contains the adjc-generated backward.
 bool have_generated_backward();
+// The C++ that adjc generated for the GPT-2 backward, for people to read ("" without adjc).
+const char* generated_backward_source();
 
 class GPT2 {
  public:

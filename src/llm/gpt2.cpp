@@ -186,13 +186,12 @@ void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, Act
                              const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
                              ActivationTensors& d_a);
 
-bool have_generated_backward() {
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
-  return true;
+bool have_generated_backward() { return true; }
 #else
-  return false;
+bool have_generated_backward() { return false; }
+const char* generated_backward_source() { return ""; }
 #endif
-}
 
 Backward backward_from_name(const std::string& name) {
   if (name == "manual") return Backward::manual;

@@ -147,4 +147,6 @@ void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, Act
 
 // The request that makes adjc generate gpt2_loss's sweeps (at global scope: adjc declares the
 // generated functions where the request stands). Returns the generated source, for people.
-const char* gpt2_generated_backward_source() { return adjoint::gradient(adjoint::gpt2_loss, "p, a").source(); }
+static const char* gpt2_loss_gradient_source() { return adjoint::gradient(adjoint::gpt2_loss, "p, a").source(); }
+
+const char* adjoint::generated_backward_source() { return gpt2_loss_gradient_source(); }
