@@ -890,7 +890,7 @@ struct ReadSite {
 
 }  // namespace
 
-void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
+void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& custom, Diagnostics& diags) {
   std::vector<ReadSite> reads;
   std::vector<Node*> all;
   for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
@@ -1009,12 +1009,17 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
           break;
         }
       const FunctionDecl* callee = n->call->getDirectCallee();
+      const bool custom_callee = callee_kind(callee, custom) == CalleeKind::Custom;
       for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i) {
         if (!is_written_param(callee->getParamDecl(i))) continue;
         Var* region = memory_root(ir, n->call->getArg(i));
         if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
         for (const ReadSite& r : reads)
-          if (r.var == region && r.node != n && (r.node->order < n->order || shares_loop(r.node, n))) {
+          // A custom pullback reads memory as its call left it, so a call in a loop also destroys
+          // what its own earlier iterations' pullbacks read (generated callees restore it from
+          // their tape).
+          if (r.var == region && (r.node != n || custom_callee) &&
+              (r.node->order < n->order || shares_loop(r.node, n))) {
             diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getName().str() +
                                     "' but the derivative needs its earlier value; copy it first");
             break;

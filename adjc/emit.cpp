@@ -1021,7 +1021,7 @@ struct Generator::Impl {
       slot = lower(fn, context, diags, custom);
       if (slot->valid) {
         Activity full = analyze_activity(*slot, all_differentiable(fn), nullptr, SourceLocation());
-        plan_tape(*slot, full, diags);
+        plan_tape(*slot, full, custom, diags);
       }
     }
     return slot->valid ? slot.get() : nullptr;

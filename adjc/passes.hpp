@@ -61,7 +61,7 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active,
 std::vector<bool> all_differentiable(const clang::FunctionDecl* fn);
 
 // Fills Node::active/save/reverse and Var::read_in_reverse/recompute/kept.
-void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags);
+void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& custom, Diagnostics& diags);
 
 // Values (primal subexpressions) whose value the reverse sweep of `e` needs when `e` receives an
 // adjoint: e.g. for `a * b` with both varied, both `a` and `b`.
