@@ -13,8 +13,9 @@ AdamW::AdamW(const GPT2& model, const AdamWConfig& config)
 
 void AdamW::update(GPT2& model, float lr, float grad_scale, int step) {
   const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.eps;
-  const float bias1 = 1.0f - std::pow(b1, float(step));
-  const float bias2 = 1.0f - std::pow(b2, float(step));
+  // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps).
+  const float step_size = lr / (1.0f - std::pow(b1, float(step)));
+  const float inv_sqrt_bias2 = 1.0f / std::sqrt(1.0f - std::pow(b2, float(step)));
   const auto sizes = parameter_sizes(model.config());
   float* params = model.params_memory();
   float* grads = model.grads_memory();
@@ -22,7 +23,7 @@ void AdamW::update(GPT2& model, float lr, float grad_scale, int step) {
   float* v = v_.data();
   std::size_t offset = 0;
   for (int t = 0; t < kNumParameterTensors; t++) {
-    const float decay = parameter_is_decayed(t) ? config_.weight_decay : 0.0f;
+    const float keep = 1.0f - lr * (parameter_is_decayed(t) ? config_.weight_decay : 0.0f);
     const std::size_t end = offset + sizes[t];
 #pragma omp parallel for simd schedule(static)
     for (std::size_t i = offset; i < end; i++) {
@@ -31,8 +32,7 @@ void AdamW::update(GPT2& model, float lr, float grad_scale, int step) {
       const float vi = b2 * v[i] + (1.0f - b2) * g * g;
       m[i] = mi;
       v[i] = vi;
-      const float m_hat = mi / bias1, v_hat = vi / bias2;
-      params[i] -= lr * (m_hat / (std::sqrt(v_hat) + eps) + decay * params[i]);
+      params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
       grads[i] = 0.0f;
     }
     offset = end;
@@ -44,13 +44,17 @@ double gradient_global_norm(const float* grads, std::size_t n) {
   double partial[kMaxThreads] = {};
 #pragma omp parallel num_threads(std::min(omp_get_max_threads(), kMaxThreads))
   {
+    // Each thread sums a fixed contiguous slice (vectorised), and the slices are added in
+    // thread order: deterministic for a thread count.
+    const std::size_t threads = omp_get_num_threads(), id = omp_get_thread_num();
+    const std::size_t begin = n * id / threads, end = n * (id + 1) / threads;
     double sum = 0;
-#pragma omp for schedule(static) nowait
-    for (std::size_t i = 0; i < n; i++) sum += double(grads[i]) * grads[i];
-    partial[omp_get_thread_num()] = sum;
+#pragma omp simd reduction(+ : sum)
+    for (std::size_t i = begin; i < end; i++) sum += double(grads[i]) * grads[i];
+    partial[id] = sum;
   }
   double total = 0;
-  for (double s : partial) total += s;  // fixed order: deterministic
+  for (double s : partial) total += s;
   return std::sqrt(total);
 }
 
