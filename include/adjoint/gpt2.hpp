@@ -105,6 +105,13 @@ struct ActivationTensors {
   float* dlosses;    // (B,T)
 };
 
+// The forward pass (src/llm/gpt2_loss.cpp): logits (B,T,Vp) into a.probs, or the mean
+// cross-entropy against targets (B,T). `a` is laid out for (B, T) by the model.
+void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, int B, int T, int C, int NH,
+                 int L, int Vp);
+float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets, int B,
+                int T, int C, int NH, int L, int V, int Vp);
+
 // Which backward pass computes the gradients: the hand-written one (GPT2::backward) or the one
 // adjc generates from gpt2_loss (src/llm/gpt2_loss.cpp).
 enum class Backward { manual, generated };

@@ -268,48 +268,13 @@ void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
 
 float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
   prepare_batch(inputs, targets, B, T);
-  const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
-  const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
-  const int N = B * T;
-  const std::size_t NC = (std::size_t)N * C;
-  const ParameterTensors& p = params_;
-  ActivationTensors& a = acts_;
-
-  encoder_forward(a.residual, inputs, p.wte, p.wpe, B, T, C);
-  for (int l = 0; l < L; l++) {
-    const float* residual = a.residual + l * NC;
-    float* ln1 = a.ln1 + l * NC;
-    float* qkv = a.qkv + l * NC * 3;
-    float* atty = a.atty + l * NC;
-    float* att = a.att + (std::size_t)l * B * NH * T * T;
-    float* residual2 = a.residual2 + l * NC;
-    float* ln2 = a.ln2 + l * NC;
-    float* fch = a.fch + l * NC * 4;
-    float* fch_gelu = a.fch_gelu + l * NC * 4;
-    float* residual_out = a.residual + (l + 1) * NC;
-
-    layernorm_forward(ln1, a.ln1_mean + l * N, a.ln1_rstd + l * N, residual, p.ln1w + l * C,
-                      p.ln1b + l * C, N, C);
-    matmul_forward(qkv, ln1, p.qkvw + (std::size_t)l * 3 * C * C, p.qkvb + l * 3 * C, N, C, 3 * C);
-    attention_forward(atty, att, qkv, B, T, C, NH);
-    matmul_forward(a.proj, atty, p.attprojw + (std::size_t)l * C * C, p.attprojb + l * C, N, C, C);
-    residual_forward(residual2, residual, a.proj, NC);
-    layernorm_forward(ln2, a.ln2_mean + l * N, a.ln2_rstd + l * N, residual2, p.ln2w + l * C,
-                      p.ln2b + l * C, N, C);
-    matmul_forward(fch, ln2, p.fcw + (std::size_t)l * 4 * C * C, p.fcb + l * 4 * C, N, C, 4 * C);
-    gelu_forward(fch_gelu, fch, NC * 4);
-    matmul_forward(a.proj, fch_gelu, p.fcprojw + (std::size_t)l * 4 * C * C, p.fcprojb + l * C, N,
-                   4 * C, C);
-    residual_forward(residual_out, residual2, a.proj, NC);
+  const GPT2Config& c = config_;
+  if (!targets) {
+    gpt2_logits(params_, acts_, inputs, B, T, c.channels, c.num_heads, c.num_layers, c.padded_vocab_size);
+    return 0.0f;
   }
-  layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual + L * NC, p.lnfw, p.lnfb, N, C);
-  matmul_forward(a.probs, a.lnf, p.wte, static_cast<const float*>(nullptr), N, C, Vp);
-  if (!targets) return 0.0f;
-
-  softmax_crossentropy_forward(a.losses, a.probs, a.probs, targets, N, V, Vp);
-  double loss = 0;
-  for (int i = 0; i < N; i++) loss += a.losses[i];
-  return float(loss / N);
+  return gpt2_loss(params_, acts_, inputs, targets, B, T, c.channels, c.num_heads, c.num_layers, c.vocab_size,
+                   c.padded_vocab_size);
 }
 
 void GPT2::backward() {
