@@ -129,7 +129,11 @@ float gpt2_loss(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors&
   return float(loss / N);
 }
 
+}  // namespace adjoint
+
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+namespace adjoint {
+
 // The generated sweeps (adjc defines them below this file's code in its output).
 inline float gpt2_loss_forward(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets,
                                int B, int T, int C, int NH, int L, int V, int Vp);
