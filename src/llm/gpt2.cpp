@@ -207,7 +207,8 @@ Backward backward_from_name(const std::string& name) {
 void GPT2::use_backward(Backward backward) {
   backward_ = backward;
   if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
-    reserve_activations(act_B_, act_T_);
+    dacts_memory_ = FloatArena(acts_memory_.size());
+    B_ = T_ = 0;  // the next batch lays out the adjoints' views with the activations'
   }
 }
 
