@@ -206,10 +206,8 @@ Backward backward_from_name(const std::string& name) {
 
 void GPT2::use_backward(Backward backward) {
   backward_ = backward;
-  if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
-    dacts_memory_ = FloatArena(acts_memory_.size());
-    B_ = T_ = 0;  // the next batch lays out the adjoints' views with the activations'
-  }
+  // reserve_activations allocates the adjoint arena; the next batch calls it.
+  if (backward == Backward::generated && dacts_memory_.size() == 0) B_ = T_ = 0;
 }
 
 float GPT2::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
