@@ -1,0 +1,93 @@
+// GPT-2 as modules over adjoint::Tensor: plain structs with public Tensor members and const
+// forward functions, written for adjc to differentiate through (adjoint::gradient(gpt2_loss,
+// "model") yields a model-shaped gradient). The ops' pullbacks are in tensor.hpp.
+#pragma once
+#include <memory>
+
+#include "adjoint/gpt2.hpp"
+#include "adjoint/tensor.hpp"
+
+namespace adjoint::nn {
+
+// x (..., C) -> (..., OC)
+struct Linear {
+  Tensor weight;  // (OC, C), the engine's layout
+  Tensor bias;    // (OC), or empty for none
+  Tensor forward(const Tensor& x) const { return linear(x, weight, bias); }
+};
+
+// x (..., C) -> (..., C)
+struct LayerNorm {
+  Tensor weight, bias;  // (C)
+  Tensor forward(const Tensor& x) const { return layernorm(x, weight, bias); }
+};
+
+// idx (B, T) -> (B, T, C)
+struct Embedding {
+  Tensor weight;  // (V, C)
+  Tensor forward(const int* idx, int B, int T) const { return embedding(weight, idx, B, T); }
+};
+
+// x (B, T, C) -> (B, T, C)
+struct MLP {
+  Linear c_fc, c_proj;  // C -> 4C -> C
+  Tensor forward(const Tensor& x) const { return c_proj.forward(gelu(c_fc.forward(x))); }
+};
+
+// x (B, T, C) -> (B, T, C)
+struct CausalSelfAttention {
+  Linear c_attn, c_proj;  // C -> 3C (q, k, v), C -> C
+  int n_head;
+  Tensor forward(const Tensor& x) const { return c_proj.forward(causal_attention(c_attn.forward(x), n_head)); }
+};
+
+// x (B, T, C) -> (B, T, C): pre-norm attention and MLP, each added to the residual stream.
+struct Block {
+  LayerNorm ln_1;
+  CausalSelfAttention attn;
+  LayerNorm ln_2;
+  MLP mlp;
+  Tensor forward(const Tensor& x) const {
+    const Tensor y = x + attn.forward(ln_1.forward(x));
+    return y + mlp.forward(ln_2.forward(y));
+  }
+};
+
+struct GPT2 {
+  Embedding wte;  // (Vp, C): token embeddings, and the LM head (tied)
+  Embedding wpe;  // (maxT, C): position embeddings
+  Block* h;       // n_layer blocks
+  int n_layer;
+  LayerNorm ln_f;
+  int vocab_size;  // V: logits past it are padding
+};
+
+// idx (B, T) -> logits (B, T, Vp)
+inline Tensor gpt2_logits(const GPT2& model, const int* idx, int B, int T) {
+  Tensor x = model.wte.forward(idx, B, T) + model.wpe.weight.slice(0, 0, T);
+  for (int l = 0; l < model.n_layer; l++) x = model.h[l].forward(x);
+  return linear(model.ln_f.forward(x), model.wte.weight, Tensor{});
+}
+
+// The mean cross-entropy of the next tokens targets (B, T).
+inline float gpt2_loss(const GPT2& model, const int* idx, const int* targets, int B, int T) {
+  return cross_entropy(gpt2_logits(model, idx, B, T), targets, model.vocab_size);
+}
+
+// A GPT2 whose tensors view an engine-layout arena (ParameterTensors: the engine's parameters,
+// or its gradients for a model-shaped gradient), so both engines share weights and files.
+// Owns the Block array the model points at.
+class GPT2Views {
+ public:
+  GPT2Views(const GPT2Config& config, const ParameterTensors& p);
+  GPT2Views(const GPT2Views&) = delete;
+  GPT2Views& operator=(const GPT2Views&) = delete;
+  const GPT2& model() const { return model_; }
+  GPT2& model() { return model_; }
+
+ private:
+  std::unique_ptr<Block[]> blocks_;
+  GPT2 model_{};
+};
+
+}  // namespace adjoint::nn

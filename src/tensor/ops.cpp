@@ -1,0 +1,382 @@
+// The network ops on tensors and their pullbacks. Heavy ops run the engine's kernels on
+// contiguous data (copying strided inputs first); their pullbacks recompute what the kernels'
+// backward reads (layernorm statistics, attention probabilities, softmax probabilities) from
+// the inputs, since a pullback receives only the op's arguments.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "../kernels/parallel.hpp"
+#include "adjoint/kernels.hpp"
+#include "adjoint/tensor.hpp"
+#include "strided.hpp"
+
+namespace adjoint {
+
+using namespace tensor_detail;
+
+namespace {
+
+// A logical (rows, cols) matrix as BLAS sees it: row-major with leading dimension ld, or the
+// transpose of a row-major (cols, rows) matrix.
+struct Matrix {
+  const float* data;
+  int rows, cols;
+  int ld;
+  bool transposed;
+  Matrix t() const { return {data, cols, rows, ld, !transposed}; }
+};
+
+// The last two dims of x at data as a Matrix, or false when neither layout fits BLAS.
+bool as_matrix(const Tensor& x, const float* data, Matrix* m) {
+  const int rows = x.shape[x.ndim - 2], cols = x.shape[x.ndim - 1];
+  const std::ptrdiff_t rs = x.strides[x.ndim - 2], cs = x.strides[x.ndim - 1];
+  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= cols)) {
+    *m = {data, rows, cols, int(rows == 1 ? std::max(cols, 1) : rs), false};
+    return true;
+  }
+  if ((rows == 1 || rs == 1) && (cols == 1 || cs >= rows)) {
+    *m = {data, rows, cols, int(cols == 1 ? std::max(rows, 1) : cs), true};
+    return true;
+  }
+  return false;
+}
+
+// c (a.rows, b.cols), row-major with leading dimension ldc, = a · b + beta c
+void gemm(float* c, int ldc, const Matrix& a, const Matrix& b, float beta) {
+  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
+              a.rows, b.cols, a.cols, 1.0f, a.data, a.ld, b.data, b.ld, beta, c, ldc);
+}
+
+// x, or a contiguous copy when BLAS cannot read its last two dims as they are.
+Tensor blas_readable(const Tensor& x) {
+  Matrix m;
+  return as_matrix(x, x.data, &m) ? x : x.contiguous();
+}
+
+// Leading (batch) extents of a tensor with matrices in its last two dims, padded to 2.
+void batch_dims(const Tensor& x, int (&n)[2], std::ptrdiff_t (&s)[2]) {
+  const int pad = 2 - (x.ndim - 2);
+  for (int d = 0; d < 2; d++) {
+    n[d] = d < pad ? 1 : x.shape[d - pad];
+    s[d] = d < pad ? 0 : x.strides[d - pad];
+  }
+}
+
+// The per-row count N and channel count C of x (..., C), after checking x is contiguous.
+void rows_and_channels(const Tensor& x, const char* op, int* N, int* C) {
+  require(x.ndim >= 1 && x.is_contiguous(), op, "needs a contiguous tensor of at least 1 dimension");
+  *C = x.shape[x.ndim - 1];
+  *N = *C ? int(x.numel() / std::size_t(*C)) : 0;
+}
+
+// Same shape as x with the last extent replaced.
+Tensor new_with_last(const Tensor& x, int last) {
+  int shape[kMaxTensorDims];
+  std::copy(x.shape, x.shape + x.ndim, shape);
+  shape[x.ndim - 1] = last;
+  return new_tensor(x.ndim, shape);
+}
+
+// *d itself when it is a contiguous tensor to accumulate into, else fresh zeros for a kernel
+// whose result is added to *d afterwards (or dropped, for a null d) by finish_scratch.
+Tensor kernel_target(Tensor* d, const Tensor& like) {
+  if (d && !d->empty() && d->is_contiguous()) return *d;
+  return zeros_like(like);
+}
+void finish_kernel_target(Tensor* d, const Tensor& target) {
+  if (d && d->data != target.data) adopt_or_add(d, target);
+}
+
+}  // namespace
+
+// ---- matmul ----
+
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  require(a_in.ndim >= 2 && b_in.ndim >= 2, "matmul", "needs matrices, got " + shape_string(a_in) + " and " +
+                                                          shape_string(b_in));
+  require(a_in.size(-1) == b_in.size(-2), "matmul",
+          "inner extents differ: " + shape_string(a_in) + " · " + shape_string(b_in));
+  require(b_in.ndim == 2 || (b_in.ndim == a_in.ndim && std::equal(a_in.shape, a_in.shape + a_in.ndim - 2, b_in.shape)),
+          "matmul", "batch extents differ: " + shape_string(a_in) + " · " + shape_string(b_in));
+  const Tensor a = blas_readable(a_in), b = blas_readable(b_in);
+  const int M = a.size(-2), N = b.size(-1);
+  Tensor out = new_with_last(a, N);
+  Matrix ma{}, mb{};
+  if (b.ndim == 2 && a.is_contiguous()) {
+    // Every batch against one b: one gemm over all rows.
+    const int rows = int(a.numel() / std::size_t(std::max(a.size(-1), 1)));
+    as_matrix(b, b.data, &mb);
+    Matrix all{a.data, rows, a.size(-1), a.size(-1), false};
+    if (a.size(-1) == 0) all.ld = 1;
+    gemm(out.data, std::max(N, 1), all, mb, 0.0f);
+    return out;
+  }
+  int na[2], nb[2];
+  std::ptrdiff_t sa[2], sb[2];
+  batch_dims(a, na, sa);
+  batch_dims(b, nb, sb);
+  for (int i0 = 0; i0 < na[0]; i0++)
+    for (int i1 = 0; i1 < na[1]; i1++) {
+      as_matrix(a, a.data + i0 * sa[0] + i1 * sa[1], &ma);
+      as_matrix(b, b.data + i0 * sb[0] + i1 * sb[1], &mb);
+      gemm(out.data + (std::size_t(i0) * na[1] + i1) * M * N, std::max(N, 1), ma, mb, 0.0f);
+    }
+  return out;
+}
+
+// ---- linear (the engine's matmul kernel) ----
+
+Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
+  const Tensor x = x_in.contiguous();
+  int N, C;
+  rows_and_channels(x, "linear", &N, &C);
+  require(weight.ndim == 2 && weight.is_contiguous() && weight.shape[1] == C, "linear",
+          "weight " + shape_string(weight) + " is not a contiguous (OC, " + std::to_string(C) + ")");
+  const int OC = weight.shape[0];
+  require(bias.empty() || (bias.numel() == std::size_t(OC) && bias.is_contiguous()), "linear",
+          "bias " + shape_string(bias) + " does not match " + std::to_string(OC) + " outputs");
+  Tensor out = new_with_last(x, OC);
+  kernels::matmul_forward(out.data, x.data, weight.data, bias.empty() ? nullptr : bias.data, N, C, OC);
+  return out;
+}
+
+// ---- embedding ----
+
+Tensor embedding(const Tensor& table, const int* idx, int B, int T) {
+  require(table.ndim == 2 && table.strides[1] == 1, "embedding", "table must be (V, C) with contiguous rows");
+  const int V = table.shape[0], C = table.shape[1];
+  for (int i = 0; i < B * T; i++)
+    require(idx[i] >= 0 && idx[i] < V, "embedding",
+            "index " + std::to_string(idx[i]) + " outside [0, " + std::to_string(V) + ")");
+  const int shape[3] = {B, T, C};
+  Tensor out = new_tensor(3, shape);
+#pragma omp parallel for
+  for (int i = 0; i < B * T; i++)
+    std::memcpy(out.data + std::size_t(i) * C, table.data + idx[i] * table.strides[0], C * sizeof(float));
+  return out;
+}
+
+// ---- layernorm, gelu, attention (the engine's kernels) ----
+
+Tensor layernorm(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
+  const Tensor x = x_in.contiguous();
+  int N, C;
+  rows_and_channels(x, "layernorm", &N, &C);
+  require(weight.numel() == std::size_t(C) && bias.numel() == std::size_t(C) && weight.is_contiguous() &&
+              bias.is_contiguous(),
+          "layernorm", "weight and bias must have " + std::to_string(C) + " elements");
+  Tensor out = empty_like(x);
+  float* stats = current_arena().allocate(2 * std::size_t(N));  // mean, rstd: only backward reads them
+  kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
+  return out;
+}
+
+Tensor gelu(const Tensor& x_in) {
+  const Tensor x = x_in.contiguous();
+  Tensor out = empty_like(x);
+  kernels::gelu_forward(out.data, x.data, x.numel());
+  return out;
+}
+
+Tensor causal_attention(const Tensor& qkv_in, int n_head) {
+  const Tensor qkv = qkv_in.contiguous();
+  require(qkv.ndim == 3 && qkv.shape[2] % 3 == 0 && n_head > 0 && (qkv.shape[2] / 3) % n_head == 0,
+          "causal_attention", "qkv " + shape_string(qkv) + " is not (B, T, 3C) with C divisible by n_head");
+  const int B = qkv.shape[0], T = qkv.shape[1], C = qkv.shape[2] / 3;
+  const int shape[3] = {B, T, C};
+  Tensor out = new_tensor(3, shape);
+  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+  kernels::attention_forward(out.data, att, qkv.data, B, T, C, n_head);
+  return out;
+}
+
+// ---- softmax (new: the kernel's softmax is fused with the loss) ----
+
+Tensor softmax(const Tensor& x_in) {
+  const Tensor x = x_in.contiguous();
+  int N, C;
+  rows_and_channels(x, "softmax", &N, &C);
+  Tensor out = empty_like(x);
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    const float* z = x.data + std::size_t(i) * C;
+    float* p = out.data + std::size_t(i) * C;
+    float maxval = -INFINITY;
+    for (int c = 0; c < C; c++) maxval = std::fmax(maxval, z[c]);
+    float total = 0;
+    for (int c = 0; c < C; c++) {
+      p[c] = std::exp(z[c] - maxval);
+      total += p[c];
+    }
+    for (int c = 0; c < C; c++) p[c] /= total;
+  }
+  return out;
+}
+
+// ---- cross-entropy (the engine's fused softmax + cross-entropy kernel) ----
+
+namespace {
+
+// The probabilities (N, Vp) and losses (N) of logits against targets, in the arena.
+void crossentropy_rows(const Tensor& logits, const int* targets, int V, Tensor* probs, float** losses) {
+  int N, Vp;
+  rows_and_channels(logits, "cross_entropy", &N, &Vp);
+  require(V > 0 && V <= Vp, "cross_entropy", "V " + std::to_string(V) + " outside (0, " + std::to_string(Vp) + "]");
+  for (int i = 0; i < N; i++)
+    require(targets[i] >= 0 && targets[i] < V, "cross_entropy",
+            "target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) + ")");
+  *probs = empty_like(logits);
+  *losses = current_arena().allocate(std::size_t(N));
+  kernels::softmax_crossentropy_forward(*losses, probs->data, logits.data, targets, N, V, Vp);
+}
+
+}  // namespace
+
+float cross_entropy(const Tensor& logits_in, const int* targets, int V) {
+  const Tensor logits = logits_in.contiguous();
+  Tensor probs;
+  float* losses;
+  crossentropy_rows(logits, targets, V, &probs, &losses);
+  const int N = int(logits.numel() / std::size_t(logits.size(-1)));
+  double loss = 0;  // summed as the engine sums it, so both report the same loss
+  for (int i = 0; i < N; i++) loss += losses[i];
+  return float(loss / N);
+}
+
+namespace custom_derivatives {
+
+void matmul_pullback(const Tensor& a_in, const Tensor& b_in, Tensor d_result, Tensor* d_a, Tensor* d_b) {
+  if (d_result.empty()) return;
+  const Tensor a = blas_readable(a_in), b = blas_readable(b_in), g = d_result.contiguous();
+  const int M = a.size(-2), K = a.size(-1), N = b.size(-1);
+  int na[2], nb[2];
+  std::ptrdiff_t sa[2], sb[2];
+  batch_dims(a, na, sa);
+  batch_dims(b, nb, sb);
+  const Tensor da = d_a ? empty_like(a_in) : Tensor{};
+  const Tensor db = d_b ? zeros_like(b_in) : Tensor{};
+  Matrix ma{}, mb{};
+  for (int i0 = 0; i0 < na[0]; i0++)
+    for (int i1 = 0; i1 < na[1]; i1++) {
+      const std::size_t batch = std::size_t(i0) * na[1] + i1;
+      as_matrix(a, a.data + i0 * sa[0] + i1 * sa[1], &ma);
+      as_matrix(b, b.data + i0 * sb[0] + i1 * sb[1], &mb);
+      const Matrix mg{g.data + batch * M * N, M, N, std::max(N, 1), false};
+      // da (M,K) = g (M,N) · bᵀ (N,K)
+      if (d_a) gemm(da.data + batch * M * K, std::max(K, 1), mg, mb.t(), 0.0f);
+      // db (K,N) += aᵀ (K,M) · g (M,N), summed over batches when b is one matrix
+      if (d_b) gemm(db.data + (b.ndim == 2 ? 0 : batch * K * N), std::max(N, 1), ma.t(), mg, 1.0f);
+    }
+  adopt_or_add(d_a, da);
+  adopt_or_add(d_b, db);
+}
+
+void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
+                     Tensor* d_weight, Tensor* d_bias) {
+  if (d_result.empty()) return;
+  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+  int N, C;
+  rows_and_channels(x, "linear", &N, &C);
+  const int OC = weight.shape[0];
+  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight);
+  const Tensor db = bias.empty() ? Tensor{} : kernel_target(d_bias, bias);
+  kernels::matmul_backward(dx.data, dw.data, db.empty() ? nullptr : db.data, g.data, x.data, weight.data, N, C, OC);
+  finish_kernel_target(d_x, dx);
+  finish_kernel_target(d_weight, dw);
+  if (!bias.empty()) finish_kernel_target(d_bias, db);
+}
+
+void embedding_pullback(const Tensor& table, const int* idx, int B, int T, Tensor d_result, Tensor* d_table) {
+  if (d_result.empty() || !d_table) return;
+  const Tensor g = d_result.contiguous();
+  const Tensor dt = kernel_target(d_table, table);
+  const int C = table.shape[1];
+  // Tokens repeat, so threads split channels, not rows: no atomics, deterministic.
+#pragma omp parallel
+  {
+    const auto [c0, c1] = kernels::thread_range(C);
+    for (int i = 0; i < B * T; i++) {
+      const float* g_row = g.data + std::size_t(i) * C;
+      float* d_row = dt.data + std::size_t(idx[i]) * C;
+      for (int c = c0; c < c1; c++) d_row[c] += g_row[c];
+    }
+  }
+  finish_kernel_target(d_table, dt);
+}
+
+void layernorm_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
+                        Tensor* d_weight, Tensor* d_bias) {
+  if (d_result.empty()) return;
+  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+  int N, C;
+  rows_and_channels(x, "layernorm", &N, &C);
+  // The statistics again (the forward's output is recomputed and dropped).
+  float* stats = current_arena().allocate(2 * std::size_t(N));
+  const Tensor scratch = empty_like(x);
+  kernels::layernorm_forward(scratch.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
+  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight),
+               db = kernel_target(d_bias, bias);
+  kernels::layernorm_backward(dx.data, dw.data, db.data, g.data, x.data, weight.data, stats, stats + N, N, C);
+  finish_kernel_target(d_x, dx);
+  finish_kernel_target(d_weight, dw);
+  finish_kernel_target(d_bias, db);
+}
+
+void softmax_pullback(const Tensor& x, Tensor d_result, Tensor* d_x) {
+  if (d_result.empty() || !d_x) return;
+  const Tensor y = softmax(x), g = d_result.contiguous();
+  int N, C;
+  rows_and_channels(y, "softmax", &N, &C);
+  // dx = y ⊙ (g - Σ g·y), row by row, into y's storage (fresh, so adoptable).
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    float* p = y.data + std::size_t(i) * C;
+    const float* gi = g.data + std::size_t(i) * C;
+    float dot = 0;
+    for (int c = 0; c < C; c++) dot += gi[c] * p[c];
+    for (int c = 0; c < C; c++) p[c] *= gi[c] - dot;
+  }
+  adopt_or_add(d_x, y);
+}
+
+void gelu_pullback(const Tensor& x_in, Tensor d_result, Tensor* d_x) {
+  if (d_result.empty() || !d_x) return;
+  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+  const Tensor dx = kernel_target(d_x, x_in);
+  kernels::gelu_backward(dx.data, x.data, g.data, x.numel());
+  finish_kernel_target(d_x, dx);
+}
+
+void causal_attention_pullback(const Tensor& qkv_in, int n_head, Tensor d_result, Tensor* d_qkv) {
+  if (d_result.empty() || !d_qkv) return;
+  const Tensor qkv = qkv_in.contiguous(), g = d_result.contiguous();
+  const int B = qkv.shape[0], T = qkv.shape[1], C = qkv.shape[2] / 3;
+  // The probabilities again: the forward's are not passed to a pullback.
+  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+  float* out = current_arena().allocate(std::size_t(B) * T * C);
+  kernels::attention_forward(out, att, qkv.data, B, T, C, n_head);
+  float* scratch = current_arena().allocate(std::size_t(B) * n_head * T);
+  const Tensor dqkv = kernel_target(d_qkv, qkv_in);
+  kernels::attention_backward(dqkv.data, scratch, g.data, qkv.data, att, B, T, C, n_head);
+  finish_kernel_target(d_qkv, dqkv);
+}
+
+void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, float d_result, Tensor* d_logits) {
+  if (!d_logits) return;
+  const Tensor logits = logits_in.contiguous();
+  Tensor probs;
+  float* losses;
+  crossentropy_rows(logits, targets, V, &probs, &losses);
+  const int N = int(logits.numel() / std::size_t(logits.size(-1)));
+  // The mean's adjoint per row, then the kernel turns probs into dlogits in place.
+  for (int i = 0; i < N; i++) losses[i] = d_result / float(N);
+  kernels::softmax_crossentropy_backward(probs.data, probs.data, targets, losses, N, V, logits.size(-1));
+  adopt_or_add(d_logits, probs);
+}
+
+}  // namespace custom_derivatives
+}  // namespace adjoint
