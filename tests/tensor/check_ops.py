@@ -1,0 +1,103 @@
+"""Every tensor op's forward and pullback against PyTorch autograd in float64.
+
+Runs tensor_ops_dump (the C++ cases of op_cases.cpp: random shapes, broadcasting, strided
+views), recomputes each op from the same float32 inputs in float64 with torch, and back-propagates
+the same d_result. Both must agree to a relative 2-norm error of 1e-5 (float32 rounding through a
+few operations is ~1e-7; a wrong formula, index or broadcast is off by O(1)).
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+TOLERANCE = 1e-5
+
+
+def causal_attention(qkv, n_head):
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    q, k, v = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in qkv.split(C, dim=2))
+    att = (q @ k.transpose(-2, -1)) / (C // n_head) ** 0.5
+    att = att.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return (att @ v).transpose(1, 2).reshape(B, T, C)
+
+
+def cross_entropy(logits, ints):
+    V, targets = ints[0], torch.tensor(ints[1:])
+    return F.cross_entropy(logits[..., :V].reshape(-1, V), targets)
+
+
+def embedding(table, ints):
+    B, T = ints[0], ints[1]
+    return F.embedding(torch.tensor(ints[2:]).view(B, T), table)
+
+
+OPS = {
+    "add": lambda x, i: x[0] + x[1],
+    "sub": lambda x, i: x[0] - x[1],
+    "mul": lambda x, i: x[0] * x[1],
+    "div": lambda x, i: x[0] / x[1],
+    "neg": lambda x, i: -x[0],
+    "matmul": lambda x, i: x[0] @ x[1],
+    "linear": lambda x, i: F.linear(x[0], x[1], x[2] if i[0] else None),
+    "sum": lambda x, i: x[0].sum(),
+    "mean": lambda x, i: x[0].mean(),
+    "sum_dim": lambda x, i: x[0].sum(i[0]),
+    "mean_dim": lambda x, i: x[0].mean(i[0]),
+    "embedding": lambda x, i: embedding(x[0], i),
+    "layernorm": lambda x, i: F.layer_norm(x[0], (x[0].shape[-1],), x[1], x[2], eps=1e-5),
+    "softmax": lambda x, i: x[0].softmax(-1),
+    "gelu": lambda x, i: F.gelu(x[0], approximate="tanh"),
+    "causal_attention": lambda x, i: causal_attention(x[0], i[0]),
+    "cross_entropy": lambda x, i: cross_entropy(x[0], i),
+    "view": lambda x, i: x[0].view(*i),
+    "reshape": lambda x, i: x[0].reshape(*i),
+    "transpose": lambda x, i: x[0].transpose(*i),
+    "slice": lambda x, i: x[0].narrow(i[0], i[1], i[2] - i[1]),
+    "contiguous": lambda x, i: x[0].contiguous(),
+}
+
+
+def tensor(entry, grad=False):
+    return torch.tensor(entry["values"], dtype=torch.float64).view(entry["shape"]).requires_grad_(grad)
+
+
+def relative_error(ours, reference):
+    return ((ours - reference).norm() / max(reference.norm().item(), 1e-30)).item()
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: {sys.argv[0]} PATH/TO/tensor_ops_dump")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases.json"
+        subprocess.run([sys.argv[1], str(path)], check=True)
+        cases = json.loads(path.read_text())
+    assert len(cases) > 0 and set(c["op"] for c in cases) == set(OPS), "cases missing ops"
+    failures = []
+    for n, case in enumerate(cases):
+        inputs = [tensor(x, grad=True) for x in case["inputs"]]
+        out = OPS[case["op"]](inputs, case["ints"])
+        shapes = " ".join(str(tuple(x["shape"])) for x in case["inputs"])
+        checks = [("forward", tensor(case["output"]).reshape(out.shape), out.detach())]
+        out.backward(tensor(case["d_result"]).reshape(out.shape))
+        for k, x in enumerate(inputs):
+            reference = x.grad if x.grad is not None else torch.zeros_like(x)
+            checks.append((f"grad {k}", tensor(case["grads"][k]), reference))
+        for what, ours, reference in checks:
+            err = relative_error(ours, reference)
+            status = "ok" if err < TOLERANCE else "FAIL"
+            print(f"{n:3} {case['op']:17} {shapes:40} {what:8} rel.err {err:.2e} {status}")
+            if err >= TOLERANCE:
+                failures.append(f"{case['op']} {shapes} {what}: {err:.2e}")
+    if failures:
+        sys.exit("mismatches against PyTorch:\n  " + "\n  ".join(failures))
+    print(f"all {len(cases)} cases agree with PyTorch to {TOLERANCE}")
+
+
+if __name__ == "__main__":
+    main()

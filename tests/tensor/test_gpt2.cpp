@@ -1,0 +1,93 @@
+// The tensor GPT-2 (nn.hpp) against the engine on the same weights: the logits and loss of the
+// forward, and the gradients of the pullbacks called by hand in reverse order.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "adjoint/gpt2.hpp"
+#include "adjoint/nn.hpp"
+#include "adjoint/random.hpp"
+#include "gpt2_by_hand.hpp"
+
+namespace {
+
+using namespace adjoint;
+
+// Odd everywhere: V not a multiple of 128, 3 heads of 7 channels, T < maxT.
+GPT2Config odd_tiny_config() {
+  GPT2Config c;
+  c.max_seq_len = 11;
+  c.vocab_size = 67;
+  c.padded_vocab_size = padded_vocab(67);
+  c.num_layers = 3;
+  c.num_heads = 3;
+  c.channels = 21;
+  return c;
+}
+
+std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int> t(n);
+  for (int& x : t) x = int(rng.next_u64() % std::uint64_t(vocab));
+  return t;
+}
+
+double relative_error(const float* a, const float* b, std::size_t n) {
+  double err = 0, ref = 0;
+  for (std::size_t i = 0; i < n; i++) {
+    err += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    ref += double(b[i]) * b[i];
+  }
+  return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
+}
+
+// On one batch and the same weights: the loss and the logits of the engine's forward and the
+// tensor model's, then every parameter tensor's gradient, pullbacks by hand vs GPT2::backward
+// (rel. err. < 1e-5 each). The logits are compared only when asked (one more forward of each).
+void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_logits) {
+  GPT2 engine(config);
+  engine.init_random(7);
+  const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
+  const std::vector<int> targets = random_tokens(std::size_t(B) * T, config.vocab_size, 2);
+  Arena arena;
+  ArenaScope scope(arena);
+  const nn::GPT2Views model(config, engine.params());
+
+  if (compare_logits) {
+    engine.forward(inputs.data(), nullptr, B, T);
+    const Tensor logits = nn::gpt2_logits(model.model(), inputs.data(), B, T);
+    ASSERT_EQ(logits.numel(), std::size_t(B) * T * config.padded_vocab_size);
+    EXPECT_LT(relative_error(logits.data, engine.logits(), logits.numel()), 1e-6);
+  }
+
+  const float engine_loss = engine.forward(inputs.data(), targets.data(), B, T);
+  EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
+  EXPECT_NEAR(nn::gpt2_loss(model.model(), inputs.data(), targets.data(), B, T), engine_loss,
+              1e-6 * engine_loss);
+  engine.zero_grad();
+  engine.backward();
+
+  FloatArena grads_memory(engine.num_parameters());
+  nn::GPT2Views gradient(config, parameter_views(grads_memory.data(), config));
+  const float loss =
+      tensor_test::gpt2_loss_backward_by_hand(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
+  EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss);
+  const auto sizes = parameter_sizes(config);
+  const float* ours = grads_memory.data();
+  const float* theirs = engine.grads_memory();
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    double norm = 0;
+    for (std::size_t j = 0; j < sizes[i]; j++) norm += double(theirs[j]) * theirs[j];
+    EXPECT_GT(norm, 0) << kParameterNames[i] << ": the engine's gradient is zero, the comparison is empty";
+    EXPECT_LT(relative_error(ours, theirs, sizes[i]), 1e-5) << kParameterNames[i];
+    ours += sizes[i];
+    theirs += sizes[i];
+  }
+}
+
+TEST(TensorGPT2, SameAsEngineOnOddTinyConfig) { expect_same_as_engine(odd_tiny_config(), 3, 7, true); }
+
+TEST(TensorGPT2, SameAsEngineOnGpt2_124M) { expect_same_as_engine(gpt2_config_from_name("gpt2-124M"), 4, 64, false); }
+
+}  // namespace

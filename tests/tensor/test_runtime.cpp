@@ -1,0 +1,133 @@
+// The arena, adjoint accumulation, views and the one-line errors on bad input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "adjoint/gpt2.hpp"
+#include "adjoint/nn.hpp"
+#include "adjoint/random.hpp"
+#include "adjoint/tensor.hpp"
+#include "gpt2_by_hand.hpp"
+#include "op_cases.hpp"
+
+namespace {
+
+using namespace adjoint;
+using tensor_test::values;
+
+TEST(TensorArena, AlignsGrowsAndSettlesIntoOneBlock) {
+  Arena arena(64);
+  const std::size_t before = arena.block_allocations();
+  for (int step = 0; step < 3; step++) {
+    arena.reset();
+    for (std::size_t n : {10, 100, 1000, 5}) {
+      const float* p = arena.allocate(n);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+    }
+    if (step == 0) {
+      EXPECT_GT(arena.block_allocations(), before);  // the first step had to grow
+    }
+  }
+  // reset after step 0 merged the blocks; steps 1 and 2 allocated nothing new.
+  const std::size_t settled = arena.block_allocations();
+  arena.reset();
+  for (std::size_t n : {10, 100, 1000, 5}) arena.allocate(n);
+  EXPECT_EQ(arena.block_allocations(), settled);
+  EXPECT_GE(arena.capacity_floats(), arena.used_floats());
+}
+
+TEST(TensorArena, ScopesNestAndOpsNeedOne) {
+  EXPECT_THROW(zeros({2}), std::logic_error);
+  Arena outer, inner;
+  ArenaScope a(outer);
+  EXPECT_EQ(&current_arena(), &outer);
+  {
+    ArenaScope b(inner);
+    EXPECT_EQ(&current_arena(), &inner);
+  }
+  EXPECT_EQ(&current_arena(), &outer);
+}
+
+// A training step of the tensor GPT-2 (forward and backward) allocates no new arena block
+// once warmed up.
+TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
+  GPT2Config c;
+  c.max_seq_len = 8;
+  c.vocab_size = 50;
+  c.padded_vocab_size = padded_vocab(50);
+  c.num_layers = 2;
+  c.num_heads = 2;
+  c.channels = 16;
+  GPT2 engine(c);
+  engine.init_random(3);
+  std::vector<int> tokens(2 * 8 + 1);
+  for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 7 % 50);
+  Arena arena(16);
+  ArenaScope scope(arena);
+  const nn::GPT2Views model(c, engine.params());
+  nn::GPT2Views grads(c, engine.grads());
+  std::size_t blocks = 0;
+  for (int step = 0; step < 3; step++) {
+    arena.reset();
+    tensor_test::gpt2_loss_backward_by_hand(model.model(), grads.model(), tokens.data(), tokens.data() + 1, 2, 8);
+    if (step == 1) blocks = arena.block_allocations();
+  }
+  EXPECT_EQ(arena.block_allocations(), blocks);
+}
+
+class TensorRuntime : public ::testing::Test {
+ protected:
+  Arena arena_;
+  ArenaScope scope_{arena_};
+};
+
+TEST_F(TensorRuntime, AccumulateAdjointMaterialisesCopiesAndReduces) {
+  Tensor into;
+  accumulate_adjoint(into, Tensor{});
+  EXPECT_TRUE(into.empty());
+  Tensor from = zeros({2, 3});
+  for (int i = 0; i < 6; i++) from.data[i] = float(i);
+  accumulate_adjoint(into, from);
+  ASSERT_FALSE(into.empty());
+  EXPECT_NE(into.data, from.data);  // adjoints never share storage
+  accumulate_adjoint(into, from);
+  EXPECT_EQ(values(into), (std::vector<float>{0, 2, 4, 6, 8, 10}));
+  // A broadcast operand's adjoint: summed over the broadcast rows.
+  Tensor row = zeros({3});
+  accumulate_adjoint(row, from);
+  EXPECT_EQ(values(row), (std::vector<float>{3, 5, 7}));
+}
+
+TEST_F(TensorRuntime, ViewsShareStorage) {
+  Tensor x = zeros({2, 3, 4});
+  for (int i = 0; i < 24; i++) x.data[i] = float(i);
+  const Tensor t = x.transpose(0, 2);
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_EQ(tensor_test::element(t, 1), 12.0f);  // t[0][0][1] = x[1][0][0]
+  const Tensor s = x.slice(2, 1, 3);
+  EXPECT_EQ(s.data, x.data + 1);
+  EXPECT_EQ(x.view(-1, 4).shape[0], 6);
+  EXPECT_EQ(t.reshape(-1).numel(), 24u);
+  EXPECT_EQ(values(t.contiguous()), values(t));
+}
+
+TEST_F(TensorRuntime, BadInputIsAOneLineError) {
+  const Tensor x = zeros({2, 3});
+  const Tensor bad = zeros({4});
+  EXPECT_THROW(x + bad, std::invalid_argument);
+  EXPECT_THROW(x.transpose(0, 1).view(6), std::invalid_argument);
+  EXPECT_THROW(x.view(4, -1), std::invalid_argument);
+  EXPECT_THROW(x.slice(1, 2, 5), std::invalid_argument);
+  EXPECT_THROW(matmul(x, x), std::invalid_argument);
+  const int ids[2] = {0, 3};
+  EXPECT_THROW(embedding(x, ids, 1, 2), std::invalid_argument);
+  EXPECT_THROW(cross_entropy(x, ids, 3), std::invalid_argument);
+  try {
+    (void)(x + bad);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "broadcast: shapes (2,3) and (4) do not broadcast");
+  }
+}
+
+}  // namespace
