@@ -131,6 +131,48 @@ Var* memory_root(const FunctionIR& ir, const Expr* e) {
   return nullptr;
 }
 
+std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop) {
+  std::set<const Var*> indexed, other;
+  std::function<void(const Expr*)> expr = [&](const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
+      auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx()));
+      Var* v = base ? ir.var(base) : nullptr;
+      if (v && v->kind == VarKind::Param && v->pointer && index && ir.var(index) == loop->counter) {
+        indexed.insert(v);
+        return;
+      }
+    }
+    if (e->getType()->isPointerType() || e->getType()->isRecordType() || e->getType()->isArrayType() ||
+        isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e))
+      if (Var* root = memory_root(ir, e)) other.insert(root);
+    for (const Stmt* child : e->children())
+      if (auto* c = dyn_cast_or_null<Expr>(child)) expr(c);
+  };
+  std::function<void(const Node*)> node = [&](const Node* n) {
+    if (!n) return;
+    expr(n->lhs);
+    expr(n->rhs);
+    expr(n->call);
+    expr(n->cond);
+    expr(n->start);
+    expr(n->end);
+    if (n->kind == NodeKind::Assign && n->memory_root && !n->lhs) other.insert(n->memory_root);
+    for (const Node* c : n->children) node(c);
+    node(n->then_node);
+    node(n->else_node);
+    node(n->body);
+    node(n->inc);
+  };
+  node(loop->body);
+  std::set<const Var*> out;
+  for (const Var* v : indexed)
+    if (!other.count(v)) out.insert(v);
+  return out;
+}
+
 static bool is_memory_read(const Expr* e) {
   return isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
          (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref);
@@ -212,8 +254,9 @@ class Lowering {
   void run() {
     const FunctionDecl* fn = ir_.fn;
     if (isa<CXXMethodDecl>(fn)) fail(fn->getLocation(), "member functions cannot be differentiated yet; use a free function");
-    if (fn->isTemplateInstantiation() || fn->isTemplated())
-      fail(fn->getLocation(), "function templates cannot be differentiated yet");
+    // A template is differentiated per specialization (its instantiated body); the pattern itself
+    // has no types to differentiate.
+    if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
     if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
     for (const ParmVarDecl* p : fn->parameters()) {
       if (p->getName().empty()) continue;
@@ -603,7 +646,9 @@ class Lowering {
       ir_.returns.push_back(n);
       return add(block, n);
     }
-    if (auto* omp = dyn_cast<OMPParallelForDirective>(s)) {
+    // `parallel for simd` too: the generated loops are plain loops the compiler may vectorise.
+    if (isa<OMPParallelForDirective, OMPParallelForSimdDirective>(s)) {
+      auto* omp = cast<OMPLoopDirective>(s);
       for (const OMPClause* c : omp->clauses()) {
         auto* sched = dyn_cast<OMPScheduleClause>(c);
         if (!sched || sched->getScheduleKind() != OMPC_SCHEDULE_static)

@@ -94,6 +94,16 @@ class Printer {
 
   std::map<const Expr*, std::string> temps;
 
+  // `<float>` for a call of a template specialization (the arguments may not be deducible).
+  std::string template_arguments(const FunctionDecl* f) const {
+    const TemplateArgumentList* args = f->getTemplateSpecializationArgs();
+    if (!args) return "";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    printTemplateArgumentList(os, args->asArray(), types_.policy);
+    return os.str();
+  }
+
   std::string primal(const Expr* e) const {
     if (!e) return "";
     if (auto it = temps.find(strip(e)); it != temps.end()) return it->second;
@@ -123,7 +133,7 @@ class Printer {
     if (auto* call = dyn_cast<CallExpr>(e)) {
       if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return it->second->name;
       const FunctionDecl* f = call->getDirectCallee();
-      std::string s = (math_function(call) != MathFn::None ? f->getQualifiedNameAsString() : qualifier(f) + f->getName().str()) + "(";
+      std::string s = (math_function(call) != MathFn::None ? f->getQualifiedNameAsString() : qualifier(f) + f->getName().str() + template_arguments(f)) + "(";
       for (unsigned i = 0; i < call->getNumArgs(); ++i) s += (i ? ", " : "") + primal(call->getArg(i));
       return s + ")";
     }
@@ -323,6 +333,7 @@ class Emitter {
   Diagnostics* diags_ = nullptr;
   int temp_ = 0;
   Node* parallel_ = nullptr;                         // parallel loop being emitted
+  std::set<const Var*> partitioned_;                 // its regions each thread owns a part of
   std::vector<std::pair<Node*, size_t>> scopes_;    // reverse: blocks and the child being reversed
 
   bool exit_codes() const {
@@ -552,7 +563,7 @@ class Emitter {
     e = strip(e);
     Var* v = ir_.var(e);
     if (!v) v = memory_root(ir_, e);
-    return v && v->parallel == parallel_;
+    return v && (v->parallel == parallel_ || partitioned_.count(v));
   }
 
   void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private) {
@@ -792,6 +803,7 @@ class Emitter {
     body.line("::adjoint::detail::require_thread_count(static_cast<int>(_threads" + id + "));");
     Node* saved = parallel_;
     parallel_ = n;
+    partitioned_ = counter_indexed_regions(ir_, n);
     pop_kept(body, n);
     body.line("long _lo, _hi;");
     body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
@@ -987,6 +999,7 @@ struct Generator::Impl {
   CustomPullbacks custom;
   std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
   std::map<const FunctionDecl*, std::string> forwards;
+  std::map<std::string, const FunctionDecl*> overloads;  // name(parameter types) -> function
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> reverses;  // (fn, mask)
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations;
@@ -1027,6 +1040,23 @@ struct Generator::Impl {
     return slot->valid ? slot.get() : nullptr;
   }
 
+  // Derivatives of template specializations are overloads named after the template, told apart
+  // by their parameter types: two specializations with the same parameter types cannot both have one.
+  bool distinct_overload(const FunctionDecl* f) {
+    std::string key = qualifier(f) + f->getName().str() + "(";
+    for (const ParmVarDecl* p : f->parameters()) key += types.str(p->getType()) + ",";
+    auto [it, inserted] = overloads.emplace(key, f);
+    if (inserted || it->second == f) return true;
+    std::string args;
+    llvm::raw_string_ostream os(args);
+    if (auto* list = f->getTemplateSpecializationArgs()) printTemplateArgumentList(os, list->asArray(), types.policy);
+    diags.error(f->getPointOfInstantiation().isValid() ? f->getPointOfInstantiation() : f->getLocation(),
+                "'" + f->getName().str() + os.str() +
+                    "' has the same parameter types as another differentiated specialization; adjc names "
+                    "derivatives of specializations by overloading, so their parameter types must differ");
+    return false;
+  }
+
   std::string wrap(const FunctionDecl* fn, const std::string& text) {
     auto [open, close] = namespaces(fn);
     return open + text + close;
@@ -1046,6 +1076,7 @@ struct Generator::Impl {
       if (!ir || diags.failed()) return false;
       Emitter emitter(*ir, types, custom, context.getSourceManager());
       if (!forwards.count(f)) {
+        if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
         declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
         definitions.push_back(wrap(f, forwards[f]));

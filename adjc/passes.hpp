@@ -68,6 +68,11 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
 void needed_values(const FunctionIR& ir, const Activity& act, const clang::Expr* e,
                    std::vector<const clang::Expr*>& out);
 
+// Regions that parallel loop `loop` only ever accesses as `p[i]`, with `i` its counter and `p` a
+// pointer parameter: every thread touches only its own iterations' elements, so their adjoints
+// can be accumulated without atomics.
+std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop);
+
 // Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
 void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
 
