@@ -8,7 +8,6 @@
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
 #include "adjoint/random.hpp"
-#include "gpt2_by_hand.hpp"
 
 namespace {
 
@@ -71,7 +70,7 @@ void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_
   FloatArena grads_memory(engine.num_parameters());
   nn::GPT2Views gradient(config, parameter_views(grads_memory.data(), config));
   const float loss =
-      tensor_test::gpt2_loss_backward_by_hand(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
+      nn::gpt2_loss_backward_by_hand(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
   EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss);
   const auto sizes = parameter_sizes(config);
   const float* ours = grads_memory.data();

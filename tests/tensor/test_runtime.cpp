@@ -8,7 +8,6 @@
 #include "adjoint/nn.hpp"
 #include "adjoint/random.hpp"
 #include "adjoint/tensor.hpp"
-#include "gpt2_by_hand.hpp"
 #include "op_cases.hpp"
 
 namespace {
@@ -70,7 +69,7 @@ TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
   std::size_t blocks = 0;
   for (int step = 0; step < 3; step++) {
     arena.reset();
-    tensor_test::gpt2_loss_backward_by_hand(model.model(), grads.model(), tokens.data(), tokens.data() + 1, 2, 8);
+    nn::gpt2_loss_backward_by_hand(model.model(), grads.model(), tokens.data(), tokens.data() + 1, 2, 8);
     if (step == 1) blocks = arena.block_allocations();
   }
   EXPECT_EQ(arena.block_allocations(), blocks);

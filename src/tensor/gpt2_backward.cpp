@@ -1,10 +1,11 @@
-#include "gpt2_by_hand.hpp"
-
+// The tensor GPT-2's backward written by hand: gpt2_loss's forward with every intermediate
+// kept, then each op's pullback in reverse order.
 #include <vector>
 
-namespace tensor_test {
+#include "adjoint/nn.hpp"
 
-using namespace adjoint;
+namespace adjoint::nn {
+
 using namespace adjoint::custom_derivatives;
 
 namespace {
@@ -16,13 +17,13 @@ struct BlockActivations {
 
 }  // namespace
 
-float gpt2_loss_backward_by_hand(const nn::GPT2& m, nn::GPT2& g, const int* idx, const int* targets, int B, int T) {
+float gpt2_loss_backward_by_hand(const GPT2& m, GPT2& g, const int* idx, const int* targets, int B, int T) {
   const Tensor tok = embedding(m.wte.weight, idx, B, T);
   const Tensor pos = m.wpe.weight.slice(0, 0, T);
   Tensor x = tok + pos;
   std::vector<BlockActivations> acts(m.n_layer);
   for (int l = 0; l < m.n_layer; l++) {
-    const nn::Block& b = m.h[l];
+    const Block& b = m.h[l];
     BlockActivations& a = acts[l];
     a.x = x;
     a.ln1 = b.ln_1.forward(a.x);
@@ -45,8 +46,8 @@ float gpt2_loss_backward_by_hand(const nn::GPT2& m, nn::GPT2& g, const int* idx,
   linear_pullback(lnf, m.wte.weight, Tensor{}, d_logits, &d_lnf, &g.wte.weight, nullptr);
   layernorm_pullback(x, m.ln_f.weight, m.ln_f.bias, d_lnf, &d_x, &g.ln_f.weight, &g.ln_f.bias);
   for (int l = m.n_layer - 1; l >= 0; l--) {
-    const nn::Block& b = m.h[l];
-    nn::Block& gb = g.h[l];
+    const Block& b = m.h[l];
+    Block& gb = g.h[l];
     const BlockActivations& a = acts[l];
     Tensor d_y, d_mlp, d_act, d_fc, d_ln2, d_in, d_proj, d_att, d_qkv, d_ln1;
     operator_plus_pullback(a.y, a.mlp, d_x, &d_y, &d_mlp);
@@ -71,4 +72,4 @@ float gpt2_loss_backward_by_hand(const nn::GPT2& m, nn::GPT2& g, const int* idx,
   return loss;
 }
 
-}  // namespace tensor_test
+}  // namespace adjoint::nn
