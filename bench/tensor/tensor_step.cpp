@@ -74,11 +74,13 @@ int run(int argc, char** argv) {
     tensor_ms.push_back(t);
   }
   const double em = median(engine_ms), tm = median(tensor_ms);
-  std::printf("| model | B | T | engine fwd+bwd ms | tensor fwd+bwd ms | tensor / engine | arena MB | arena grew after warm-up | loss engine | loss tensor |\n");
+  std::printf(
+      "| model | B | T | engine fwd+bwd ms | tensor fwd+bwd ms | tensor / engine | arena MB | arena grew after warm-up "
+      "| loss engine | loss tensor |\n");
   std::printf("|--|--:|--:|--:|--:|--:|--:|--|--:|--:|\n");
   std::printf("| %s | %d | %d | %.1f | %.1f | %.3f | %.0f | %s | %.6f | %.6f |\n", model_name.c_str(), B, T, em, tm,
-              tm / em, arena.capacity_floats() * 4.0 / 1e6, arena.block_allocations() == blocks_after_warmup ? "no" : "YES",
-              engine_loss, tensor_loss);
+              tm / em, arena.capacity_floats() * 4.0 / 1e6,
+              arena.block_allocations() == blocks_after_warmup ? "no" : "YES", engine_loss, tensor_loss);
   return 0;
 }
 

@@ -50,7 +50,8 @@ void apply_in_place(const Tensor& x, Op op) {
 
 int normalised_dim(const Tensor& x, int dim, const char* op) {
   const int d = dim < 0 ? dim + x.ndim : dim;
-  require(d >= 0 && d < x.ndim, op, "dimension " + std::to_string(dim) + " out of range for " + shape_string(x));
+  require(d >= 0 && d < x.ndim, op,
+          [&] { return std::string("dimension " + std::to_string(dim) + " out of range for " + shape_string(x)); });
   return d;
 }
 

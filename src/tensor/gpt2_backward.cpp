@@ -21,7 +21,9 @@ float gpt2_loss_backward_by_hand(const GPT2& m, GPT2& g, const int* idx, const i
   const Tensor tok = embedding(m.wte.weight, idx, B, T);
   const Tensor pos = m.wpe.weight.slice(0, 0, T);
   Tensor x = tok + pos;
-  std::vector<BlockActivations> acts(m.n_layer);
+  // Reused from step to step, so that a warm step does not allocate.
+  static thread_local std::vector<BlockActivations> acts;
+  acts.resize(m.n_layer);
   for (int l = 0; l < m.n_layer; l++) {
     const Block& b = m.h[l];
     BlockActivations& a = acts[l];

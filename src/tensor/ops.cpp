@@ -47,8 +47,8 @@ bool as_matrix(const Tensor& x, const float* data, Matrix* m) {
 
 // c (a.rows, b.cols), row-major with leading dimension ldc, = a · b + beta c
 void gemm(float* c, int ldc, const Matrix& a, const Matrix& b, float beta) {
-  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
-              a.rows, b.cols, a.cols, 1.0f, a.data, a.ld, b.data, b.ld, beta, c, ldc);
+  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans, a.rows,
+              b.cols, a.cols, 1.0f, a.data, a.ld, b.data, b.ld, beta, c, ldc);
 }
 
 // x, or a contiguous copy when BLAS cannot read its last two dims as they are.
@@ -68,7 +68,8 @@ void batch_dims(const Tensor& x, int (&n)[2], std::ptrdiff_t (&s)[2]) {
 
 // The per-row count N and channel count C of x (..., C), after checking x is contiguous.
 void rows_and_channels(const Tensor& x, const char* op, int* N, int* C) {
-  require(x.ndim >= 1 && x.is_contiguous(), op, "needs a contiguous tensor of at least 1 dimension");
+  require(x.ndim >= 1 && x.is_contiguous(), op,
+          [&] { return std::string("needs a contiguous tensor of at least 1 dimension"); });
   *C = x.shape[x.ndim - 1];
   *N = *C ? int(x.numel() / std::size_t(*C)) : 0;
 }
@@ -96,12 +97,13 @@ void finish_kernel_target(Tensor* d, const Tensor& target) {
 // ---- matmul ----
 
 Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
-  require(a_in.ndim >= 2 && b_in.ndim >= 2, "matmul", "needs matrices, got " + shape_string(a_in) + " and " +
-                                                          shape_string(b_in));
+  require(a_in.ndim >= 2 && b_in.ndim >= 2, "matmul",
+          [&] { return std::string("needs matrices, got " + shape_string(a_in) + " and " + shape_string(b_in)); });
   require(a_in.size(-1) == b_in.size(-2), "matmul",
-          "inner extents differ: " + shape_string(a_in) + " · " + shape_string(b_in));
+          [&] { return std::string("inner extents differ: " + shape_string(a_in) + " · " + shape_string(b_in)); });
   require(b_in.ndim == 2 || (b_in.ndim == a_in.ndim && std::equal(a_in.shape, a_in.shape + a_in.ndim - 2, b_in.shape)),
-          "matmul", "batch extents differ: " + shape_string(a_in) + " · " + shape_string(b_in));
+          "matmul",
+          [&] { return std::string("batch extents differ: " + shape_string(a_in) + " · " + shape_string(b_in)); });
   const Tensor a = blas_readable(a_in), b = blas_readable(b_in);
   const int M = a.size(-2), N = b.size(-1);
   Tensor out = new_with_last(a, N);
@@ -134,11 +136,13 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   const Tensor x = x_in.contiguous();
   int N, C;
   rows_and_channels(x, "linear", &N, &C);
-  require(weight.ndim == 2 && weight.is_contiguous() && weight.shape[1] == C, "linear",
-          "weight " + shape_string(weight) + " is not a contiguous (OC, " + std::to_string(C) + ")");
+  require(weight.ndim == 2 && weight.is_contiguous() && weight.shape[1] == C, "linear", [&] {
+    return std::string("weight " + shape_string(weight) + " is not a contiguous (OC, " + std::to_string(C) + ")");
+  });
   const int OC = weight.shape[0];
-  require(bias.empty() || (bias.numel() == std::size_t(OC) && bias.is_contiguous()), "linear",
-          "bias " + shape_string(bias) + " does not match " + std::to_string(OC) + " outputs");
+  require(bias.empty() || (bias.numel() == std::size_t(OC) && bias.is_contiguous()), "linear", [&] {
+    return std::string("bias " + shape_string(bias) + " does not match " + std::to_string(OC) + " outputs");
+  });
   Tensor out = new_with_last(x, OC);
   kernels::matmul_forward(out.data, x.data, weight.data, bias.empty() ? nullptr : bias.data, N, C, OC);
   return out;
@@ -147,11 +151,12 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
 // ---- embedding ----
 
 Tensor embedding(const Tensor& table, const int* idx, int B, int T) {
-  require(table.ndim == 2 && table.strides[1] == 1, "embedding", "table must be (V, C) with contiguous rows");
+  require(table.ndim == 2 && table.strides[1] == 1, "embedding",
+          [&] { return std::string("table must be (V, C) with contiguous rows"); });
   const int V = table.shape[0], C = table.shape[1];
   for (int i = 0; i < B * T; i++)
     require(idx[i] >= 0 && idx[i] < V, "embedding",
-            "index " + std::to_string(idx[i]) + " outside [0, " + std::to_string(V) + ")");
+            [&] { return std::string("index " + std::to_string(idx[i]) + " outside [0, " + std::to_string(V) + ")"); });
   const int shape[3] = {B, T, C};
   Tensor out = new_tensor(3, shape);
 #pragma omp parallel for
@@ -168,7 +173,7 @@ Tensor layernorm(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   rows_and_channels(x, "layernorm", &N, &C);
   require(weight.numel() == std::size_t(C) && bias.numel() == std::size_t(C) && weight.is_contiguous() &&
               bias.is_contiguous(),
-          "layernorm", "weight and bias must have " + std::to_string(C) + " elements");
+          "layernorm", [&] { return std::string("weight and bias must have " + std::to_string(C) + " elements"); });
   Tensor out = empty_like(x);
   float* stats = current_arena().allocate(2 * std::size_t(N));  // mean, rstd: only backward reads them
   kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
@@ -184,8 +189,8 @@ Tensor gelu(const Tensor& x_in) {
 
 Tensor causal_attention(const Tensor& qkv_in, int n_head) {
   const Tensor qkv = qkv_in.contiguous();
-  require(qkv.ndim == 3 && qkv.shape[2] % 3 == 0 && n_head > 0 && (qkv.shape[2] / 3) % n_head == 0,
-          "causal_attention", "qkv " + shape_string(qkv) + " is not (B, T, 3C) with C divisible by n_head");
+  require(qkv.ndim == 3 && qkv.shape[2] % 3 == 0 && n_head > 0 && (qkv.shape[2] / 3) % n_head == 0, "causal_attention",
+          [&] { return std::string("qkv " + shape_string(qkv) + " is not (B, T, 3C) with C divisible by n_head"); });
   const int B = qkv.shape[0], T = qkv.shape[1], C = qkv.shape[2] / 3;
   const int shape[3] = {B, T, C};
   Tensor out = new_tensor(3, shape);
@@ -225,10 +230,12 @@ namespace {
 void crossentropy_rows(const Tensor& logits, const int* targets, int V, Tensor* probs, float** losses) {
   int N, Vp;
   rows_and_channels(logits, "cross_entropy", &N, &Vp);
-  require(V > 0 && V <= Vp, "cross_entropy", "V " + std::to_string(V) + " outside (0, " + std::to_string(Vp) + "]");
+  require(V > 0 && V <= Vp, "cross_entropy",
+          [&] { return std::string("V " + std::to_string(V) + " outside (0, " + std::to_string(Vp) + "]"); });
   for (int i = 0; i < N; i++)
-    require(targets[i] >= 0 && targets[i] < V, "cross_entropy",
-            "target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) + ")");
+    require(targets[i] >= 0 && targets[i] < V, "cross_entropy", [&] {
+      return std::string("target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) + ")");
+    });
   *probs = empty_like(logits);
   *losses = current_arena().allocate(std::size_t(N));
   kernels::softmax_crossentropy_forward(*losses, probs->data, logits.data, targets, N, V, Vp);
@@ -318,8 +325,7 @@ void layernorm_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& 
   float* stats = current_arena().allocate(2 * std::size_t(N));
   const Tensor scratch = empty_like(x);
   kernels::layernorm_forward(scratch.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
-  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight),
-               db = kernel_target(d_bias, bias);
+  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight), db = kernel_target(d_bias, bias);
   kernels::layernorm_backward(dx.data, dw.data, db.data, g.data, x.data, weight.data, stats, stats + N, N, C);
   finish_kernel_target(d_x, dx);
   finish_kernel_target(d_weight, dw);

@@ -35,7 +35,12 @@ Tensor unsqueeze(const Tensor& x, int dim);
 void adopt_or_add(Tensor* d, const Tensor& fresh);
 // *d, materialised as zeros shaped like x when empty.
 Tensor& materialised(Tensor* d, const Tensor& x);
-// Throws std::invalid_argument("<op>: <what>") unless ok.
-void require(bool ok, const char* op, const std::string& what);
+[[noreturn]] void fail(const char* op, const std::string& what);
+// Throws std::invalid_argument("<op>: <what()>") unless ok. The message is built only on
+// failure: ops run inside training steps, which must not allocate.
+template <class Message>
+void require(bool ok, const char* op, Message what) {
+  if (!ok) fail(op, what());
+}
 
 }  // namespace adjoint::tensor_detail

@@ -1,10 +1,11 @@
 // Tensor views, the arena, broadcasting and adjoint accumulation.
+#include "adjoint/tensor.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#include "adjoint/tensor.hpp"
 #include "strided.hpp"
 
 namespace adjoint {
@@ -22,17 +23,15 @@ std::string shape_string(const Tensor& x) {
   return s + ")";
 }
 
-void require(bool ok, const char* op, const std::string& what) {
-  if (!ok) throw std::invalid_argument(std::string(op) + ": " + what);
-}
+void fail(const char* op, const std::string& what) { throw std::invalid_argument(std::string(op) + ": " + what); }
 
 Tensor new_tensor(int ndim, const int* shape) {
-  require(ndim >= 0 && ndim <= kMaxTensorDims, "tensor", "at most 4 dimensions");
+  require(ndim >= 0 && ndim <= kMaxTensorDims, "tensor", [&] { return std::string("at most 4 dimensions"); });
   Tensor t;
   t.ndim = ndim;
   std::size_t n = 1;
   for (int d = ndim - 1; d >= 0; d--) {
-    require(shape[d] >= 0, "tensor", "negative extent");
+    require(shape[d] >= 0, "tensor", [&] { return std::string("negative extent"); });
     t.shape[d] = shape[d];
     t.strides[d] = std::ptrdiff_t(n);
     n *= std::size_t(shape[d]);
@@ -58,7 +57,7 @@ int broadcast_shape(const Tensor& a, const Tensor& b, int out_shape[kMaxTensorDi
     const int ea = d < ndim - a.ndim ? 1 : a.shape[d - (ndim - a.ndim)];
     const int eb = d < ndim - b.ndim ? 1 : b.shape[d - (ndim - b.ndim)];
     require(ea == eb || ea == 1 || eb == 1, "broadcast",
-            "shapes " + shape_string(a) + " and " + shape_string(b) + " do not broadcast");
+            [&] { return std::string("shapes " + shape_string(a) + " and " + shape_string(b) + " do not broadcast"); });
     out_shape[d] = ea == 1 ? eb : ea;
   }
   return ndim;
@@ -91,7 +90,7 @@ void add_into(const Tensor& into, const Tensor& from, float scale) {
 }
 
 Tensor unsqueeze(const Tensor& x, int dim) {
-  require(x.ndim < kMaxTensorDims, "unsqueeze", "already 4 dimensions");
+  require(x.ndim < kMaxTensorDims, "unsqueeze", [&] { return std::string("already 4 dimensions"); });
   Tensor t = x;
   t.ndim = x.ndim + 1;
   for (int d = x.ndim; d > dim; d--) {
@@ -129,7 +128,8 @@ std::size_t Tensor::numel() const {
 
 int Tensor::size(int dim) const {
   const int d = dim < 0 ? dim + ndim : dim;
-  require(d >= 0 && d < ndim, "size", "dimension " + std::to_string(dim) + " of " + shape_string(*this));
+  require(d >= 0 && d < ndim, "size",
+          [&] { return std::string("dimension " + std::to_string(dim) + " of " + shape_string(*this)); });
   return shape[d];
 }
 
@@ -155,26 +155,28 @@ int view_shape(std::size_t numel, const int (&dims)[kMaxTensorDims], int out[kMa
   for (; ndim < kMaxTensorDims && dims[ndim] != kNoDim; ndim++) {
     out[ndim] = dims[ndim];
     if (dims[ndim] == -1) {
-      require(infer < 0, "view", "more than one -1");
+      require(infer < 0, "view", [&] { return std::string("more than one -1"); });
       infer = ndim;
     } else {
-      require(dims[ndim] >= 0, "view", "negative extent");
+      require(dims[ndim] >= 0, "view", [&] { return std::string("negative extent"); });
       known *= std::size_t(dims[ndim]);
     }
   }
   if (infer >= 0) {
-    require(known > 0 && numel % known == 0, "view", "cannot infer the -1 extent");
+    require(known > 0 && numel % known == 0, "view", [&] { return std::string("cannot infer the -1 extent"); });
     out[infer] = int(numel / known);
     known *= std::size_t(out[infer]);
   }
-  require(known == numel, "view", std::to_string(numel) + " elements do not fit the new shape");
+  require(known == numel, "view",
+          [&] { return std::string(std::to_string(numel) + " elements do not fit the new shape"); });
   return ndim;
 }
 
 }  // namespace
 
 Tensor Tensor::view(int d0, int d1, int d2, int d3) const {
-  require(is_contiguous(), "view", "needs a contiguous tensor (use reshape), got strided " + shape_string(*this));
+  require(is_contiguous(), "view",
+          [&] { return std::string("needs a contiguous tensor (use reshape), got strided " + shape_string(*this)); });
   int shape_out[kMaxTensorDims];
   const int n = view_shape(numel(), {d0, d1, d2, d3}, shape_out);
   Tensor t;
@@ -193,7 +195,8 @@ Tensor Tensor::reshape(int d0, int d1, int d2, int d3) const { return contiguous
 
 Tensor Tensor::transpose(int dim0, int dim1) const {
   const int a = dim0 < 0 ? dim0 + ndim : dim0, b = dim1 < 0 ? dim1 + ndim : dim1;
-  require(a >= 0 && a < ndim && b >= 0 && b < ndim, "transpose", "dimension out of range for " + shape_string(*this));
+  require(a >= 0 && a < ndim && b >= 0 && b < ndim, "transpose",
+          [&] { return std::string("dimension out of range for " + shape_string(*this)); });
   Tensor t = *this;
   std::swap(t.shape[a], t.shape[b]);
   std::swap(t.strides[a], t.strides[b]);
@@ -202,9 +205,12 @@ Tensor Tensor::transpose(int dim0, int dim1) const {
 
 Tensor Tensor::slice(int dim, int start, int end) const {
   const int d = dim < 0 ? dim + ndim : dim;
-  require(d >= 0 && d < ndim, "slice", "dimension out of range for " + shape_string(*this));
-  require(0 <= start && start <= end && end <= shape[d], "slice",
-          "range " + std::to_string(start) + ".." + std::to_string(end) + " outside " + shape_string(*this));
+  require(d >= 0 && d < ndim, "slice",
+          [&] { return std::string("dimension out of range for " + shape_string(*this)); });
+  require(0 <= start && start <= end && end <= shape[d], "slice", [&] {
+    return std::string("range " + std::to_string(start) + ".." + std::to_string(end) + " outside " +
+                       shape_string(*this));
+  });
   Tensor t = *this;
   t.data = data + start * strides[d];
   t.shape[d] = end - start;
@@ -277,7 +283,7 @@ Arena& current_arena() {
 // ---- construction ----
 
 Tensor tensor_view(float* data, std::initializer_list<int> shape) {
-  require(shape.size() <= kMaxTensorDims, "tensor_view", "at most 4 dimensions");
+  require(shape.size() <= kMaxTensorDims, "tensor_view", [&] { return std::string("at most 4 dimensions"); });
   Tensor t;
   t.data = data;
   t.ndim = int(shape.size());
@@ -291,7 +297,7 @@ Tensor tensor_view(float* data, std::initializer_list<int> shape) {
 }
 
 Tensor empty_tensor(std::initializer_list<int> shape) {
-  require(shape.size() <= kMaxTensorDims, "empty_tensor", "at most 4 dimensions");
+  require(shape.size() <= kMaxTensorDims, "empty_tensor", [&] { return std::string("at most 4 dimensions"); });
   return new_tensor(int(shape.size()), shape.begin());
 }
 

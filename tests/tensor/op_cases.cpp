@@ -65,12 +65,18 @@ OpCase binary_case(const std::string& op, Tensor a, Tensor b) {
   if (op == "sub") f = adjoint::operator-, pb = cd::operator_minus_pullback;
   if (op == "mul") f = adjoint::operator*, pb = cd::operator_star_pullback;
   if (op == "div") f = adjoint::operator/, pb = cd::operator_slash_pullback;
-  return {op, {a, b}, {}, [f](const Inputs& in) { return f(in[0], in[1]); },
+  return {op,
+          {a, b},
+          {},
+          [f](const Inputs& in) { return f(in[0], in[1]); },
           [pb](const Inputs& in, Tensor g, const Adjoints& d) { pb(in[0], in[1], g, d[0], d[1]); }};
 }
 
 OpCase matmul_case(Tensor a, Tensor b) {
-  return {"matmul", {a, b}, {}, [](const Inputs& in) { return matmul(in[0], in[1]); },
+  return {"matmul",
+          {a, b},
+          {},
+          [](const Inputs& in) { return matmul(in[0], in[1]); },
           [](const Inputs& in, Tensor g, const Adjoints& d) { cd::matmul_pullback(in[0], in[1], g, d[0], d[1]); }};
 }
 
@@ -88,14 +94,18 @@ std::vector<OpCase> make_cases(Rng& rng) {
       cases.push_back(binary_case(op, random_tensor(rng, sa), b));
     }
     // A strided (transposed) operand.
-    cases.push_back(binary_case(op, random_tensor(rng, {3, 4}).transpose(0, 1), random_tensor(rng, {4, 3}, 0.5f, 1.5f)));
+    cases.push_back(
+        binary_case(op, random_tensor(rng, {3, 4}).transpose(0, 1), random_tensor(rng, {4, 3}, 0.5f, 1.5f)));
   }
-  cases.push_back({"neg", {random_tensor(rng, random_shape(rng, 1, 4, 4))}, {},
+  cases.push_back({"neg",
+                   {random_tensor(rng, random_shape(rng, 1, 4, 4))},
+                   {},
                    [](const Inputs& in) { return -in[0]; },
                    [](const Inputs& in, Tensor g, const Adjoints& d) { cd::operator_minus_pullback(in[0], g, d[0]); }});
 
   // matmul: plain, batched against one matrix, batched pairs, 4-D, transposed views.
-  const int M = uniform_int(rng, 1, 5), K = uniform_int(rng, 1, 5), N = uniform_int(rng, 1, 5), S = uniform_int(rng, 2, 3);
+  const int M = uniform_int(rng, 1, 5), K = uniform_int(rng, 1, 5), N = uniform_int(rng, 1, 5),
+            S = uniform_int(rng, 2, 3);
   cases.push_back(matmul_case(random_tensor(rng, {M, K}), random_tensor(rng, {K, N})));
   cases.push_back(matmul_case(random_tensor(rng, {S, M, K}), random_tensor(rng, {K, N})));
   cases.push_back(matmul_case(random_tensor(rng, {S, M, K}), random_tensor(rng, {S, K, N})));
@@ -108,7 +118,9 @@ std::vector<OpCase> make_cases(Rng& rng) {
     const int C = uniform_int(rng, 1, 6), OC = uniform_int(rng, 1, 6);
     Inputs in = {random_tensor(rng, {2, uniform_int(rng, 1, 4), C}), random_tensor(rng, {OC, C})};
     if (has_bias) in.push_back(random_tensor(rng, {OC}));
-    cases.push_back({"linear", in, {has_bias},
+    cases.push_back({"linear",
+                     in,
+                     {has_bias},
                      [](const Inputs& in) { return linear(in[0], in[1], in.size() > 2 ? in[2] : Tensor{}); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) {
                        cd::linear_pullback(in[0], in[1], in.size() > 2 ? in[2] : Tensor{}, g, d[0], d[1],
@@ -119,14 +131,26 @@ std::vector<OpCase> make_cases(Rng& rng) {
   // Reductions.
   for (int k = 0; k < 2; k++) {
     const Tensor x = random_tensor(rng, random_shape(rng, 1, 4, 4));
-    cases.push_back({"sum", {x}, {}, [](const Inputs& in) { return sum(in[0]); },
+    cases.push_back({"sum",
+                     {x},
+                     {},
+                     [](const Inputs& in) { return sum(in[0]); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) { cd::sum_pullback(in[0], g, d[0]); }});
-    cases.push_back({"mean", {x}, {}, [](const Inputs& in) { return mean(in[0]); },
+    cases.push_back({"mean",
+                     {x},
+                     {},
+                     [](const Inputs& in) { return mean(in[0]); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) { cd::mean_pullback(in[0], g, d[0]); }});
     const int dim = uniform_int(rng, -x.ndim, x.ndim - 1);
-    cases.push_back({"sum_dim", {x}, {dim}, [dim](const Inputs& in) { return sum(in[0], dim); },
+    cases.push_back({"sum_dim",
+                     {x},
+                     {dim},
+                     [dim](const Inputs& in) { return sum(in[0], dim); },
                      [dim](const Inputs& in, Tensor g, const Adjoints& d) { cd::sum_pullback(in[0], dim, g, d[0]); }});
-    cases.push_back({"mean_dim", {x}, {dim}, [dim](const Inputs& in) { return mean(in[0], dim); },
+    cases.push_back({"mean_dim",
+                     {x},
+                     {dim},
+                     [dim](const Inputs& in) { return mean(in[0], dim); },
                      [dim](const Inputs& in, Tensor g, const Adjoints& d) { cd::mean_pullback(in[0], dim, g, d[0]); }});
   }
 
@@ -135,7 +159,9 @@ std::vector<OpCase> make_cases(Rng& rng) {
     const int V = uniform_int(rng, 2, 6), C = uniform_int(rng, 1, 5), B = 2, T = uniform_int(rng, 2, 4);
     std::vector<int> ints = {B, T};
     for (int i = 0; i < B * T; i++) ints.push_back(uniform_int(rng, 0, V - 1));
-    cases.push_back({"embedding", {random_tensor(rng, {V, C})}, ints,
+    cases.push_back({"embedding",
+                     {random_tensor(rng, {V, C})},
+                     ints,
                      [ints](const Inputs& in) { return embedding(in[0], ints.data() + 2, ints[0], ints[1]); },
                      [ints](const Inputs& in, Tensor g, const Adjoints& d) {
                        cd::embedding_pullback(in[0], ints.data() + 2, ints[0], ints[1], g, d[0]);
@@ -146,8 +172,8 @@ std::vector<OpCase> make_cases(Rng& rng) {
   for (int k = 0; k < 2; k++) {
     const int C = uniform_int(rng, 2, 7);
     const std::vector<int> shape = k ? std::vector<int>{2, uniform_int(rng, 1, 3), C} : std::vector<int>{3, C};
-    cases.push_back({"layernorm", {random_tensor(rng, shape, -2, 2), random_tensor(rng, {C}, 0.5f, 1.5f),
-                                   random_tensor(rng, {C})},
+    cases.push_back({"layernorm",
+                     {random_tensor(rng, shape, -2, 2), random_tensor(rng, {C}, 0.5f, 1.5f), random_tensor(rng, {C})},
                      {},
                      [](const Inputs& in) { return layernorm(in[0], in[1], in[2]); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) {
@@ -156,22 +182,30 @@ std::vector<OpCase> make_cases(Rng& rng) {
   }
 
   for (int k = 0; k < 2; k++) {
-    cases.push_back({"softmax", {random_tensor(rng, random_shape(rng, 1, 4, 4), -2, 2)}, {},
+    cases.push_back({"softmax",
+                     {random_tensor(rng, random_shape(rng, 1, 4, 4), -2, 2)},
+                     {},
                      [](const Inputs& in) { return softmax(in[0]); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) { cd::softmax_pullback(in[0], g, d[0]); }});
-    cases.push_back({"gelu", {random_tensor(rng, random_shape(rng, 1, 4, 4), -3, 3)}, {},
+    cases.push_back({"gelu",
+                     {random_tensor(rng, random_shape(rng, 1, 4, 4), -3, 3)},
+                     {},
                      [](const Inputs& in) { return gelu(in[0]); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) { cd::gelu_pullback(in[0], g, d[0]); }});
   }
   // softmax of a strided view.
-  cases.push_back({"softmax", {random_tensor(rng, {4, 3}, -2, 2).transpose(0, 1)}, {},
+  cases.push_back({"softmax",
+                   {random_tensor(rng, {4, 3}, -2, 2).transpose(0, 1)},
+                   {},
                    [](const Inputs& in) { return softmax(in[0]); },
                    [](const Inputs& in, Tensor g, const Adjoints& d) { cd::softmax_pullback(in[0], g, d[0]); }});
 
   // causal_attention: ints are n_head.
   for (int k = 0; k < 2; k++) {
     const int n_head = uniform_int(rng, 1, 3), C = n_head * uniform_int(rng, 1, 3);
-    cases.push_back({"causal_attention", {random_tensor(rng, {2, uniform_int(rng, 1, 5), 3 * C})}, {n_head},
+    cases.push_back({"causal_attention",
+                     {random_tensor(rng, {2, uniform_int(rng, 1, 5), 3 * C})},
+                     {n_head},
                      [n_head](const Inputs& in) { return causal_attention(in[0], n_head); },
                      [n_head](const Inputs& in, Tensor g, const Adjoints& d) {
                        cd::causal_attention_pullback(in[0], n_head, g, d[0]);
@@ -185,7 +219,9 @@ std::vector<OpCase> make_cases(Rng& rng) {
     const Tensor logits = random_tensor(rng, shape, -2, 2);
     std::vector<int> ints = {V};
     for (std::size_t i = 0; i < logits.numel() / Vp; i++) ints.push_back(uniform_int(rng, 0, V - 1));
-    cases.push_back({"cross_entropy", {logits}, ints,
+    cases.push_back({"cross_entropy",
+                     {logits},
+                     ints,
                      [ints](const Inputs& in) {
                        Tensor loss = adjoint::empty_tensor({});
                        loss.data[0] = cross_entropy(in[0], ints.data() + 1, ints[0]);
@@ -199,19 +235,36 @@ std::vector<OpCase> make_cases(Rng& rng) {
   // Views. ints: view/reshape the new shape; transpose the dims; slice dim, start, end.
   {
     const Tensor x = random_tensor(rng, {2, 3, 4});
-    cases.push_back({"view", {x}, {4, 6}, [](const Inputs& in) { return in[0].view(4, -1); },
+    cases.push_back({"view",
+                     {x},
+                     {4, 6},
+                     [](const Inputs& in) { return in[0].view(4, -1); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) {
                        cf::view_pullback(&in[0], 4, -1, kNoDim, kNoDim, g, d[0]);
                      }});
-    cases.push_back({"reshape", {x.transpose(0, 2)}, {24}, [](const Inputs& in) { return in[0].reshape(-1); },
+    cases.push_back({"reshape",
+                     {x.transpose(0, 2)},
+                     {24},
+                     [](const Inputs& in) { return in[0].reshape(-1); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) {
                        cf::reshape_pullback(&in[0], -1, kNoDim, kNoDim, kNoDim, g, d[0]);
                      }});
-    cases.push_back({"transpose", {x}, {0, 2}, [](const Inputs& in) { return in[0].transpose(0, 2); },
-                     [](const Inputs& in, Tensor g, const Adjoints& d) { cf::transpose_pullback(&in[0], 0, 2, g, d[0]); }});
-    cases.push_back({"slice", {x}, {1, 1, 3}, [](const Inputs& in) { return in[0].slice(1, 1, 3); },
-                     [](const Inputs& in, Tensor g, const Adjoints& d) { cf::slice_pullback(&in[0], 1, 1, 3, g, d[0]); }});
-    cases.push_back({"contiguous", {x.transpose(1, 2)}, {}, [](const Inputs& in) { return in[0].contiguous(); },
+    cases.push_back(
+        {"transpose",
+         {x},
+         {0, 2},
+         [](const Inputs& in) { return in[0].transpose(0, 2); },
+         [](const Inputs& in, Tensor g, const Adjoints& d) { cf::transpose_pullback(&in[0], 0, 2, g, d[0]); }});
+    cases.push_back(
+        {"slice",
+         {x},
+         {1, 1, 3},
+         [](const Inputs& in) { return in[0].slice(1, 1, 3); },
+         [](const Inputs& in, Tensor g, const Adjoints& d) { cf::slice_pullback(&in[0], 1, 1, 3, g, d[0]); }});
+    cases.push_back({"contiguous",
+                     {x.transpose(1, 2)},
+                     {},
+                     [](const Inputs& in) { return in[0].contiguous(); },
                      [](const Inputs& in, Tensor g, const Adjoints& d) { cf::contiguous_pullback(&in[0], g, d[0]); }});
   }
   return cases;

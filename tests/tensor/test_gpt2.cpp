@@ -62,8 +62,7 @@ void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_
 
   const float engine_loss = engine.forward(inputs.data(), targets.data(), B, T);
   EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
-  EXPECT_NEAR(nn::gpt2_loss(model.model(), inputs.data(), targets.data(), B, T), engine_loss,
-              1e-6 * engine_loss);
+  EXPECT_NEAR(nn::gpt2_loss(model.model(), inputs.data(), targets.data(), B, T), engine_loss, 1e-6 * engine_loss);
   engine.zero_grad();
   engine.backward();
 

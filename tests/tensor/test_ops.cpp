@@ -95,7 +95,8 @@ TEST_F(TensorOps, PullbacksAddIntoExistingAdjointsAndAcceptNull) {
     const Tensor r = random_tensor(rng_, std::vector<int>(y.shape, y.shape + y.ndim));
     const std::vector<Tensor> fresh = run_pullback(c, r, std::vector<Tensor>(c.inputs.size()));
     std::vector<Tensor> initial;
-    for (const Tensor& x : c.inputs) initial.push_back(random_tensor(rng_, std::vector<int>(x.shape, x.shape + x.ndim)));
+    for (const Tensor& x : c.inputs)
+      initial.push_back(random_tensor(rng_, std::vector<int>(x.shape, x.shape + x.ndim)));
     std::vector<std::vector<float>> before;
     for (const Tensor& t : initial) before.push_back(values(t));
     const std::vector<Tensor> added = run_pullback(c, r, initial);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 #include "adjoint/gpt2.hpp"
@@ -9,6 +11,22 @@
 #include "adjoint/random.hpp"
 #include "adjoint/tensor.hpp"
 #include "op_cases.hpp"
+
+// Counts this binary's C++ heap allocations while counting_allocations is set: a warm tensor
+// step must make none (the arena's blocks come from aligned_alloc, counted separately by
+// Arena::block_allocations).
+namespace {
+bool counting_allocations = false;
+std::size_t allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (counting_allocations) allocations++;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -48,8 +66,8 @@ TEST(TensorArena, ScopesNestAndOpsNeedOne) {
   EXPECT_EQ(&current_arena(), &outer);
 }
 
-// A training step of the tensor GPT-2 (forward and backward) allocates no new arena block
-// once warmed up.
+// A training step of the tensor GPT-2 (forward and backward) allocates no new arena block and
+// nothing on the heap once warmed up.
 TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
   GPT2Config c;
   c.max_seq_len = 8;
@@ -69,10 +87,13 @@ TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
   std::size_t blocks = 0;
   for (int step = 0; step < 3; step++) {
     arena.reset();
+    counting_allocations = step == 2;
     nn::gpt2_loss_backward_by_hand(model.model(), grads.model(), tokens.data(), tokens.data() + 1, 2, 8);
+    counting_allocations = false;
     if (step == 1) blocks = arena.block_allocations();
   }
   EXPECT_EQ(arena.block_allocations(), blocks);
+  EXPECT_EQ(allocations, 0u);
 }
 
 class TensorRuntime : public ::testing::Test {
