@@ -58,14 +58,23 @@ class Arena {
   float* allocate(std::size_t count);
   // Invalidates every tensor allocated here.
   void reset();
+  // A point to roll back to: release(mark()) frees what was allocated after it (an op's
+  // temporaries), keeping everything before.
+  struct Mark {
+    std::size_t block, offset, used;
+  };
+  Mark mark() const { return {block_, offset_, used_}; }
+  void release(const Mark& m);
   std::size_t used_floats() const { return used_; }
+  // The most this step has held at once (what reset() sizes the single block by).
+  std::size_t peak_floats() const { return peak_; }
   std::size_t capacity_floats() const;
   // How many blocks were ever obtained from the system (a warmed-up step adds none).
   std::size_t block_allocations() const { return block_allocations_; }
 
  private:
   std::vector<FloatArena> blocks_;
-  std::size_t block_ = 0, offset_ = 0, used_ = 0, block_allocations_ = 0;
+  std::size_t block_ = 0, offset_ = 0, used_ = 0, peak_ = 0, block_allocations_ = 0;
 };
 
 // Ops allocate in the calling thread's current arena: the innermost live ArenaScope's.

@@ -139,18 +139,33 @@ void operator_minus_pullback(const Tensor& a, const Tensor& b, Tensor d_result, 
 void operator_star_pullback(const Tensor& a, const Tensor& b, Tensor d_result, Tensor* d_a, Tensor* d_b) {
   if (d_result.empty()) return;
   const auto times = [](float x, float y) { return x * y; };
-  if (d_a) add_into(materialised(d_a, a), broadcast_binary(d_result, b, times));
-  if (d_b) add_into(materialised(d_b, b), broadcast_binary(d_result, a, times));
+  if (d_a) {
+    Tensor& d = materialised(d_a, a);
+    Temporaries scratch;
+    add_into(d, broadcast_binary(d_result, b, times));
+  }
+  if (d_b) {
+    Tensor& d = materialised(d_b, b);
+    Temporaries scratch;
+    add_into(d, broadcast_binary(d_result, a, times));
+  }
 }
 
 void operator_slash_pullback(const Tensor& a, const Tensor& b, Tensor d_result, Tensor* d_a, Tensor* d_b) {
   if (d_result.empty()) return;
-  const Tensor g_over_b = broadcast_binary(d_result, b, [](float g, float y) { return g / y; });
-  if (d_a) add_into(materialised(d_a, a), g_over_b);
-  // d(a/b)/db = -a/b² = -(a/b)/b: from g/b, times -a, over b.
+  const auto over = [](float g, float y) { return g / y; };
+  if (d_a) {
+    Tensor& d = materialised(d_a, a);
+    Temporaries scratch;
+    add_into(d, broadcast_binary(d_result, b, over));
+  }
+  // d(a/b)/db = -a/b²: g/b, times -a, over b.
   if (d_b) {
-    const Tensor g_a_over_b = broadcast_binary(g_over_b, a, [](float g, float x) { return -g * x; });
-    add_into(materialised(d_b, b), broadcast_binary(g_a_over_b, b, [](float g, float y) { return g / y; }));
+    Tensor& d = materialised(d_b, b);
+    Temporaries scratch;
+    const Tensor g_a_over_b =
+        broadcast_binary(broadcast_binary(d_result, b, over), a, [](float g, float x) { return -g * x; });
+    add_into(d, broadcast_binary(g_a_over_b, b, over));
   }
 }
 

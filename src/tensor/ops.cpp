@@ -66,10 +66,9 @@ void batch_dims(const Tensor& x, int (&n)[2], std::ptrdiff_t (&s)[2]) {
   }
 }
 
-// The per-row count N and channel count C of x (..., C), after checking x is contiguous.
+// The row count N and channel count C of x (..., C).
 void rows_and_channels(const Tensor& x, const char* op, int* N, int* C) {
-  require(x.ndim >= 1 && x.is_contiguous(), op,
-          [&] { return std::string("needs a contiguous tensor of at least 1 dimension"); });
+  require(x.ndim >= 1, op, [&] { return std::string("needs a tensor of at least 1 dimension"); });
   *C = x.shape[x.ndim - 1];
   *N = *C ? int(x.numel() / std::size_t(*C)) : 0;
 }
@@ -83,7 +82,8 @@ Tensor new_with_last(const Tensor& x, int last) {
 }
 
 // *d itself when it is a contiguous tensor to accumulate into, else fresh zeros for a kernel
-// whose result is added to *d afterwards (or dropped, for a null d) by finish_scratch.
+// whose result is added to *d afterwards (or dropped, for a null d) by finish_kernel_target.
+// Allocated before an op's Temporaries, as it outlives them.
 Tensor kernel_target(Tensor* d, const Tensor& like) {
   if (d && !d->empty() && d->is_contiguous()) return *d;
   return zeros_like(like);
@@ -133,9 +133,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 // ---- linear (the engine's matmul kernel) ----
 
 Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
-  const Tensor x = x_in.contiguous();
   int N, C;
-  rows_and_channels(x, "linear", &N, &C);
+  rows_and_channels(x_in, "linear", &N, &C);
   require(weight.ndim == 2 && weight.is_contiguous() && weight.shape[1] == C, "linear", [&] {
     return std::string("weight " + shape_string(weight) + " is not a contiguous (OC, " + std::to_string(C) + ")");
   });
@@ -143,7 +142,9 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   require(bias.empty() || (bias.numel() == std::size_t(OC) && bias.is_contiguous()), "linear", [&] {
     return std::string("bias " + shape_string(bias) + " does not match " + std::to_string(OC) + " outputs");
   });
-  Tensor out = new_with_last(x, OC);
+  Tensor out = new_with_last(x_in, OC);
+  Temporaries scratch;
+  const Tensor x = x_in.contiguous();
   kernels::matmul_forward(out.data, x.data, weight.data, bias.empty() ? nullptr : bias.data, N, C, OC);
   return out;
 }
@@ -168,33 +169,37 @@ Tensor embedding(const Tensor& table, const int* idx, int B, int T) {
 // ---- layernorm, gelu, attention (the engine's kernels) ----
 
 Tensor layernorm(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
-  const Tensor x = x_in.contiguous();
   int N, C;
-  rows_and_channels(x, "layernorm", &N, &C);
+  rows_and_channels(x_in, "layernorm", &N, &C);
   require(weight.numel() == std::size_t(C) && bias.numel() == std::size_t(C) && weight.is_contiguous() &&
               bias.is_contiguous(),
           "layernorm", [&] { return std::string("weight and bias must have " + std::to_string(C) + " elements"); });
-  Tensor out = empty_like(x);
-  float* stats = current_arena().allocate(2 * std::size_t(N));  // mean, rstd: only backward reads them
+  Tensor out = empty_like(x_in);
+  Temporaries scratch;
+  const Tensor x = x_in.contiguous();
+  float* stats = current_arena().allocate(2 * std::size_t(N));  // mean, rstd: the pullback recomputes them
   kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
   return out;
 }
 
 Tensor gelu(const Tensor& x_in) {
+  Tensor out = empty_like(x_in);
+  Temporaries scratch;
   const Tensor x = x_in.contiguous();
-  Tensor out = empty_like(x);
   kernels::gelu_forward(out.data, x.data, x.numel());
   return out;
 }
 
 Tensor causal_attention(const Tensor& qkv_in, int n_head) {
-  const Tensor qkv = qkv_in.contiguous();
-  require(qkv.ndim == 3 && qkv.shape[2] % 3 == 0 && n_head > 0 && (qkv.shape[2] / 3) % n_head == 0, "causal_attention",
-          [&] { return std::string("qkv " + shape_string(qkv) + " is not (B, T, 3C) with C divisible by n_head"); });
-  const int B = qkv.shape[0], T = qkv.shape[1], C = qkv.shape[2] / 3;
+  require(qkv_in.ndim == 3 && qkv_in.shape[2] % 3 == 0 && n_head > 0 && (qkv_in.shape[2] / 3) % n_head == 0,
+          "causal_attention",
+          [&] { return std::string("qkv " + shape_string(qkv_in) + " is not (B, T, 3C) with C divisible by n_head"); });
+  const int B = qkv_in.shape[0], T = qkv_in.shape[1], C = qkv_in.shape[2] / 3;
   const int shape[3] = {B, T, C};
   Tensor out = new_tensor(3, shape);
-  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+  Temporaries scratch;
+  const Tensor qkv = qkv_in.contiguous();
+  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);  // the pullback recomputes it
   kernels::attention_forward(out.data, att, qkv.data, B, T, C, n_head);
   return out;
 }
@@ -202,10 +207,11 @@ Tensor causal_attention(const Tensor& qkv_in, int n_head) {
 // ---- softmax (new: the kernel's softmax is fused with the loss) ----
 
 Tensor softmax(const Tensor& x_in) {
-  const Tensor x = x_in.contiguous();
   int N, C;
-  rows_and_channels(x, "softmax", &N, &C);
-  Tensor out = empty_like(x);
+  rows_and_channels(x_in, "softmax", &N, &C);
+  Tensor out = empty_like(x_in);
+  Temporaries scratch;
+  const Tensor x = x_in.contiguous();
 #pragma omp parallel for
   for (int i = 0; i < N; i++) {
     const float* z = x.data + std::size_t(i) * C;
@@ -226,29 +232,27 @@ Tensor softmax(const Tensor& x_in) {
 
 namespace {
 
-// The probabilities (N, Vp) and losses (N) of logits against targets, in the arena.
-void crossentropy_rows(const Tensor& logits, const int* targets, int V, Tensor* probs, float** losses) {
-  int N, Vp;
-  rows_and_channels(logits, "cross_entropy", &N, &Vp);
-  require(V > 0 && V <= Vp, "cross_entropy",
-          [&] { return std::string("V " + std::to_string(V) + " outside (0, " + std::to_string(Vp) + "]"); });
-  for (int i = 0; i < N; i++)
+// Checks the arguments; returns the rows N and the padded width Vp.
+void crossentropy_shape(const Tensor& logits, const int* targets, int V, int* N, int* Vp) {
+  rows_and_channels(logits, "cross_entropy", N, Vp);
+  require(V > 0 && V <= *Vp, "cross_entropy",
+          [&] { return std::string("V " + std::to_string(V) + " outside (0, " + std::to_string(*Vp) + "]"); });
+  for (int i = 0; i < *N; i++)
     require(targets[i] >= 0 && targets[i] < V, "cross_entropy", [&] {
       return std::string("target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) + ")");
     });
-  *probs = empty_like(logits);
-  *losses = current_arena().allocate(std::size_t(N));
-  kernels::softmax_crossentropy_forward(*losses, probs->data, logits.data, targets, N, V, Vp);
 }
 
 }  // namespace
 
 float cross_entropy(const Tensor& logits_in, const int* targets, int V) {
+  int N, Vp;
+  crossentropy_shape(logits_in, targets, V, &N, &Vp);
+  Temporaries scratch;
   const Tensor logits = logits_in.contiguous();
-  Tensor probs;
-  float* losses;
-  crossentropy_rows(logits, targets, V, &probs, &losses);
-  const int N = int(logits.numel() / std::size_t(logits.size(-1)));
+  float* probs = current_arena().allocate(std::size_t(N) * Vp);
+  float* losses = current_arena().allocate(std::size_t(N));
+  kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
   double loss = 0;  // summed as the engine sums it, so both report the same loss
   for (int i = 0; i < N; i++) loss += losses[i];
   return float(loss / N);
@@ -258,26 +262,29 @@ namespace custom_derivatives {
 
 void matmul_pullback(const Tensor& a_in, const Tensor& b_in, Tensor d_result, Tensor* d_a, Tensor* d_b) {
   if (d_result.empty()) return;
-  const Tensor a = blas_readable(a_in), b = blas_readable(b_in), g = d_result.contiguous();
-  const int M = a.size(-2), K = a.size(-1), N = b.size(-1);
-  int na[2], nb[2];
-  std::ptrdiff_t sa[2], sb[2];
-  batch_dims(a, na, sa);
-  batch_dims(b, nb, sb);
   const Tensor da = d_a ? empty_like(a_in) : Tensor{};
   const Tensor db = d_b ? zeros_like(b_in) : Tensor{};
-  Matrix ma{}, mb{};
-  for (int i0 = 0; i0 < na[0]; i0++)
-    for (int i1 = 0; i1 < na[1]; i1++) {
-      const std::size_t batch = std::size_t(i0) * na[1] + i1;
-      as_matrix(a, a.data + i0 * sa[0] + i1 * sa[1], &ma);
-      as_matrix(b, b.data + i0 * sb[0] + i1 * sb[1], &mb);
-      const Matrix mg{g.data + batch * M * N, M, N, std::max(N, 1), false};
-      // da (M,K) = g (M,N) · bᵀ (N,K)
-      if (d_a) gemm(da.data + batch * M * K, std::max(K, 1), mg, mb.t(), 0.0f);
-      // db (K,N) += aᵀ (K,M) · g (M,N), summed over batches when b is one matrix
-      if (d_b) gemm(db.data + (b.ndim == 2 ? 0 : batch * K * N), std::max(N, 1), ma.t(), mg, 1.0f);
-    }
+  {
+    Temporaries scratch;
+    const Tensor a = blas_readable(a_in), b = blas_readable(b_in), g = d_result.contiguous();
+    const int M = a.size(-2), K = a.size(-1), N = b.size(-1);
+    int na[2], nb[2];
+    std::ptrdiff_t sa[2], sb[2];
+    batch_dims(a, na, sa);
+    batch_dims(b, nb, sb);
+    Matrix ma{}, mb{};
+    for (int i0 = 0; i0 < na[0]; i0++)
+      for (int i1 = 0; i1 < na[1]; i1++) {
+        const std::size_t batch = std::size_t(i0) * na[1] + i1;
+        as_matrix(a, a.data + i0 * sa[0] + i1 * sa[1], &ma);
+        as_matrix(b, b.data + i0 * sb[0] + i1 * sb[1], &mb);
+        const Matrix mg{g.data + batch * M * N, M, N, std::max(N, 1), false};
+        // da (M,K) = g (M,N) · bᵀ (N,K)
+        if (d_a) gemm(da.data + batch * M * K, std::max(K, 1), mg, mb.t(), 0.0f);
+        // db (K,N) += aᵀ (K,M) · g (M,N), summed over batches when b is one matrix
+        if (d_b) gemm(db.data + (b.ndim == 2 ? 0 : batch * K * N), std::max(N, 1), ma.t(), mg, 1.0f);
+      }
+  }
   adopt_or_add(d_a, da);
   adopt_or_add(d_b, db);
 }
@@ -285,13 +292,16 @@ void matmul_pullback(const Tensor& a_in, const Tensor& b_in, Tensor d_result, Te
 void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                      Tensor* d_weight, Tensor* d_bias) {
   if (d_result.empty()) return;
-  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
   int N, C;
-  rows_and_channels(x, "linear", &N, &C);
+  rows_and_channels(x_in, "linear", &N, &C);
   const int OC = weight.shape[0];
   const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight);
   const Tensor db = bias.empty() ? Tensor{} : kernel_target(d_bias, bias);
-  kernels::matmul_backward(dx.data, dw.data, db.empty() ? nullptr : db.data, g.data, x.data, weight.data, N, C, OC);
+  {
+    Temporaries scratch;
+    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+    kernels::matmul_backward(dx.data, dw.data, db.empty() ? nullptr : db.data, g.data, x.data, weight.data, N, C, OC);
+  }
   finish_kernel_target(d_x, dx);
   finish_kernel_target(d_weight, dw);
   if (!bias.empty()) finish_kernel_target(d_bias, db);
@@ -299,17 +309,20 @@ void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bia
 
 void embedding_pullback(const Tensor& table, const int* idx, int B, int T, Tensor d_result, Tensor* d_table) {
   if (d_result.empty() || !d_table) return;
-  const Tensor g = d_result.contiguous();
   const Tensor dt = kernel_target(d_table, table);
-  const int C = table.shape[1];
-  // Tokens repeat, so threads split channels, not rows: no atomics, deterministic.
-#pragma omp parallel
   {
-    const auto [c0, c1] = kernels::thread_range(C);
-    for (int i = 0; i < B * T; i++) {
-      const float* g_row = g.data + std::size_t(i) * C;
-      float* d_row = dt.data + std::size_t(idx[i]) * C;
-      for (int c = c0; c < c1; c++) d_row[c] += g_row[c];
+    Temporaries scratch;
+    const Tensor g = d_result.contiguous();
+    const int C = table.shape[1];
+    // Tokens repeat, so threads split channels, not rows: no atomics, deterministic.
+#pragma omp parallel
+    {
+      const auto [c0, c1] = kernels::thread_range(C);
+      for (int i = 0; i < B * T; i++) {
+        const float* g_row = g.data + std::size_t(i) * C;
+        float* d_row = dt.data + std::size_t(idx[i]) * C;
+        for (int c = c0; c < c1; c++) d_row[c] += g_row[c];
+      }
     }
   }
   finish_kernel_target(d_table, dt);
@@ -318,15 +331,18 @@ void embedding_pullback(const Tensor& table, const int* idx, int B, int T, Tenso
 void layernorm_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                         Tensor* d_weight, Tensor* d_bias) {
   if (d_result.empty()) return;
-  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
   int N, C;
-  rows_and_channels(x, "layernorm", &N, &C);
-  // The statistics again (the forward's output is recomputed and dropped).
-  float* stats = current_arena().allocate(2 * std::size_t(N));
-  const Tensor scratch = empty_like(x);
-  kernels::layernorm_forward(scratch.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
+  rows_and_channels(x_in, "layernorm", &N, &C);
   const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight), db = kernel_target(d_bias, bias);
-  kernels::layernorm_backward(dx.data, dw.data, db.data, g.data, x.data, weight.data, stats, stats + N, N, C);
+  {
+    Temporaries scratch;
+    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+    // The statistics again (the forward's output is recomputed and dropped).
+    float* stats = current_arena().allocate(2 * std::size_t(N));
+    const Tensor out = empty_like(x);
+    kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
+    kernels::layernorm_backward(dx.data, dw.data, db.data, g.data, x.data, weight.data, stats, stats + N, N, C);
+  }
   finish_kernel_target(d_x, dx);
   finish_kernel_target(d_weight, dw);
   finish_kernel_target(d_bias, db);
@@ -334,54 +350,79 @@ void layernorm_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& 
 
 void softmax_pullback(const Tensor& x, Tensor d_result, Tensor* d_x) {
   if (d_result.empty() || !d_x) return;
-  const Tensor y = softmax(x), g = d_result.contiguous();
   int N, C;
-  rows_and_channels(y, "softmax", &N, &C);
-  // dx = y ⊙ (g - Σ g·y), row by row, into y's storage (fresh, so adoptable).
+  rows_and_channels(x, "softmax", &N, &C);
+  // An empty adjoint receives the gradient directly; otherwise it goes through the probabilities'
+  // scratch and is added.
+  const bool fresh = d_x->empty();
+  const Tensor dx = fresh ? empty_like(x) : Tensor{};
+  {
+    Temporaries scratch;
+    const Tensor y = softmax(x), g = d_result.contiguous();
+    float* out = fresh ? dx.data : y.data;
+    // dx = y ⊙ (g - Σ g·y), row by row.
 #pragma omp parallel for
-  for (int i = 0; i < N; i++) {
-    float* p = y.data + std::size_t(i) * C;
-    const float* gi = g.data + std::size_t(i) * C;
-    float dot = 0;
-    for (int c = 0; c < C; c++) dot += gi[c] * p[c];
-    for (int c = 0; c < C; c++) p[c] *= gi[c] - dot;
+    for (int i = 0; i < N; i++) {
+      const float* p = y.data + std::size_t(i) * C;
+      const float* gi = g.data + std::size_t(i) * C;
+      float* o = out + std::size_t(i) * C;
+      float dot = 0;
+      for (int c = 0; c < C; c++) dot += gi[c] * p[c];
+      for (int c = 0; c < C; c++) o[c] = p[c] * (gi[c] - dot);
+    }
+    if (!fresh) add_into(*d_x, y);
   }
-  adopt_or_add(d_x, y);
+  if (fresh) *d_x = dx;
 }
 
 void gelu_pullback(const Tensor& x_in, Tensor d_result, Tensor* d_x) {
   if (d_result.empty() || !d_x) return;
-  const Tensor x = x_in.contiguous(), g = d_result.contiguous();
   const Tensor dx = kernel_target(d_x, x_in);
-  kernels::gelu_backward(dx.data, x.data, g.data, x.numel());
+  {
+    Temporaries scratch;
+    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+    kernels::gelu_backward(dx.data, x.data, g.data, x.numel());
+  }
   finish_kernel_target(d_x, dx);
 }
 
 void causal_attention_pullback(const Tensor& qkv_in, int n_head, Tensor d_result, Tensor* d_qkv) {
   if (d_result.empty() || !d_qkv) return;
-  const Tensor qkv = qkv_in.contiguous(), g = d_result.contiguous();
-  const int B = qkv.shape[0], T = qkv.shape[1], C = qkv.shape[2] / 3;
-  // The probabilities again: the forward's are not passed to a pullback.
-  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
-  float* out = current_arena().allocate(std::size_t(B) * T * C);
-  kernels::attention_forward(out, att, qkv.data, B, T, C, n_head);
-  float* scratch = current_arena().allocate(std::size_t(B) * n_head * T);
+  const int B = qkv_in.shape[0], T = qkv_in.shape[1], C = qkv_in.shape[2] / 3;
   const Tensor dqkv = kernel_target(d_qkv, qkv_in);
-  kernels::attention_backward(dqkv.data, scratch, g.data, qkv.data, att, B, T, C, n_head);
+  {
+    Temporaries scratch;
+    const Tensor qkv = qkv_in.contiguous(), g = d_result.contiguous();
+    // The probabilities again: the forward's are not passed to a pullback.
+    float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+    float* out = current_arena().allocate(std::size_t(B) * T * C);
+    kernels::attention_forward(out, att, qkv.data, B, T, C, n_head);
+    float* datt = current_arena().allocate(std::size_t(B) * n_head * T);
+    kernels::attention_backward(dqkv.data, datt, g.data, qkv.data, att, B, T, C, n_head);
+  }
   finish_kernel_target(d_qkv, dqkv);
 }
 
 void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, float d_result, Tensor* d_logits) {
   if (!d_logits) return;
-  const Tensor logits = logits_in.contiguous();
-  Tensor probs;
-  float* losses;
-  crossentropy_rows(logits, targets, V, &probs, &losses);
-  const int N = int(logits.numel() / std::size_t(logits.size(-1)));
-  // The mean's adjoint per row, then the kernel turns probs into dlogits in place.
-  for (int i = 0; i < N; i++) losses[i] = d_result / float(N);
-  kernels::softmax_crossentropy_backward(probs.data, probs.data, targets, losses, N, V, logits.size(-1));
-  adopt_or_add(d_logits, probs);
+  int N, Vp;
+  crossentropy_shape(logits_in, targets, V, &N, &Vp);
+  // The kernel overwrites dlogits: straight into an empty adjoint, else into the probabilities'
+  // scratch, then added.
+  const bool fresh = d_logits->empty();
+  const Tensor dlogits = fresh ? empty_like(logits_in) : Tensor{};
+  {
+    Temporaries scratch;
+    const Tensor logits = logits_in.contiguous();
+    float* probs = current_arena().allocate(std::size_t(N) * Vp);
+    float* losses = current_arena().allocate(std::size_t(N));
+    kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
+    for (int i = 0; i < N; i++) losses[i] = d_result / float(N);  // the mean's adjoint per row
+    float* out = fresh ? dlogits.data : probs;
+    kernels::softmax_crossentropy_backward(out, probs, targets, losses, N, V, Vp);
+    if (!fresh) add_into(*d_logits, dense_view(out, logits_in));
+  }
+  if (fresh) *d_logits = dlogits;
 }
 
 }  // namespace custom_derivatives

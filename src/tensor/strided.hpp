@@ -21,6 +21,8 @@ struct Strided4 {
 std::string shape_string(const Tensor& x);
 // A new contiguous tensor in the current arena with the given extents.
 Tensor new_tensor(int ndim, const int* shape);
+// A contiguous tensor of like's shape over data.
+Tensor dense_view(float* data, const Tensor& like);
 // x padded to 4 dims and broadcast to shape4 (stride 0 along the dimensions it repeats).
 Strided4 broadcast_to(const Tensor& x, const int shape4[kMaxTensorDims]);
 // The broadcast shape of a and b into out_shape (returns its ndim); throws if incompatible.
@@ -36,6 +38,20 @@ void adopt_or_add(Tensor* d, const Tensor& fresh);
 // *d, materialised as zeros shaped like x when empty.
 Tensor& materialised(Tensor* d, const Tensor& x);
 [[noreturn]] void fail(const char* op, const std::string& what);
+// Frees, when it goes out of scope, what the current arena allocated since it was created: the
+// temporaries of an op. Whatever must outlive the op is allocated before it.
+class Temporaries {
+ public:
+  Temporaries() : arena_(current_arena()), mark_(arena_.mark()) {}
+  ~Temporaries() { arena_.release(mark_); }
+  Temporaries(const Temporaries&) = delete;
+  Temporaries& operator=(const Temporaries&) = delete;
+
+ private:
+  Arena& arena_;
+  Arena::Mark mark_;
+};
+
 // Throws std::invalid_argument("<op>: <what()>") unless ok. The message is built only on
 // failure: ops run inside training steps, which must not allocate.
 template <class Message>

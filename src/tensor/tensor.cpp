@@ -40,6 +40,17 @@ Tensor new_tensor(int ndim, const int* shape) {
   return t;
 }
 
+Tensor dense_view(float* data, const Tensor& like) {
+  Tensor t = like;
+  t.data = data;
+  std::ptrdiff_t stride = 1;
+  for (int d = t.ndim - 1; d >= 0; d--) {
+    t.strides[d] = stride;
+    stride *= t.shape[d];
+  }
+  return t;
+}
+
 Strided4 broadcast_to(const Tensor& x, const int shape4[kMaxTensorDims]) {
   Strided4 s{x.data, {}, {}};
   const int pad = kMaxTensorDims - x.ndim;
@@ -252,13 +263,14 @@ float* Arena::allocate(std::size_t count) {
   float* p = blocks_[block_].data() + offset_;
   offset_ += padded;
   used_ += padded;
+  peak_ = std::max(peak_, used_);
   return p;
 }
 
 void Arena::reset() {
-  if (blocks_.size() > 1 && used_ > blocks_[0].size()) {
+  if (blocks_.size() > 1 && peak_ > blocks_[0].size()) {
     // One block of what this step needed: the next step allocates in it without growing.
-    const std::size_t needed = used_;
+    const std::size_t needed = peak_;
     blocks_.clear();
     blocks_.emplace_back(needed);
     block_allocations_++;
@@ -266,6 +278,13 @@ void Arena::reset() {
   block_ = 0;
   offset_ = 0;
   used_ = 0;
+  peak_ = 0;
+}
+
+void Arena::release(const Mark& m) {
+  block_ = m.block;
+  offset_ = m.offset;
+  used_ = m.used;
 }
 
 namespace {
@@ -330,15 +349,9 @@ namespace custom_derivatives::class_functions {
 
 void view_pullback(const Tensor* self, int, int, int, int, Tensor d_result, Tensor* d_self) {
   if (d_result.empty() || !d_self) return;
-  const Tensor g = d_result.contiguous();
-  Tensor shaped = *self;  // self's shape over g's elements
-  shaped.data = g.data;
-  std::ptrdiff_t stride = 1;
-  for (int d = shaped.ndim - 1; d >= 0; d--) {
-    shaped.strides[d] = stride;
-    stride *= shaped.shape[d];
-  }
-  add_into(materialised(d_self, *self), shaped);
+  Tensor& d = materialised(d_self, *self);
+  Temporaries scratch;
+  add_into(d, dense_view(d_result.contiguous().data, *self));
 }
 
 void reshape_pullback(const Tensor* self, int d0, int d1, int d2, int d3, Tensor d_result, Tensor* d_self) {

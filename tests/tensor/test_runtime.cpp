@@ -20,6 +20,10 @@ bool counting_allocations = false;
 std::size_t allocations = 0;
 }  // namespace
 
+// GCC 12 flags free() in a replaced operator delete as mismatched with operator new: it is not,
+// both are replaced together here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
   if (counting_allocations) allocations++;
   if (void* p = std::malloc(size ? size : 1)) return p;
@@ -27,6 +31,7 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -52,6 +57,20 @@ TEST(TensorArena, AlignsGrowsAndSettlesIntoOneBlock) {
   for (std::size_t n : {10, 100, 1000, 5}) arena.allocate(n);
   EXPECT_EQ(arena.block_allocations(), settled);
   EXPECT_GE(arena.capacity_floats(), arena.used_floats());
+}
+
+TEST(TensorArena, ReleaseFreesTemporariesAndResetSizesByThePeak) {
+  Arena arena(64);
+  arena.allocate(16);
+  const Arena::Mark mark = arena.mark();
+  const float* temporary = arena.allocate(32);
+  arena.allocate(1000);  // spills into a second block
+  EXPECT_EQ(arena.peak_floats(), 16u + 32u + 1008u);
+  arena.release(mark);
+  EXPECT_EQ(arena.used_floats(), 16u);
+  EXPECT_EQ(arena.allocate(32), temporary);  // the released space is reused
+  arena.reset();
+  EXPECT_EQ(arena.capacity_floats(), 16u + 32u + 1008u);  // one block of the peak, not of the end
 }
 
 TEST(TensorArena, ScopesNestAndOpsNeedOne) {
