@@ -1,0 +1,47 @@
+"""The tensor GPT-2's loss and gradient (tensor_grad: nn::gpt2_loss with its pullbacks called
+in reverse order) against PyTorch autograd in float64, on the tiny random GPT-2s of
+tests/pytorch/cases.py, with that folder's tolerances (loss |a-b|/|b| < LOSS_TOL; every
+parameter tensor max|a-b| / max|b| < GRAD_TOL)."""
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pytorch"))
+import gpt2_reference as ref  # noqa: E402
+import cases  # noqa: E402
+import harness  # noqa: E402
+import torch  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: {sys.argv[0]} PATH/TO/tensor_grad")
+    torch.set_num_threads(1)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        for case in cases.GRAD_CASES:
+            params, tokens, model, token_file = harness.write_case_files(
+                workdir, case.cfg, case.seed, case.B * case.T + 1)
+            loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T)
+            out = workdir / "grad.bin"
+            result = subprocess.run([sys.argv[1], model, token_file, str(case.B), str(case.T), out],
+                                    capture_output=True, text=True, check=True)
+            tensor_loss = float(result.stdout.split()[1])
+            _, tensor_grads = ref.read_model(out)
+            errors = {"loss": abs(tensor_loss - loss) / abs(loss)}
+            errors.update({name: ref.relative_error(tensor_grads[name], grads[name])
+                           for name in ref.PARAM_NAMES})
+            print(f"{case.name}: " + ", ".join(f"{k} {v:.1e}" for k, v in errors.items()))
+            for name, error in errors.items():
+                tolerance = cases.LOSS_TOL if name == "loss" else cases.GRAD_TOL
+                if not error < tolerance:
+                    failures.append(f"{case.name}: {name} error {error:.2e} >= {tolerance}")
+    if failures:
+        sys.exit("tensor GPT-2 vs PyTorch:\n  " + "\n  ".join(failures))
+    print(f"all {len(cases.GRAD_CASES)} cases agree with PyTorch")
+
+
+if __name__ == "__main__":
+    main()
