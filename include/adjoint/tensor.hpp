@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "adjoint/gpt2.hpp"
@@ -44,6 +45,8 @@ struct Tensor {
   // This tensor, or a contiguous copy of it.
   Tensor contiguous() const;
 };
+// adjc copies tensors as values (and tapes them by value): a handle, nothing more.
+static_assert(std::is_trivially_copyable_v<Tensor>);
 
 // A bump allocator of floats for activations and adjoints. It grows by whole blocks while a
 // step's needs are unknown; reset() releases everything at once and, when the step needed more
