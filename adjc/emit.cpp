@@ -410,8 +410,9 @@ class Emitter {
     for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
   }
 
+  // The original function (with its template arguments), or a generated derivative (an overload).
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
-    return qualifier(f) + f->getName().str() + suffix;
+    return qualifier(f) + f->getName().str() + (suffix.empty() ? print_.template_arguments(f) : suffix);
   }
 
   // ----- forward sweep

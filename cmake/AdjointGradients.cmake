@@ -27,8 +27,13 @@ function(adjoint_add_gradients target)
       COMMAND_EXPAND_LISTS
       COMMENT "adjc ${source}")
     target_sources(${target} PRIVATE "${output}")
-    # Quoted includes of the original file resolve from its folder.
+    # Quoted includes of the original file resolve from its folder; options set on the source
+    # (set_source_files_properties before this call) apply to what is compiled in its place.
     set_source_files_properties("${output}" PROPERTIES INCLUDE_DIRECTORIES "${dir}")
+    get_source_file_property(options "${input}" COMPILE_OPTIONS)
+    if(options)
+      set_source_files_properties("${output}" PROPERTIES COMPILE_OPTIONS "${options}")
+    endif()
     set_source_files_properties("${input}" PROPERTIES HEADER_FILE_ONLY ON)
   endforeach()
 endfunction()

@@ -7,6 +7,7 @@
 // it as it consumes them). Each kernel is instantiated for float (training) and double
 // (finite-difference tests); all are deterministic for a fixed thread count.
 #pragma once
+#include <cmath>
 #include <cstddef>
 
 namespace adjoint::kernels {
@@ -46,15 +47,29 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
 template <typename F>
 void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int C, int NH);
 
+// GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
+// backward (src/llm/gpt2_loss.cpp) is derived by adjc from these loops, so it needs their bodies.
+inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
+inline constexpr double kGeluCube = 0.044715;
+
 // out (N) = GELU(inp), tanh approximation.
 template <typename F>
-void gelu_forward(F* out, const F* inp, std::size_t N);
+void gelu_forward(F* out, const F* inp, std::size_t N) {
+#pragma omp parallel for simd
+  for (std::size_t i = 0; i < N; i++) {
+    const F x = inp[i];
+    out[i] = F(0.5) * x * (1 + std::tanh(F(kGeluScale) * (x + F(kGeluCube) * x * x * x)));
+  }
+}
 template <typename F>
 void gelu_backward(F* dinp, const F* inp, const F* dout, std::size_t N);
 
 // out (N) = inp1 + inp2
 template <typename F>
-void residual_forward(F* out, const F* inp1, const F* inp2, std::size_t N);
+void residual_forward(F* out, const F* inp1, const F* inp2, std::size_t N) {
+#pragma omp parallel for simd
+  for (std::size_t i = 0; i < N; i++) out[i] = inp1[i] + inp2[i];
+}
 template <typename F>
 void residual_backward(F* dinp1, F* dinp2, const F* dout, std::size_t N);
 

@@ -1,23 +1,10 @@
-// Element-wise kernels: GELU and the residual add.
+// Element-wise kernels: the backward passes of GELU and the residual add (their forward passes
+// are in adjoint/kernels.hpp, where adjc can differentiate them).
 #include <cmath>
 
 #include "adjoint/kernels.hpp"
 
 namespace adjoint::kernels {
-namespace {
-constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
-constexpr double kGeluCube = 0.044715;
-}  // namespace
-
-template <typename F>
-void gelu_forward(F* out, const F* inp, std::size_t N) {
-#pragma omp parallel for simd
-  for (std::size_t i = 0; i < N; i++) {
-    const F x = inp[i];
-    out[i] = F(0.5) * x * (1 + std::tanh(F(kGeluScale) * (x + F(kGeluCube) * x * x * x)));
-  }
-}
-
 template <typename F>
 void gelu_backward(F* dinp, const F* inp, const F* dout, std::size_t N) {
 #pragma omp parallel for simd
@@ -32,12 +19,6 @@ void gelu_backward(F* dinp, const F* inp, const F* dout, std::size_t N) {
 }
 
 template <typename F>
-void residual_forward(F* out, const F* inp1, const F* inp2, std::size_t N) {
-#pragma omp parallel for simd
-  for (std::size_t i = 0; i < N; i++) out[i] = inp1[i] + inp2[i];
-}
-
-template <typename F>
 void residual_backward(F* dinp1, F* dinp2, const F* dout, std::size_t N) {
 #pragma omp parallel for simd
   for (std::size_t i = 0; i < N; i++) {
@@ -46,12 +27,8 @@ void residual_backward(F* dinp1, F* dinp2, const F* dout, std::size_t N) {
   }
 }
 
-template void gelu_forward<float>(float*, const float*, std::size_t);
-template void gelu_forward<double>(double*, const double*, std::size_t);
 template void gelu_backward<float>(float*, const float*, const float*, std::size_t);
 template void gelu_backward<double>(double*, const double*, const double*, std::size_t);
-template void residual_forward<float>(float*, const float*, const float*, std::size_t);
-template void residual_forward<double>(double*, const double*, const double*, std::size_t);
 template void residual_backward<float>(float*, float*, const float*, std::size_t);
 template void residual_backward<double>(double*, double*, const double*, std::size_t);
 

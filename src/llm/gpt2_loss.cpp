@@ -1,7 +1,8 @@
 // The GPT-2 forward pass, written once as an ordinary function over the arenas and kernels. The
 // engine runs it for every forward; with adjc (adjoint_add_gradients in src/CMakeLists.txt) its
 // backward is also generated at build time, the kernels taking their hand-optimised backward
-// through the custom pullbacks below.
+// through the custom pullbacks below, except GELU and the residual add, whose backward adjc derives
+// from their loops (adjoint/kernels.hpp).
 #include <adjoint/ad.hpp>
 
 #include <cstring>
@@ -67,17 +68,6 @@ inline void lm_head_forward_pullback(float*, const float* inp, const float* wte,
                                      float* d_inp, float* d_wte) {
   matmul_backward(d_inp, d_wte, static_cast<float*>(nullptr), d_logits, inp, wte, N, C, Vp);
   clear(d_logits, (std::size_t)N * Vp);
-}
-
-inline void gelu_forward_pullback(float*, const float* inp, std::size_t N, float* d_out, float* d_inp) {
-  gelu_backward(d_inp, inp, d_out, N);
-  clear(d_out, N);
-}
-
-inline void residual_forward_pullback(float*, const float*, const float*, std::size_t N, float* d_out, float* d_inp1,
-                                      float* d_inp2) {
-  residual_backward(d_inp1, d_inp2, d_out, N);
-  clear(d_out, N);
 }
 
 }  // namespace custom_derivatives

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
   return t;
 }
 
-// Tolerance: max |generated - manual| / max |manual| < 1e-6 per parameter tensor. Both run the
-// same kernels in the same order, so they agree to float rounding of the accumulation order.
+// Tolerance: the relative error ||generated - manual|| / ||manual|| (2-norm) < 1e-6 per parameter
+// tensor. Both run the same matmul, attention and layernorm kernels; GELU's and the residual's
+// backward are adjc's own, so they differ by float rounding (gpt2-124M: ~8e-7 at worst).
 void expect_same_gradients(const GPT2Config& c, int B, int T, std::uint64_t seed) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";
   GPT2 manual(c), generated(c);
@@ -51,23 +53,29 @@ void expect_same_gradients(const GPT2Config& c, int B, int T, std::uint64_t seed
   const auto sizes = adjoint::parameter_sizes(c);
   const float* a = manual.grads_memory();
   const float* b = generated.grads_memory();
+  double worst = 0;
   for (int t = 0; t < adjoint::kNumParameterTensors; t++) {
-    double max_diff = 0, max_ref = 0;
+    double diff = 0, ref = 0;
     for (std::size_t i = 0; i < sizes[t]; i++) {
       ASSERT_TRUE(std::isfinite(b[i])) << adjoint::kParameterNames[t];
-      max_diff = std::max(max_diff, (double)std::abs(a[i] - b[i]));
-      max_ref = std::max(max_ref, (double)std::abs(a[i]));
+      diff += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+      ref += (double)a[i] * a[i];
     }
-    EXPECT_LT(max_diff, 1e-6 * std::max(max_ref, 1e-30)) << adjoint::kParameterNames[t];
-    EXPECT_GT(max_ref, 0.0) << adjoint::kParameterNames[t] << " has no gradient: the comparison proves nothing";
+    ASSERT_GT(ref, 0.0) << adjoint::kParameterNames[t] << " has no gradient: the comparison proves nothing";
+    const double relative = std::sqrt(diff / ref);
+    EXPECT_LT(relative, 1e-6) << adjoint::kParameterNames[t];
+    worst = std::max(worst, relative);
     a += sizes[t];
     b += sizes[t];
   }
+  std::printf("worst relative error over the parameter tensors: %.2e\n", worst);
 }
 
 TEST(GeneratedBackward, MatchesManualOddVocabAndHeads) { expect_same_gradients(config(67, 48, 3, 2, 16), 3, 16, 1); }
 TEST(GeneratedBackward, MatchesManualSinglePosition) { expect_same_gradients(config(67, 48, 3, 2, 16), 2, 1, 2); }
 TEST(GeneratedBackward, MatchesManualDeeper) { expect_same_gradients(config(200, 64, 4, 3, 32), 2, 19, 3); }
+// gpt2-124M (vocab 50257, 12 layers, 12 heads, 768 channels) at (B,T) = (4,64): ~10 s, 3 GB.
+TEST(GeneratedBackward, MatchesManualGPT2Small) { expect_same_gradients(config(50257, 768, 12, 12, 1024), 4, 64, 4); }
 
 TEST(GeneratedBackward, TapeHoldsPointersPerLayerNotActivations) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";

@@ -32,10 +32,14 @@ template <int K, typename F>
 F scaled_square(F v) {
   return F(K) * v * v;
 }
+template <int K>
+int twice() {
+  return 2 * K;
+}
 template <typename F>
 F weighted_sum(const F* x, int n) {
   F s = 0;
-  for (int i = 0; i < n; i++) s += scaled_square<3, F>(x[i] * s + x[i]);
+  for (int i = 0; i < n; i++) s += scaled_square<3, F>(x[i] * s + x[i]) / twice<2>();
   return s;
 }
 // A template calling another template, both for float and double.
