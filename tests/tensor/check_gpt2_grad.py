@@ -14,13 +14,24 @@ import harness  # noqa: E402
 import torch  # noqa: E402
 
 
+def check_bad_input(tensor_grad, workdir):
+    """A missing model file: one-line error, non-zero exit, no output file."""
+    out = workdir / "never.bin"
+    result = subprocess.run([tensor_grad, workdir / "missing.bin", workdir / "missing.tokens", "1", "1", out],
+                            capture_output=True, text=True)
+    lines = result.stderr.strip().splitlines()
+    if result.returncode == 0 or len(lines) != 1 or not lines[0].startswith("error:") or out.exists():
+        return [f"missing model: exit {result.returncode}, stderr {result.stderr!r}, output written: {out.exists()}"]
+    return []
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(f"usage: {sys.argv[0]} PATH/TO/tensor_grad")
     torch.set_num_threads(1)
-    failures = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
+        failures = check_bad_input(sys.argv[1], workdir)
         for case in cases.GRAD_CASES:
             params, tokens, model, token_file = harness.write_case_files(
                 workdir, case.cfg, case.seed, case.B * case.T + 1)

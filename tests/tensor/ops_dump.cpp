@@ -2,9 +2,11 @@
 // output, a random d_result and the pullback's input gradients. check_ops.py recomputes them
 // with PyTorch autograd.
 #include <cstdio>
-#include <fstream>
+#include <exception>
 #include <nlohmann/json.hpp>
+#include <string>
 
+#include "adjoint/file_io.hpp"
 #include "op_cases.hpp"
 
 namespace {
@@ -41,10 +43,13 @@ int main(int argc, char** argv) {
     }
     cases.push_back(entry);
   }
-  std::ofstream out(argv[1]);
-  out << cases.dump();
-  if (!out.flush()) {
-    std::fprintf(stderr, "error: cannot write %s\n", argv[1]);
+  try {
+    const std::string text = cases.dump();
+    adjoint::AtomicFileWriter out(argv[1]);
+    out.write(text.data(), text.size());
+    out.commit();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
   return 0;
