@@ -766,7 +766,18 @@ class Emitter {
     line_directive(code, n->loc);
     code.open("{");
     code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
-    if (n->counter) {
+    if (n->counter && n->jumps.empty()) {
+      // The counter steps back from the forward loop's exit value (start + trip count * step,
+      // which the forward computed), so it is an induction variable of its own type: computed
+      // from the long trip counter instead, an int counter is a truncation that keeps GCC from
+      // vectorising the loop.
+      const std::string& i = n->counter->name;
+      std::string step = std::to_string(n->step);
+      code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+      code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
+      code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
+      code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
+    } else if (n->counter) {
       code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
       code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
       code.line(n->counter->name + " = _s" + id + " + _k" + id + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
