@@ -59,6 +59,15 @@ double for_stride(const double* x, int n) {
   for (int i = 1; i < n; i += 2) s += x[i] * x[i - 1];
   return s;
 }
+// Reverse loops step their counters back from the forward's exit value: a strided count down,
+// and a triangular nest whose first inner loop runs zero times; the counters' values matter.
+double counters_stepped_back(const double* x, int n) {
+  double s = 0;
+  for (int i = n - 1; i >= 0; i -= 3) s += x[i] * x[i] * (i + 1);
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < r; c++) s += x[r] * x[c] * (c - r);
+  return s;
+}
 double while_loop(const double* x, int n) {
   double s = 0;
   int i = 0;
@@ -161,6 +170,10 @@ TEST(Control, for_sum) { auto g = adjoint::gradient(for_sum, "x"); check("for_su
 TEST(Control, for_product) { auto g = adjoint::gradient(for_product, "x"); check("for_product", g, for_product, In<double>{6}, 6); }
 TEST(Control, for_down) { auto g = adjoint::gradient(for_down, "x"); check("for_down", g, for_down, In<double>{6}, 6); }
 TEST(Control, for_stride) { auto g = adjoint::gradient(for_stride, "x"); check("for_stride", g, for_stride, In<double>{7}, 7); }
+TEST(Control, counters_stepped_back) {
+  auto g = adjoint::gradient(counters_stepped_back, "x");
+  check("counters_stepped_back", g, counters_stepped_back, In<double>{7}, 7);
+}
 TEST(Control, while_loop) { auto g = adjoint::gradient(while_loop, "x"); check("while_loop", g, while_loop, In<double>{5}, 5); }
 TEST(Control, do_loop) { auto g = adjoint::gradient(do_loop); check("do_loop", g, do_loop, Scalar<double>{}); }
 TEST(Control, loop_break) { auto g = adjoint::gradient(loop_break, "x"); check("loop_break", g, loop_break, In<double>{8}, 8); }
