@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace adjoint {
 
@@ -73,20 +74,25 @@ ParameterTensors parameter_views(float* memory, const GPT2Config& config);
 
 // Everything the backward pass reads from the forward, plus the backward's scratch, for a
 // fixed (B, T). Per-layer tensors are (L, ...) stacks.
+// One layer's activations, (B,T,C) unless noted.
+struct LayerActivations {
+  float* ln1;
+  float* ln1_mean;   // (B,T)
+  float* ln1_rstd;   // (B,T)
+  float* qkv;        // (B,T,3C)
+  float* atty;
+  float* att;        // (B,NH,T,T)
+  float* residual2;
+  float* ln2;
+  float* ln2_mean;   // (B,T)
+  float* ln2_rstd;   // (B,T)
+  float* fch;        // (B,T,4C)
+  float* fch_gelu;   // (B,T,4C)
+};
+
 struct ActivationTensors {
   float* residual;   // (L+1,B,T,C): the residual stream, [0] the embedding, [l+1] block l's output
-  float* ln1;        // (L,B,T,C)
-  float* ln1_mean;   // (L,B,T)
-  float* ln1_rstd;   // (L,B,T)
-  float* qkv;        // (L,B,T,3C)
-  float* atty;       // (L,B,T,C)
-  float* att;        // (L,B,NH,T,T)
-  float* residual2;  // (L,B,T,C)
-  float* ln2;        // (L,B,T,C)
-  float* ln2_mean;   // (L,B,T)
-  float* ln2_rstd;   // (L,B,T)
-  float* fch;        // (L,B,T,4C)
-  float* fch_gelu;   // (L,B,T,4C)
+  LayerActivations* layers;  // (L): block l's activations (the array is the model's)
   float* lnf;        // (B,T,C)
   float* lnf_mean;   // (B,T)
   float* lnf_rstd;   // (B,T)
@@ -167,10 +173,12 @@ class GPT2 {
   FloatArena params_memory_, grads_memory_, acts_memory_;
   ParameterTensors params_{}, grads_{};
   ActivationTensors acts_{};
+  std::vector<LayerActivations> layer_acts_;
   // Adjoints of the activations for the generated backward (zero between steps: its pullbacks
-  // clear what they consume), allocated only when that backward is used.
+  // clear what they consume), allocated only when that backward is used; see adjoint_views.
   FloatArena dacts_memory_;
   ActivationTensors dacts_{};
+  std::vector<LayerActivations> layer_dacts_;
   Backward backward_ = Backward::manual;
   std::size_t tape_bytes_ = 0;
   int act_B_ = 0, act_T_ = 0;                 // the shape the arena was sized for

@@ -102,44 +102,91 @@ std::size_t total_parameters(const GPT2Config& config) {
   return n;
 }
 
+// Carves 64-byte-aligned tensors out of memory, one after another (with null memory, only counts).
+class Layout {
+ public:
+  explicit Layout(float* memory) : memory_(memory) {}
+  void take(float*& slot, std::size_t count) {
+    slot = memory_ ? memory_ + used_ : nullptr;
+    used_ += (count + 15) / 16 * 16;
+  }
+  std::size_t used() const { return used_; }
+
+ private:
+  float* memory_;
+  std::size_t used_ = 0;
+};
+
+void take_layer(Layout& m, LayerActivations& x, const GPT2Config& c, std::size_t B, std::size_t T) {
+  const std::size_t C = c.channels, NH = c.num_heads, BT = B * T;
+  m.take(x.ln1, BT * C);
+  m.take(x.ln1_mean, BT);
+  m.take(x.ln1_rstd, BT);
+  m.take(x.qkv, BT * 3 * C);
+  m.take(x.atty, BT * C);
+  m.take(x.att, B * NH * T * T);
+  m.take(x.residual2, BT * C);
+  m.take(x.ln2, BT * C);
+  m.take(x.ln2_mean, BT);
+  m.take(x.ln2_rstd, BT);
+  m.take(x.fch, BT * 4 * C);
+  m.take(x.fch_gelu, BT * 4 * C);
+}
+
 // Lays out the activations for (B, T) from memory (or, with null memory, only counts them).
-std::size_t activation_views(ActivationTensors& a, float* memory, const GPT2Config& c, int B,
-                             int T) {
+std::size_t activation_views(ActivationTensors& a, std::vector<LayerActivations>& layers, float* memory,
+                             const GPT2Config& c, int B, int T) {
   const std::size_t L = c.num_layers, C = c.channels, NH = c.num_heads, Vp = c.padded_vocab_size;
   const std::size_t BT = (std::size_t)B * T;
-  std::size_t used = 0;
-  auto take = [&](float*& slot, std::size_t count) {
-    slot = memory ? memory + used : nullptr;
-    used += (count + 15) / 16 * 16;  // keep every tensor 64-byte aligned
-  };
-  take(a.residual, (L + 1) * BT * C);
-  take(a.ln1, L * BT * C);
-  take(a.ln1_mean, L * BT);
-  take(a.ln1_rstd, L * BT);
-  take(a.qkv, L * BT * 3 * C);
-  take(a.atty, L * BT * C);
-  take(a.att, L * B * NH * T * T);
-  take(a.residual2, L * BT * C);
-  take(a.ln2, L * BT * C);
-  take(a.ln2_mean, L * BT);
-  take(a.ln2_rstd, L * BT);
-  take(a.fch, L * BT * 4 * C);
-  take(a.fch_gelu, L * BT * 4 * C);
-  take(a.lnf, BT * C);
-  take(a.lnf_mean, BT);
-  take(a.lnf_rstd, BT);
-  take(a.probs, BT * Vp);
-  take(a.losses, BT);
-  take(a.proj, BT * C);
-  take(a.dresidual, BT * C);
-  take(a.dln, BT * C);
-  take(a.datty, BT * C);
-  take(a.dqkv, BT * 3 * C);
-  take(a.dfch_gelu, BT * 4 * C);
-  take(a.dfch, BT * 4 * C);
-  take(a.datt, B * NH * T);
-  take(a.dlosses, BT);
-  return used;
+  Layout m(memory);
+  m.take(a.residual, (L + 1) * BT * C);
+  layers.resize(L);
+  for (LayerActivations& layer : layers) take_layer(m, layer, c, B, T);
+  a.layers = layers.data();
+  m.take(a.lnf, BT * C);
+  m.take(a.lnf_mean, BT);
+  m.take(a.lnf_rstd, BT);
+  m.take(a.probs, BT * Vp);
+  m.take(a.losses, BT);
+  m.take(a.proj, BT * C);
+  m.take(a.dresidual, BT * C);
+  m.take(a.dln, BT * C);
+  m.take(a.datty, BT * C);
+  m.take(a.dqkv, BT * 3 * C);
+  m.take(a.dfch_gelu, BT * 4 * C);
+  m.take(a.dfch, BT * 4 * C);
+  m.take(a.datt, B * NH * T);
+  m.take(a.dlosses, BT);
+  return m.used();
+}
+
+// The adjoints of the activations `a` for the generated backward. All layers share one set of
+// layer adjoints: the reverse sweep of block l reads and writes only block l's (the forward
+// touches only layer l's activations in iteration l), and leaves them zero — the custom
+// pullbacks clear the output adjoints they consume, the generated ones zero what their loops
+// overwrote — before block l-1 starts. The residual stream keeps one adjoint per position in the
+// stack (block l's input is block l-1's output). The logits' adjoint is written over the
+// probabilities, as in the hand-written backward: the cross-entropy pullback computes it in
+// place, and only the LM head's pullback reads it afterwards. The tests compare the gradients
+// with the hand-written backward's over two steps.
+std::size_t adjoint_views(ActivationTensors& d, std::vector<LayerActivations>& layers, float* memory,
+                          const ActivationTensors& a, const GPT2Config& c, int B, int T) {
+  const std::size_t L = c.num_layers, C = c.channels;
+  const std::size_t BT = (std::size_t)B * T;
+  Layout m(memory);
+  d = ActivationTensors{};
+  m.take(d.residual, (L + 1) * BT * C);
+  LayerActivations shared{};
+  take_layer(m, shared, c, B, T);
+  layers.assign(L, shared);
+  d.layers = layers.data();
+  m.take(d.lnf, BT * C);
+  m.take(d.lnf_mean, BT);
+  m.take(d.lnf_rstd, BT);
+  d.probs = a.probs;
+  m.take(d.losses, BT);
+  m.take(d.proj, BT * C);
+  return m.used();
 }
 
 }  // namespace
@@ -234,20 +281,20 @@ void GPT2::reserve_activations(int B, int T) {
                                 std::to_string(config_.max_seq_len) + ")");
   }
   if (acts_memory_.size() == 0) {
-    acts_memory_ = FloatArena(activation_views(acts_, nullptr, config_, B, T));
+    acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
     act_B_ = B;
     act_T_ = T;
   }
   if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
-    dacts_memory_ = FloatArena(acts_memory_.size());
+    dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));
   }
   if (B > act_B_ || T > act_T_) {
     throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
                                 " exceeds the reserved B=" + std::to_string(act_B_) +
                                 " T=" + std::to_string(act_T_));
   }
-  activation_views(acts_, acts_memory_.data(), config_, B, T);
-  if (dacts_memory_.size() != 0) activation_views(dacts_, dacts_memory_.data(), config_, B, T);
+  activation_views(acts_, layer_acts_, acts_memory_.data(), config_, B, T);
+  if (dacts_memory_.size() != 0) adjoint_views(dacts_, layer_dacts_, dacts_memory_.data(), acts_, config_, B, T);
 }
 
 void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
@@ -302,26 +349,27 @@ void GPT2::backward() {
   // through unchanged, so the blocks only add their branches' contributions to it.
   for (int l = L - 1; l >= 0; l--) {
     const float* residual = a.residual + l * NC;
+    const LayerActivations& x = a.layers[l];
     std::memset(a.dln, 0, layer_scratch * sizeof(float));
 
     matmul_backward(a.dfch_gelu, g.fcprojw + (std::size_t)l * 4 * C * C, g.fcprojb + l * C,
-                    a.dresidual, a.fch_gelu + l * NC * 4, p.fcprojw + (std::size_t)l * 4 * C * C,
+                    a.dresidual, x.fch_gelu, p.fcprojw + (std::size_t)l * 4 * C * C,
                     N, 4 * C, C);
-    gelu_backward(a.dfch, a.fch + l * NC * 4, a.dfch_gelu, NC * 4);
+    gelu_backward(a.dfch, x.fch, a.dfch_gelu, NC * 4);
     matmul_backward(a.dln, g.fcw + (std::size_t)l * 4 * C * C, g.fcb + l * 4 * C, a.dfch,
-                    a.ln2 + l * NC, p.fcw + (std::size_t)l * 4 * C * C, N, C, 4 * C);
-    layernorm_backward(a.dresidual, g.ln2w + l * C, g.ln2b + l * C, a.dln, a.residual2 + l * NC,
-                       p.ln2w + l * C, a.ln2_mean + l * N, a.ln2_rstd + l * N, N, C);
+                    x.ln2, p.fcw + (std::size_t)l * 4 * C * C, N, C, 4 * C);
+    layernorm_backward(a.dresidual, g.ln2w + l * C, g.ln2b + l * C, a.dln, x.residual2,
+                       p.ln2w + l * C, x.ln2_mean, x.ln2_rstd, N, C);
 
     matmul_backward(a.datty, g.attprojw + (std::size_t)l * C * C, g.attprojb + l * C, a.dresidual,
-                    a.atty + l * NC, p.attprojw + (std::size_t)l * C * C, N, C, C);
-    attention_backward(a.dqkv, a.datt, a.datty, a.qkv + l * NC * 3,
-                       a.att + (std::size_t)l * B * NH * T * T, B, T, C, NH);
+                    x.atty, p.attprojw + (std::size_t)l * C * C, N, C, C);
+    attention_backward(a.dqkv, a.datt, a.datty, x.qkv,
+                       x.att, B, T, C, NH);
     std::memset(a.dln, 0, NC * sizeof(float));
     matmul_backward(a.dln, g.qkvw + (std::size_t)l * 3 * C * C, g.qkvb + l * 3 * C, a.dqkv,
-                    a.ln1 + l * NC, p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
+                    x.ln1, p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
     layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual,
-                       p.ln1w + l * C, a.ln1_mean + l * N, a.ln1_rstd + l * N, N, C);
+                       p.ln1w + l * C, x.ln1_mean, x.ln1_rstd, N, C);
   }
   encoder_backward(g.wte, g.wpe, a.dresidual, inputs_, B, T, C);
 }

@@ -76,33 +76,26 @@ using namespace kernels;
 
 // The logits (B,T,Vp) of GPT-2 for inputs (B,T), in a.probs; `a` receives the activations. Each
 // activation element is written once (ADJOINT_WRITE_ONCE), so the generated forward sweep tapes
-// only the per-layer pointers: O(layers) bytes, never per element.
+// no activations. Block l's activations are a.layers[l] (not offsets into stacked arrays), so the
+// adjoints can give every layer the same memory (GPT2's adjoint_views).
 void gpt2_logits(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors& a, const int* inputs, int B,
                  int T, int C, int NH, int L, int Vp) {
   const int N = B * T;
   const long NC = (long)N * C;
   encoder_forward(a.residual, inputs, p.wte, p.wpe, B, T, C);
   for (int l = 0; l < L; l++) {
-    const float* residual = a.residual + l * NC;
-    float* ln1 = a.ln1 + l * NC;
-    float* qkv = a.qkv + l * NC * 3;
-    float* atty = a.atty + l * NC;
-    float* att = a.att + (long)l * B * NH * T * T;
-    float* residual2 = a.residual2 + l * NC;
-    float* ln2 = a.ln2 + l * NC;
-    float* fch = a.fch + l * NC * 4;
-    float* fch_gelu = a.fch_gelu + l * NC * 4;
-    float* residual_out = a.residual + (l + 1) * NC;
-    layernorm_forward(ln1, a.ln1_mean + l * N, a.ln1_rstd + l * N, residual, p.ln1w + l * C, p.ln1b + l * C, N, C);
-    matmul_forward(qkv, ln1, p.qkvw + (long)l * 3 * C * C, p.qkvb + l * 3 * C, N, C, 3 * C);
-    attention_forward(atty, att, qkv, B, T, C, NH);
-    matmul_forward(a.proj, atty, p.attprojw + (long)l * C * C, p.attprojb + l * C, N, C, C);
-    residual_forward(residual2, residual, a.proj, NC);
-    layernorm_forward(ln2, a.ln2_mean + l * N, a.ln2_rstd + l * N, residual2, p.ln2w + l * C, p.ln2b + l * C, N, C);
-    matmul_forward(fch, ln2, p.fcw + (long)l * 4 * C * C, p.fcb + l * 4 * C, N, C, 4 * C);
-    gelu_forward(fch_gelu, fch, NC * 4);
-    matmul_forward(a.proj, fch_gelu, p.fcprojw + (long)l * 4 * C * C, p.fcprojb + l * C, N, 4 * C, C);
-    residual_forward(residual_out, residual2, a.proj, NC);
+    layernorm_forward(a.layers[l].ln1, a.layers[l].ln1_mean, a.layers[l].ln1_rstd, a.residual + l * NC,
+                      p.ln1w + l * C, p.ln1b + l * C, N, C);
+    matmul_forward(a.layers[l].qkv, a.layers[l].ln1, p.qkvw + (long)l * 3 * C * C, p.qkvb + l * 3 * C, N, C, 3 * C);
+    attention_forward(a.layers[l].atty, a.layers[l].att, a.layers[l].qkv, B, T, C, NH);
+    matmul_forward(a.proj, a.layers[l].atty, p.attprojw + (long)l * C * C, p.attprojb + l * C, N, C, C);
+    residual_forward(a.layers[l].residual2, a.residual + l * NC, a.proj, NC);
+    layernorm_forward(a.layers[l].ln2, a.layers[l].ln2_mean, a.layers[l].ln2_rstd, a.layers[l].residual2,
+                      p.ln2w + l * C, p.ln2b + l * C, N, C);
+    matmul_forward(a.layers[l].fch, a.layers[l].ln2, p.fcw + (long)l * 4 * C * C, p.fcb + l * 4 * C, N, C, 4 * C);
+    gelu_forward(a.layers[l].fch_gelu, a.layers[l].fch, NC * 4);
+    matmul_forward(a.proj, a.layers[l].fch_gelu, p.fcprojw + (long)l * 4 * C * C, p.fcprojb + l * C, N, 4 * C, C);
+    residual_forward(a.residual + (l + 1) * NC, a.layers[l].residual2, a.proj, NC);
   }
   layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual + L * NC, p.lnfw, p.lnfb, N, C);
   lm_head_forward(a.probs, a.lnf, p.wte, N, C, Vp);
