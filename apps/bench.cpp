@@ -1,5 +1,6 @@
 // `adjoint bench`: times forward+backward and a full training step (with AdamW) of GPT-2 at
-// several (B, T), against this machine's sgemm peak measured in the same run.
+// several (B, T), for each engine and backward asked for (rows side by side, interleaved per
+// shape), against this machine's sgemm peak measured in the same run.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -16,6 +17,7 @@
 #include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
 #include "commands.hpp"
+#include "engine.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -61,27 +63,55 @@ double peak_rss_mb() {
 }
 
 struct BenchOptions {
-  std::string model = "gpt2-124M", backward = "manual";
+  std::string model = "gpt2-124M", engine = "arrays", backward = "manual";
+  bool backward_given = false;
   int B = 0, T = 0, warmup = 2, iters = 7;
 };
 
-// The backward passes to compare, from "manual", "generated" or a comma-separated list.
-std::vector<std::string> backward_names(const std::string& list) {
-  std::vector<std::string> names;
+// The items of a comma-separated list, each checked by check (which throws) before any timing.
+template <typename Check>
+std::vector<std::string> list_items(const std::string& list, Check&& check) {
+  std::vector<std::string> items;
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
-    names.push_back(list.substr(start, comma - start));
-    backward_from_name(names.back());  // rejects unknown names before any timing
+    items.push_back(list.substr(start, comma - start));
+    check(items.back());
     start = comma + 1;
   }
-  return names;
+  return items;
+}
+
+// One row of the table: an engine, and for the arrays engine its backward pass.
+struct Variant {
+  Engine engine;
+  Backward backward;
+  std::string engine_name, backward_name;
+};
+
+std::vector<Variant> bench_variants(const BenchOptions& o) {
+  const auto engines = list_items(o.engine, engine_from_name);
+  const auto backwards = list_items(o.backward, backward_from_name);
+  std::vector<Variant> variants;
+  for (const std::string& engine : engines) {
+    if (engine_from_name(engine) == Engine::tensor) {
+      variants.push_back({Engine::tensor, Backward::generated, engine, "generated"});
+      continue;
+    }
+    for (const std::string& backward : backwards) {
+      variants.push_back({Engine::arrays, backward_from_name(backward), engine, backward});
+    }
+  }
+  const bool any_arrays =
+      std::any_of(variants.begin(), variants.end(), [](const Variant& v) { return v.engine == Engine::arrays; });
+  check_backward_applies(any_arrays ? Engine::arrays : Engine::tensor, o.backward_given);
+  return variants;
 }
 
 void run_bench(const BenchOptions& o) {
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
-  const std::vector<std::string> backwards = backward_names(o.backward);
+  const std::vector<Variant> variants = bench_variants(o);
   const double peak = measure_sgemm_gflops();
   auto model = make_model(o.model, 1);
   const GPT2Config& c = model->config();
@@ -90,7 +120,13 @@ void run_bench(const BenchOptions& o) {
     max_B = std::max(max_B, B);
     max_T = std::max(max_T, T);
   }
-  model->reserve_activations(max_B, max_T);
+  // The arrays engine's activations (the tensor engine keeps its own in its arena).
+  const bool any_arrays =
+      std::any_of(variants.begin(), variants.end(), [](const Variant& v) { return v.engine == Engine::arrays; });
+  if (any_arrays) model->reserve_activations(max_B, max_T);
+  // Built once, before any timing: each keeps its memory (arenas) from shape to shape.
+  std::vector<std::unique_ptr<ForwardBackward>> steps;
+  for (const Variant& v : variants) steps.push_back(std::make_unique<ForwardBackward>(*model, v.engine, v.backward));
   AdamW optimizer(*model, AdamWConfig{});
   Rng rng(1);
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
@@ -98,38 +134,42 @@ void run_bench(const BenchOptions& o) {
 
   fmt::print("adjoint bench: {} ({:.1f}M parameters), sgemm peak {:.0f} GFLOP/s, medians of {}\n", o.model,
              model->num_parameters() / 1e6, peak, o.iters);
-  fmt::print("{:>3} {:>5} {:>9} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8}\n", "B", "T", "backward",
-             "fwdbwd ms", "step ms", "tok/s", "GFLOP/s", "floor ms", "arena MB", "tape B", "RSS MB");
+  fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
+             "backward", "fwdbwd ms", "step ms", "tok/s", "GFLOP/s", "floor ms", "arena MB", "tape B", "RSS MB");
   std::vector<std::string> json_lines;
   for (auto [B, T] : shapes) {
     const int* inputs = tokens.data();
     const int* targets = tokens.data() + 1;
-    for (const std::string& name : backwards) {
-      const Backward backward = backward_from_name(name);
-      model->use_backward(backward);
+    for (std::size_t i = 0; i < variants.size(); i++) {
+      const Variant& v = variants[i];
+      ForwardBackward& forward_backward = *steps[i];
       int step = 0;
-      const double fwdbwd =
-          median_ms(o.warmup, o.iters, [&] { model->forward_backward(inputs, targets, B, T, backward); });
+      const double fwdbwd = median_ms(o.warmup, o.iters, [&] { forward_backward(inputs, targets, B, T); });
       model->zero_grad();
       const double step_ms = median_ms(o.warmup, o.iters, [&] {
-        model->forward_backward(inputs, targets, B, T, backward);
+        forward_backward(inputs, targets, B, T);
         const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
         optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
       });
       const double flops = step_flops(c, B, T);
       const double gflops = flops / (fwdbwd * 1e6);
       const double tok_per_s = B * T / (step_ms / 1e3);
-      // What this backward needs: parameters, gradients, AdamW moments, activations, and for
-      // the generated one the activations' adjoints. Peak RSS is the process's, all runs so far.
-      const double arena_mb =
-          (4.0 * model->num_parameters() + model->activation_floats() +
-           (backward == Backward::generated ? model->activation_adjoint_floats() : 0)) * sizeof(float) / 1048576.0;
-      const std::size_t tape = backward == Backward::generated ? model->tape_bytes() : 0;
+      // What this engine needs: parameters, gradients, AdamW moments, and the activations (for
+      // the arrays engine's generated backward also their adjoints; for the tensor engine its
+      // arena, activations and adjoints, at this step's peak). Peak RSS is the process's, all
+      // runs so far.
+      const double activation_floats =
+          v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
+          : double(model->activation_floats()) +
+                (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
+      const double arena_mb = (4.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0;
+      const std::size_t tape = v.engine == Engine::arrays && v.backward == Backward::generated ? model->tape_bytes() : 0;
       const double rss = peak_rss_mb();
-      fmt::print("{:>3} {:>5} {:>9} {:>11.1f} {:>11.1f} {:>9.0f} {:>9.1f} {:>10.1f} {:>10.0f} {:>9} {:>8.0f}\n", B, T,
-                 name, fwdbwd, step_ms, tok_per_s, gflops, flops / (peak * 1e6), arena_mb, tape, rss);
+      fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11.1f} {:>11.1f} {:>9.0f} {:>9.1f} {:>10.1f} {:>10.0f} {:>9} {:>8.0f}\n",
+                 B, T, v.engine_name, v.backward_name, fwdbwd, step_ms, tok_per_s, gflops, flops / (peak * 1e6), arena_mb, tape, rss);
       json_lines.push_back(nlohmann::json{{"model", o.model},
-                                          {"backward", name},
+                                          {"engine", v.engine_name},
+                                          {"backward", v.backward_name},
                                           {"B", B},
                                           {"T", T},
                                           {"step_ms", step_ms},
@@ -155,9 +195,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(CLI::PositiveNumber);
-  cmd->add_option("--backward", o->backward,
-                  "Backward pass: manual (hand-written), generated (by adjc), or both as manual,generated")
+  cmd->add_option("--engine", o->engine,
+                  "arrays (the engine), tensor (Tensor modules, backward by adjc), or both as arrays,tensor")
       ->capture_default_str();
+  cmd->add_option("--backward", o->backward,
+                  "Arrays engine's backward: manual (hand-written), generated (by adjc), or both as manual,generated")
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->backward_given = true; });
   cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -7,13 +7,14 @@
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
 #include "commands.hpp"
+#include "engine.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
 
 void add_grad_command(CLI::App& app) {
   struct Options {
-    std::string model, tokens, out, backward = "manual";
+    std::string model, tokens, out, engine = "arrays", backward = "manual";
     int B = 1, T = 64;
     bool print_backward = false;
   };
@@ -24,11 +25,22 @@ void add_grad_command(CLI::App& app) {
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
   cmd->add_option("--out", opt->out, "Where to write the gradients");
-  cmd->add_option("--backward", opt->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}));
+  cmd->add_option("--engine", opt->engine, "arrays (the engine) or tensor (Tensor modules, backward by adjc)")
+      ->check(CLI::IsMember({"arrays", "tensor"}))->capture_default_str();
+  CLI::Option* backward_option =
+      cmd->add_option("--backward", opt->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc)")
+          ->check(CLI::IsMember({"manual", "generated"}));
   cmd->add_flag("--print-backward", opt->print_backward,
-                "Print the C++ adjc generated for the GPT-2 backward and exit");
-  cmd->callback([opt] {
+                "Print the C++ adjc generated for the engine's GPT-2 backward and exit");
+  cmd->callback([opt, backward_option] {
+    const Engine engine = engine_from_name(opt->engine);
+    check_backward_applies(engine, backward_option->count() > 0);
     if (opt->print_backward) {
+      if (engine == Engine::tensor) {
+        if (!nn::have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+        std::fputs(nn::tensor_gradient_source(), stdout);
+        return;
+      }
       if (!have_generated_backward()) throw std::invalid_argument("this build has no generated backward");
       std::fputs(generated_backward_source(), stdout);
       return;
@@ -38,10 +50,10 @@ void add_grad_command(CLI::App& app) {
     }
     const Backward backward = backward_from_name(opt->backward);
     auto model = load_model(opt->model);
-    model->use_backward(backward);
+    ForwardBackward forward_backward(*model, engine, backward);
     DataLoader loader(opt->tokens, opt->B, opt->T);
     loader.next_batch();
-    const float loss = model->forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T, backward);
+    const float loss = forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T);
     save_model_file(opt->out, model->config(), model->grads_memory());
     std::printf("loss %.9g\n", loss);
   });

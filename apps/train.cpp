@@ -20,6 +20,7 @@
 #include "adjoint/sampler.hpp"
 #include "adjoint/tokenizer.hpp"
 #include "commands.hpp"
+#include "engine.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -27,7 +28,8 @@ namespace {
 
 struct TrainOptions {
   std::string model = "d4", data, train_tokens, val_tokens, out = "out/train", resume, bpe_dir;
-  std::string backward = "manual";
+  std::string engine = "arrays", backward = "manual";
+  bool backward_given = false;
   int B = 8, T = 128, steps = 200, warmup = 20, grad_accum = 1, stop_at = 0;
   float lr = 6e-4f, lr_min_fraction = 0.1f, grad_clip = 1.0f;
   AdamWConfig adamw;
@@ -92,8 +94,9 @@ void run_training(const TrainOptions& o) {
     throw std::invalid_argument(fmt::format("-T {} exceeds the model's maximum sequence length {}", o.T,
                                             model->config().max_seq_len));
   }
-  const Backward backward = backward_from_name(o.backward);
-  model->use_backward(backward);
+  const Engine engine = engine_from_name(o.engine);
+  check_backward_applies(engine, o.backward_given);
+  ForwardBackward forward_backward(*model, engine, backward_from_name(o.backward));
   AdamW optimizer(*model, o.adamw);
   DataLoader train(train_path, o.B, o.T);
   std::optional<DataLoader> val;
@@ -122,9 +125,10 @@ void run_training(const TrainOptions& o) {
   std::ofstream log(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
   if (!log) throw std::runtime_error("cannot write " + log_path);
   const GPT2Config& c = model->config();
-  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s backward\n",
+  const std::string engine_name = engine == Engine::tensor ? "tensor engine" : "arrays engine, " + o.backward + " backward";
+  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s\n",
               c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len,
-              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, o.backward.c_str());
+              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, engine_name.c_str());
   std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
               val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
   std::fflush(stdout);
@@ -148,7 +152,7 @@ void run_training(const TrainOptions& o) {
     double loss = 0;
     for (int micro = 0; micro < o.grad_accum; micro++) {
       train.next_batch();
-      loss += model->forward_backward(train.inputs(), train.targets(), o.B, o.T, backward);
+      loss += forward_backward(train.inputs(), train.targets(), o.B, o.T);
     }
     loss /= o.grad_accum;
     // Micro-batch gradients were summed: their mean is the batch gradient.
@@ -201,7 +205,13 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output folder: log.jsonl, model.bin, state.bin")->capture_default_str();
   cmd->add_option("--resume", o->resume, "Training-state file to continue from")->check(CLI::ExistingFile);
   cmd->add_option("--bpe-dir", o->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
-  cmd->add_option("--backward", o->backward, "Backward pass: manual (hand-written) or generated (by adjc)")->check(CLI::IsMember({"manual", "generated"}))->capture_default_str();
+  cmd->add_option("--engine", o->engine,
+                  "arrays (the engine) or tensor (Tensor modules, backward by adjc); validation and samples "
+                  "use the engine's forward either way")
+      ->check(CLI::IsMember({"arrays", "tensor"}))->capture_default_str();
+  cmd->add_option("--backward", o->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc)")
+      ->check(CLI::IsMember({"manual", "generated"}))->capture_default_str()
+      ->each([o](const std::string&) { o->backward_given = true; });
   cmd->add_option("-B,--batch", o->B, "Batch size")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("-T,--seq-len", o->T, "Sequence length")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--steps", o->steps, "Optimizer steps")->check(CLI::PositiveNumber)->capture_default_str();

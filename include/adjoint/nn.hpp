@@ -66,7 +66,8 @@ struct GPT2 {
 inline Tensor gpt2_logits(const GPT2& model, const int* idx, int B, int T) {
   Tensor x = model.wte.forward(idx, B, T) + model.wpe.weight.slice(0, 0, T);
   for (int l = 0; l < model.n_layer; l++) x = model.h[l].forward(x);
-  return linear(model.ln_f.forward(x), model.wte.weight, Tensor{});
+  const Tensor no_bias;  // the tied LM head has none
+  return linear(model.ln_f.forward(x), model.wte.weight, no_bias);
 }
 
 // The mean cross-entropy of the next tokens targets (B, T).
@@ -78,6 +79,14 @@ inline float gpt2_loss(const GPT2& model, const int* idx, const int* targets, in
 // GPT2Views over the engine's gradient arena), by calling the ops' pullbacks by hand in reverse
 // order: the reference for the gradient adjc generates from gpt2_loss.
 float gpt2_loss_backward_by_hand(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T);
+
+// gpt2_loss, and its gradient ADDED into the tensors of `grads`, by the backward adjc generates
+// from gpt2_loss (src/tensor/gpt2_gradient.cpp). Allocates in the current arena; throws
+// std::invalid_argument when the build had no adjc (have_tensor_gradient()).
+float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T);
+bool have_tensor_gradient();
+// The C++ adjc generated for gpt2_loss's gradient, for people to read ("" without adjc).
+const char* tensor_gradient_source();
 
 // A GPT2 whose tensors view an engine-layout arena (ParameterTensors: the engine's parameters,
 // or its gradients for a model-shaped gradient), so both engines share weights and files.
@@ -93,6 +102,23 @@ class GPT2Views {
  private:
   std::unique_ptr<Block[]> blocks_;
   GPT2 model_{};
+};
+
+// The tensor engine: an engine's parameters and gradients seen as GPT2 modules, and the arena
+// of a step's activations and adjoints. Only forward+backward differ from the engine's; weights,
+// gradients, the optimizer and files stay the engine's.
+class TensorGPT2 {
+ public:
+  // Throws std::invalid_argument when the build had no adjc.
+  explicit TensorGPT2(adjoint::GPT2& engine);
+  // gpt2_loss on inputs/targets (B, T), its gradient added into engine.grads(); returns the loss.
+  float forward_backward(const int* inputs, const int* targets, int B, int T);
+  // Holds the last step's activations and adjoints (its capacity is the step's peak).
+  const Arena& arena() const { return arena_; }
+
+ private:
+  GPT2Views model_, grads_;
+  Arena arena_;
 };
 
 }  // namespace adjoint::nn

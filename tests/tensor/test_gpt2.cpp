@@ -1,5 +1,6 @@
 // The tensor GPT-2 (nn.hpp) against the engine on the same weights: the logits and loss of the
-// forward, and the gradients of the pullbacks called by hand in reverse order.
+// forward, and the gradients of the pullbacks called by hand in reverse order and of the
+// backward adjc generates from gpt2_loss.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,10 +42,29 @@ double relative_error(const float* a, const float* b, std::size_t n) {
   return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
 }
 
+// A tensor backward: gpt2_loss and its gradient added into a model-shaped gradient.
+using TensorBackward = float (*)(const nn::GPT2& model, nn::GPT2& grads, const int* idx, const int* targets, int B,
+                                 int T);
+
+// Every parameter tensor of `ours` against `reference` (engine layout): rel. err. (2-norm) < 1e-5 each.
+void expect_same_gradients(const GPT2Config& config, const float* ours, const float* reference, const char* what) {
+  const auto sizes = parameter_sizes(config);
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    double norm = 0;
+    for (std::size_t j = 0; j < sizes[i]; j++) norm += double(reference[j]) * reference[j];
+    EXPECT_GT(norm, 0) << what << ", " << kParameterNames[i] << ": the reference is zero, the comparison is empty";
+    EXPECT_LT(relative_error(ours, reference, sizes[i]), 1e-5) << what << ", " << kParameterNames[i];
+    ours += sizes[i];
+    reference += sizes[i];
+  }
+}
+
 // On one batch and the same weights: the loss and the logits of the engine's forward and the
-// tensor model's, then every parameter tensor's gradient, pullbacks by hand vs GPT2::backward
-// (rel. err. < 1e-5 each). The logits are compared only when asked (one more forward of each).
-void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_logits) {
+// tensor model's, then every parameter tensor's gradient of each tensor backward (the
+// hand-called pullbacks, adjc's generated gradient of gpt2_loss) against GPT2::backward's, and
+// the two against each other (rel. err. < 1e-5 each). The logits are compared only when asked
+// (one more forward of each).
+void expect_tensor_backwards_same_as_engine(const GPT2Config& config, int B, int T, bool compare_logits) {
   GPT2 engine(config);
   engine.init_random(7);
   const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
@@ -56,7 +76,7 @@ void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_
   if (compare_logits) {
     engine.forward(inputs.data(), nullptr, B, T);
     const Tensor logits = nn::gpt2_logits(model.model(), inputs.data(), B, T);
-    ASSERT_EQ(logits.numel(), std::size_t(B) * T * config.padded_vocab_size);
+    EXPECT_EQ(logits.numel(), std::size_t(B) * T * config.padded_vocab_size);
     EXPECT_LT(relative_error(logits.data, engine.logits(), logits.numel()), 1e-6);
   }
 
@@ -66,26 +86,25 @@ void expect_same_as_engine(const GPT2Config& config, int B, int T, bool compare_
   engine.zero_grad();
   engine.backward();
 
-  FloatArena grads_memory(engine.num_parameters());
-  nn::GPT2Views gradient(config, parameter_views(grads_memory.data(), config));
-  const float loss =
-      nn::gpt2_loss_backward_by_hand(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
-  EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss);
-  const auto sizes = parameter_sizes(config);
-  const float* ours = grads_memory.data();
-  const float* theirs = engine.grads_memory();
-  for (int i = 0; i < kNumParameterTensors; i++) {
-    double norm = 0;
-    for (std::size_t j = 0; j < sizes[i]; j++) norm += double(theirs[j]) * theirs[j];
-    EXPECT_GT(norm, 0) << kParameterNames[i] << ": the engine's gradient is zero, the comparison is empty";
-    EXPECT_LT(relative_error(ours, theirs, sizes[i]), 1e-5) << kParameterNames[i];
-    ours += sizes[i];
-    theirs += sizes[i];
-  }
+  // The tensor backward's gradient (engine layout), checked against the engine's.
+  auto tensor_gradient = [&](TensorBackward tensor_backward, const char* what) {
+    std::vector<float> grads(engine.num_parameters(), 0.0f);
+    nn::GPT2Views gradient(config, parameter_views(grads.data(), config));
+    const float loss = tensor_backward(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
+    EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss) << what;
+    expect_same_gradients(config, grads.data(), engine.grads_memory(), what);
+    return grads;
+  };
+  const std::vector<float> by_hand = tensor_gradient(nn::gpt2_loss_backward_by_hand, "pullbacks by hand");
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  const std::vector<float> generated = tensor_gradient(nn::gpt2_loss_gradient, "adjc-generated");
+  expect_same_gradients(config, generated.data(), by_hand.data(), "adjc-generated vs pullbacks by hand");
 }
 
-TEST(TensorGPT2, SameAsEngineOnOddTinyConfig) { expect_same_as_engine(odd_tiny_config(), 3, 7, true); }
+TEST(TensorGPT2, SameAsEngineOnOddTinyConfig) { expect_tensor_backwards_same_as_engine(odd_tiny_config(), 3, 7, true); }
 
-TEST(TensorGPT2, SameAsEngineOnGpt2_124M) { expect_same_as_engine(gpt2_config_from_name("gpt2-124M"), 4, 64, false); }
+TEST(TensorGPT2, SameAsEngineOnGpt2_124M) {
+  expect_tensor_backwards_same_as_engine(gpt2_config_from_name("gpt2-124M"), 4, 64, false);
+}
 
 }  // namespace

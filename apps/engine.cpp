@@ -1,0 +1,33 @@
+#include "engine.hpp"
+
+#include <stdexcept>
+
+namespace adjoint::cli {
+
+Engine engine_from_name(const std::string& name) {
+  if (name == "arrays") return Engine::arrays;
+  if (name == "tensor") return Engine::tensor;
+  throw std::invalid_argument("unknown engine '" + name + "' (expected arrays or tensor)");
+}
+
+void check_backward_applies(Engine engine, bool backward_given) {
+  if (engine == Engine::tensor && backward_given) {
+    throw std::invalid_argument("--backward applies to --engine arrays only (the tensor engine's backward is adjc's)");
+  }
+}
+
+ForwardBackward::ForwardBackward(GPT2& model, Engine engine, Backward backward)
+    : model_(model), engine_(engine), backward_(backward) {
+  if (engine == Engine::tensor) {
+    tensor_ = std::make_unique<nn::TensorGPT2>(model);
+  } else {
+    model.use_backward(backward);
+  }
+}
+
+float ForwardBackward::operator()(const int* inputs, const int* targets, int B, int T) {
+  if (tensor_) return tensor_->forward_backward(inputs, targets, B, T);
+  return model_.forward_backward(inputs, targets, B, T, backward_);
+}
+
+}  // namespace adjoint::cli
