@@ -22,31 +22,67 @@ void Diagnostics::error(SourceLocation where, const std::string& message) {
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
 
+// Parens, implicit casts, cleanups, and copies of value-class handles (copying one is the value).
 const Expr* strip(const Expr* e) {
   while (true) {
     e = e->IgnoreParenImpCasts();
     if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
     else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
+    else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
+    else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (auto* c = dyn_cast<CXXConstructExpr>(e);
+             c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor() && is_value_class(c->getType()))
+      e = c->getArg(0);
     else return e;
   }
 }
 
 bool is_floating(QualType t) { return t->isRealFloatingType(); }
 
+namespace {
+std::set<const Type*>& value_classes() {
+  static std::set<const Type*> types;
+  return types;
+}
+}  // namespace
+
+void find_value_classes(ASTContext& context) {
+  std::function<void(const DeclContext*)> walk = [&](const DeclContext* dc) {
+    for (const Decl* d : dc->decls()) {
+      if (auto* inner = dyn_cast<DeclContext>(d); inner && (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d)))
+        walk(inner);
+      auto* f = dyn_cast<FunctionDecl>(d);
+      if (!f || !f->getIdentifier() || f->getName() != "accumulate_adjoint" || f->getNumParams() != 2) continue;
+      QualType into = f->getParamDecl(0)->getType();
+      if (into->isLValueReferenceType() && into->getPointeeType()->isRecordType())
+        value_classes().insert(into->getPointeeType().getCanonicalType().getUnqualifiedType().getTypePtr());
+    }
+  };
+  walk(context.getTranslationUnitDecl());
+}
+
+bool is_value_class(QualType t) {
+  if (t.isNull()) return false;
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return value_classes().count(t.getTypePtr()) > 0;
+}
+
+bool is_adjoint_value(QualType t) { return is_floating(t) || is_value_class(t); }
+
 static bool pointee_differentiable(QualType t) {
   t = t.getCanonicalType();
   return t->isRealFloatingType() || t->isRecordType();
 }
 
-bool is_differentiable(const ParmVarDecl* param) {
-  QualType t = param->getType().getCanonicalType();
+bool is_differentiable(QualType t) {
+  t = t.getCanonicalType();
   if (t->isRealFloatingType() || t->isRecordType()) return true;
   if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
   return false;
 }
 
-bool is_written_param(const ParmVarDecl* param) {
-  QualType t = param->getType().getCanonicalType();
+bool is_written_param(QualType t) {
+  t = t.getCanonicalType();
   if (!t->isPointerType() && !t->isReferenceType()) return false;
   QualType p = t->getPointeeType();
   return pointee_differentiable(p) && !p.isConstQualified();
@@ -54,13 +90,63 @@ bool is_written_param(const ParmVarDecl* param) {
 
 std::vector<bool> all_differentiable(const FunctionDecl* fn) {
   std::vector<bool> active;
-  for (const ParmVarDecl* p : fn->parameters()) active.push_back(is_differentiable(p));
+  for (const AdParam& p : ad_params(fn)) active.push_back(is_differentiable(p.type));
   return active;
+}
+
+// The object parameter of non-static member functions.
+static const CXXMethodDecl* with_object(const FunctionDecl* fn) {
+  auto* m = dyn_cast<CXXMethodDecl>(fn);
+  return m && m->isInstance() ? m : nullptr;
+}
+
+std::vector<AdParam> ad_params(const FunctionDecl* fn) {
+  std::vector<AdParam> out;
+  if (const CXXMethodDecl* m = with_object(fn)) out.push_back({m->getThisType(), nullptr});
+  for (const ParmVarDecl* p : fn->parameters()) out.push_back({p->getType(), p});
+  return out;
+}
+
+std::vector<AdArg> ad_args(const CallExpr* call) {
+  std::vector<AdArg> out;
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
+    auto* callee = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens());
+    if (with_object(mc->getMethodDecl())) out.push_back({mc->getImplicitObjectArgument(), !callee || !callee->isArrow()});
+    for (const Expr* a : call->arguments()) out.push_back({a});
+    return out;
+  }
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
+    out.push_back({op->getArg(0), true});
+    for (unsigned i = 1; i < op->getNumArgs(); ++i) out.push_back({op->getArg(i)});
+    return out;
+  }
+  for (const Expr* a : call->arguments()) out.push_back({a});
+  return out;
+}
+
+std::string base_name(const FunctionDecl* fn) {
+  if (fn->getIdentifier()) return fn->getName().str();
+  switch (fn->getOverloadedOperator()) {
+    case OO_Plus: return "operator_plus";
+    case OO_Minus: return "operator_minus";
+    case OO_Star: return "operator_star";
+    case OO_Slash: return "operator_slash";
+    case OO_Call: return "operator_call";
+    case OO_Subscript: return "operator_subscript";
+    default: return "";
+  }
+}
+
+bool derivative_free(const FunctionDecl* callee) {
+  if (is_differentiable(callee->getReturnType())) return false;
+  for (const AdParam& p : ad_params(callee))
+    if (is_written_param(p.type)) return false;
+  return true;
 }
 
 MathFn math_function(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
-  if (!f || !f->getIdentifier()) return MathFn::None;
+  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f)) return MathFn::None;
   const DeclContext* dc = f->getDeclContext()->getRedeclContext();
   while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
   bool std_or_c = dc->isTranslationUnit() || dc->isStdNamespace() ||
@@ -85,22 +171,55 @@ bool is_write_once(const Var* region) {
   return false;
 }
 
+// Parameter types equal up to references and cv-qualifiers (of the type and of a pointee).
+static bool same_type(QualType a, QualType b) {
+  auto plain = [](QualType t) {
+    t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+    if (t->isPointerType()) return t->getPointeeType().getUnqualifiedType().getTypePtr();
+    return t.getTypePtr();
+  };
+  if (a->isPointerType() != b->isPointerType()) return false;
+  if (plain(a) == plain(b)) return true;
+  return !a->isPointerType() && QualType(plain(a), 0)->isArithmeticType() && QualType(plain(b), 0)->isArithmeticType();
+}
+
 const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPullbacks& custom) {
-  if (!callee->getIdentifier()) return nullptr;
-  auto it = custom.find(callee->getName().str() + "_pullback");
-  return it == custom.end() ? nullptr : it->second;
+  std::string name = base_name(callee);
+  if (name.empty()) return nullptr;
+  const auto& table = with_object(callee) ? custom.members : custom.free;
+  std::vector<AdParam> params = ad_params(callee);
+  auto [first, last] = table.equal_range(name + "_pullback");
+  for (auto it = first; it != last; ++it) {
+    const FunctionDecl* pullback = it->second;
+    // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
+    size_t expected = params.size() + (is_adjoint_value(callee->getReturnType()) ? 1 : 0);
+    for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
+    bool match = pullback->getNumParams() == expected;
+    for (size_t i = 0; match && i < params.size(); ++i) match = same_type(params[i].type, pullback->getParamDecl(i)->getType());
+    if (match) return pullback;
+  }
+  return nullptr;
+}
+
+static bool has_differentiable_param(const FunctionDecl* callee) {
+  for (const AdParam& p : ad_params(callee))
+    if (is_differentiable(p.type)) return true;
+  return false;
+}
+
+bool hoisted_callee(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  return callee_kind(callee, custom) != CalleeKind::Plain || (derivative_free(callee) && has_differentiable_param(callee));
 }
 
 CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
-  bool differentiable = false;
-  for (const ParmVarDecl* p : callee->parameters()) differentiable |= is_differentiable(p);
-  if (!differentiable) return CalleeKind::Plain;
+  if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
   if (custom_pullback(callee, custom)) return CalleeKind::Custom;
   if (callee->getDefinition() && callee->getDefinition()->hasBody()) return CalleeKind::User;
   return CalleeKind::Plain;
 }
 
 Var* FunctionIR::var(const Expr* e) const {
+  if (isa<CXXThisExpr>(strip(e))) return self;
   auto* ref = dyn_cast<DeclRefExpr>(strip(e));
   if (!ref) return nullptr;
   auto* vd = dyn_cast<VarDecl>(ref->getDecl());
@@ -111,8 +230,8 @@ Var* FunctionIR::var(const Expr* e) const {
 
 Var* memory_root(const FunctionIR& ir, const Expr* e) {
   e = strip(e);
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    Var* v = ir.var(ref);
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+    Var* v = ir.var(e);
     if (!v) return nullptr;
     if (v->memory) return v;
     if (v->pointer) return v->root;
@@ -182,9 +301,10 @@ bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   e = strip(e);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     auto it = ir.call_result.find(call);
-    if (it != ir.call_result.end()) return act.of(it->second) && is_floating(call->getType());
+    if (it != ir.call_result.end()) return act.of(it->second) && is_adjoint_value(call->getType());
   }
   QualType t = e->getType();
+  if (is_value_class(t)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
   if (t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, e));
   if (!is_floating(t)) return false;
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
@@ -197,17 +317,20 @@ bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   return false;
 }
 
-static bool arg_varied(const FunctionIR& ir, const Activity& act, const ParmVarDecl* param, const Expr* arg) {
+bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const Expr* arg) {
   if (!is_differentiable(param)) return false;
-  QualType t = param->getType().getCanonicalType();
+  QualType t = param.getCanonicalType();
+  // A value class, or the object of one of its member functions.
+  if (is_value_class(t) || (t->isPointerType() && is_value_class(t->getPointeeType()))) return reads_varied(ir, act, arg);
   if (t->isReferenceType() || t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, arg));
   return reads_varied(ir, act, arg);
 }
 
 bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
-  const FunctionDecl* callee = node->call->getDirectCallee();
-  for (unsigned i = 0; i < node->call->getNumArgs() && i < callee->getNumParams(); ++i)
-    if (arg_varied(ir, act, callee->getParamDecl(i), node->call->getArg(i))) return true;
+  std::vector<AdParam> params = ad_params(node->call->getDirectCallee());
+  std::vector<AdArg> args = ad_args(node->call);
+  for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+    if (arg_varied(ir, act, params[i].type, args[i].expr)) return true;
   return false;
 }
 
@@ -253,7 +376,16 @@ class Lowering {
 
   void run() {
     const FunctionDecl* fn = ir_.fn;
-    if (isa<CXXMethodDecl>(fn)) fail(fn->getLocation(), "member functions cannot be differentiated yet; use a free function");
+    if (auto* m = dyn_cast<CXXMethodDecl>(fn)) {
+      if (m->isVirtual()) fail(fn->getLocation(), "virtual member functions cannot be differentiated");
+      if (isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || isa<CXXConversionDecl>(m))
+        fail(fn->getLocation(), "constructors, destructors and conversions cannot be differentiated");
+      if (is_value_class(context_.getRecordType(m->getParent())))
+        fail(fn->getLocation(), "member function '" + m->getNameAsString() + "' of value class '" +
+                                    m->getParent()->getNameAsString() + "' needs a custom pullback (adjoint::custom_derivatives::"
+                                    "class_functions::" + base_name(m) + "_pullback)");
+    }
+    if (base_name(fn).empty()) fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
     // A template is differentiated per specialization (its instantiated body); the pattern itself
     // has no types to differentiate.
     if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
@@ -263,17 +395,21 @@ class Lowering {
       names_[p->getName().str()] = 1;
     }
     int index = 0;
-    for (const ParmVarDecl* p : fn->parameters()) {
-      Var* v = make_var(p->getName().empty() ? "_param" + std::to_string(index) : p->getName().str(), p->getType(),
-                        VarKind::Param, p, p->getLocation());
+    for (const AdParam& p : ad_params(fn)) {
+      std::string name = p.decl ? (p.decl->getName().empty() ? "_param" + std::to_string(index) : p.decl->getName().str())
+                                : unique_name("self");
+      Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());
       v->param_index = index++;
-      v->differentiable = is_differentiable(p);
+      v->param_type = p.type;
+      v->differentiable = is_differentiable(p.type);
       if (v->pointer) v->root = v;
+      if (!p.decl) ir_.self = v;
+      ir_.params.push_back(v);
     }
     QualType rt = fn->getReturnType();
     if (!rt->isVoidType()) {
       ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
-      ir_.returns_floating = is_floating(rt);
+      ir_.returns_value = is_adjoint_value(rt);
     }
     ir_.body = make(NodeKind::Block, fn->getBody());
     lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
@@ -338,6 +474,15 @@ class Lowering {
     v->decl = decl;
     v->parallel = parallel_;
     QualType t = type.getCanonicalType();
+    if (is_value_class(t)) {
+      // A handle: by value or const reference, it is a value with an adjoint of its own type.
+      if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
+        fail(loc, "value class '" + name + "' passed by non-const reference; pass it by value or const reference");
+      v->type = type.getNonReferenceType();
+      v->value = true;
+      if (decl) ir_.var_of[decl] = v;
+      return v;
+    }
     if (t->isReferenceType()) {
       v->reference = true;
       v->memory = true;
@@ -348,6 +493,8 @@ class Lowering {
     if (t->isPointerType()) {
       if (t->getPointeeType()->isPointerType())
         fail(loc, "pointers to pointers are not supported ('" + name + "')");
+      if (is_value_class(t->getPointeeType()))
+        fail(loc, "pointers to value classes are not supported ('" + name + "'); use the value");
       v->pointer = true;
     } else if (t->isArrayType() || t->isRecordType()) {
       v->memory = true;
@@ -365,6 +512,12 @@ class Lowering {
     if (!e) return;
     e = strip(e);
     SourceLocation at = e->getExprLoc();
+    // Values of a value class change only through calls; anything else (`c ? a : b`, a
+    // construction from raw data) would carry a derivative adjc cannot see.
+    if (is_value_class(e->getType()) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) && !isa<ArraySubscriptExpr>(e) &&
+        !isa<CallExpr>(e) && !(isa<CXXConstructExpr>(e) && cast<CXXConstructExpr>(e)->getNumArgs() == 0))
+      return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
+                          e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) ||
         isa<CharacterLiteral>(e) || isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
       return;
@@ -409,13 +562,27 @@ class Lowering {
         return fail(at, "casts other than between arithmetic types are not supported");
       return check_expr(cast->getSubExpr());
     }
+    if (isa<CXXThisExpr>(e)) return;
     if (auto* call = dyn_cast<CallExpr>(e)) {
-      if (isa<CXXMemberCallExpr>(call) || isa<CXXOperatorCallExpr>(call))
-        return fail(at, "calls of member functions and overloaded operators are not supported");
-      if (!call->getDirectCallee()) return fail(at, "calls through function pointers are not supported");
-      for (const Expr* a : call->arguments()) {
-        if (isa<CXXDefaultArgExpr>(a)) return fail(a->getBeginLoc(), "default arguments are not supported; pass every argument");
-        check_expr(a);
+      const FunctionDecl* callee = call->getDirectCallee();
+      if (!callee) return fail(at, "calls through function pointers are not supported");
+      if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp())
+        return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
+        if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
+          return fail(at, "virtual calls are not supported");
+        if (m->getAccess() != AS_public && callee_kind(callee, custom_) != CalleeKind::Plain)
+          return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
+                              "' must be public: adjc's generated code calls it from outside the class");
+      }
+      if (callee_kind(callee, custom_) != CalleeKind::Plain && base_name(callee).empty())
+        return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
+      for (AdArg a : ad_args(call)) {
+        if (isa<CXXDefaultArgExpr>(a.expr)) return fail(a.expr->getBeginLoc(), "default arguments are not supported; pass every argument");
+        if (a.address && !isa<CXXThisExpr>(strip(a.expr)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
+            !isa<CallExpr>(strip(a.expr)))
+          return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
+        check_expr(a.expr);
       }
       return;
     }
@@ -427,6 +594,9 @@ class Lowering {
     }
     if (auto* m = dyn_cast<MemberExpr>(e)) {
       if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
+      if (m->getMemberDecl()->getAccess() != AS_public)
+        return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +
+                            "' must be public: adjc's generated code reads it from outside the class");
       if (!memory_root(ir_, e)) return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
     }
@@ -442,12 +612,12 @@ class Lowering {
       if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
     auto* call = dyn_cast<CallExpr>(e);
     if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None) return;
-    if (callee_kind(call->getDirectCallee(), custom_) == CalleeKind::Plain) return;
+    if (!hoisted_callee(call->getDirectCallee(), custom_)) return;
     Node* n = make(NodeKind::Call, stmt);
     n->loc = call->getBeginLoc();
     n->call = call;
     if (!call->getType()->isVoidType()) {
-      n->result = make_var("_" + call->getDirectCallee()->getName().str(), call->getType(), VarKind::CallResult,
+      n->result = make_var("_" + base_name(call->getDirectCallee()), call->getType(), VarKind::CallResult,
                            nullptr, call->getBeginLoc());
       n->result->assignments = 1;
       n->result->definition = n;
@@ -502,10 +672,12 @@ class Lowering {
         return fail(target->getExprLoc(), "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
     }
     QualType t = lhs->getType();
+    if (is_value_class(t) && !(v && v->value))
+      return fail(target->getExprLoc(), "assigning a value class into memory (a member or an array) is not supported; use a local");
     if (is_floating(t) && op != BO_Assign && op != BO_AddAssign && op != BO_SubAssign && op != BO_MulAssign &&
         op != BO_DivAssign)
       return fail(stmt->getBeginLoc(), "unsupported compound assignment on a floating value");
-    if (!is_floating(t) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
+    if (!is_adjoint_value(t) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
       return fail(stmt->getBeginLoc(), "assignment of type '" + t.getAsString() + "' is not supported");
     add(block, n);
   }
@@ -531,6 +703,9 @@ class Lowering {
     if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
     const Expr* init = vd->getInit();
+    if (auto* c = dyn_cast_or_null<CXXConstructExpr>(init ? strip(init) : nullptr);
+        c && c->getNumArgs() == 0 && is_value_class(vd->getType()))
+      init = nullptr;  // `V x;`: an empty handle, as every local starts
     if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
@@ -567,9 +742,15 @@ class Lowering {
     }
     if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
       return lower_assign(stmt, u->getSubExpr(), u->isIncrementOp() ? BO_AddAssign : BO_SubAssign, nullptr, block);
+    // `x = y` for a value class: its copy or move assignment.
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Equal && is_value_class(op->getType())) {
+      auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
+      if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
+        return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
+    }
     if (auto* call = dyn_cast<CallExpr>(e)) {
       check_expr(call);
-      for (const Expr* a : call->arguments()) hoist_calls(a, block, stmt);
+      for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
       const FunctionDecl* callee = call->getDirectCallee();
       if (!callee) return;
       if (math_function(call) == MathFn::None && callee_kind(callee, custom_) != CalleeKind::Plain) {
@@ -578,9 +759,11 @@ class Lowering {
         ir_.hoisted.insert(call);
         return add(block, n);
       }
-      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i)
-        if (is_written_param(callee->getParamDecl(i)) && memory_root(ir_, call->getArg(i)))
-          return fail(call->getBeginLoc(), "call to '" + callee->getName().str() +
+      std::vector<AdParam> params = ad_params(callee);
+      std::vector<AdArg> args = ad_args(call);
+      for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+        if (is_written_param(params[i].type) && memory_root(ir_, args[i].expr))
+          return fail(call->getBeginLoc(), "call to '" + callee->getNameAsString() +
                                                "' which has no body and no custom pullback writes memory adjc cannot differentiate");
       Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
       n->call = call;
@@ -798,21 +981,22 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active,
       if (n->kind == NodeKind::Assign) {
         bool varied_rhs = n->rhs && reads_varied(ir, act, n->rhs);
         if (!varied_rhs) return;
-        if (n->target && n->target->floating) mark(n->target);
+        if (n->target && (n->target->floating || n->target->value)) mark(n->target);
         if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
       } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && call_active(ir, act, n)) {
-        if (n->result && n->result->floating) mark(n->result);
-        const FunctionDecl* callee = n->call->getDirectCallee();
-        for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i)
-          if (is_written_param(callee->getParamDecl(i))) mark(memory_root(ir, n->call->getArg(i)));
+        if (n->result && (n->result->floating || n->result->value)) mark(n->result);
+        std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
+        std::vector<AdArg> args = ad_args(n->call);
+        for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+          if (is_written_param(params[i].type)) mark(memory_root(ir, args[i].expr));
       }
     });
   }
   if (diags) {
     for (auto& v : ir.vars)
-      if (v->kind == VarKind::Param && v->differentiable && !v->floating && act.varied[v->index] &&
+      if (v->kind == VarKind::Param && v->differentiable && !v->floating && !v->value && act.varied[v->index] &&
           !active[v->param_index])
-        diags->error(request, "parameter '" + v->name + "' of '" + ir.fn->getName().str() +
+        diags->error(request, "parameter '" + v->name + "' of '" + ir.fn->getNameAsString() +
                                   "' receives values that depend on the differentiated parameters; "
                                   "add it to the gradient request");
   }
@@ -829,8 +1013,8 @@ void variables_read(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out)
     auto it = ir.call_result.find(call);
     if (it != ir.call_result.end()) return out.push_back(it->second);
   }
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    if (Var* v = ir.var(ref)) out.push_back(v);
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+    if (Var* v = ir.var(e)) out.push_back(v);
     return;
   }
   if (is_memory_read(e) || e->getType()->isPointerType())
@@ -952,12 +1136,15 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
     if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
                                             !ir.hoisted.count(call)) {
       const FunctionDecl* callee = call->getDirectCallee();
-      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i)
-        if (is_differentiable(callee->getParamDecl(i)) && reads_varied(ir, full, call->getArg(i))) {
-          diags.error(call->getBeginLoc(), "call to '" + callee->getName().str() +
+      std::vector<AdParam> params = ad_params(callee);
+      std::vector<AdArg> args = ad_args(call);
+      for (size_t i = 0; i < args.size() && i < params.size() && !derivative_free(callee); ++i)
+        if (arg_varied(ir, full, params[i].type, args[i].expr)) {
+          std::string where = with_object(callee) ? "class_functions::" : "";
+          diags.error(call->getBeginLoc(), "call to '" + callee->getQualifiedNameAsString() +
                                                "' which has no body and no custom pullback (define "
-                                               "adjoint::custom_derivatives::" +
-                                               callee->getName().str() + "_pullback)");
+                                               "adjoint::custom_derivatives::" + where +
+                                               base_name(callee) + "_pullback)");
           break;
         }
     }
@@ -969,7 +1156,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
     if (n->kind == NodeKind::Assign) {
       check(n->rhs);
       Var* written = n->target ? n->target : n->memory_root;
-      bool floating = n->target ? n->target->floating : is_floating(n->lhs->getType());
+      bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
       n->active = floating && full.of(written);
       if (!n->active) continue;
       if (n->lhs) address_vars(ir, n->lhs, vars);
@@ -982,11 +1169,11 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
         variables_read(ir, n->rhs, vars);
       }
     } else if (n->kind == NodeKind::Call) {
-      for (const Expr* a : n->call->arguments()) check(a);
+      for (AdArg a : ad_args(n->call)) check(a.expr);
       if (!ir.hoisted.count(n->call)) continue;
-      n->active = call_active(ir, full, n);
+      n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
       if (!n->active) continue;
-      for (const Expr* a : n->call->arguments()) variables_read(ir, a, vars);
+      for (AdArg a : ad_args(n->call)) variables_read(ir, a.expr, vars);
     } else if (n->kind == NodeKind::If || n->kind == NodeKind::Loop) {
       check(n->cond);
     }
@@ -1001,10 +1188,11 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   for (Node* n : all) {
     if (n->kind == NodeKind::Assign && n->memory_root) written_regions.insert(n->memory_root);
     if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) {
-      const FunctionDecl* callee = n->call->getDirectCallee();
-      for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i)
-        if (is_written_param(callee->getParamDecl(i)))
-          if (Var* r = memory_root(ir, n->call->getArg(i))) written_regions.insert(r);
+      std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
+      std::vector<AdArg> args = ad_args(n->call);
+      for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+        if (is_written_param(params[i].type))
+          if (Var* r = memory_root(ir, args[i].expr)) written_regions.insert(r);
     }
   }
   for (auto& vp : ir.vars) {
@@ -1055,9 +1243,11 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
         }
       const FunctionDecl* callee = n->call->getDirectCallee();
       const bool custom_callee = callee_kind(callee, custom) == CalleeKind::Custom;
-      for (unsigned i = 0; i < n->call->getNumArgs() && i < callee->getNumParams(); ++i) {
-        if (!is_written_param(callee->getParamDecl(i))) continue;
-        Var* region = memory_root(ir, n->call->getArg(i));
+      std::vector<AdParam> params = ad_params(callee);
+      std::vector<AdArg> args = ad_args(n->call);
+      for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
+        if (!is_written_param(params[i].type)) continue;
+        Var* region = memory_root(ir, args[i].expr);
         if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
         for (const ReadSite& r : reads)
           // A custom pullback reads memory as its call left it, so a call in a loop also destroys
@@ -1065,7 +1255,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
           // their tape).
           if (r.var == region && (r.node != n || custom_callee) &&
               (r.node->order < n->order || shares_loop(r.node, n))) {
-            diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getName().str() +
+            diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
                                     "' but the derivative needs its earlier value; copy it first");
             break;
           }

@@ -81,6 +81,12 @@ std::string literal(double v, QualType t) {
   return s;
 }
 
+// The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
+std::string zero(QualType t, const TypePrinter& types) {
+  if (is_value_class(t)) return types.str(t.getNonReferenceType().getUnqualifiedType()) + "{}";
+  return literal(0, t);
+}
+
 bool is_identifier(const std::string& s) {
   static const std::regex id("[A-Za-z_][A-Za-z_0-9]*|\\(\\*[A-Za-z_][A-Za-z_0-9]*\\)");
   return std::regex_match(s, id);
@@ -110,6 +116,9 @@ class Printer {
     if (auto* ice = dyn_cast<ImplicitCastExpr>(e)) return primal(ice->getSubExpr());
     if (auto* c = dyn_cast<ExprWithCleanups>(e)) return primal(c->getSubExpr());
     if (auto* c = dyn_cast<ConstantExpr>(e)) return primal(c->getSubExpr());
+    if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
+    if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
+    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c) != c) return primal(c->getArg(0));
     if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
     if (auto* i = dyn_cast<IntegerLiteral>(e)) {
       llvm::SmallString<32> digits;
@@ -125,6 +134,8 @@ class Printer {
     if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? "true" : "false";
     if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
     if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
+    if (isa<CXXThisExpr>(e)) return ir_.self->name;
+    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 0) return types_.str(c->getType()) + "{}";
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       if (Var* v = ir_.var(ref)) return v->name;
       const ValueDecl* d = ref->getDecl();
@@ -132,10 +143,7 @@ class Printer {
     }
     if (auto* call = dyn_cast<CallExpr>(e)) {
       if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return it->second->name;
-      const FunctionDecl* f = call->getDirectCallee();
-      std::string s = (math_function(call) != MathFn::None ? f->getQualifiedNameAsString() : qualifier(f) + f->getName().str() + template_arguments(f)) + "(";
-      for (unsigned i = 0; i < call->getNumArgs(); ++i) s += (i ? ", " : "") + primal(call->getArg(i));
-      return s + ")";
+      return call_text(call);
     }
     if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
     if (auto* m = dyn_cast<MemberExpr>(e))
@@ -153,6 +161,40 @@ class Printer {
     return os.str();
   }
 
+  // A call as the user wrote it (member calls and operators keep their syntax, so overloading
+  // and argument-dependent lookup resolve as in the original), with its arguments' values.
+  std::string call_text(const CallExpr* call) const {
+    const FunctionDecl* f = call->getDirectCallee();
+    std::vector<AdArg> args = ad_args(call);
+    auto list = [&](size_t from) {
+      std::string s;
+      for (size_t i = from; i < args.size(); ++i) s += (i > from ? ", " : "") + primal(args[i].expr);
+      return s;
+    };
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
+      auto* callee = cast<MemberExpr>(mc->getCallee()->IgnoreParens());
+      if (args.size() > f->getNumParams())
+        return "(" + primal(args[0].expr) + ")" + (args[0].address ? "." : "->") + f->getNameAsString() + "(" + list(1) + ")";
+      return types_.str(QualType(cast<CXXMethodDecl>(f)->getParent()->getTypeForDecl(), 0)) + "::" +
+             callee->getMemberDecl()->getNameAsString() + "(" + list(0) + ")";
+    }
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(call)) {
+      std::string spelling = getOperatorSpelling(op->getOperator());
+      if (op->getOperator() == OO_Call) return "(" + primal(op->getArg(0)) + ")(" + list(1) + ")";
+      if (op->getOperator() == OO_Subscript) return "(" + primal(op->getArg(0)) + ")[" + primal(op->getArg(1)) + "]";
+      if (op->getNumArgs() == 1) return "(" + spelling + "(" + primal(op->getArg(0)) + "))";
+      return "((" + primal(op->getArg(0)) + ") " + spelling + " (" + primal(op->getArg(1)) + "))";
+    }
+    if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
+      return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) + ")";
+    std::string name = math_function(call) != MathFn::None ? f->getQualifiedNameAsString()
+                                                           : qualifier(f) + f->getNameAsString() + template_arguments(f);
+    return name + "(" + list(0) + ")";
+  }
+
+  // An argument as passed to a derivative function: the object of a member call by address.
+  std::string argument(const AdArg& a) const { return a.address ? "&(" + primal(a.expr) + ")" : primal(a.expr); }
+
   // The adjoint of a scalar variable.
   std::string scalar_adjoint(const Var* v) const {
     if (v->kind == VarKind::Param) return v->assignments > 0 ? "_d_" + v->name + "_acc" : "(*_d_" + v->name + ")";
@@ -162,8 +204,9 @@ class Printer {
   // The adjoint memory mirroring memory expression `e` (an lvalue or a pointer).
   std::string adjoint(const Expr* e) const {
     e = strip(e);
-    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-      Var* v = ir_.var(ref);
+    if (auto* call = dyn_cast<CallExpr>(e)) return "_d_" + ir_.call_result.at(call)->name;
+    if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+      Var* v = ir_.var(e);
       if (v->pointer && v->kind != VarKind::Param)
         return "(" + adjoint(v->base) + " + (" + v->name + " - " + primal(v->base) + "))";
       if (v->pointer) return "_d_" + v->name;
@@ -229,13 +272,13 @@ class Emitter {
 
   // Signatures; given the body, parameters it never mentions are marked [[maybe_unused]].
   std::string forward_signature(const std::string* body = nullptr) const {
-    return types_.str(ir_.fn->getReturnType()) + " " + ir_.fn->getName().str() + "_forward(" + params(body) + ")";
+    return types_.str(ir_.fn->getReturnType()) + " " + base_name(ir_.fn) + "_forward(" + params(body) + ")";
   }
 
   std::string reverse_signature(const Mask& mask, const std::string& suffix, const std::string* body = nullptr) const {
-    std::string s = "void " + ir_.fn->getName().str() + suffix + "(" + params(body);
+    std::string s = "void " + base_name(ir_.fn) + suffix + "(" + params(body);
     std::string extra = adjoint_params(mask, body);
-    if (!extra.empty()) s += (ir_.fn->getNumParams() ? ", " : "") + extra;
+    if (!extra.empty()) s += (ir_.params.empty() ? "" : ", ") + extra;
     return s + ")";
   }
 
@@ -245,11 +288,10 @@ class Emitter {
 
   std::string params(const std::string* body = nullptr) const {
     std::string s;
-    for (const ParmVarDecl* p : ir_.fn->parameters()) {
-      Var* v = ir_.var_of.at(p);
+    for (Var* v : ir_.params) {
       if (!s.empty()) s += ", ";
       if (!mentions(body, v->name)) s += "[[maybe_unused]] ";
-      s += types_.declare(p->getType(), v->name);
+      s += types_.declare(v->param_type, v->name);
     }
     return s;
   }
@@ -258,17 +300,16 @@ class Emitter {
   std::string adjoint_params(const Mask& mask, const std::string* body = nullptr) const {
     std::vector<std::string> parts;
     auto unused = [&](const std::string& name) { return mentions(body, name) ? "" : "[[maybe_unused]] "; };
-    if (ir_.returns_floating)
-      parts.push_back(unused("_d_result") + types_.str(ir_.fn->getReturnType()) + " _d_result");
-    for (const ParmVarDecl* p : ir_.fn->parameters()) {
-      Var* v = ir_.var_of.at(p);
+    if (ir_.returns_value)
+      parts.push_back(unused("_d_result") + types_.str(ir_.fn->getReturnType().getUnqualifiedType()) + " _d_result");
+    for (Var* v : ir_.params) {
       if (!v->differentiable) continue;
       std::string name = "_d_" + v->name;
       if (!mask[v->param_index]) {
         parts.push_back(std::string(unused(name)) + "::adjoint::inactive " + name);
         continue;
       }
-      parts.push_back(std::string(unused(name)) + types_.str(adjoint_pointee(p->getType())) + "* " + name);
+      parts.push_back(std::string(unused(name)) + types_.str(adjoint_pointee(v->param_type)) + "* " + name);
     }
     std::string s;
     for (auto& p : parts) s += (s.empty() ? "" : ", ") + p;
@@ -305,15 +346,15 @@ class Emitter {
     diags_ = &diags;
     Code body;
     body.depth = 1;
-    if (ir_.ret && ir_.returns_floating && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
+    if (ir_.ret && ir_.returns_value && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
     if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
     pop_kept(body, nullptr);
     if (exit_codes())
       for (Node* r : ir_.returns) body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
     reverse_block(ir_.body, body, false);
     for (auto& v : ir_.vars)
-      if (v->kind == VarKind::Param && v->floating && v->assignments > 0 && mask[v->param_index])
-        body.line("*_d_" + v->name + " += _d_" + v->name + "_acc;");
+      if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
+        body.line(accumulation("*_d_" + v->name, "_d_" + v->name + "_acc", v->type));
     Code code;
     line_directive(code, ir_.fn->getLocation());
     code.open("inline " + reverse_signature(mask, "_reverse", &body.text) + " {");
@@ -363,12 +404,12 @@ class Emitter {
     for (auto& v : ir_.vars) {
       if (!in_scope(v.get(), parallel) || v->kind == VarKind::Param) continue;
       if (mentioned(v->name)) code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), v->name) + "{};");
-      if (reverse && (v->floating || v->memory) && mentioned("_d_" + v->name))
+      if (reverse && (v->floating || v->value || v->memory) && mentioned("_d_" + v->name))
         code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), "_d_" + v->name) + "{};");
     }
     if (reverse && !parallel)
       for (auto& v : ir_.vars)
-        if (v->kind == VarKind::Param && v->floating && v->assignments > 0 && mentioned("_d_" + v->name + "_acc"))
+        if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mentioned("_d_" + v->name + "_acc"))
           code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
   }
 
@@ -412,7 +453,14 @@ class Emitter {
 
   // The original function (with its template arguments), or a generated derivative (an overload).
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
-    return qualifier(f) + f->getName().str() + (suffix.empty() ? print_.template_arguments(f) : suffix);
+    return qualifier(f) + base_name(f) + (suffix.empty() ? print_.template_arguments(f) : suffix);
+  }
+
+  // `target += value` for a floating adjoint; for a value class its accumulate_adjoint (found by
+  // argument-dependent lookup), which materialises an empty target.
+  static std::string accumulation(const std::string& target, const std::string& value, QualType t) {
+    if (is_value_class(t)) return "accumulate_adjoint(" + target + ", " + value + ");";
+    return target + " += " + value + ";";
   }
 
   // ----- forward sweep
@@ -436,9 +484,13 @@ class Emitter {
         line_directive(code, n->loc);
         const FunctionDecl* f = n->call->getDirectCallee();
         bool generated = ir_.hoisted.count(n->call) && n->active && callee_kind(f, custom_) == CalleeKind::User;
-        std::string s = (generated ? callee_name(f, "_forward") : callee_name(f, "")) + "(";
-        for (unsigned i = 0; i < n->call->getNumArgs(); ++i) s += (i ? ", " : "") + print_.primal(n->call->getArg(i));
-        s += ");";
+        std::string s = print_.call_text(n->call) + ";";
+        if (generated) {
+          s = callee_name(f, "_forward") + "(";
+          bool first = true;
+          for (const AdArg& a : ad_args(n->call)) s += (first ? "" : ", ") + print_.argument(a), first = false;
+          s += ");";
+        }
         if (n->save) code.line(push(n->result->name));
         code.line(n->result ? n->result->name + " = " + s : s);
         return;
@@ -567,9 +619,9 @@ class Emitter {
     return v && (v->parallel == parallel_ || partitioned_.count(v));
   }
 
-  void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private) {
+  void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t = {}) {
     if (!is_private) code.line("#pragma omp atomic");
-    code.line(target + " += " + value + ";");
+    code.line(accumulation(target, value, t));
   }
 
   // Binds the values the reverse of `e` needs to temporaries, innermost first.
@@ -628,10 +680,11 @@ class Emitter {
     if (!reads_varied(ir_, act_, e)) return;
     QualType t = e->getType();
     if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
-      return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in, ir_.call_result.at(call)->parallel == parallel_);
+      return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in, ir_.call_result.at(call)->parallel == parallel_, t);
     if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
         (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
-      return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e));
+      return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e), t);
+    if (is_value_class(t)) return;  // value classes change only through calls
     std::string adj = bind_adjoint(adj_in, t, code);
     auto P = [&](const Expr* x) { return value(x); };
     if (auto* u = dyn_cast<UnaryOperator>(e)) {
@@ -899,7 +952,7 @@ class Emitter {
     std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
     if (n->save) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
     Var* written = n->target ? n->target : n->memory_root;
-    bool floating = n->target ? n->target->floating : is_floating(n->lhs->getType());
+    bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
     if (floating && act_.of(written) && n->rhs) {
       std::string adj = n->target ? print_.scalar_adjoint(n->target) : print_.adjoint(n->lhs);
       QualType t = n->target ? n->target->type : n->lhs->getType();
@@ -916,7 +969,7 @@ class Emitter {
       };
       switch (n->op) {
         case BO_Assign:
-          set(literal(0, t));
+          set(zero(t, types_));
           propagate(n->rhs, r, code);
           break;
         case BO_AddAssign: propagate(n->rhs, r, code); break;
@@ -947,26 +1000,29 @@ class Emitter {
       Mask mask;
       std::vector<std::string> args, adjoints;
       std::vector<std::pair<const Expr*, std::string>> scalar_adjoints;
-      for (unsigned i = 0; i < n->call->getNumArgs(); ++i) args.push_back(print_.primal(n->call->getArg(i)));
+      std::vector<AdParam> params = ad_params(f);
+      std::vector<AdArg> call_args = ad_args(n->call);
+      for (const AdArg& a : call_args) args.push_back(print_.argument(a));
       QualType rt = f->getReturnType();
-      if (is_floating(rt)) {
+      if (is_adjoint_value(rt)) {
         Var* res = n->result;
-        adjoints.push_back(res && act_.of(res) ? "_d_" + res->name : literal(0, rt));
+        adjoints.push_back(res && act_.of(res) ? "_d_" + res->name : zero(rt, types_));
       }
-      for (unsigned i = 0; i < f->getNumParams(); ++i) {
-        const ParmVarDecl* p = f->getParamDecl(i);
-        const Expr* arg = n->call->getArg(i);
+      for (size_t i = 0; i < params.size() && i < call_args.size(); ++i) {
+        QualType pt = params[i].type.getCanonicalType();
+        const Expr* arg = call_args[i].expr;
         bool varied = false;
-        if (is_differentiable(p)) {
-          QualType pt = p->getType().getCanonicalType();
-          bool indirect = pt->isReferenceType() || pt->isPointerType() || pt->isRecordType();
-          varied = indirect ? act_.of(memory_root(ir_, arg)) : reads_varied(ir_, act_, arg);
+        if (is_differentiable(pt)) {
+          // A value class (or the object of its member function) has a handle as its adjoint.
+          bool value = is_value_class(pt) || (pt->isPointerType() && is_value_class(pt->getPointeeType()));
+          bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
+          varied = arg_varied(ir_, act_, pt, arg);
           if (!varied) {
-            adjoints.push_back(custom ? (indirect ? "nullptr" : "&" + declare_scalar_adjoint(pt, code)) : "::adjoint::inactive{}");
-          } else if (pt->isPointerType()) {
-            adjoints.push_back(print_.adjoint(arg));
+            adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code)) : "::adjoint::inactive{}");
+          } else if (value || (indirect && (call_args[i].address || !pt->isPointerType()))) {
+            adjoints.push_back("&(" + print_.adjoint(arg) + ")");
           } else if (indirect) {
-            adjoints.push_back("&" + print_.adjoint(arg));
+            adjoints.push_back(print_.adjoint(arg));
           } else {
             std::string d = declare_scalar_adjoint(pt, code);
             scalar_adjoints.push_back({arg, d});
@@ -975,14 +1031,16 @@ class Emitter {
         }
         mask.push_back(varied);
       }
-      std::string call = custom ? "::adjoint::custom_derivatives::" + f->getName().str() + "_pullback("
+      std::string space = params.size() > f->getNumParams() ? "class_functions::" : "";
+      std::string call = custom ? "::adjoint::custom_derivatives::" + space + base_name(f) + "_pullback("
                                 : callee_name(f, "_reverse") + "(";
       bool first = true;
       for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
       for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
       code.line(call + ");");
       if (!custom) callees.push_back({f, mask});
-      if (n->result && n->result->floating && act_.of(n->result)) code.line("_d_" + n->result->name + " = " + literal(0, n->result->type) + ";");
+      if (n->result && (n->result->floating || n->result->value) && act_.of(n->result))
+        code.line("_d_" + n->result->name + " = " + zero(n->result->type, types_) + ";");
       for (auto& [arg, d] : scalar_adjoints) {
         bind_values(arg, code);
         propagate(arg, d, code);
@@ -1019,7 +1077,10 @@ struct Generator::Impl {
   std::vector<std::string> sources;  // per request
   std::set<std::string> grads;
 
-  Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) { collect_custom(); }
+  Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) {
+    find_value_classes(c);
+    collect_custom();
+  }
 
   void collect_custom() {
     std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool inside) {
@@ -1028,8 +1089,12 @@ struct Generator::Impl {
           bool in_adjoint = !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
           bool in_custom = inside && ns->getName() == "custom_derivatives";
           if (in_custom) {
-            for (const Decl* f : ns->decls())
-              if (auto* fd = dyn_cast<FunctionDecl>(f)) custom[fd->getName().str()] = fd;
+            for (const Decl* f : ns->decls()) {
+              if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier()) custom.free.insert({fd->getName().str(), fd});
+              if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
+                for (const Decl* m : members->decls())
+                  if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier()) custom.members.insert({fd->getName().str(), fd});
+            }
           } else if (in_adjoint) {
             walk(ns, true);
           }
@@ -1055,15 +1120,15 @@ struct Generator::Impl {
   // Derivatives of template specializations are overloads named after the template, told apart
   // by their parameter types: two specializations with the same parameter types cannot both have one.
   bool distinct_overload(const FunctionDecl* f) {
-    std::string key = qualifier(f) + f->getName().str() + "(";
-    for (const ParmVarDecl* p : f->parameters()) key += types.str(p->getType()) + ",";
+    std::string key = qualifier(f) + base_name(f) + "(";
+    for (const AdParam& p : ad_params(f)) key += types.str(p.type) + ",";
     auto [it, inserted] = overloads.emplace(key, f);
     if (inserted || it->second == f) return true;
     std::string args;
     llvm::raw_string_ostream os(args);
     if (auto* list = f->getTemplateSpecializationArgs()) printTemplateArgumentList(os, list->asArray(), types.policy);
     diags.error(f->getPointOfInstantiation().isValid() ? f->getPointOfInstantiation() : f->getLocation(),
-                "'" + f->getName().str() + os.str() +
+                "'" + f->getNameAsString() + os.str() +
                     "' has the same parameter types as another differentiated specialization; adjc names "
                     "derivatives of specializations by overloading, so their parameter types must differ");
     return false;
@@ -1109,12 +1174,12 @@ struct Generator::Impl {
 
   std::string pullback(const FunctionIR& ir, const Emitter& e, const Mask& m) {
     std::string args;
-    for (const ParmVarDecl* p : ir.fn->parameters()) args += (args.empty() ? "" : ", ") + ir.var_of.at(p)->name;
+    for (Var* v : ir.params) args += (args.empty() ? "" : ", ") + v->name;
     std::string adjoints = args;
-    if (ir.returns_floating) adjoints += std::string(args.empty() ? "" : ", ") + "_d_result";
-    for (const ParmVarDecl* p : ir.fn->parameters())
-      if (is_differentiable(p)) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + ir.var_of.at(p)->name;
-    std::string name = ir.fn->getName().str();
+    if (ir.returns_value) adjoints += std::string(args.empty() ? "" : ", ") + "_d_result";
+    for (Var* v : ir.params)
+      if (v->differentiable) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + v->name;
+    std::string name = base_name(ir.fn);
     return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward(" + args + ");\n  " + name +
            "_reverse(" + adjoints + ");\n}\n";
   }
@@ -1148,6 +1213,15 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   Impl& I = *impl_;
   GeneratedGradient out;
   fn = fn->getDefinition();
+  if (isa<CXXMethodDecl>(fn) || !fn->getIdentifier()) {
+    I.diags.error(where, "a gradient can be requested for free functions only; request one that calls the member function");
+    return out;
+  }
+  if (is_value_class(fn->getReturnType())) {
+    I.diags.error(where, "a gradient can be requested for functions returning a floating value or void only "
+                         "(a value-class result has no seed); request a loss that calls it");
+    return out;
+  }
   FunctionIR* ir = I.ir_of(fn);
   if (!ir || I.diags.failed()) return out;
   Mask mask(selected.begin(), selected.end());
@@ -1159,7 +1233,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string params = e.params(), call_args, adjoint_params, pass;
   for (const ParmVarDecl* p : fn->parameters()) call_args += (call_args.empty() ? "" : ", ") + ir->var_of.at(p)->name;
   pass = call_args;
-  if (ir->returns_floating) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
+  if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
   std::string param_types;
   for (const ParmVarDecl* p : fn->parameters()) param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
   for (const ParmVarDecl* p : fn->parameters()) {

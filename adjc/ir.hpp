@@ -29,11 +29,13 @@ struct Var {
   const clang::VarDecl* decl = nullptr;
   VarKind kind = VarKind::Local;
   bool floating = false;  // a floating scalar (has a scalar adjoint)
+  bool value = false;     // a value-class handle (its adjoint is another handle, starting empty)
   bool pointer = false;   // a pointer variable (its adjoint is derived from its root's)
   bool memory = false;    // the variable is memory: array, struct, or reference
   bool reference = false;
   bool differentiable = false;  // parameters: can have an adjoint
-  int param_index = -1;
+  int param_index = -1;          // position in FunctionIR::params
+  clang::QualType param_type;    // parameters: the declared type (the object: `const C*`)
   Var* root = nullptr;            // pointers: the memory they point into (pointer params: self)
   const clang::Expr* base = nullptr;  // local pointers: the root pointer expression they offset
   Node* parallel = nullptr;       // the parallel loop whose threads own it (nullptr: function)
@@ -113,13 +115,15 @@ struct FunctionIR {
   std::map<const clang::CallExpr*, Var*> call_result;     // hoisted call -> its result temp
   std::set<const clang::CallExpr*> hoisted;
   Node* body = nullptr;
-  Var* ret = nullptr;        // floating return value
+  std::vector<Var*> params;  // the object of a member function (`self`) first, then the parameters
+  Var* self = nullptr;       // member functions: `this`
+  Var* ret = nullptr;        // return value
   std::vector<Node*> returns;
   std::vector<Node*> parallel_loops;
-  bool returns_floating = false;
+  bool returns_value = false;  // returns a floating value or a value class (has a d_result)
   bool valid = true;
 
-  Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function
+  Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function, or `this`
 };
 
 }  // namespace adjc
