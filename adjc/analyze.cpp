@@ -563,6 +563,7 @@ class Lowering {
       return check_expr(cast->getSubExpr());
     }
     if (isa<CXXThisExpr>(e)) return;
+    if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
     if (auto* call = dyn_cast<CallExpr>(e)) {
       const FunctionDecl* callee = call->getDirectCallee();
       if (!callee) return fail(at, "calls through function pointers are not supported");
@@ -578,7 +579,6 @@ class Lowering {
       if (callee_kind(callee, custom_) != CalleeKind::Plain && base_name(callee).empty())
         return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
       for (AdArg a : ad_args(call)) {
-        if (isa<CXXDefaultArgExpr>(a.expr)) return fail(a.expr->getBeginLoc(), "default arguments are not supported; pass every argument");
         if (a.address && !isa<CXXThisExpr>(strip(a.expr)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
             !isa<CallExpr>(strip(a.expr)))
           return fail(a.expr->getBeginLoc(), "member call on an unsupported object");

@@ -116,6 +116,7 @@ class Printer {
     if (auto* ice = dyn_cast<ImplicitCastExpr>(e)) return primal(ice->getSubExpr());
     if (auto* c = dyn_cast<ExprWithCleanups>(e)) return primal(c->getSubExpr());
     if (auto* c = dyn_cast<ConstantExpr>(e)) return primal(c->getSubExpr());
+    if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return primal(d->getExpr());
     if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
     if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
     if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c) != c) return primal(c->getArg(0));
@@ -193,7 +194,7 @@ class Printer {
   }
 
   // An argument as passed to a derivative function: the object of a member call by address.
-  std::string argument(const AdArg& a) const { return a.address ? "&(" + primal(a.expr) + ")" : primal(a.expr); }
+  std::string argument(const AdArg& a) const { return a.address ? "&" + primal(a.expr) : primal(a.expr); }
 
   // The adjoint of a scalar variable.
   std::string scalar_adjoint(const Var* v) const {
@@ -1020,7 +1021,7 @@ class Emitter {
           if (!varied) {
             adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code)) : "::adjoint::inactive{}");
           } else if (value || (indirect && (call_args[i].address || !pt->isPointerType()))) {
-            adjoints.push_back("&(" + print_.adjoint(arg) + ")");
+            adjoints.push_back("&" + print_.adjoint(arg));
           } else if (indirect) {
             adjoints.push_back(print_.adjoint(arg));
           } else {

@@ -19,7 +19,7 @@ struct Vec {
   double* data = nullptr;
   int n = 0;
   bool empty() const { return data == nullptr; }
-  Vec shifted(int k) const;               // rotation by k: custom pullback (class_functions)
+  Vec shifted(int k = 1) const;           // rotation by k: custom pullback (class_functions)
   double dot(const Vec& other) const;     // custom pullback (class_functions)
   double operator[](int i) const { return data[i]; }  // custom pullback (class_functions)
 };
@@ -212,7 +212,7 @@ Vec residual(const Vec& x, const Vec& y) {
 }
 double elementwise(const Vec& x, Vec y) {
   Vec z = residual(x * y, -x) - tanh_v(y);
-  return sum(tanh_v(z)) + x[1] * y[0] + z.shifted(1).dot(y);
+  return sum(tanh_v(z)) + x[1] * y[0] + z.shifted().dot(y);
 }
 // A loop re-assigning a handle: the tape holds the handles, never the elements.
 double iterate(const Vec& x, double a, int steps) {
