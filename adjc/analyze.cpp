@@ -69,6 +69,17 @@ bool is_value_class(QualType t) {
 
 bool is_adjoint_value(QualType t) { return is_floating(t) || is_value_class(t); }
 
+bool is_empty_value(const Expr* e) {
+  e = strip(e);
+  if (!is_value_class(e->getType())) return false;
+  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(e)) e = strip(cast->getSubExpr());
+  if (auto* c = dyn_cast<CXXConstructExpr>(e)) return c->getNumArgs() == 0;
+  if (auto* list = dyn_cast<InitListExpr>(e))  // `V{}` of an aggregate: every member its default
+    return std::all_of(list->inits().begin(), list->inits().end(),
+                       [](const Expr* i) { return isa<ImplicitValueInitExpr>(i) || isa<CXXDefaultInitExpr>(i); });
+  return false;
+}
+
 static bool pointee_differentiable(QualType t) {
   t = t.getCanonicalType();
   return t->isRealFloatingType() || t->isRecordType();
@@ -514,8 +525,9 @@ class Lowering {
     SourceLocation at = e->getExprLoc();
     // Values of a value class change only through calls; anything else (`c ? a : b`, a
     // construction from raw data) would carry a derivative adjc cannot see.
+    if (is_empty_value(e)) return;
     if (is_value_class(e->getType()) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) && !isa<ArraySubscriptExpr>(e) &&
-        !isa<CallExpr>(e) && !(isa<CXXConstructExpr>(e) && cast<CXXConstructExpr>(e)->getNumArgs() == 0))
+        !isa<CallExpr>(e) && !is_empty_value(e))
       return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
                           e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) ||
@@ -703,9 +715,7 @@ class Lowering {
     if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
     const Expr* init = vd->getInit();
-    if (auto* c = dyn_cast_or_null<CXXConstructExpr>(init ? strip(init) : nullptr);
-        c && c->getNumArgs() == 0 && is_value_class(vd->getType()))
-      init = nullptr;  // `V x;`: an empty handle, as every local starts
+    if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
     if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);

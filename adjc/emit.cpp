@@ -136,7 +136,7 @@ class Printer {
     if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
     if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
     if (isa<CXXThisExpr>(e)) return ir_.self->name;
-    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 0) return types_.str(c->getType()) + "{}";
+    if (is_empty_value(e)) return types_.str(strip(e)->getType().getUnqualifiedType()) + "{}";
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       if (Var* v = ir_.var(ref)) return v->name;
       const ValueDecl* d = ref->getDecl();
@@ -452,9 +452,9 @@ class Emitter {
     for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
   }
 
-  // The original function (with its template arguments), or a generated derivative (an overload).
+  // A generated derivative of `f` (for a template specialization or a member, an overload).
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const {
-    return qualifier(f) + base_name(f) + (suffix.empty() ? print_.template_arguments(f) : suffix);
+    return qualifier(f) + base_name(f) + suffix;
   }
 
   // `target += value` for a floating adjoint; for a value class its accumulate_adjoint (found by

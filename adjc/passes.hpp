@@ -30,6 +30,8 @@ void find_value_classes(clang::ASTContext& context);
 bool is_value_class(clang::QualType t);  // references and cv-qualifiers ignored
 // Floating scalars and value classes: values whose adjoint is a value of the same type.
 bool is_adjoint_value(clang::QualType t);
+// `V{}`, `V()`: an empty value-class handle.
+bool is_empty_value(const clang::Expr* e);
 
 // A parameter as adjc differentiates it: a member function's object comes first, as a pointer
 // (`const C*`), then the declared parameters.

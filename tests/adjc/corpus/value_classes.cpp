@@ -68,6 +68,12 @@ inline Vec scale(const Vec& a, double s) {
   for (int i = 0; i < a.n; i++) r.data[i] = a.data[i] * s;
   return r;
 }
+// An empty bias (Vec{}) adds nothing, as a Tensor op would treat it.
+inline Vec add_bias(const Vec& x, const Vec& b) {
+  Vec r = make(x.n);
+  for (int i = 0; i < x.n; i++) r.data[i] = x.data[i] + (b.empty() ? 0.0 : b.data[i]);
+  return r;
+}
 inline double sum(const Vec& a) {
   double s = 0;
   for (int i = 0; i < a.n; i++) s += a.data[i];
@@ -159,6 +165,11 @@ inline void scale_pullback(const Vec& a, double s, Vec d_result, Vec* d_a, doubl
   if (d_a) accumulate_adjoint(*d_a, vt::scale(d_result, s));
   for (int i = 0; i < a.n; i++) *d_s += d_result.data[i] * a.data[i];
 }
+inline void add_bias_pullback(const Vec&, const Vec& b, Vec d_result, Vec* d_x, Vec* d_b) {
+  if (d_result.empty()) return;
+  if (d_x) accumulate_adjoint(*d_x, d_result);
+  if (d_b && !b.empty()) accumulate_adjoint(*d_b, d_result);
+}
 inline void sum_pullback(const Vec& a, double d_result, Vec* d_a) {
   if (!d_a) return;
   Vec g = vt::make(a.n);
@@ -222,8 +233,9 @@ double iterate(const Vec& x, double a, int steps) {
 }
 // Parameters by value re-assigned.
 double reassigned_param(Vec x) {
-  x = x * x;
-  return sum(x);
+  Vec empty{};
+  x = add_bias(x * x, empty);
+  return sum(add_bias(x, Vec{}));
 }
 // GPT-2-shaped: the model by const reference, int inputs, blocks in a pointer array.
 double model_loss(const Model& model, const int* idx, int n_idx) {
