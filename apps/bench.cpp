@@ -163,7 +163,9 @@ void run_bench(const BenchOptions& o) {
           : double(model->activation_floats()) +
                 (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
       const double arena_mb = (4.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0;
-      const std::size_t tape = v.engine == Engine::arrays && v.backward == Backward::generated ? model->tape_bytes() : 0;
+      const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
+                               : v.backward == Backward::generated ? model->tape_bytes()
+                                                                   : 0;
       const double rss = peak_rss_mb();
       fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11.1f} {:>11.1f} {:>9.0f} {:>9.1f} {:>10.1f} {:>10.0f} {:>9} {:>8.0f}\n",
                  B, T, v.engine_name, v.backward_name, fwdbwd, step_ms, tok_per_s, gflops, flops / (peak * 1e6), arena_mb, tape, rss);

@@ -66,8 +66,7 @@ struct GPT2 {
 inline Tensor gpt2_logits(const GPT2& model, const int* idx, int B, int T) {
   Tensor x = model.wte.forward(idx, B, T) + model.wpe.weight.slice(0, 0, T);
   for (int l = 0; l < model.n_layer; l++) x = model.h[l].forward(x);
-  const Tensor no_bias;  // the tied LM head has none
-  return linear(model.ln_f.forward(x), model.wte.weight, no_bias);
+  return linear(model.ln_f.forward(x), model.wte.weight, Tensor{});
 }
 
 // The mean cross-entropy of the next tokens targets (B, T).
@@ -115,10 +114,13 @@ class TensorGPT2 {
   float forward_backward(const int* inputs, const int* targets, int B, int T);
   // Holds the last step's activations and adjoints (its capacity is the step's peak).
   const Arena& arena() const { return arena_; }
+  // Bytes the last step's forward sweep left on the tape for the reverse sweep.
+  std::size_t tape_bytes() const { return tape_bytes_; }
 
  private:
   GPT2Views model_, grads_;
   Arena arena_;
+  std::size_t tape_bytes_ = 0;
 };
 
 }  // namespace adjoint::nn

@@ -6,10 +6,16 @@
 #include <adjoint/ad.hpp>
 
 #include <stdexcept>
+#include <string>
 
 #include "adjoint/nn.hpp"
 
 namespace adjoint::nn {
+
+// The forward sweep, then the reverse sweep; *tape_bytes gets what the forward sweep left on the
+// tape (Tensor handles and loop counts), the most it holds.
+static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B,
+                                        int T, std::size_t* tape_bytes);
 
 bool have_tensor_gradient() {
 #ifdef ADJOINT_HAVE_TENSOR_GRADIENT
@@ -19,15 +25,25 @@ bool have_tensor_gradient() {
 #endif
 }
 
+float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T) {
+  std::size_t tape_bytes = 0;
+  return forward_and_reverse_sweeps(model, grads, idx, targets, B, T, &tape_bytes);
+}
+
 TensorGPT2::TensorGPT2(adjoint::GPT2& engine)
     : model_(engine.config(), engine.params()), grads_(engine.config(), engine.grads()) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 
 float TensorGPT2::forward_backward(const int* inputs, const int* targets, int B, int T) {
+  const int max_T = model_.model().wpe.weight.size(0);
+  if (B <= 0 || T <= 0 || T > max_T) {
+    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
+                                " is out of range (1 <= T <= " + std::to_string(max_T) + ")");
+  }
   arena_.reset();  // the previous step's activations and adjoints
   ArenaScope scope(arena_);
-  return gpt2_loss_gradient(model_.model(), grads_.model(), inputs, targets, B, T);
+  return forward_and_reverse_sweeps(model_.model(), grads_.model(), inputs, targets, B, T, &tape_bytes_);
 }
 
 }  // namespace adjoint::nn
@@ -42,8 +58,10 @@ inline float gpt2_loss_forward(const GPT2& model, const int* idx, const int* tar
 inline void gpt2_loss_reverse(const GPT2& model, const int* idx, const int* targets, int B, int T, float d_loss,
                               GPT2* d_model);
 
-float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T) {
+static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B,
+                                        int T, std::size_t* tape_bytes) {
   const float loss = gpt2_loss_forward(model, idx, targets, B, T);
+  *tape_bytes = thread_tape_bytes();
   gpt2_loss_reverse(model, idx, targets, B, T, 1.0f, &grads);
   return loss;
 }
@@ -56,9 +74,13 @@ static const char* gpt2_loss_gradient_source() { return adjoint::gradient(adjoin
 
 const char* adjoint::nn::tensor_gradient_source() { return gpt2_loss_gradient_source(); }
 #else
-float adjoint::nn::gpt2_loss_gradient(const GPT2&, GPT2&, const int*, const int*, int, int) {
+namespace adjoint::nn {
+
+static float forward_and_reverse_sweeps(const GPT2&, GPT2&, const int*, const int*, int, int, std::size_t*) {
   throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 
-const char* adjoint::nn::tensor_gradient_source() { return ""; }
+const char* tensor_gradient_source() { return ""; }
+
+}  // namespace adjoint::nn
 #endif

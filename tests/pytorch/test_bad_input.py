@@ -1,6 +1,7 @@
-"""`adjoint grad` on bad input: each must exit non-zero (not by a signal), print exactly one line
-`adjoint: error: ...` on stderr and leave no output file (nor a temporary beside it). The same
-run on good input must succeed, so the test cannot pass just because grad always fails."""
+"""`adjoint grad` on bad input, with each engine (--engine arrays, tensor), and bad flags: each
+must exit non-zero (not by a signal), print exactly one line `adjoint: error: ...` on stderr and
+leave no output file (nor a temporary beside it). The same run on good input must succeed with
+each engine, so the test cannot pass just because grad always fails."""
 import sys
 import tempfile
 from pathlib import Path
@@ -13,6 +14,7 @@ import numpy as np
 
 
 B, T = 2, 4
+ENGINES = ["arrays", "tensor"]
 
 
 def bad_inputs(workdir, model, tokens):
@@ -42,9 +44,16 @@ def bad_inputs(workdir, model, tokens):
     }
 
 
-def run_grad(adjoint, model, tokens, out, seq_len):
+def run_grad(adjoint, model, tokens, out, seq_len, *flags):
     return harness.run(adjoint, "grad", "--model", model, "--tokens", tokens, "-B", B,
-                       "-T", seq_len, "--out", out)
+                       "-T", seq_len, "--out", out, *flags)
+
+
+# Flags that do not go together or do not exist: name -> extra flags of a good run.
+BAD_FLAGS = {
+    "unknown engine": ["--engine", "torch"],
+    "--backward with the tensor engine": ["--engine", "tensor", "--backward", "manual"],
+}
 
 
 def main():
@@ -54,12 +63,17 @@ def main():
         workdir = Path(tmp)
         _, _, model, tokens = harness.write_case_files(
             workdir, cases.ODD, 1, 2 * B * (cases.ODD.max_seq_len + 1))
-        good = run_grad(adjoint, model, tokens, workdir / "good.bin", T)
-        if good.returncode != 0 or not (workdir / "good.bin").is_file():
-            failures.append(f"good input: exit {good.returncode}, stderr {good.stderr!r}")
-        for name, (bad_model, bad_tokens, seq_len) in bad_inputs(workdir, model, tokens).items():
+        for engine in ENGINES:
+            good = run_grad(adjoint, model, tokens, workdir / "good.bin", T, "--engine", engine)
+            if good.returncode != 0 or not (workdir / "good.bin").is_file():
+                failures.append(f"good input, {engine}: exit {good.returncode}, stderr {good.stderr!r}")
+        runs = {f"{name} ({engine})": (bad_model, bad_tokens, seq_len, ["--engine", engine])
+                for name, (bad_model, bad_tokens, seq_len) in bad_inputs(workdir, model, tokens).items()
+                for engine in ENGINES}
+        runs.update({name: (model, tokens, T, flags) for name, flags in BAD_FLAGS.items()})
+        for name, (bad_model, bad_tokens, seq_len, flags) in runs.items():
             out = workdir / "out.bin"
-            result = run_grad(adjoint, bad_model, bad_tokens, out, seq_len)
+            result = run_grad(adjoint, bad_model, bad_tokens, out, seq_len, *flags)
             lines = result.stderr.splitlines()
             problems = []
             if result.returncode <= 0:

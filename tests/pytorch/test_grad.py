@@ -1,5 +1,6 @@
-"""`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with every backward
-pass `adjoint grad --help` lists (--backward {manual,...}).
+"""`adjoint grad` against PyTorch autograd in float64 on tiny random GPT-2s, with every engine
+and backward pass `adjoint grad --help` lists (--engine {arrays,tensor}; the arrays engine with
+each --backward {manual,...}).
 
 Pass: for the loss |a-b|/|b| < LOSS_TOL, and for every parameter tensor
 max|a-b| / max(max|b|, 1e-12) < GRAD_TOL (see cases.py), where a is adjoint's fp32 result and
@@ -23,13 +24,25 @@ def parse_loss(stdout):
     return float(values[0])
 
 
+def choices(usage, flag):
+    """The choices of `adjoint grad FLAG`, read from its help."""
+    found = re.search(flag + r"\s+TEXT:\{([^}]*)\}", usage)
+    if not found:
+        sys.exit(f"error: no '{flag} TEXT:{{...}}' choices in `adjoint grad --help`:\n{usage}")
+    return [name.strip() for name in found.group(1).split(",")]
+
+
 def backward_passes(adjoint):
-    """The choices of `adjoint grad --backward`, read from its help."""
+    """{label: flags} for every engine and, for the arrays engine, every backward pass."""
     usage = harness.run_ok(adjoint, "grad", "--help").stdout
-    choices = re.search(r"--backward\s+TEXT:\{([^}]*)\}", usage)
-    if not choices:
-        sys.exit(f"error: no '--backward TEXT:{{...}}' choices in `adjoint grad --help`:\n{usage}")
-    return [name.strip() for name in choices.group(1).split(",")]
+    passes = {}
+    for engine in choices(usage, "--engine"):
+        if engine == "arrays":
+            for backward in choices(usage, "--backward"):
+                passes[f"{engine}/{backward}"] = ["--engine", engine, "--backward", backward]
+        else:
+            passes[engine] = ["--engine", engine]
+    return passes
 
 
 def compare_case(adjoint, case, backwards, workdir):
@@ -40,11 +53,10 @@ def compare_case(adjoint, case, backwards, workdir):
         workdir, case.cfg, case.seed, num_tokens)
     loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T)
     results = {}
-    for backward in backwards:
-        out = workdir / f"grad_{backward}.bin"
+    for backward, flags in backwards.items():
+        out = workdir / f"grad_{backward.replace('/', '_')}.bin"
         result = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file,
-                                "-B", case.B, "-T", case.T, "--out", out,
-                                "--backward", backward)
+                                "-B", case.B, "-T", case.T, "--out", out, *flags)
         grad_cfg, adjoint_grads = ref.read_model(out)
         if grad_cfg != case.cfg:
             sys.exit(f"error: {case.name}: gradient file header {grad_cfg} != {case.cfg}")
@@ -67,7 +79,7 @@ def main():
                 errors[backward][case.name] = {"loss": loss_error, **tensors}
     failures = []
     for backward, by_case in errors.items():
-        print(f"\nrelative error of `adjoint grad` ({backward} backward) vs PyTorch fp64; "
+        print(f"\nrelative error of `adjoint grad` ({backward}) vs PyTorch fp64; "
               f"tolerance: loss {cases.LOSS_TOL}, tensors {cases.GRAD_TOL}")
         rows = [[name] + [f"{by_case[case][name]:.1e}" for case in by_case]
                 for name in ["loss", *ref.PARAM_NAMES]]
