@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One GPT-2 124M training step, adjoint vs PyTorch, in one run: for each (B,T) it runs
-# `adjoint bench` and then bench/pytorch_step.py (alternating, so a change in machine load hits
-# both), then prints one markdown table of medians and ratios.
+# One GPT-2 124M training step, adjoint's engines (arrays, tensor) vs PyTorch, in one run: for
+# each (B,T) it runs `adjoint bench --engine arrays`, `adjoint bench --engine tensor` and then
+# bench/pytorch_step.py (alternating, so a change in machine load hits all three; one process
+# each, so each peak RSS is its own), then prints one markdown table of medians and ratios.
 # Both get the same threads (2); PyTorch runs its fast way: OpenMP OpenBLAS and jemalloc.
 # Usage: bench/compare.sh [-B b -T t]   (default: adjoint bench's five configs)
 # Env: ADJOINT_BIN (default build/bin/adjoint), ADJOINT_TORCH_PYTHON (default /usr/bin/python3),
@@ -32,7 +33,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for config in "${configs[@]}"; do
   read -r B T <<<"$config"
-  OMP_NUM_THREADS=$threads "$adjoint" bench --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" | tee -a "$out/adjoint.txt"
+  for engine in arrays tensor; do
+    OMP_NUM_THREADS=$threads "$adjoint" bench --engine $engine --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" \
+        | tee -a "$out/adjoint.txt"
+  done
   env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       LD_PRELOAD="$jemalloc" OMP_NUM_THREADS="$threads" \
       "$python" "$root/bench/pytorch_step.py" -B "$B" -T "$T" --threads "$threads" "${extra[@]}" \
@@ -44,28 +48,31 @@ import json, sys
 
 def records(path):
     lines = [line for line in open(path) if line.startswith("{")]
-    return {(r["B"], r["T"]): r for r in map(json.loads, lines)}
+    return {(r["B"], r["T"], r.get("engine", "pytorch")): r for r in map(json.loads, lines)}
 
 adjoint, pytorch = records(sys.argv[1]), records(sys.argv[2])
-if not adjoint or adjoint.keys() != pytorch.keys():
+configs = sorted({key[:2] for key in pytorch}, key=lambda c: (c[0] * c[1], c))
+engines = ["arrays", "tensor"]
+if not pytorch or set(adjoint) != {(*c, e) for c in configs for e in engines}:
     sys.exit(f"compare: error: configs differ: adjoint {sorted(adjoint)} pytorch {sorted(pytorch)}")
 blas = {r["blas"] for r in pytorch.values()}
 if not all("openblas-openmp" in b for b in blas) or any("jemalloc" not in r["malloc"]
                                                        for r in pytorch.values()):
     sys.exit(f"compare: error: PyTorch did not load the OpenMP OpenBLAS and jemalloc: {blas}")
-print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; speedup = PyTorch ms / "
-      "adjoint ms (>1: adjoint is faster); sgemm = the 2048^3 sgemm GFLOP/s each run measured "
-      "first (low = busy machine)\n")
-print("| B | T | fwd+bwd adjoint ms | fwd+bwd PyTorch ms | speedup | step adjoint ms "
-      "| step PyTorch ms | speedup | tok/s adjoint | tok/s PyTorch | RSS MB adjoint "
-      "| RSS MB PyTorch | sgemm adjoint | sgemm PyTorch |")
-print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-for key in adjoint:
-    a, p = adjoint[key], pytorch[key]
-    print(f"| {key[0]} | {key[1]} | {a['fwdbwd_ms']:.1f} | {p['fwdbwd_ms']:.1f} "
-          f"| {p['fwdbwd_ms'] / a['fwdbwd_ms']:.2f} | {a['step_ms']:.1f} | {p['step_ms']:.1f} "
-          f"| {p['step_ms'] / a['step_ms']:.2f} | {a['tok_per_s']:.0f} | {p['tok_per_s']:.0f} "
-          f"| {a['peak_rss_mb']:.0f} | {p['peak_rss_mb']:.0f} "
-          f"| {a['sgemm_peak_gflops']:.0f} | {p['sgemm_peak_gflops']:.0f} |")
+print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; / arrays = this step's ms / "
+      "the arrays engine's (<= 1.25 is the tensor engine's target); PyTorch / this = PyTorch's step ms "
+      "/ this step's (>1: faster than PyTorch); arena MB = parameters, gradients, AdamW moments and "
+      "activations (+ adjoints) as the engine sized them; sgemm = the 2048^3 sgemm GFLOP/s each "
+      "process measured first (low = busy machine)\n")
+print("| B | T | engine | fwd+bwd ms | step ms | / arrays | PyTorch / this | tok/s | arena MB "
+      "| peak RSS MB | sgemm |")
+print("|--:|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|")
+for B, T in configs:
+    arrays, torch_run = adjoint[(B, T, "arrays")], pytorch[(B, T, "pytorch")]
+    for name, r in [("arrays", arrays), ("tensor", adjoint[(B, T, "tensor")]), ("PyTorch", torch_run)]:
+        arena = f"{r['arena_mb']:.0f}" if "arena_mb" in r else "-"
+        print(f"| {B} | {T} | {name} | {r['fwdbwd_ms']:.1f} | {r['step_ms']:.1f} "
+              f"| {r['step_ms'] / arrays['step_ms']:.2f} | {torch_run['step_ms'] / r['step_ms']:.2f} "
+              f"| {r['tok_per_s']:.0f} | {arena} | {r['peak_rss_mb']:.0f} | {r['sgemm_peak_gflops']:.0f} |")
 print(f"\nPyTorch BLAS: {blas.pop()}")
 EOF
