@@ -969,10 +969,18 @@ class Emitter {
         code.line(adj + " = " + value + ";");
       };
       switch (n->op) {
-        case BO_Assign:
+        case BO_Assign: {
           set(zero(t, types_));
-          propagate(n->rhs, r, code);
+          // `y = f(...)` of a value class: the result's adjoint is still empty (the call appears
+          // once, here) and `d_y` was just reset, so its storage is handed over rather than
+          // copied by accumulate_adjoint.
+          auto* call = dyn_cast<CallExpr>(strip(n->rhs));
+          if (is_value_class(t) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
+            code.line("_d_" + ir_.call_result.at(call)->name + " = " + r + ";");
+          else
+            propagate(n->rhs, r, code);
           break;
+        }
         case BO_AddAssign: propagate(n->rhs, r, code); break;
         case BO_SubAssign: propagate(n->rhs, "-" + r, code); break;
         case BO_MulAssign:
