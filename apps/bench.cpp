@@ -23,17 +23,31 @@
 namespace adjoint::cli {
 namespace {
 
+// Median milliseconds of fn(k) for each k < count, the k interleaved iteration by iteration
+// (k = 0, 1, ..., 0, 1, ...) so that changes in the machine's load hit all of them alike.
+template <typename Fn>
+std::vector<double> interleaved_median_ms(std::size_t count, int warmup, int iters, Fn&& fn) {
+  for (int i = 0; i < warmup; i++)
+    for (std::size_t k = 0; k < count; k++) fn(k);
+  std::vector<std::vector<double>> times(count);
+  for (int i = 0; i < iters; i++) {
+    for (std::size_t k = 0; k < count; k++) {
+      const auto start = std::chrono::steady_clock::now();
+      fn(k);
+      times[k].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  std::vector<double> medians;
+  for (std::vector<double>& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
+}
+
 template <typename Fn>
 double median_ms(int warmup, int iters, Fn&& fn) {
-  for (int i = 0; i < warmup; i++) fn();
-  std::vector<double> times;
-  for (int i = 0; i < iters; i++) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return interleaved_median_ms(1, warmup, iters, [&](std::size_t) { fn(); })[0];
 }
 
 // GFLOP/s of a large square sgemm on all threads: the ceiling for the matmul-bound step.
@@ -132,7 +146,7 @@ void run_bench(const BenchOptions& o) {
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
   for (int& t : tokens) t = int(rng.next_u64() % c.vocab_size);
 
-  fmt::print("adjoint bench: {} ({:.1f}M parameters), sgemm peak {:.0f} GFLOP/s, medians of {}\n", o.model,
+  fmt::print("adjoint bench: {} ({:.1f}M parameters), sgemm peak {:.0f} GFLOP/s, medians of {}, the rows of a shape timed in turn\n", o.model,
              model->num_parameters() / 1e6, peak, o.iters);
   fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
              "backward", "fwdbwd ms", "step ms", "tok/s", "GFLOP/s", "floor ms", "arena MB", "tape B", "RSS MB");
@@ -140,17 +154,20 @@ void run_bench(const BenchOptions& o) {
   for (auto [B, T] : shapes) {
     const int* inputs = tokens.data();
     const int* targets = tokens.data() + 1;
+    const std::vector<double> fwdbwd_ms = interleaved_median_ms(
+        variants.size(), o.warmup, o.iters, [&](std::size_t k) { (*steps[k])(inputs, targets, B, T); });
+    model->zero_grad();
+    int step = 0;
+    const std::vector<double> step_medians =
+        interleaved_median_ms(variants.size(), o.warmup, o.iters, [&](std::size_t k) {
+          (*steps[k])(inputs, targets, B, T);
+          const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
+          optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
+        });
     for (std::size_t i = 0; i < variants.size(); i++) {
       const Variant& v = variants[i];
       ForwardBackward& forward_backward = *steps[i];
-      int step = 0;
-      const double fwdbwd = median_ms(o.warmup, o.iters, [&] { forward_backward(inputs, targets, B, T); });
-      model->zero_grad();
-      const double step_ms = median_ms(o.warmup, o.iters, [&] {
-        forward_backward(inputs, targets, B, T);
-        const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
-        optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
-      });
+      const double fwdbwd = fwdbwd_ms[i], step_ms = step_medians[i];
       const double flops = step_flops(c, B, T);
       const double gflops = flops / (fwdbwd * 1e6);
       const double tok_per_s = B * T / (step_ms / 1e3);
