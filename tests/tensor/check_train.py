@@ -56,8 +56,11 @@ def compare_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
     outs = {}
     for engine in ["arrays", "tensor"]:
         outs[engine] = workdir / f"{name}_{engine}"
-        harness.run_ok(adjoint, "train", "--engine", engine, "--model", model, "--train-tokens", token_file,
-                       *flags, "--sample-tokens", "0", "--seed", "1", "--out", outs[engine])
+        result = harness.run_ok(adjoint, "train", "--engine", engine, "--model", model, "--train-tokens",
+                                token_file, *flags, "--sample-tokens", "0", "--seed", "1", "--out", outs[engine])
+        # The losses may be bit-identical (same kernels): make sure each engine really ran.
+        if f"{engine} engine" not in result.stdout:
+            return [f"{name}: `adjoint train --engine {engine}` does not say it ran the {engine} engine"]
     failures = []
     arrays, tensor = (train_steps(outs[e] / "log.jsonl") for e in ["arrays", "tensor"])
     if len(arrays) != len(tensor) or not arrays:
