@@ -1122,6 +1122,50 @@ bool shares_loop(const Node* a, const Node* b, const Node* within = nullptr) {
   return a->loops.size() > depth && b->loops.size() > depth && a->loops[depth] == b->loops[depth];
 }
 
+// Whether `n` (any node) passes memory of `region` to a call other than a math function, which
+// could write it where the tape plan cannot see.
+bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
+  std::function<bool(const Expr*)> visit = [&](const Expr* e) {
+    if (!e) return false;
+    if (auto* call = dyn_cast<CallExpr>(e); call && math_function(call) == MathFn::None)
+      for (const Expr* a : call->arguments())
+        if (memory_root(ir, a) == region) return true;
+    for (const Stmt* c : e->children())
+      if (visit(dyn_cast_or_null<Expr>(c))) return true;
+    return false;
+  };
+  return visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) || visit(n->start) || visit(n->end);
+}
+
+// Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
+// derivatives are functions of f's value), may read f(x) from m[...] instead of calling f again.
+// It may when m[...] is certain to hold exactly what `n` wrote once the reverse sweep reaches `n`:
+// the target has the call's type (no rounding between them); every write to the region that can
+// run after `n` (later in program order, or in a later iteration of a loop they share, `n`
+// itself included) is taped, so its reverse has restored the region before; no call receives the
+// region; and `n` is not in a parallel loop (the plan does not follow other threads' writes).
+// Distinct parameters are assumed not to alias, as everywhere in adjc.
+bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
+  if (n->kind != NodeKind::Assign || !n->active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
+    return false;
+  auto* call = dyn_cast<CallExpr>(strip(n->rhs));
+  if (!call) return false;
+  MathFn m = math_function(call);
+  if (m != MathFn::Exp && m != MathFn::Tanh && m != MathFn::Sqrt) return false;
+  if (call->getType().getCanonicalType().getUnqualifiedType() !=
+      n->lhs->getType().getCanonicalType().getUnqualifiedType())
+    return false;
+  for (const Node* loop : n->loops)
+    if (loop->parallel) return false;
+  for (const Node* w : all) {
+    if (passes_region_to_call(ir, w, n->memory_root)) return false;
+    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root &&
+        (w->order > n->order || shares_loop(w, n)) && !w->save)
+      return false;
+  }
+  return true;
+}
+
 struct ReadSite {
   const Node* node;
   Var* var;
@@ -1272,6 +1316,8 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
       }
     }
   }
+
+  for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
 
   for (auto& vp : ir.vars) {
     Var* v = vp.get();

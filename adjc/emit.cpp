@@ -951,6 +951,11 @@ class Emitter {
     line_directive(code, n->loc);
     code.open("{");
     std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+    if (n->result_in_target) {  // the call's value, read before the pop restores the old one
+      std::string value = temp();
+      code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + value + " = " + lhs + ";");
+      print_.temps[strip(n->rhs)] = value;
+    }
     if (n->save) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
     Var* written = n->target ? n->target : n->memory_root;
     bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());

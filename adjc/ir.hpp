@@ -104,6 +104,9 @@ struct Node {
   bool active = false;   // has adjoint work under full activity
   bool save = false;     // Assign: push the old value of the target before writing it
   bool reverse = false;  // the reverse sweep has code for it
+  // Assign `m[...] = exp/tanh/sqrt(x)`: when its reverse runs, m[...] still holds the call's value
+  // (every later write to the region is taped), so the reverse reads it instead of calling again.
+  bool result_in_target = false;
 };
 
 // A function lowered to the IR, with its analyses.

@@ -44,7 +44,7 @@ struct inactive {};
 // The tape of element type T of the calling thread. Generated code pushes the values its reverse
 // pass needs here; each OpenMP thread has its own, so parallel loops never share one.
 template <class T>
-tape<T>& thread_tape();
+inline tape<T>& thread_tape();
 
 // Bytes currently held by all of the calling thread's tapes (benchmarks report it after a
 // forward sweep, when the tape is fullest).
@@ -136,16 +136,32 @@ inline constexpr bool requires_adjc = false;
 
 }  // namespace detail
 
+namespace detail {
+
+// The calling thread's tape of T once it exists. A constant-initialised thread_local pointer has
+// no guard or TLS wrapper call, so every generated push and pop finds its tape with one load and
+// one test (the tape object itself needs a dynamic initialiser and its guard on each access
+// cost more than the push: docs/performance.md, "adjc kernels").
 template <class T>
-tape<T>& thread_tape() {
+constinit thread_local tape<T>* current_tape = nullptr;
+
+template <class T>
+[[gnu::noinline]] tape<T>& create_thread_tape() {
   thread_local tape<T> tape_of_thread;
-  thread_local bool registered = false;
-  if (!registered) [[unlikely]] {
-    registered = true;
-    detail::thread_tapes().push_back(
-        {&tape_of_thread, [](const void* t) { return static_cast<const tape<T>*>(t)->size() * sizeof(T); }});
-  }
+  detail::thread_tapes().push_back(
+      {&tape_of_thread, [](const void* t) { return static_cast<const tape<T>*>(t)->size() * sizeof(T); }});
+  current_tape<T> = &tape_of_thread;
   return tape_of_thread;
+}
+
+}  // namespace detail
+
+template <class T>
+inline tape<T>& thread_tape() {
+  tape<T>* t = detail::current_tape<T>;
+  if (t == nullptr) [[unlikely]]
+    return detail::create_thread_tape<T>();
+  return *t;
 }
 
 inline std::size_t thread_tape_bytes() {

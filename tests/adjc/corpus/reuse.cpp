@@ -1,0 +1,104 @@
+// Corpus: the reverse of `m[k] = exp/tanh/sqrt(x)` reads the call's value back from m[k] when
+// every later write to m is taped (so m[k] holds it again by then), and calls the function again
+// when something untaped overwrote m[k] since. Each case is checked against finite differences;
+// the generated source shows which of the two adjc chose (counted math calls).
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+// llm.c's softmax: exponentials into probs, normalised in place (which tapes them).
+void softmax_in_place(double* probs, const double* logits, int rows, int V) {
+  for (int r = 0; r < rows; r++) {
+    const double* x = logits + r * V;
+    double* p = probs + r * V;
+    double maxv = x[0];
+    for (int i = 1; i < V; i++)
+      if (x[i] > maxv) maxv = x[i];
+    double sum = 0;
+    for (int i = 0; i < V; i++) {
+      p[i] = std::exp(x[i] - maxv);
+      sum += p[i];
+    }
+    for (int i = 0; i < V; i++) p[i] = p[i] / sum;
+  }
+}
+// The target is read by the call and overwritten again by taped updates.
+void in_place_chain(double* y, int n) {
+  for (int i = 0; i < n; i++) {
+    y[i] = std::tanh(y[i]);
+    y[i] = y[i] * y[i];
+    y[i] = std::sqrt(y[i] + 1);
+    y[i] = y[i] * y[i] * y[i];
+  }
+}
+// y[0] is overwritten later, untaped (the reverse never needs its old value).
+void exp_then_overwritten(double* y, const double* x) {
+  y[0] = std::exp(x[0]);
+  y[1] = 2 * y[0];
+  y[0] = 3 * x[1];
+}
+// The same statement overwrites y[0] in every later iteration, untaped.
+void exp_each_iteration(double* y, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    y[0] = std::exp(x[i]);
+    y[1 + i] = 2 * y[0];
+  }
+}
+// A call writes y[0] after the exponential.
+void set_first(double* y, double v) { y[0] = v; }
+void exp_then_call(double* y, const double* x) {
+  y[0] = std::exp(x[0]);
+  y[1] = 2 * y[0];
+  set_first(y, 3 * x[1]);
+}
+// The float target would round a double exponential: the value differs from the call's.
+void exp_rounded(float* y, const float* x, int n) {
+  for (int i = 0; i < n; i++) {
+    y[i] = std::exp(double(x[i]));
+    y[i] = y[i] * x[i];
+  }
+}
+
+// Occurrences of `call` in the generated source (forward and reverse sweeps).
+int count(const char* source, const std::string& call) {
+  int n = 0;
+  for (std::string s = source; s.find(call) != std::string::npos; s = s.substr(s.find(call) + call.size())) n++;
+  return n;
+}
+
+TEST(Reuse, softmax_in_place) {
+  auto g = adjoint::gradient(softmax_in_place);
+  check("softmax_in_place", g, softmax_in_place, Out<double>{12}, In<double>{12, -3, 3}, 3, 4);
+  EXPECT_EQ(count(g.source(), "exp("), 1) << g.source();  // the forward's only
+}
+TEST(Reuse, in_place_chain) {
+  auto g = adjoint::gradient(in_place_chain);
+  check("in_place_chain", g, in_place_chain, InOut<double>{5, -2, 2}, 5);
+  EXPECT_EQ(count(g.source(), "tanh("), 1) << g.source();
+  EXPECT_EQ(count(g.source(), "sqrt("), 1) << g.source();
+}
+TEST(Reuse, exp_then_overwritten) {
+  auto g = adjoint::gradient(exp_then_overwritten);
+  check("exp_then_overwritten", g, exp_then_overwritten, Out<double>{2}, In<double>{2});
+  EXPECT_EQ(count(g.source(), "exp("), 2) << g.source();
+}
+TEST(Reuse, exp_each_iteration) {
+  auto g = adjoint::gradient(exp_each_iteration);
+  check("exp_each_iteration", g, exp_each_iteration, Out<double>{5}, In<double>{4}, 4);
+  EXPECT_EQ(count(g.source(), "exp("), 2) << g.source();
+}
+TEST(Reuse, exp_then_call) {
+  auto g = adjoint::gradient(exp_then_call);
+  check("exp_then_call", g, exp_then_call, Out<double>{2}, In<double>{2});
+  EXPECT_EQ(count(g.source(), "exp("), 2) << g.source();
+}
+TEST(Reuse, exp_rounded) {
+  auto g = adjoint::gradient(exp_rounded);
+  check("exp_rounded", g, exp_rounded, Out<float>{4}, In<float>{4}, 4);
+  EXPECT_EQ(count(g.source(), "exp("), 2) << g.source();
+}
