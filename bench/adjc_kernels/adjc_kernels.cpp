@@ -5,10 +5,10 @@
 #include <adjoint/ad.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <random>
 #include <vector>
@@ -59,6 +59,23 @@ void softmax_forward(float* probs, const float* logits, int BT, int V) {
   }
 }
 
+// probs, logits: (BT,V); llm.c's form: the exponentials go into probs, normalised in place
+void softmax_inplace_forward(float* probs, const float* logits, int BT, int V) {
+  for (int bt = 0; bt < BT; bt++) {
+    const float* x = logits + bt * V;
+    float* p = probs + bt * V;
+    float maxv = -10000.0f;
+    for (int i = 0; i < V; i++)
+      if (x[i] > maxv) maxv = x[i];
+    float sum = 0.0f;
+    for (int i = 0; i < V; i++) {
+      p[i] = expf(x[i] - maxv);
+      sum += p[i];
+    }
+    for (int i = 0; i < V; i++) p[i] = p[i] / sum;
+  }
+}
+
 // probs: (BT,V), targets: (BT); the mean negative log-likelihood
 float crossentropy_forward(const float* probs, const int* targets, int BT, int V) {
   float loss = 0.0f;
@@ -70,11 +87,13 @@ inline void gelu_forward_forward(float* out, const float* inp, int N);
 inline void layernorm_forward_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                                       const float* bias, int B, int T, int C);
 inline void softmax_forward_forward(float* probs, const float* logits, int BT, int V);
+inline void softmax_inplace_forward_forward(float* probs, const float* logits, int BT, int V);
 inline float crossentropy_forward_forward(const float* probs, const int* targets, int BT, int V);
 inline void gelu_forward_reverse(float*, const float*, int, float*, float*);
 inline void layernorm_forward_reverse(float*, float*, float*, const float*, const float*, const float*, int, int, int,
                                       float*, float*, float*, float*, float*, float*);
 inline void softmax_forward_reverse(float*, const float*, int, int, float*, float*);
+inline void softmax_inplace_forward_reverse(float*, const float*, int, int, float*, float*);
 inline void crossentropy_forward_reverse(const float*, const int*, int, int, float, float*);
 
 // ---------------------------------------------------------------------------------------------
@@ -136,13 +155,20 @@ void crossentropy_backward(float* dprobs, const float* probs, const int* targets
 // ---------------------------------------------------------------------------------------------
 // Timing
 
+// This thread's CPU time: on the shared machine, time spent descheduled is not the kernels'.
+double cpu_ms() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 double median_ms(const std::function<void()>& prepare, const std::function<void()>& run, int reps) {
   std::vector<double> ms;
   for (int r = 0; r < reps; r++) {
     prepare();
-    auto t0 = std::chrono::steady_clock::now();
+    double t0 = cpu_ms();
     run();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(cpu_ms() - t0);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -176,7 +202,7 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(7);
   const int B = 8, T = 64, C = 768, V = 8192, BT = B * T;
-  std::printf("adjc_kernels: forward + backward, median of %d runs (ms); tape = bytes adjc's forward "
+  std::printf("adjc_kernels: forward + backward, median of %d runs (CPU ms of this thread); tape = bytes adjc's forward "
               "sweep stores; diff = max |adjc - hand-written| gradient\n\n",
               reps);
   std::printf("| %-12s | %-16s | %9s | %9s | %6s | %10s | %9s |\n", "kernel", "shape", "hand ms", "adjc ms", "ratio",
@@ -226,24 +252,31 @@ int main(int argc, char** argv) {
     double diff = std::max({max_abs_diff(dinp_h, dinp_a), max_abs_diff(dw_h, dw_a), max_abs_diff(db_h, db_a)});
     row("layernorm", "B=8 T=64 C=768", hand, adjc, tape, diff);
   }
-  {  // softmax
+  // softmax in both plain-loop forms: exponentials computed twice, or stored in probs (llm.c's)
+  auto softmax_row = [&](auto softmax, auto forward_sweep, auto reverse_sweep, auto g, const char* NAME) {
     auto logits = random_vector(BT * V, -4, 4, rng), seed = random_vector(BT * V, -1, 1, rng);
     std::vector<float> probs(BT * V), dprobs(BT * V), dl_h(BT * V), dl_a(BT * V);
-    auto g = adjoint::gradient(softmax_forward);
     double hand = median_ms([&] { zero(dl_h); }, [&] {
-      softmax_forward(probs.data(), logits.data(), BT, V);
+      softmax(probs.data(), logits.data(), BT, V);
       softmax_backward(dl_h.data(), seed.data(), probs.data(), BT, V);
     }, reps);
     double adjc = median_ms([&] { zero(dl_a); dprobs = seed; }, [&] {
       g.execute(probs.data(), logits.data(), BT, V, dprobs.data(), dl_a.data());
     }, reps);
     dprobs = seed;
-    softmax_forward_forward(probs.data(), logits.data(), BT, V);
+    forward_sweep(probs.data(), logits.data(), BT, V);
     std::size_t tape = adjoint::thread_tape_bytes();
     zero(dl_a);
-    softmax_forward_reverse(probs.data(), logits.data(), BT, V, dprobs.data(), dl_a.data());
-    row("softmax", "BT=512 V=8192", hand, adjc, tape, max_abs_diff(dl_h, dl_a));
-  }
+    reverse_sweep(probs.data(), logits.data(), BT, V, dprobs.data(), dl_a.data());
+    row(NAME, "BT=512 V=8192", hand, adjc, tape, max_abs_diff(dl_h, dl_a));
+  };
+  softmax_row(
+      softmax_forward, [](auto... a) { softmax_forward_forward(a...); },
+      [](auto... a) { softmax_forward_reverse(a...); }, adjoint::gradient(softmax_forward), "softmax");
+  softmax_row(
+      softmax_inplace_forward, [](auto... a) { softmax_inplace_forward_forward(a...); },
+      [](auto... a) { softmax_inplace_forward_reverse(a...); }, adjoint::gradient(softmax_inplace_forward),
+      "softmax llm.c");
   {  // cross-entropy
     const int BTs = 65536, Vs = 64;
     auto probs = random_vector(std::size_t(BTs) * Vs, 0.01f, 1.0f, rng);
