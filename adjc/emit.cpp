@@ -68,6 +68,16 @@ struct TypePrinter {
     TypeName::getFullyQualifiedType(t, context, true).print(os, policy, name);
     return os.str();
   }
+  // `<float>` for a template specialization ("" otherwise): calls spell it, since the arguments
+  // may not be deducible.
+  std::string template_arguments(const FunctionDecl* f) const {
+    const TemplateArgumentList* args = f->getTemplateSpecializationArgs();
+    if (!args) return "";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    printTemplateArgumentList(os, args->asArray(), policy);
+    return os.str();
+  }
 };
 
 std::string literal(double v, QualType t) {
@@ -100,15 +110,6 @@ class Printer {
 
   std::map<const Expr*, std::string> temps;
 
-  // `<float>` for a call of a template specialization (the arguments may not be deducible).
-  std::string template_arguments(const FunctionDecl* f) const {
-    const TemplateArgumentList* args = f->getTemplateSpecializationArgs();
-    if (!args) return "";
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    printTemplateArgumentList(os, args->asArray(), types_.policy);
-    return os.str();
-  }
 
   std::string primal(const Expr* e) const {
     if (!e) return "";
@@ -189,7 +190,7 @@ class Printer {
     if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
       return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) + ")";
     std::string name = math_function(call) != MathFn::None ? f->getQualifiedNameAsString()
-                                                           : qualifier(f) + f->getNameAsString() + template_arguments(f);
+                                                           : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
     return name + "(" + list(0) + ")";
   }
 
@@ -1138,11 +1139,8 @@ struct Generator::Impl {
     for (const AdParam& p : ad_params(f)) key += types.str(p.type) + ",";
     auto [it, inserted] = overloads.emplace(key, f);
     if (inserted || it->second == f) return true;
-    std::string args;
-    llvm::raw_string_ostream os(args);
-    if (auto* list = f->getTemplateSpecializationArgs()) printTemplateArgumentList(os, list->asArray(), types.policy);
     diags.error(f->getPointOfInstantiation().isValid() ? f->getPointOfInstantiation() : f->getLocation(),
-                "'" + f->getNameAsString() + os.str() +
+                "'" + f->getNameAsString() + types.template_arguments(f) +
                     "' has the same parameter types as another differentiated specialization; adjc names "
                     "derivatives of specializations by overloading, so their parameter types must differ");
     return false;
