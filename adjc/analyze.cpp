@@ -1137,12 +1137,72 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
   return visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) || visit(n->start) || visit(n->end);
 }
 
+bool inside(const Node* n, const Node* loop) {
+  return std::find(n->loops.begin(), n->loops.end(), loop) != n->loops.end();
+}
+
+bool same_expr(const Expr* a, const Expr* b, const ASTContext& context) {
+  if (!a || !b) return a == b;
+  llvm::FoldingSetNodeID ia, ib;
+  strip(a)->Profile(ia, context, true);
+  strip(b)->Profile(ib, context, true);
+  return ia == ib;
+}
+
+// Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
+// variable that the loop assigns.
+bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const std::vector<Node*>& all) {
+  std::function<bool(const Expr*)> pure = [&](const Expr* x) {
+    if (!x) return true;
+    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
+    for (const Stmt* c : x->children())
+      if (!pure(dyn_cast_or_null<Expr>(c))) return false;
+    return true;
+  };
+  if (!pure(e)) return false;
+  std::vector<Var*> vars;
+  variables_read(ir, e, vars);
+  for (Var* v : vars) {
+    if (v->memory) return false;
+    for (const Node* n : all)
+      if (inside(n, loop) && ((n->kind == NodeKind::Assign && n->target == v) ||
+                              (n->kind == NodeKind::Loop && n->counter == v)))
+        return false;
+    if (v == loop->counter) return false;
+  }
+  return true;
+}
+
+// `P[i]` or `P[X + i]` / `P[i + X]` with i the counter of `loop` and P a pointer variable: P and X.
+bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer,
+                    const Expr*& offset) {
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
+  if (!sub) return false;
+  auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
+  Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return false;
+  auto is_counter = [&](const Expr* x) {
+    auto* r = dyn_cast<DeclRefExpr>(strip(x));
+    return r && ir.var(r) == loop->counter;
+  };
+  const Expr* idx = strip(sub->getIdx());
+  pointer = base;
+  offset = nullptr;
+  if (is_counter(idx)) return true;
+  auto* add = dyn_cast<BinaryOperator>(idx);
+  if (!add || add->getOpcode() != BO_Add) return false;
+  if (is_counter(add->getRHS())) offset = add->getLHS();
+  else if (is_counter(add->getLHS())) offset = add->getRHS();
+  return offset != nullptr;
+}
+
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
 // derivatives are functions of f's value), may read f(x) from m[...] instead of calling f again.
 // It may when m[...] is certain to hold exactly what `n` wrote once the reverse sweep reaches `n`:
 // the target has the call's type (no rounding between them); every write to the region that can
 // run after `n` (later in program order, or in a later iteration of a loop they share, `n`
-// itself included) is taped, so its reverse has restored the region before; no call receives the
+// itself included unless it is `P[X + i] = ...` in a single loop, whose later iterations write
+// other elements) is taped, so its reverse has restored the region before; no call receives the
 // region; and `n` is not in a parallel loop (the plan does not follow other threads' writes).
 // Distinct parameters are assumed not to alias, as everywhere in adjc.
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
@@ -1157,10 +1217,15 @@ bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Nod
     return false;
   for (const Node* loop : n->loops)
     if (loop->parallel) return false;
+  // In a single loop, `P[X + i] = f(x)` writes a different element in each later iteration.
+  const Expr *pointer, *offset;
+  bool own_element = n->loops.size() == 1 && counter_access(ir, n->lhs, n->loops[0], pointer, offset) &&
+                     invariant_in(ir, pointer, n->loops[0], all) &&
+                     (!offset || invariant_in(ir, offset, n->loops[0], all));
   for (const Node* w : all) {
     if (passes_region_to_call(ir, w, n->memory_root)) return false;
     if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root &&
-        (w->order > n->order || shares_loop(w, n)) && !w->save)
+        (w->order > n->order || shares_loop(w, n)) && !w->save && !(w == n && own_element))
       return false;
   }
   return true;
@@ -1170,6 +1235,75 @@ struct ReadSite {
   const Node* node;
   Var* var;
 };
+
+// Bulk saves: a straight loop `for (i = s; i < E; i++)` (assignments only, no jumps, not in a
+// parallel loop) whose one saved write `P[X + i] = ...` is the loop's only write to its region,
+// and that touches the region only as P[X + i] (P, X and E the same in every iteration). Then
+// iteration i overwrites exactly the element P[X + i] held before the loop, and its reverse reads
+// no other iteration's element, so one push of P[X + s .. X + E) before the loop and one pop
+// restore what a push and a pop per iteration would: before the reverse loop when the reverse
+// reads the old values (reads at or before the write), after it when it reads the new ones.
+void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads) {
+  const ASTContext& context = ir.fn->getASTContext();
+  for (Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() ||
+        loop->parallel || loop->inc)
+      continue;
+    bool in_parallel = false;
+    for (const Node* l : loop->loops) in_parallel |= l->parallel;
+    auto* cond = dyn_cast_or_null<BinaryOperator>(loop->cond ? strip(loop->cond) : nullptr);
+    auto* bound_of = cond ? dyn_cast<DeclRefExpr>(strip(cond->getLHS())) : nullptr;
+    if (in_parallel || !cond || cond->getOpcode() != BO_LT || !bound_of || ir.var(bound_of) != loop->counter ||
+        !invariant_in(ir, cond->getRHS(), loop, all))
+      continue;
+    // Nothing else in the loop pushes: its only saved node is the write.
+    std::vector<Node*> saved;
+    bool straight = true;
+    for (Node* n : loop->body->children) {
+      straight &= n->kind == NodeKind::Assign;
+      if (n->save) saved.push_back(n);
+    }
+    for (auto& v : ir.vars) straight &= !(v->iteration == loop && v->read_in_reverse && !v->recompute);
+    if (!straight || saved.size() != 1) continue;
+    Node* write = saved[0];
+    if (!write->memory_root || !write->lhs || !is_floating(write->lhs->getType())) continue;
+    const Var* region = write->memory_root;
+    const Expr *pointer, *offset;
+    if (!counter_access(ir, write->lhs, loop, pointer, offset) || !invariant_in(ir, pointer, loop, all) ||
+        (offset && !invariant_in(ir, offset, loop, all)))
+      continue;
+    // Every access of the region is P[X + i]; any other mention of it (another index, the pointer
+    // passed on, a second write) disqualifies the loop.
+    bool only_counter = true;
+    std::function<void(const Expr*)> visit = [&](const Expr* e) {
+      if (!e || !only_counter) return;
+      e = strip(e);
+      const Expr *p, *x;
+      if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
+        only_counter = counter_access(ir, e, loop, p, x) && ir.var(p) == ir.var(pointer) && same_expr(x, offset, context);
+        return visit(cast<ArraySubscriptExpr>(e)->getIdx());
+      }
+      if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_counter = false;
+      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+    };
+    for (const Node* n : loop->body->children) {
+      if (n != write && n->memory_root == region) only_counter = false;
+      visit(n->lhs);
+      visit(n->rhs);
+    }
+    if (!only_counter) continue;
+    bool reads_old = false, reads_new = write->result_in_target;
+    for (const ReadSite& r : reads)
+      if (r.var == region && inside(r.node, loop)) (r.node->order <= write->order ? reads_old : reads_new) = true;
+    if (reads_old && reads_new) continue;
+    write->bulk = true;
+    loop->bulk_write = write;
+    loop->bulk_pointer = pointer;
+    loop->bulk_offset = offset;
+    loop->bulk_end = cond->getRHS();
+    loop->bulk_restore_first = reads_old;
+  }
+}
 
 }  // namespace
 
@@ -1318,6 +1452,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   }
 
   for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
+  plan_bulk_saves(ir, all, reads);
 
   for (auto& vp : ir.vars) {
     Var* v = vp.get();

@@ -477,7 +477,7 @@ class Emitter {
       case NodeKind::Assign: {
         line_directive(code, n->loc);
         std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
-        if (n->save) code.line(push(lhs));
+        if (n->save && !n->bulk) code.line(push(lhs));
         if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
         else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
         return;
@@ -550,6 +550,9 @@ class Emitter {
     std::string cond = n->cond ? print_.primal(n->cond) : "true";
     if (n->counter) {
       code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+      if (n->bulk_write)
+        code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
+                  print_.primal(n->bulk_end) + "));");
       std::string inc = n->step == 1 ? "++" + n->counter->name
                         : n->step == -1 ? "--" + n->counter->name
                                         : n->counter->name + " += " + std::to_string(n->step);
@@ -571,6 +574,13 @@ class Emitter {
       code.line("::adjoint::detail::push(_n" + id + ");");
     }
     code.close();
+  }
+
+  // The first element a bulk-saved loop overwrites: P + (X + _s).
+  std::string bulk_first(const Node* loop) const {
+    std::string s = "_s" + std::to_string(loop->id);
+    return print_.primal(loop->bulk_pointer) + " + " +
+           (loop->bulk_offset ? "(" + print_.primal(loop->bulk_offset) + " + " + s + ")" : s);
   }
 
   void forward_parallel(Node* n, Code& code) {
@@ -830,6 +840,7 @@ class Emitter {
       std::string step = std::to_string(n->step);
       code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
       code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
+      if (n->bulk_write && n->bulk_restore_first) code.line(bulk_restore(n));
       code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
       code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
     } else if (n->counter) {
@@ -853,7 +864,12 @@ class Emitter {
     dispatch(n, exit, code);
     reverse_block(n->body, code, true);
     code.close();
+    if (n->bulk_write && !n->bulk_restore_first) code.line(bulk_restore(n));
     code.close();
+  }
+
+  std::string bulk_restore(const Node* loop) const {
+    return "::adjoint::detail::pop_n(" + bulk_first(loop) + ", _n" + std::to_string(loop->id) + ");";
   }
 
   void reverse_parallel(Node* n, Code& code) {
@@ -957,7 +973,7 @@ class Emitter {
       code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + value + " = " + lhs + ";");
       print_.temps[strip(n->rhs)] = value;
     }
-    if (n->save) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
+    if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
     Var* written = n->target ? n->target : n->memory_root;
     bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
     if (floating && act_.of(written) && n->rhs) {

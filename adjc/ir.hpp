@@ -107,6 +107,15 @@ struct Node {
   // Assign `m[...] = exp/tanh/sqrt(x)`: when its reverse runs, m[...] still holds the call's value
   // (every later write to the region is taped), so the reverse reads it instead of calling again.
   bool result_in_target = false;
+  // Bulk saves: a straight loop whose one saved write is `P[X + i] = ...` (i its counter, X
+  // optional) pushes P[X + start .. X + end) before it and pops them around its reverse, instead
+  // of a push and a pop per iteration (the Assign's `bulk`).
+  bool bulk = false;                       // Assign: saved by its loop's block push
+  Node* bulk_write = nullptr;              // Loop: that Assign
+  const clang::Expr* bulk_pointer = nullptr;
+  const clang::Expr* bulk_offset = nullptr;  // X, or nullptr
+  const clang::Expr* bulk_end = nullptr;     // the `i < end` bound
+  bool bulk_restore_first = false;         // the reverse reads the old values: restore before it
 };
 
 // A function lowered to the IR, with its analyses.

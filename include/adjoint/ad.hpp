@@ -85,6 +85,21 @@ void pop_array(T (&values)[N]) {
   thread_tape<T>().pop_n(values, N);
 }
 
+// A straight loop's overwritten elements [first, first + n), saved in one block before the loop
+// and restored in one block by its reverse (docs/adjc.md, "bulk saves").
+template <class T>
+void push_n(const T* first, long n) {
+  thread_tape<T>().push_n(first, static_cast<std::size_t>(n));
+}
+
+template <class T>
+void pop_n(T* first, long n) {
+  thread_tape<T>().pop_n(first, static_cast<std::size_t>(n));
+}
+
+// Iterations of `for (i = start; i < end; i++)`.
+inline long trip_count(long start, long end) { return end > start ? end - start : 0; }
+
 inline bool pop_branch() { return thread_tape<bool>().pop(); }
 
 inline long pop_count() { return thread_tape<long>().pop(); }

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -158,6 +159,13 @@ void check(const char* name, const Grad& grad, F f, Roles... roles) {
         },
         holders);
   }
+}
+
+// Occurrences of `what` in generated source (g.source(): the forward and reverse sweeps).
+inline int occurrences(const char* source, const std::string& what) {
+  int n = 0;
+  for (std::string s = source; s.find(what) != std::string::npos; s = s.substr(s.find(what) + what.size())) n++;
+  return n;
 }
 
 }  // namespace gradcheck
