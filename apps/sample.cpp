@@ -1,10 +1,16 @@
-// `adjoint sample`: text from a model, with temperature and top-k, on a KV cache.
+// `adjoint sample`: text from a model, with temperature and top-k, on a KV cache. A model with
+// another vocabulary than GPT-2's prints token ids, as `adjoint train`'s samples do.
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "adjoint/sampler.hpp"
+#include <fmt/core.h>
+
 #include "adjoint/tokenizer.hpp"
 #include "commands.hpp"
+#include "generation.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -19,7 +25,7 @@ void add_sample_command(CLI::App& app) {
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("sample", "Generate text from a model");
   cmd->add_option("--model", opt->model, "Model file or config name")->required();
-  cmd->add_option("--prompt", opt->prompt, "Text to continue (default: start of a document)");
+  cmd->add_option("--prompt", opt->prompt, "Text to continue (default: start of a document); needs GPT-2's vocabulary");
   cmd->add_option("-n,--tokens", opt->tokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
   cmd->add_option("--temperature", opt->temperature, "Softmax temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-k", opt->top_k, "Sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
@@ -27,36 +33,34 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--bpe-dir", opt->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
   cmd->callback([opt] {
     auto model = make_model(opt->model, opt->seed);
-    const Tokenizer tokenizer(Tokenizer::find_bpe_dir(opt->bpe_dir));
-    std::vector<int> prompt = tokenizer.encode(opt->prompt);
-    prompt.insert(prompt.begin(), Tokenizer::eot_token);
     const GPT2Config& c = model->config();
-    if ((int)prompt.size() + opt->tokens > c.max_seq_len) {
+    // A model with GPT-2's vocabulary speaks text; any other (a test's tiny one) token ids.
+    std::unique_ptr<Tokenizer> tokenizer;
+    if (c.vocab_size == gpt2_vocab_size) tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(opt->bpe_dir));
+    TokenPrinter printer(c, tokenizer.get());
+    if (!printer.prints_text() && !opt->prompt.empty()) {
+      throw std::invalid_argument(fmt::format(
+          "--prompt needs a model with GPT-2's {}-token vocabulary, and this one has {} tokens "
+          "(without --prompt it prints sampled token ids)", gpt2_vocab_size, c.vocab_size));
+    }
+    std::vector<int> context{start_token(c)};
+    if (tokenizer) {
+      const std::vector<int> prompt = tokenizer->encode(opt->prompt);
+      context.insert(context.end(), prompt.begin(), prompt.end());
+    }
+    if ((int)context.size() + opt->tokens > c.max_seq_len) {
       throw std::invalid_argument("prompt plus --tokens exceeds the model's " +
                                   std::to_string(c.max_seq_len) + " positions");
     }
-    Generator generator(*model);
     Rng rng(opt->seed);
-    const float* logits = nullptr;
-    for (int token : prompt) logits = generator.feed(token);
-    std::fputs(opt->prompt.c_str(), stdout);
-    // Tokens can end inside a character: print up to the last complete one, keep the rest.
-    std::string pending;
-    auto print = [](const std::string& bytes) {
-      const std::string text = replace_invalid_utf8(bytes);
+    auto print = [](const std::string& text) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
     };
-    for (int i = 0; i < opt->tokens; i++) {
-      const int token = sample_token(logits, c.vocab_size, opt->temperature, opt->top_k, rng);
-      pending += tokenizer.decode_token(token);
-      const std::size_t complete = utf8_complete_prefix(pending);
-      print(pending.substr(0, complete));
-      pending.erase(0, complete);
-      if (i + 1 < opt->tokens) logits = generator.feed(token);
-    }
-    print(pending);
-    std::fputc('\n', stdout);
+    print(opt->prompt);
+    generate(*model, context, opt->tokens, {opt->temperature, opt->top_k}, rng,
+             [&](int token) { print(printer.add(token)); });
+    print(printer.finish() + "\n");
   });
 }
 

@@ -17,10 +17,10 @@
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
 #include "adjoint/optimizer.hpp"
-#include "adjoint/sampler.hpp"
 #include "adjoint/tokenizer.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
+#include "generation.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -58,21 +58,14 @@ float validation_loss(GPT2& model, DataLoader& val, int val_steps) {
   return float(sum / batches);
 }
 
-// Generates from <|endoftext|>; returns the text (or token ids when there is no tokenizer).
+// A sample as text (token ids when the model's vocabulary is not the tokenizer's).
 std::string sample_text(const GPT2& model, const Tokenizer* tokenizer, int count, Rng& rng) {
-  Generator generator(model);
-  int token = Tokenizer::eot_token < model.config().vocab_size ? Tokenizer::eot_token : 0;
-  std::vector<int> tokens;
-  for (int i = 0; i < count && generator.position() < model.config().max_seq_len; i++) {
-    token = sample_token(generator.feed(token), model.config().vocab_size, 1.0f, 40, rng);
-    tokens.push_back(token);
-  }
-  if (tokenizer && model.config().vocab_size <= tokenizer->vocab_size()) {
-    return replace_invalid_utf8(tokenizer->decode(tokens));
-  }
-  std::string ids;
-  for (int t : tokens) ids += fmt::format("[{}]", t);
-  return ids;
+  TokenPrinter printer(model.config(), tokenizer);
+  std::string text;
+  const int context = start_token(model.config());
+  generate(model, {&context, 1}, count, {.temperature = 1.0f, .top_k = 40}, rng,
+           [&](int token) { text += printer.add(token); });
+  return text + printer.finish();
 }
 
 void run_training(const TrainOptions& o) {

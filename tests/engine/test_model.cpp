@@ -1,6 +1,7 @@
 // The model, its files and the `adjoint` command's training loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -169,9 +170,20 @@ TEST(Optimizer, LearningRateSchedule) {
 // The `adjoint` program, built beside this test.
 std::string adjoint_bin() { return ADJOINT_BIN; }
 
-int run(const std::string& command) {
-  const int status = std::system((command + " > /dev/null 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+int exit_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+int run(const std::string& command) { return exit_status(std::system((command + " > /dev/null 2>&1").c_str())); }
+
+struct Output {
+  int status;
+  std::string out, err;
+};
+
+// Runs the command with stdout and stderr kept in files in dir.
+Output run_output(const std::string& command, const TempDir& dir) {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const int status = std::system((command + " > " + out + " 2> " + err).c_str());
+  return {exit_status(status), read_bytes(out), read_bytes(err)};
 }
 
 std::vector<std::string> loss_lines(const std::string& log) {
@@ -218,6 +230,50 @@ TEST(Train, BadInputGivesOneLineErrorAndNonZeroExit) {
   EXPECT_NE(0, run(bin + " sample --model " + (dir / "train.bin")));
   EXPECT_NE(0, run(bin + " bench --model d1 -B 0"));
   EXPECT_NE(0, run(bin + " frobnicate"));
+}
+
+// A model whose vocabulary is not GPT-2's (here 67 tokens) is sampled as token ids, as
+// `adjoint train` prints its samples: the ids the model generates from token 0.
+TEST(Sample, OtherVocabularyPrintsTokenIds) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(3);
+  adjoint::save_model_file(dir / "tiny.bin", model.config(), model.params_memory());
+  const int count = 6;
+  const Output sample = run_output(adjoint_bin() + " sample --model " + (dir / "tiny.bin") + " -n 6 --seed 5", dir);
+  ASSERT_EQ(0, sample.status) << sample.err;
+  adjoint::Generator generator(model);
+  adjoint::Rng rng(5);
+  std::string expected;
+  int token = 0;
+  for (int i = 0; i < count; i++) {
+    token = adjoint::sample_token(generator.feed(token), model.config().vocab_size, 1.0f, 40, rng);
+    expected += "[" + std::to_string(token) + "]";
+  }
+  EXPECT_EQ(expected + "\n", sample.out);
+
+  // Text cannot be encoded for it: one line naming both vocabulary sizes.
+  const Output prompt = run_output(adjoint_bin() + " sample --model " + (dir / "tiny.bin") + " -n 4 --prompt hi", dir);
+  EXPECT_EQ(1, prompt.status);
+  EXPECT_TRUE(prompt.out.empty()) << prompt.out;
+  EXPECT_EQ(1, std::count(prompt.err.begin(), prompt.err.end(), '\n')) << prompt.err;
+  EXPECT_EQ(0u, prompt.err.find("adjoint: error: --prompt needs a model with GPT-2's 50257-token vocabulary"))
+      << prompt.err;
+  EXPECT_NE(std::string::npos, prompt.err.find("has 67 tokens")) << prompt.err;
+}
+
+// A model with GPT-2's vocabulary continues the prompt as text, and needs the BPE files.
+TEST(Sample, Gpt2VocabularyPrintsText) {
+  const std::string bpe_dir = ADJOINT_DEFAULT_BPE_DIR;
+  if (!fs::exists(fs::path(bpe_dir) / "encoder.json")) GTEST_SKIP() << "no GPT-2 BPE files in " << bpe_dir;
+  TempDir dir;
+  const std::string sample = adjoint_bin() + " sample --model d1 -n 4 --prompt Hello";
+  const Output text = run_output(sample + " --bpe-dir " + bpe_dir, dir);
+  ASSERT_EQ(0, text.status) << text.err;
+  EXPECT_EQ(0u, text.out.find("Hello")) << text.out;
+  const Output no_bpe = run_output("env -u ADJOINT_BPE_DIR " + sample, dir);
+  EXPECT_EQ(1, no_bpe.status);
+  EXPECT_EQ(0u, no_bpe.err.find("adjoint: error: no GPT-2 BPE folder")) << no_bpe.err;
 }
 
 }  // namespace

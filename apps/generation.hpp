@@ -1,0 +1,48 @@
+// Generation for `adjoint sample` and `adjoint train`'s samples: one loop, and one rule for
+// how the tokens are shown.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+
+#include "adjoint/gpt2.hpp"
+#include "adjoint/random.hpp"
+#include "adjoint/tokenizer.hpp"
+
+namespace adjoint::cli {
+
+// <|endoftext|> is GPT-2's last token.
+constexpr int gpt2_vocab_size = Tokenizer::eot_token + 1;
+
+// Text when the model's vocabulary is the tokenizer's; otherwise (no tokenizer, or a model
+// trained on other token ids, like the tiny vocabularies of the tests) the ids, "[12][7]".
+class TokenPrinter {
+ public:
+  // tokenizer may be null; it must outlive the printer.
+  TokenPrinter(const GPT2Config& config, const Tokenizer* tokenizer);
+  bool prints_text() const { return tokenizer_ != nullptr; }
+  // What to print for one more token. Text that ends inside a UTF-8 character is held back
+  // until a later token completes it.
+  std::string add(int token);
+  // What add held back (bytes that never became a character print as U+FFFD).
+  std::string finish();
+
+ private:
+  const Tokenizer* tokenizer_;  // null: print ids
+  std::string pending_;
+};
+
+// The token generation starts from: <|endoftext|>, or 0 in a vocabulary without it.
+int start_token(const GPT2Config& config);
+
+struct SamplingOptions {
+  float temperature = 1.0f;
+  int top_k = 40;
+};
+
+// Feeds the context (not empty) through a KV cache, then samples up to `count` tokens, each
+// passed to on_token; stops early when the model's positions run out.
+void generate(const GPT2& model, std::span<const int> context, int count, const SamplingOptions& sampling,
+              Rng& rng, const std::function<void(int)>& on_token);
+
+}  // namespace adjoint::cli
