@@ -77,6 +77,16 @@ Tensor squeeze(const Tensor& x, int d) {
   return t;
 }
 
+// *d_x += op(g, other), broadcast, summed back to x's shape (nothing for a null d_x). The
+// adjoint is materialised before the temporaries, which the op's result is one of.
+template <class Op>
+void add_broadcast_result(Tensor* d_x, const Tensor& x, const Tensor& g, const Tensor& other, Op op) {
+  if (!d_x) return;
+  Tensor& d = materialised(d_x, x);
+  Temporaries scratch;
+  add_into(d, broadcast_binary(g, other, op));
+}
+
 }  // namespace
 
 Tensor operator+(const Tensor& a, const Tensor& b) {
@@ -139,26 +149,14 @@ void operator_minus_pullback(const Tensor& a, const Tensor& b, Tensor d_result, 
 void operator_star_pullback(const Tensor& a, const Tensor& b, Tensor d_result, Tensor* d_a, Tensor* d_b) {
   if (d_result.empty()) return;
   const auto times = [](float x, float y) { return x * y; };
-  if (d_a) {
-    Tensor& d = materialised(d_a, a);
-    Temporaries scratch;
-    add_into(d, broadcast_binary(d_result, b, times));
-  }
-  if (d_b) {
-    Tensor& d = materialised(d_b, b);
-    Temporaries scratch;
-    add_into(d, broadcast_binary(d_result, a, times));
-  }
+  add_broadcast_result(d_a, a, d_result, b, times);
+  add_broadcast_result(d_b, b, d_result, a, times);
 }
 
 void operator_slash_pullback(const Tensor& a, const Tensor& b, Tensor d_result, Tensor* d_a, Tensor* d_b) {
   if (d_result.empty()) return;
   const auto over = [](float g, float y) { return g / y; };
-  if (d_a) {
-    Tensor& d = materialised(d_a, a);
-    Temporaries scratch;
-    add_into(d, broadcast_binary(d_result, b, over));
-  }
+  add_broadcast_result(d_a, a, d_result, b, over);
   // d(a/b)/db = -a/b²: g/b, times -a, over b.
   if (d_b) {
     Tensor& d = materialised(d_b, b);

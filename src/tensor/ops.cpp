@@ -92,6 +92,55 @@ void finish_kernel_target(Tensor* d, const Tensor& target) {
   if (d && d->data != target.data) adopt_or_add(d, target);
 }
 
+// The pullback of a kernel that accumulates one adjoint: backward(target, g) with d's kernel
+// target and the contiguous output gradient g, inside the op's temporaries.
+template <class Backward>
+void kernel_pullback(Tensor* d, const Tensor& like, const Tensor& d_result, Backward backward) {
+  const Tensor target = kernel_target(d, like);
+  {
+    Temporaries scratch;
+    backward(target.data, d_result.contiguous());
+  }
+  finish_kernel_target(d, target);
+}
+
+// The pullback of a computation that overwrites its output, inside the op's temporaries:
+// backward(out) writes the gradient to out, an empty adjoint's new storage, or (out null, when
+// *d holds a gradient already) to scratch of its own, and returns where it wrote; that is then
+// added to *d.
+template <class Backward>
+void overwriting_pullback(Tensor* d, const Tensor& like, Backward backward) {
+  const bool fresh = d->empty();
+  const Tensor out = fresh ? empty_like(like) : Tensor{};
+  {
+    Temporaries scratch;
+    float* written = backward(fresh ? out.data : nullptr);
+    if (!fresh) add_into(*d, dense_view(written, like));
+  }
+  if (fresh) *d = out;
+}
+
+// The pullback of a kernel over N rows of C channels with a weight and a bias (optional: may be
+// empty) that accumulates all three adjoints: backward(dx, dweight, dbias or nullptr, g, x, N, C)
+// on contiguous g and x, inside the op's temporaries.
+template <class Backward>
+void weighted_rows_pullback(const char* op, const Tensor& x_in, const Tensor& weight, const Tensor& bias,
+                            const Tensor& d_result, Tensor* d_x, Tensor* d_weight, Tensor* d_bias, Backward backward) {
+  if (d_result.empty()) return;
+  int N, C;
+  rows_and_channels(x_in, op, &N, &C);
+  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight);
+  const Tensor db = bias.empty() ? Tensor{} : kernel_target(d_bias, bias);
+  {
+    Temporaries scratch;
+    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+    backward(dx.data, dw.data, db.empty() ? nullptr : db.data, g, x, N, C);
+  }
+  finish_kernel_target(d_x, dx);
+  finish_kernel_target(d_weight, dw);
+  if (!bias.empty()) finish_kernel_target(d_bias, db);
+}
+
 }  // namespace
 
 // ---- matmul ----
@@ -291,28 +340,16 @@ void matmul_pullback(const Tensor& a_in, const Tensor& b_in, Tensor d_result, Te
 
 void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                      Tensor* d_weight, Tensor* d_bias) {
-  if (d_result.empty()) return;
-  int N, C;
-  rows_and_channels(x_in, "linear", &N, &C);
   const int OC = weight.shape[0];
-  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight);
-  const Tensor db = bias.empty() ? Tensor{} : kernel_target(d_bias, bias);
-  {
-    Temporaries scratch;
-    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
-    kernels::matmul_backward(dx.data, dw.data, db.empty() ? nullptr : db.data, g.data, x.data, weight.data, N, C, OC);
-  }
-  finish_kernel_target(d_x, dx);
-  finish_kernel_target(d_weight, dw);
-  if (!bias.empty()) finish_kernel_target(d_bias, db);
+  weighted_rows_pullback("linear", x_in, weight, bias, d_result, d_x, d_weight, d_bias,
+                         [&](float* dx, float* dw, float* db, const Tensor& g, const Tensor& x, int N, int C) {
+                           kernels::matmul_backward(dx, dw, db, g.data, x.data, weight.data, N, C, OC);
+                         });
 }
 
 void embedding_pullback(const Tensor& table, const int* idx, int B, int T, Tensor d_result, Tensor* d_table) {
   if (d_result.empty() || !d_table) return;
-  const Tensor dt = kernel_target(d_table, table);
-  {
-    Temporaries scratch;
-    const Tensor g = d_result.contiguous();
+  kernel_pullback(d_table, table, d_result, [&](float* dt, const Tensor& g) {
     const int C = table.shape[1];
     // Tokens repeat, so threads split channels, not rows: no atomics, deterministic.
 #pragma omp parallel
@@ -320,46 +357,32 @@ void embedding_pullback(const Tensor& table, const int* idx, int B, int T, Tenso
       const auto [c0, c1] = kernels::thread_range(C);
       for (int i = 0; i < B * T; i++) {
         const float* g_row = g.data + std::size_t(i) * C;
-        float* d_row = dt.data + std::size_t(idx[i]) * C;
+        float* d_row = dt + std::size_t(idx[i]) * C;
         for (int c = c0; c < c1; c++) d_row[c] += g_row[c];
       }
     }
-  }
-  finish_kernel_target(d_table, dt);
+  });
 }
 
 void layernorm_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                         Tensor* d_weight, Tensor* d_bias) {
-  if (d_result.empty()) return;
-  int N, C;
-  rows_and_channels(x_in, "layernorm", &N, &C);
-  const Tensor dx = kernel_target(d_x, x_in), dw = kernel_target(d_weight, weight), db = kernel_target(d_bias, bias);
-  {
-    Temporaries scratch;
-    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
-    // The statistics again (the forward's output is recomputed and dropped).
-    float* stats = current_arena().allocate(2 * std::size_t(N));
-    const Tensor out = empty_like(x);
-    kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
-    kernels::layernorm_backward(dx.data, dw.data, db.data, g.data, x.data, weight.data, stats, stats + N, N, C);
-  }
-  finish_kernel_target(d_x, dx);
-  finish_kernel_target(d_weight, dw);
-  finish_kernel_target(d_bias, db);
+  weighted_rows_pullback("layernorm", x_in, weight, bias, d_result, d_x, d_weight, d_bias,
+                         [&](float* dx, float* dw, float* db, const Tensor& g, const Tensor& x, int N, int C) {
+                           // The statistics again (the forward's output is recomputed and dropped).
+                           float* stats = current_arena().allocate(2 * std::size_t(N));
+                           const Tensor out = empty_like(x);
+                           kernels::layernorm_forward(out.data, stats, stats + N, x.data, weight.data, bias.data, N, C);
+                           kernels::layernorm_backward(dx, dw, db, g.data, x.data, weight.data, stats, stats + N, N, C);
+                         });
 }
 
 void softmax_pullback(const Tensor& x, Tensor d_result, Tensor* d_x) {
   if (d_result.empty() || !d_x) return;
   int N, C;
   rows_and_channels(x, "softmax", &N, &C);
-  // An empty adjoint receives the gradient directly; otherwise it goes through the probabilities'
-  // scratch and is added.
-  const bool fresh = d_x->empty();
-  const Tensor dx = fresh ? empty_like(x) : Tensor{};
-  {
-    Temporaries scratch;
+  overwriting_pullback(d_x, x, [&](float* dx) {
     const Tensor y = softmax(x), g = d_result.contiguous();
-    float* out = fresh ? dx.data : y.data;
+    float* out = dx ? dx : y.data;  // in place: each row's probabilities are read before overwritten
     // dx = y ⊙ (g - Σ g·y), row by row.
 #pragma omp parallel for
     for (int i = 0; i < N; i++) {
@@ -370,59 +393,46 @@ void softmax_pullback(const Tensor& x, Tensor d_result, Tensor* d_x) {
       for (int c = 0; c < C; c++) dot += gi[c] * p[c];
       for (int c = 0; c < C; c++) o[c] = p[c] * (gi[c] - dot);
     }
-    if (!fresh) add_into(*d_x, y);
-  }
-  if (fresh) *d_x = dx;
+    return out;
+  });
 }
 
 void gelu_pullback(const Tensor& x_in, Tensor d_result, Tensor* d_x) {
   if (d_result.empty() || !d_x) return;
-  const Tensor dx = kernel_target(d_x, x_in);
-  {
-    Temporaries scratch;
-    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
-    kernels::gelu_backward(dx.data, x.data, g.data, x.numel());
-  }
-  finish_kernel_target(d_x, dx);
+  kernel_pullback(d_x, x_in, d_result, [&](float* dx, const Tensor& g) {
+    const Tensor x = x_in.contiguous();
+    kernels::gelu_backward(dx, x.data, g.data, x.numel());
+  });
 }
 
 void causal_attention_pullback(const Tensor& qkv_in, int n_head, Tensor d_result, Tensor* d_qkv) {
   if (d_result.empty() || !d_qkv) return;
   const int B = qkv_in.shape[0], T = qkv_in.shape[1], C = qkv_in.shape[2] / 3;
-  const Tensor dqkv = kernel_target(d_qkv, qkv_in);
-  {
-    Temporaries scratch;
-    const Tensor qkv = qkv_in.contiguous(), g = d_result.contiguous();
+  kernel_pullback(d_qkv, qkv_in, d_result, [&](float* dqkv, const Tensor& g) {
+    const Tensor qkv = qkv_in.contiguous();
     // The probabilities again: the forward's are not passed to a pullback.
     float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
     float* out = current_arena().allocate(std::size_t(B) * T * C);
     kernels::attention_forward(out, att, qkv.data, B, T, C, n_head);
     float* datt = current_arena().allocate(std::size_t(B) * n_head * T);
-    kernels::attention_backward(dqkv.data, datt, g.data, qkv.data, att, B, T, C, n_head);
-  }
-  finish_kernel_target(d_qkv, dqkv);
+    kernels::attention_backward(dqkv, datt, g.data, qkv.data, att, B, T, C, n_head);
+  });
 }
 
 void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, float d_result, Tensor* d_logits) {
   if (!d_logits) return;
   int N, Vp;
   crossentropy_shape(logits_in, targets, V, &N, &Vp);
-  // The kernel overwrites dlogits: straight into an empty adjoint, else into the probabilities'
-  // scratch, then added.
-  const bool fresh = d_logits->empty();
-  const Tensor dlogits = fresh ? empty_like(logits_in) : Tensor{};
-  {
-    Temporaries scratch;
+  overwriting_pullback(d_logits, logits_in, [&](float* dlogits) {
     const Tensor logits = logits_in.contiguous();
     float* probs = current_arena().allocate(std::size_t(N) * Vp);
     float* losses = current_arena().allocate(std::size_t(N));
     kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
     for (int i = 0; i < N; i++) losses[i] = d_result / float(N);  // the mean's adjoint per row
-    float* out = fresh ? dlogits.data : probs;
+    float* out = dlogits ? dlogits : probs;  // the kernel reads each probability before overwriting it
     kernels::softmax_crossentropy_backward(out, probs, targets, losses, N, V, Vp);
-    if (!fresh) add_into(*d_logits, dense_view(out, logits_in));
-  }
-  if (fresh) *d_logits = dlogits;
+    return out;
+  });
 }
 
 }  // namespace custom_derivatives
