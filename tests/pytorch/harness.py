@@ -1,8 +1,10 @@
 """Running the adjoint program from the comparison tests and reporting what they found."""
+import math
 import os
 import subprocess
 import sys
 
+import cases
 import gpt2_reference as ref
 
 TIMEOUT_SECONDS = 300
@@ -42,6 +44,38 @@ def write_case_files(workdir, cfg, seed, num_tokens):
     ref.write_model(model, cfg, params)
     ref.write_tokens(token_file, tokens)
     return params, tokens, model, token_file
+
+
+def relative_difference(value, reference):
+    """|value - reference| / |reference| (floored at 1e-30); inf when either is NaN or Inf."""
+    error = abs(value - reference) / max(abs(reference), 1e-30)
+    return error if math.isfinite(error) else math.inf
+
+
+def out_of_tolerance(label, errors, tolerance):
+    """Failure messages for the entries of errors ({what: error}) not below tolerance(what);
+    a NaN error fails."""
+    return [f"{label}: {what} error {error:.2e} >= {tolerance(what)}"
+            for what, error in errors.items() if not error < tolerance(what)]
+
+
+def gpt2_errors(loss, grads, reference_loss, reference_grads):
+    """A GPT-2 loss and its gradients against the reference's: {"loss": relative_difference, parameter
+    name: ref.relative_error}; gpt2_tolerance gives each one's tolerance."""
+    errors = {"loss": relative_difference(loss, reference_loss)}
+    errors.update({name: ref.relative_error(grads[name], reference_grads[name]) for name in ref.PARAM_NAMES})
+    return errors
+
+
+def gpt2_tolerance(what):
+    return cases.LOSS_TOL if what == "loss" else cases.GRAD_TOL
+
+
+def exit_status(failures):
+    """Prints each failure on stderr; 1 if there are any, else 0."""
+    for failure in failures:
+        print("FAIL", failure, file=sys.stderr)
+    return 1 if failures else 0
 
 
 def print_table(header, rows):

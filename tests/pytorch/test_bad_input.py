@@ -87,9 +87,7 @@ def main():
                     path.unlink()
             print(f"{'FAIL' if problems else 'ok  '}  {name}: {'; '.join(problems) or lines[0]}")
             failures += [f"{name}: {p}" for p in problems]
-    for failure in failures:
-        print("FAIL", failure, file=sys.stderr)
-    return 1 if failures else 0
+    return harness.exit_status(failures)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def backward_passes(adjoint):
 
 
 def compare_case(adjoint, case, backwards, workdir):
-    """Returns {backward: (loss error, {tensor: error})} for one case."""
+    """Returns {backward: harness.gpt2_errors} for one case."""
     # More tokens than one batch, so reading past the first B*T+1 would show.
     num_tokens = 2 * (case.B * case.T + 1) + 3
     params, tokens, model, token_file = harness.write_case_files(
@@ -60,10 +60,7 @@ def compare_case(adjoint, case, backwards, workdir):
         grad_cfg, adjoint_grads = ref.read_model(out)
         if grad_cfg != case.cfg:
             sys.exit(f"error: {case.name}: gradient file header {grad_cfg} != {case.cfg}")
-        loss_error = abs(parse_loss(result.stdout) - loss) / abs(loss)
-        results[backward] = (loss_error, {name: ref.relative_error(adjoint_grads[name],
-                                                                   grads[name])
-                                          for name in ref.PARAM_NAMES})
+        results[backward] = harness.gpt2_errors(parse_loss(result.stdout), adjoint_grads, loss, grads)
     return results
 
 
@@ -74,9 +71,8 @@ def main():
     errors = {backward: {} for backward in backwards}  # backward -> case -> tensor -> error
     with tempfile.TemporaryDirectory() as workdir:
         for case in cases.GRAD_CASES:
-            for backward, (loss_error, tensors) in compare_case(adjoint, case, backwards,
-                                                                Path(workdir)).items():
-                errors[backward][case.name] = {"loss": loss_error, **tensors}
+            for backward, case_errors in compare_case(adjoint, case, backwards, Path(workdir)).items():
+                errors[backward][case.name] = case_errors
     failures = []
     for backward, by_case in errors.items():
         print(f"\nrelative error of `adjoint grad` ({backward}) vs PyTorch fp64; "
@@ -84,14 +80,10 @@ def main():
         rows = [[name] + [f"{by_case[case][name]:.1e}" for case in by_case]
                 for name in ["loss", *ref.PARAM_NAMES]]
         harness.print_table(["tensor", *by_case], rows)
-        for case, by_tensor in by_case.items():
-            for name, error in by_tensor.items():
-                tolerance = cases.LOSS_TOL if name == "loss" else cases.GRAD_TOL
-                if not error < tolerance:
-                    failures.append(f"{case}/{backward}: {name} error {error:.2e} >= {tolerance}")
-    for failure in failures:
-        print("FAIL", failure, file=sys.stderr)
-    return 1 if failures else 0
+        for case, case_errors in by_case.items():
+            failures += harness.out_of_tolerance(f"{case}/{backward}", case_errors, harness.gpt2_tolerance)
+    return harness.exit_status(failures)
+
 
 if __name__ == "__main__":
     sys.exit(main())

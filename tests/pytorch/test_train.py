@@ -4,7 +4,6 @@ the same steps in PyTorch float64 with torch.optim.AdamW.
 Pass: every logged train step has |loss-ref|/|ref| < TRAIN_LOSS_TOL and |lr-ref|/|ref| <
 TRAIN_LOSS_TOL, and the pre-clip gradient norm is within TRAIN_NORM_TOL relative (cases.py)."""
 import json
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -28,9 +27,7 @@ def read_train_log(path, steps):
     return train_steps
 
 
-def relative(a, b):
-    error = abs(a - b) / abs(b)
-    return error if math.isfinite(error) else math.inf
+TOLERANCES = {"loss": cases.TRAIN_LOSS_TOL, "lr": cases.TRAIN_LOSS_TOL, "grad_norm": cases.TRAIN_NORM_TOL}
 
 
 def compare_case(adjoint, case, workdir):
@@ -46,15 +43,10 @@ def compare_case(adjoint, case, workdir):
     print(f"\n{case.name}: {s}")
     rows, failures = [], []
     for got, want in zip(logged, reference):
-        errors = {"loss": relative(got["loss"], want["loss"]),
-                  "lr": relative(got["lr"], want["lr"]),
-                  "grad_norm": relative(got["grad_norm"], want["grad_norm"])}
+        errors = {key: harness.relative_difference(got[key], want[key]) for key in TOLERANCES}
         rows.append([want["step"], f"{got['loss']:.7f}", f"{want['loss']:.7f}",
                      *(f"{e:.1e}" for e in errors.values())])
-        tolerances = {"loss": cases.TRAIN_LOSS_TOL, "lr": cases.TRAIN_LOSS_TOL,
-                      "grad_norm": cases.TRAIN_NORM_TOL}
-        failures += [f"{case.name} step {want['step']}: {key} error {errors[key]:.2e} >= {tol}"
-                     for key, tol in tolerances.items() if not errors[key] < tol]
+        failures += harness.out_of_tolerance(f"{case.name} step {want['step']}", errors, TOLERANCES.get)
     harness.print_table(["step", "loss adjoint", "loss torch", "loss err", "lr err",
                          "norm err"], rows)
     return failures
@@ -69,9 +61,7 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         for case in cases.TRAIN_CASES:
             failures += compare_case(adjoint, case, Path(workdir))
-    for failure in failures:
-        print("FAIL", failure, file=sys.stderr)
-    return 1 if failures else 0
+    return harness.exit_status(failures)
 
 
 if __name__ == "__main__":

@@ -39,20 +39,14 @@ def main():
             out = workdir / "grad.bin"
             result = subprocess.run([sys.argv[1], model, token_file, str(case.B), str(case.T), out],
                                     capture_output=True, text=True, check=True)
-            tensor_loss = float(result.stdout.split()[1])
             _, tensor_grads = ref.read_model(out)
-            errors = {"loss": abs(tensor_loss - loss) / abs(loss)}
-            errors.update({name: ref.relative_error(tensor_grads[name], grads[name])
-                           for name in ref.PARAM_NAMES})
+            errors = harness.gpt2_errors(float(result.stdout.split()[1]), tensor_grads, loss, grads)
             print(f"{case.name}: " + ", ".join(f"{k} {v:.1e}" for k, v in errors.items()))
-            for name, error in errors.items():
-                tolerance = cases.LOSS_TOL if name == "loss" else cases.GRAD_TOL
-                if not error < tolerance:
-                    failures.append(f"{case.name}: {name} error {error:.2e} >= {tolerance}")
-    if failures:
-        sys.exit("tensor GPT-2 vs PyTorch:\n  " + "\n  ".join(failures))
-    print(f"all {len(cases.GRAD_CASES)} cases agree with PyTorch")
+            failures += harness.out_of_tolerance(case.name, errors, harness.gpt2_tolerance)
+    if not failures:
+        print(f"all {len(cases.GRAD_CASES)} cases agree with PyTorch")
+    return harness.exit_status(failures)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -11,8 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import torch
-import torch.nn.functional as F
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pytorch"))
+import harness  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 TOLERANCE = 1e-5
 
@@ -88,16 +90,15 @@ def main():
         for k, x in enumerate(inputs):
             reference = x.grad if x.grad is not None else torch.zeros_like(x)
             checks.append((f"grad {k}", tensor(case["grads"][k]), reference))
-        for what, ours, reference in checks:
-            err = relative_error(ours, reference)
+        errors = {what: relative_error(ours, reference) for what, ours, reference in checks}
+        for what, err in errors.items():
             status = "ok" if err < TOLERANCE else "FAIL"
             print(f"{n:3} {case['op']:17} {shapes:40} {what:8} rel.err {err:.2e} {status}")
-            if err >= TOLERANCE:
-                failures.append(f"{case['op']} {shapes} {what}: {err:.2e}")
-    if failures:
-        sys.exit("mismatches against PyTorch:\n  " + "\n  ".join(failures))
-    print(f"all {len(cases)} cases agree with PyTorch to {TOLERANCE}")
+        failures += harness.out_of_tolerance(f"{case['op']} {shapes}", errors, lambda what: TOLERANCE)
+    if not failures:
+        print(f"all {len(cases)} cases agree with PyTorch to {TOLERANCE}")
+    return harness.exit_status(failures)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,7 +6,6 @@ digits), the model files have the same header and size and weights within relati
 the same size, and `adjoint sample` loads the tensor engine's model."""
 import os
 import json
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -41,11 +40,6 @@ def without_key_bias(qkvb, cfg):
     return np.concatenate([per_layer[:, :C], per_layer[:, 2 * C:]], axis=1)
 
 
-def relative(a, b):
-    error = abs(a - b) / max(abs(b), 1e-30)
-    return error if math.isfinite(error) else math.inf
-
-
 def train_steps(log):
     return [json.loads(line) for line in log.read_text().splitlines() if '"loss"' in line]
 
@@ -68,7 +62,7 @@ def compare_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
     worst = 0.0
     for a, t in zip(arrays, tensor):
         for key in ["loss", "grad_norm"]:
-            error = relative(t[key], a[key])
+            error = harness.relative_difference(t[key], a[key])
             worst = max(worst, error)
             if not error < TOLERANCE:
                 failures.append(f"{name} step {a['step']}: {key} {t[key]} vs {a[key]} (error {error:.1e})")
