@@ -21,6 +21,8 @@ struct GPT2Config {
 
 // V rounded up to a multiple of 128.
 int padded_vocab(int vocab_size);
+// A config of this shape, with Vp = padded_vocab(V).
+GPT2Config gpt2_config(int max_seq_len, int vocab_size, int num_layers, int num_heads, int channels);
 // "gpt2-124M" (12 layers, 768 channels), or "dN": N layers, N heads of 64 channels (d12 is
 // gpt2-124M's shape); vocabulary 50257, maxT 1024. Throws on an unknown name.
 GPT2Config gpt2_config_from_name(const std::string& name);

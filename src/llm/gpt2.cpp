@@ -17,6 +17,17 @@ using namespace kernels;
 
 int padded_vocab(int vocab_size) { return (vocab_size + 127) / 128 * 128; }
 
+GPT2Config gpt2_config(int max_seq_len, int vocab_size, int num_layers, int num_heads, int channels) {
+  GPT2Config c;
+  c.max_seq_len = max_seq_len;
+  c.vocab_size = vocab_size;
+  c.padded_vocab_size = padded_vocab(vocab_size);
+  c.num_layers = num_layers;
+  c.num_heads = num_heads;
+  c.channels = channels;
+  return c;
+}
+
 GPT2Config gpt2_config_from_name(const std::string& name) {
   int depth = 0;
   if (name == "gpt2-124M") {
@@ -29,14 +40,7 @@ GPT2Config gpt2_config_from_name(const std::string& name) {
     throw std::invalid_argument("unknown model '" + name +
                                 "' (expected gpt2-124M, dN such as d4/d6/d12, or a model file)");
   }
-  GPT2Config config;
-  config.max_seq_len = 1024;
-  config.vocab_size = 50257;
-  config.padded_vocab_size = padded_vocab(config.vocab_size);
-  config.num_layers = depth;
-  config.num_heads = depth;
-  config.channels = 64 * depth;
-  return config;
+  return gpt2_config(1024, 50257, depth, depth, 64 * depth);
 }
 
 void validate_config(const GPT2Config& c) {

@@ -7,31 +7,13 @@
 #include <vector>
 
 #include "adjoint/gpt2.hpp"
-#include "adjoint/random.hpp"
+#include "../common/random_tokens.hpp"
 
 namespace {
 
 using adjoint::Backward;
 using adjoint::GPT2;
 using adjoint::GPT2Config;
-
-GPT2Config config(int V, int C, int NH, int L, int maxT) {
-  GPT2Config c;
-  c.vocab_size = V;
-  c.padded_vocab_size = adjoint::padded_vocab(V);
-  c.channels = C;
-  c.num_heads = NH;
-  c.num_layers = L;
-  c.max_seq_len = maxT;
-  return c;
-}
-
-std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
-  adjoint::Rng rng(seed);
-  std::vector<int> t(n);
-  for (int& x : t) x = int(rng.next_u64() % vocab);
-  return t;
-}
 
 // Tolerance: the relative error ||generated - manual|| / ||manual|| (2-norm) < 1e-6 per parameter
 // tensor. Both run the same matmul, attention and layernorm kernels; GELU's and the residual's
@@ -71,16 +53,16 @@ void expect_same_gradients(const GPT2Config& c, int B, int T, std::uint64_t seed
   std::printf("worst relative error over the parameter tensors: %.2e\n", worst);
 }
 
-TEST(GeneratedBackward, MatchesManualOddVocabAndHeads) { expect_same_gradients(config(67, 48, 3, 2, 16), 3, 16, 1); }
-TEST(GeneratedBackward, MatchesManualSinglePosition) { expect_same_gradients(config(67, 48, 3, 2, 16), 2, 1, 2); }
-TEST(GeneratedBackward, MatchesManualDeeper) { expect_same_gradients(config(200, 64, 4, 3, 32), 2, 19, 3); }
+TEST(GeneratedBackward, MatchesManualOddVocabAndHeads) { expect_same_gradients(adjoint::gpt2_config(16, 67, 2, 3, 48), 3, 16, 1); }
+TEST(GeneratedBackward, MatchesManualSinglePosition) { expect_same_gradients(adjoint::gpt2_config(16, 67, 2, 3, 48), 2, 1, 2); }
+TEST(GeneratedBackward, MatchesManualDeeper) { expect_same_gradients(adjoint::gpt2_config(32, 200, 3, 4, 64), 2, 19, 3); }
 // gpt2-124M (vocab 50257, 12 layers, 12 heads, 768 channels) at (B,T) = (4,64): ~10 s, 3 GB.
-TEST(GeneratedBackward, MatchesManualGPT2Small) { expect_same_gradients(config(50257, 768, 12, 12, 1024), 4, 64, 4); }
+TEST(GeneratedBackward, MatchesManualGPT2Small) { expect_same_gradients(adjoint::gpt2_config(1024, 50257, 12, 12, 768), 4, 64, 4); }
 
 TEST(GeneratedBackward, TapeHoldsPointersPerLayerNotActivations) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";
   auto tape_bytes = [](int L, int B, int T) {
-    GPT2 model(config(67, 48, 3, L, 32));
+    GPT2 model(adjoint::gpt2_config(32, 67, L, 3, 48));
     model.init_random(4);
     const std::vector<int> tokens = random_tokens((std::size_t)B * T + 1, 67, 5);
     model.use_backward(Backward::generated);

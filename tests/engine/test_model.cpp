@@ -17,6 +17,7 @@
 #include "adjoint/optimizer.hpp"
 #include "adjoint/sampler.hpp"
 #include "adjoint/token_file.hpp"
+#include "../common/random_tokens.hpp"
 
 namespace {
 
@@ -24,16 +25,7 @@ namespace fs = std::filesystem;
 using adjoint::GPT2;
 using adjoint::GPT2Config;
 
-GPT2Config tiny_config() {
-  GPT2Config c;
-  c.max_seq_len = 16;
-  c.vocab_size = 67;
-  c.padded_vocab_size = adjoint::padded_vocab(67);
-  c.num_layers = 2;
-  c.num_heads = 3;
-  c.channels = 24;
-  return c;
-}
+GPT2Config tiny_config() { return adjoint::gpt2_config(/*maxT*/ 16, /*V*/ 67, /*L*/ 2, /*NH*/ 3, /*C*/ 24); }
 
 // A fresh folder per test, removed afterwards.
 class TempDir {
@@ -53,13 +45,6 @@ class TempDir {
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
-  adjoint::Rng rng(seed);
-  std::vector<int> t(n);
-  for (int& x : t) x = int(rng.next_u64() % vocab);
-  return t;
 }
 
 TEST(Model, KvCacheLogitsMatchFullForward) {

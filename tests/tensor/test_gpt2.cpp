@@ -8,30 +8,14 @@
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
-#include "adjoint/random.hpp"
+#include "../common/random_tokens.hpp"
 
 namespace {
 
 using namespace adjoint;
 
 // Odd everywhere: V not a multiple of 128, 3 heads of 7 channels, T < maxT.
-GPT2Config odd_tiny_config() {
-  GPT2Config c;
-  c.max_seq_len = 11;
-  c.vocab_size = 67;
-  c.padded_vocab_size = padded_vocab(67);
-  c.num_layers = 3;
-  c.num_heads = 3;
-  c.channels = 21;
-  return c;
-}
-
-std::vector<int> random_tokens(std::size_t n, int vocab, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<int> t(n);
-  for (int& x : t) x = int(rng.next_u64() % std::uint64_t(vocab));
-  return t;
-}
+GPT2Config odd_tiny_config() { return gpt2_config(/*maxT*/ 11, /*V*/ 67, /*L*/ 3, /*NH*/ 3, /*C*/ 21); }
 
 double relative_error(const float* a, const float* b, std::size_t n) {
   double err = 0, ref = 0;

@@ -90,13 +90,7 @@ TEST(TensorArena, ScopesNestAndOpsNeedOne) {
 // A training step of the tensor GPT-2 (forward and backward) allocates no new arena block and
 // nothing on the heap once warmed up.
 TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
-  GPT2Config c;
-  c.max_seq_len = 8;
-  c.vocab_size = 50;
-  c.padded_vocab_size = padded_vocab(50);
-  c.num_layers = 2;
-  c.num_heads = 2;
-  c.channels = 16;
+  const GPT2Config c = gpt2_config(/*maxT*/ 8, /*V*/ 50, /*L*/ 2, /*NH*/ 2, /*C*/ 16);
   GPT2 engine(c);
   engine.init_random(3);
   std::vector<int> tokens(2 * 8 + 1);
