@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "passes.hpp"
 
@@ -1196,13 +1197,123 @@ bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const
   return offset != nullptr;
 }
 
+// How an access of a region maps iterations of a loop with counter c to elements, when each
+// iteration gets elements of its own: `P[X + c]` (one element; P and X the same in every
+// iteration), or a row of length S: `R[c * S + j]`, or `p[j]` with `p = R + c * S` defined in
+// the loop, where j counts an inner loop `for (j = k; j < S; j++)` from a constant k >= 0.
+struct IterationElements {
+  const Var* pointer = nullptr;      // P (one element per iteration), nullptr for a row
+  const Expr* offset = nullptr;      // X
+  const Expr* row_length = nullptr;  // S
+};
+
+// `c * S` or `S * c` with c the counter of `loop`: S.
+const Expr* row_start(const FunctionIR& ir, const Expr* e, const Node* loop) {
+  auto* mul = dyn_cast<BinaryOperator>(strip(e));
+  if (!mul || mul->getOpcode() != BO_Mul) return nullptr;
+  auto is_counter = [&](const Expr* x) {
+    auto* r = dyn_cast<DeclRefExpr>(strip(x));
+    return r && ir.var(r) == loop->counter;
+  };
+  if (is_counter(mul->getLHS())) return mul->getRHS();
+  if (is_counter(mul->getRHS())) return mul->getLHS();
+  return nullptr;
+}
+
+// Whether `e` is the counter of a loop inside `loop` that runs from a constant >= 0 while below
+// `row_length`.
+bool indexes_row(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr* row_length,
+                 const std::vector<Node*>& all) {
+  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  Var* j = r ? ir.var(r) : nullptr;
+  if (!j || !j->counter) return false;
+  for (const Node* inner : all) {
+    if (inner->kind != NodeKind::Loop || inner->counter != j || !inside(inner, loop) || inner->step <= 0) continue;
+    auto* cond = dyn_cast_or_null<BinaryOperator>(inner->cond ? strip(inner->cond) : nullptr);
+    auto* lhs = cond ? dyn_cast<DeclRefExpr>(strip(cond->getLHS())) : nullptr;
+    Expr::EvalResult start;
+    return cond && cond->getOpcode() == BO_LT && lhs && ir.var(lhs) == j &&
+           same_expr(cond->getRHS(), row_length, ir.fn->getASTContext()) &&
+           inner->start->EvaluateAsInt(start, ir.fn->getASTContext()) && !start.Val.getInt().isNegative();
+  }
+  return false;
+}
+
+std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
+                                                    const std::vector<Node*>& all) {
+  if (!loop->counter) return std::nullopt;
+  const Expr *pointer, *offset;
+  if (counter_access(ir, access, loop, pointer, offset)) {
+    if (!invariant_in(ir, pointer, loop, all) || (offset && !invariant_in(ir, offset, loop, all))) return std::nullopt;
+    return IterationElements{ir.var(pointer), offset, nullptr};
+  }
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return std::nullopt;
+  const Expr* length = nullptr;
+  const Expr* index = sub->getIdx();
+  if (p->kind == VarKind::Param) {  // R[c * S + j]
+    auto* add = dyn_cast<BinaryOperator>(strip(index));
+    if (!add || add->getOpcode() != BO_Add) return std::nullopt;
+    if ((length = row_start(ir, add->getLHS(), loop))) index = add->getRHS();
+    else if ((length = row_start(ir, add->getRHS(), loop))) index = add->getLHS();
+  } else if (p->assignments == 1 && p->definition && inside(p->definition, loop)) {  // p = R + c * S; p[j]
+    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs));
+    if (add && add->getOpcode() == BO_Add && add->getLHS()->getType()->isPointerType() &&
+        isa<DeclRefExpr>(strip(add->getLHS())) && ir.var(strip(add->getLHS()))->kind == VarKind::Param)
+      length = row_start(ir, add->getRHS(), loop);
+  }
+  if (!length || !invariant_in(ir, length, loop, all) || !indexes_row(ir, index, loop, length, all))
+    return std::nullopt;
+  return IterationElements{nullptr, nullptr, length};
+}
+
+// Whether every access of `region` in nodes a and b gives each iteration of every loop they share
+// elements of its own, the same way (so one iteration never reads what another wrote).
+bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
+                         const std::vector<Node*>& all) {
+  std::vector<const Expr*> accesses;
+  bool only_subscripts = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
+      accesses.push_back(e);
+      return visit(cast<ArraySubscriptExpr>(e)->getIdx());
+    }
+    if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_subscripts = false;
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  for (const Node* n : {a, b}) {
+    if (n->kind != NodeKind::Assign) return false;
+    visit(n->lhs);
+    visit(n->rhs);
+  }
+  if (!only_subscripts || accesses.empty()) return false;
+  const ASTContext& context = ir.fn->getASTContext();
+  for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
+       ++depth) {
+    std::optional<IterationElements> first;
+    for (const Expr* e : accesses) {
+      std::optional<IterationElements> each = iteration_elements(ir, e, a->loops[depth], all);
+      if (!each) return false;
+      if (!first) first = each;
+      else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
+               !same_expr(each->row_length, first->row_length, context))
+        return false;
+    }
+  }
+  return true;
+}
+
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
 // derivatives are functions of f's value), may read f(x) from m[...] instead of calling f again.
 // It may when m[...] is certain to hold exactly what `n` wrote once the reverse sweep reaches `n`:
 // the target has the call's type (no rounding between them); every write to the region that can
 // run after `n` (later in program order, or in a later iteration of a loop they share, `n`
-// itself included unless it is `P[X + i] = ...` in a single loop, whose later iterations write
-// other elements) is taped, so its reverse has restored the region before; no call receives the
+// itself included, unless each iteration of those loops has elements of its own) is taped, so its
+// reverse has restored the region before; no call receives the
 // region; and `n` is not in a parallel loop (the plan does not follow other threads' writes).
 // Distinct parameters are assumed not to alias, as everywhere in adjc.
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
@@ -1217,15 +1328,12 @@ bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Nod
     return false;
   for (const Node* loop : n->loops)
     if (loop->parallel) return false;
-  // In a single loop, `P[X + i] = f(x)` writes a different element in each later iteration.
-  const Expr *pointer, *offset;
-  bool own_element = n->loops.size() == 1 && counter_access(ir, n->lhs, n->loops[0], pointer, offset) &&
-                     invariant_in(ir, pointer, n->loops[0], all) &&
-                     (!offset || invariant_in(ir, offset, n->loops[0], all));
   for (const Node* w : all) {
     if (passes_region_to_call(ir, w, n->memory_root)) return false;
-    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root &&
-        (w->order > n->order || shares_loop(w, n)) && !w->save && !(w == n && own_element))
+    // Writes in later iterations of the loops they share touch other elements when every
+    // iteration has elements of its own.
+    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !w->save &&
+        (w->order > n->order || (shares_loop(w, n) && !disjoint_iterations(ir, n, w, n->memory_root, all))))
       return false;
   }
   return true;
@@ -1412,13 +1520,16 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   }
 
   // Saves: an overwrite is taped when reverse code that runs after it (in reverse order) reads the
-  // old value: a read at or before it in program order, or anywhere in a loop they share.
+  // old value: a read at or before it in program order, or anywhere in a loop they share — unless
+  // each iteration of the loops they share reads and writes elements of its own (rows of a matrix).
   for (Node* n : all) {
     if (n->kind == NodeKind::Assign) {
       Var* written = n->target ? n->target : n->memory_root;
       if (!written || written->recompute || written->kind == VarKind::Return) continue;
       for (const ReadSite& r : reads)
-        if (r.var == written && (r.node->order <= n->order || shares_loop(r.node, n, written->iteration))) {
+        if (r.var == written &&
+            (r.node->order <= n->order || (shares_loop(r.node, n, written->iteration) &&
+                                           !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
           n->save = true;
           break;
         }

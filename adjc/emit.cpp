@@ -284,8 +284,14 @@ class Emitter {
     return s + ")";
   }
 
+  // Whether generated code uses `name` (the #line directives' file names do not count).
   static bool mentions(const std::string* body, const std::string& name) {
-    return !body || std::regex_search(*body, std::regex("\\b" + name + "\\b"));
+    if (!body) return true;
+    std::regex word("\\b" + name + "\\b");
+    std::istringstream lines(*body);
+    for (std::string l; std::getline(lines, l);)
+      if (l.rfind("#line", 0) != 0 && std::regex_search(l, word)) return true;
+    return false;
   }
 
   std::string params(const std::string* body = nullptr) const {

@@ -77,6 +77,10 @@ TEST(Reuse, softmax_in_place) {
   auto g = adjoint::gradient(softmax_in_place);
   check("softmax_in_place", g, softmax_in_place, Out<double>{12}, In<double>{12, -3, 3}, 3, 4);
   EXPECT_EQ(occurrences(g.source(), "exp("), 1) << g.source();  // the forward's only
+  // Only the exponentials are taped, in one block per row (probs' earlier contents are not: each
+  // row owns its elements).
+  EXPECT_EQ(occurrences(g.source(), "::adjoint::detail::push_n("), 1) << g.source();
+  EXPECT_EQ(occurrences(g.source(), "] = ::adjoint::detail::pop<double>()"), 0) << g.source();
 }
 TEST(Reuse, in_place_chain) {
   auto g = adjoint::gradient(in_place_chain);
