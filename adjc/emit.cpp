@@ -507,12 +507,14 @@ class Emitter {
         line_directive(code, n->loc);
         code.open("if (" + print_.primal(n->cond) + ") {");
         forward_children(n->then_node, code);
-        if (n->reverse) code.line("::adjoint::detail::push(true);");
-        if (n->else_node || n->reverse) {
+        const Node* bits = branch_bits_loop(n);
+        if (bits) code.line(branch_word(n) + " |= 1ull << ((_n" + std::to_string(bits->id) + " - 1) & 63);");
+        else if (n->reverse) code.line("::adjoint::detail::push(true);");
+        if (n->else_node || (n->reverse && !bits)) {
           code.close("} else {");
           ++code.depth;
           if (n->else_node) forward_children(n->else_node, code);
-          if (n->reverse) code.line("::adjoint::detail::push(false);");
+          if (n->reverse && !bits) code.line("::adjoint::detail::push(false);");
         }
         code.close();
         return;
@@ -523,6 +525,28 @@ class Emitter {
         return forward_jump(n, code);
     }
   }
+
+  // Branch bits: an `if` directly in the body of a jump-free canonical loop (not in a parallel
+  // loop) records its direction as bit `iteration % 64` of a word (`_b<order>`) that is pushed
+  // every 64 iterations, instead of a bool per iteration; the reverse loop tests its iteration's
+  // bit. Returns that loop, or nullptr when the branch pushes bools.
+  static const Node* branch_bits_loop(const Node* n) {
+    if (n->kind != NodeKind::If || !n->reverse || !n->parent) return nullptr;
+    const Node* loop = n->parent->parent;
+    if (!loop || loop->kind != NodeKind::Loop || loop->body != n->parent || !loop->counter || !loop->jumps.empty() ||
+        loop->parallel)
+      return nullptr;
+    for (const Node* l : n->loops)
+      if (l->parallel) return nullptr;
+    return loop;
+  }
+  static std::vector<const Node*> branch_bits(const Node* loop) {
+    std::vector<const Node*> out;
+    for (const Node* c : loop->body->children)
+      if (branch_bits_loop(c) == loop) out.push_back(c);
+    return out;
+  }
+  static std::string branch_word(const Node* branch) { return "_b" + std::to_string(branch->order); }
 
   void forward_children(Node* block, Code& code) {
     for (Node* c : block->children) forward_node(c, code);
@@ -554,6 +578,7 @@ class Emitter {
     code.open("{");
     if (n->reverse) code.line("long _n" + id + " = 0;");
     std::string cond = n->cond ? print_.primal(n->cond) : "true";
+    for (const Node* b : branch_bits(n)) code.line("unsigned long long " + branch_word(b) + " = 0;");
     if (n->counter) {
       code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
       if (n->bulk_write)
@@ -571,10 +596,15 @@ class Emitter {
     if (n->reverse) code.line("++_n" + id + ";");
     forward_children(n->body, code);
     push_iteration(code, n);
+    for (const Node* b : branch_bits(n))
+      code.line("if ((_n" + id + " & 63) == 0) { ::adjoint::detail::push(" + branch_word(b) + "); " + branch_word(b) +
+                " = 0; }");
     if (n->reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
     if (!n->counter && has_continue(n)) code.line("_continue" + id + ":;");
     if (n->inc) forward_children(n->inc, code);
     code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
+    for (const Node* b : branch_bits(n))
+      code.line("if ((_n" + id + " & 63) != 0) ::adjoint::detail::push(" + branch_word(b) + ");");
     if (n->reverse) {
       if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
       code.line("::adjoint::detail::push(_n" + id + ");");
@@ -803,7 +833,10 @@ class Emitter {
       case NodeKind::Call: return reverse_statement(n, code);
       case NodeKind::If:
         line_directive(code, n->loc);
-        code.open("if (::adjoint::detail::pop_branch()) {");
+        if (const Node* bits = branch_bits_loop(n))
+          code.open("if (((" + branch_word(n) + " >> (_k" + std::to_string(bits->id) + " & 63)) & 1) != 0) {");
+        else
+          code.open("if (::adjoint::detail::pop_branch()) {");
         reverse_block(n->then_node, code, true);
         code.close("} else {");
         ++code.depth;
@@ -847,8 +880,15 @@ class Emitter {
       code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
       code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
       if (n->bulk_write && n->bulk_restore_first) code.line(bulk_restore(n));
+      std::vector<const Node*> words = branch_bits(n);  // popped in the reverse of their push order
+      std::reverse(words.begin(), words.end());
+      for (const Node* b : words)
+        code.line("unsigned long long " + branch_word(b) + " = (_n" + id +
+                  " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
       code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
       code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
+      for (const Node* b : words)
+        code.line("if ((_k" + id + " & 63) == 63) " + branch_word(b) + " = ::adjoint::detail::pop<unsigned long long>();");
     } else if (n->counter) {
       code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
       code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
