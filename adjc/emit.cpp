@@ -454,6 +454,7 @@ class Emitter {
     if (!loop->reverse) return;
     for (Var* v : iteration_kept(loop)) code.line(push(v->name, v));
   }
+  bool pop_iteration_needed(const Node* loop) const { return !iteration_kept(loop).empty(); }
   void pop_iteration(Code& code, const Node* loop) const {
     auto vs = iteration_kept(loop);
     for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
@@ -865,11 +866,44 @@ class Emitter {
     for (Node* j : loop->jumps) code.line("if (" + exit + " == " + std::to_string(j->id) + ") goto _L" + std::to_string(j->id) + ";");
   }
 
+  // A loop whose only reverse work is one branch recorded in bits (a running maximum's `if`):
+  // iterations that did not take it have nothing to undo, so the reverse visits only the set bits.
+  static const Node* only_branch(const Node* loop) {
+    std::vector<const Node*> bits = branch_bits(loop);
+    if (bits.size() != 1 || loop->bulk_write || (bits[0]->else_node && bits[0]->else_node->reverse)) return nullptr;
+    for (const Node* c : loop->body->children)
+      if (c->reverse && c != bits[0]) return nullptr;
+    return bits[0];
+  }
+
+  void reverse_taken_iterations(Node* n, const Node* branch, Code& code) {
+    std::string id = std::to_string(n->id), word = branch_word(branch), k = "_k" + id;
+    code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    code.line("const long _w" + id + " = (_n" + id + " + 63) / 64;");
+    code.line("unsigned long long " + word + " = (_n" + id + " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
+    code.open("for (long _i" + id + " = _w" + id + " - 1; _i" + id + " >= 0; --_i" + id + ") {");
+    code.line("if (_i" + id + " != _w" + id + " - 1 || (_n" + id + " & 63) == 0) " + word +
+              " = ::adjoint::detail::pop<unsigned long long>();");
+    code.open("while (" + word + " != 0) {");
+    code.line("const int _bit" + id + " = ::adjoint::detail::highest_bit(" + word + ");");
+    code.line("const long " + k + " = _i" + id + " * 64 + _bit" + id + ";");
+    code.line(n->counter->name + " = _s" + id + " + " + k + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
+    reverse_block(n->body, code, true);
+    code.line(word + " &= ~(1ull << _bit" + id + ");");
+    code.close();
+    code.close();
+  }
+
   void reverse_loop(Node* n, Code& code) {
     std::string id = std::to_string(n->id);
     line_directive(code, n->loc);
     code.open("{");
     code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
+    if (const Node* branch = only_branch(n); branch && !pop_iteration_needed(n)) {
+      reverse_taken_iterations(n, branch, code);
+      code.close();
+      return;
+    }
     if (n->counter && n->jumps.empty()) {
       // The counter steps back from the forward loop's exit value (start + trip count * step,
       // which the forward computed), so it is an induction variable of its own type: computed

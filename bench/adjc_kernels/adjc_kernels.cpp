@@ -162,16 +162,42 @@ double cpu_ms() {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-double median_ms(const std::function<void()>& prepare, const std::function<void()>& run, int reps) {
-  std::vector<double> ms;
-  for (int r = 0; r < reps; r++) {
+struct Timing {
+  double hand_ms, adjc_ms;              // medians
+  double ratio, ratio_low, ratio_high;  // median and quartiles of the per-repetition adjc / hand
+};
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+// Runs hand-written and adjc side by side, alternating which goes first, so that the machine's
+// drift (a shared VM) affects both alike; the ratio is taken per repetition.
+Timing compare(const std::function<void()>& prepare_hand, const std::function<void()>& run_hand,
+               const std::function<void()>& prepare_adjc, const std::function<void()>& run_adjc, int reps) {
+  std::vector<double> hand, adjc, ratio;
+  auto time = [](const std::function<void()>& prepare, const std::function<void()>& run) {
     prepare();
     double t0 = cpu_ms();
     run();
-    ms.push_back(cpu_ms() - t0);
+    return cpu_ms() - t0;
+  };
+  for (int r = 0; r < reps; r++) {
+    double h, a;
+    if (r % 2 == 0) {
+      h = time(prepare_hand, run_hand);
+      a = time(prepare_adjc, run_adjc);
+    } else {
+      a = time(prepare_adjc, run_adjc);
+      h = time(prepare_hand, run_hand);
+    }
+    hand.push_back(h);
+    adjc.push_back(a);
+    ratio.push_back(a / h);
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return {quantile(hand, 0.5), quantile(adjc, 0.5), quantile(ratio, 0.5), quantile(ratio, 0.25),
+          quantile(ratio, 0.75)};
 }
 
 std::vector<float> random_vector(std::size_t n, float lo, float hi, std::mt19937& rng) {
@@ -183,9 +209,9 @@ std::vector<float> random_vector(std::size_t n, float lo, float hi, std::mt19937
 
 void zero(std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); }
 
-void row(const char* kernel, const char* shape, double hand, double adjc, std::size_t tape, double max_diff) {
-  std::printf("| %-12s | %-16s | %9.3f | %9.3f | %5.2fx | %10zu | %9.2e |\n", kernel, shape, hand, adjc, adjc / hand,
-              tape, max_diff);
+void row(const char* kernel, const char* shape, const Timing& t, std::size_t tape, double max_diff) {
+  std::printf("| %-13s | %-16s | %9.3f | %9.3f | %5.2fx [%4.2f-%4.2f] | %10zu | %9.2e |\n", kernel, shape, t.hand_ms,
+              t.adjc_ms, t.ratio, t.ratio_low, t.ratio_high, tape, max_diff);
 }
 
 double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -202,23 +228,23 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(7);
   const int B = 8, T = 64, C = 768, V = 8192, BT = B * T;
-  std::printf("adjc_kernels: forward + backward, median of %d runs (CPU ms of this thread); tape = bytes adjc's forward "
-              "sweep stores; diff = max |adjc - hand-written| gradient\n\n",
+  std::printf("adjc_kernels: forward + backward, %d runs of each, alternating (CPU ms of this thread, medians); ratio = "
+              "median [quartiles] of adjc / hand-written per run; tape = bytes adjc's forward sweep stores; diff = max "
+              "|adjc - hand-written| gradient\n\n",
               reps);
-  std::printf("| %-12s | %-16s | %9s | %9s | %6s | %10s | %9s |\n", "kernel", "shape", "hand ms", "adjc ms", "ratio",
-              "tape bytes", "diff");
-  std::printf("|--------------|------------------|-----------|-----------|--------|------------|-----------|\n");
+  std::printf("| %-13s | %-16s | %9s | %9s | %-19s | %10s | %9s |\n", "kernel", "shape", "hand ms", "adjc ms",
+              "ratio [quartiles]", "tape bytes", "diff");
+  std::printf("|---------------|------------------|-----------|-----------|---------------------|------------|-----------|\n");
 
   {  // GELU
     const int N = BT * 4 * C;
     auto inp = random_vector(N, -3, 3, rng), seed = random_vector(N, -1, 1, rng);
     std::vector<float> out(N), dout(N), dinp_hand(N), dinp_adjc(N);
     auto g = adjoint::gradient(gelu_forward);
-    double hand = median_ms([&] { zero(dinp_hand); }, [&] {
+    Timing t = compare([&] { zero(dinp_hand); }, [&] {
       gelu_forward(out.data(), inp.data(), N);
       gelu_backward(dinp_hand.data(), inp.data(), seed.data(), N);
-    }, reps);
-    double adjc = median_ms([&] { zero(dinp_adjc); dout = seed; }, [&] {
+    }, [&] { zero(dinp_adjc); dout = seed; }, [&] {
       g.execute(out.data(), inp.data(), N, dout.data(), dinp_adjc.data());
     }, reps);
     dout = seed;
@@ -226,7 +252,7 @@ int main(int argc, char** argv) {
     std::size_t tape = adjoint::thread_tape_bytes();
     zero(dinp_adjc);
     gelu_forward_reverse(out.data(), inp.data(), N, dout.data(), dinp_adjc.data());
-    row("gelu", "N=1572864", hand, adjc, tape, max_abs_diff(dinp_hand, dinp_adjc));
+    row("gelu", "N=1572864", t, tape, max_abs_diff(dinp_hand, dinp_adjc));
   }
   {  // layernorm
     auto inp = random_vector(BT * C, -2, 2, rng), weight = random_vector(C, 0.5, 1.5, rng),
@@ -234,13 +260,12 @@ int main(int argc, char** argv) {
     std::vector<float> out(BT * C), mean(BT), rstd(BT), dout(BT * C), dmean(BT), drstd(BT);
     std::vector<float> dinp_h(BT * C), dw_h(C), db_h(C), dinp_a(BT * C), dw_a(C), db_a(C);
     auto g = adjoint::gradient(layernorm_forward);
-    double hand = median_ms([&] { zero(dinp_h); zero(dw_h); zero(db_h); }, [&] {
+    auto prepare = [&] { zero(dinp_a); zero(dw_a); zero(db_a); zero(dmean); zero(drstd); dout = seed; };
+    Timing t = compare([&] { zero(dinp_h); zero(dw_h); zero(db_h); }, [&] {
       layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), B, T, C);
       layernorm_backward(dinp_h.data(), dw_h.data(), db_h.data(), seed.data(), inp.data(), weight.data(), mean.data(),
                          rstd.data(), B, T, C);
-    }, reps);
-    auto prepare = [&] { zero(dinp_a); zero(dw_a); zero(db_a); zero(dmean); zero(drstd); dout = seed; };
-    double adjc = median_ms(prepare, [&] {
+    }, prepare, [&] {
       g.execute(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), B, T, C, dout.data(),
                 dmean.data(), drstd.data(), dinp_a.data(), dw_a.data(), db_a.data());
     }, reps);
@@ -250,17 +275,16 @@ int main(int argc, char** argv) {
     layernorm_forward_reverse(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), B, T, C,
                               dout.data(), dmean.data(), drstd.data(), dinp_a.data(), dw_a.data(), db_a.data());
     double diff = std::max({max_abs_diff(dinp_h, dinp_a), max_abs_diff(dw_h, dw_a), max_abs_diff(db_h, db_a)});
-    row("layernorm", "B=8 T=64 C=768", hand, adjc, tape, diff);
+    row("layernorm", "B=8 T=64 C=768", t, tape, diff);
   }
   // softmax in both plain-loop forms: exponentials computed twice, or stored in probs (llm.c's)
   auto softmax_row = [&](auto softmax, auto forward_sweep, auto reverse_sweep, auto g, const char* NAME) {
     auto logits = random_vector(BT * V, -4, 4, rng), seed = random_vector(BT * V, -1, 1, rng);
     std::vector<float> probs(BT * V), dprobs(BT * V), dl_h(BT * V), dl_a(BT * V);
-    double hand = median_ms([&] { zero(dl_h); }, [&] {
+    Timing t = compare([&] { zero(dl_h); }, [&] {
       softmax(probs.data(), logits.data(), BT, V);
       softmax_backward(dl_h.data(), seed.data(), probs.data(), BT, V);
-    }, reps);
-    double adjc = median_ms([&] { zero(dl_a); dprobs = seed; }, [&] {
+    }, [&] { zero(dl_a); dprobs = seed; }, [&] {
       g.execute(probs.data(), logits.data(), BT, V, dprobs.data(), dl_a.data());
     }, reps);
     dprobs = seed;
@@ -268,7 +292,7 @@ int main(int argc, char** argv) {
     std::size_t tape = adjoint::thread_tape_bytes();
     zero(dl_a);
     reverse_sweep(probs.data(), logits.data(), BT, V, dprobs.data(), dl_a.data());
-    row(NAME, "BT=512 V=8192", hand, adjc, tape, max_abs_diff(dl_h, dl_a));
+    row(NAME, "BT=512 V=8192", t, tape, max_abs_diff(dl_h, dl_a));
   };
   softmax_row(
       softmax_forward, [](auto... a) { softmax_forward_forward(a...); },
@@ -285,17 +309,15 @@ int main(int argc, char** argv) {
     std::vector<float> dp_h(probs.size()), dp_a(probs.size());
     auto g = adjoint::gradient(crossentropy_forward, "probs");
     volatile float sink = 0;
-    double hand = median_ms([&] { zero(dp_h); }, [&] {
+    Timing t = compare([&] { zero(dp_h); }, [&] {
       sink = crossentropy_forward(probs.data(), targets.data(), BTs, Vs);
       crossentropy_backward(dp_h.data(), probs.data(), targets.data(), 1.0f, BTs, Vs);
-    }, reps);
-    double adjc = median_ms([&] { zero(dp_a); }, [&] { g.execute(probs.data(), targets.data(), BTs, Vs, dp_a.data()); },
-                            reps);
+    }, [&] { zero(dp_a); }, [&] { g.execute(probs.data(), targets.data(), BTs, Vs, dp_a.data()); }, reps);
     crossentropy_forward_forward(probs.data(), targets.data(), BTs, Vs);
     std::size_t tape = adjoint::thread_tape_bytes();
     zero(dp_a);
     crossentropy_forward_reverse(probs.data(), targets.data(), BTs, Vs, 1.0f, dp_a.data());
-    row("crossentropy", "BT=65536 V=64", hand, adjc, tape, max_abs_diff(dp_h, dp_a));
+    row("crossentropy", "BT=65536 V=64", t, tape, max_abs_diff(dp_h, dp_a));
     (void)sink;
   }
   return 0;

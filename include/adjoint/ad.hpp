@@ -11,6 +11,7 @@
 // silent no-op. The generated code needs only this header (and the tape it includes).
 // Conventions and limits: docs/adjc.md.
 
+#include <bit>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,10 @@ void pop_n(T* first, long n) {
 
 // Iterations of `for (i = start; i < end; i++)`.
 inline long trip_count(long start, long end) { return end > start ? end - start : 0; }
+
+// The highest set bit of a non-zero word of branch bits: the reverse of a loop whose only work is
+// one rarely taken branch visits just the iterations that took it.
+inline int highest_bit(unsigned long long word) { return std::bit_width(word) - 1; }
 
 inline bool pop_branch() { return thread_tape<bool>().pop(); }
 
