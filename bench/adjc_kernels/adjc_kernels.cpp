@@ -44,7 +44,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
   }
 }
 
-// probs, logits: (BT,V)
+// probs, logits: (BT,V); the exponentials computed twice (for the sum, then for probs)
 void softmax_forward(float* probs, const float* logits, int BT, int V) {
   for (int bt = 0; bt < BT; bt++) {
     const float* x = logits + bt * V;
@@ -277,7 +277,8 @@ int main(int argc, char** argv) {
     double diff = std::max({max_abs_diff(dinp_h, dinp_a), max_abs_diff(dw_h, dw_a), max_abs_diff(db_h, db_a)});
     row("layernorm", "B=8 T=64 C=768", t, tape, diff);
   }
-  // softmax in both plain-loop forms: exponentials computed twice, or stored in probs (llm.c's)
+  // softmax in both plain-loop forms: the exponentials stored in probs and normalised in place
+  // (llm.c's and the engine's form; the one the target is for), or computed twice and stored nowhere
   auto softmax_row = [&](auto softmax, auto forward_sweep, auto reverse_sweep, auto g, const char* NAME) {
     auto logits = random_vector(BT * V, -4, 4, rng), seed = random_vector(BT * V, -1, 1, rng);
     std::vector<float> probs(BT * V), dprobs(BT * V), dl_h(BT * V), dl_a(BT * V);
@@ -295,12 +296,12 @@ int main(int argc, char** argv) {
     row(NAME, "BT=512 V=8192", t, tape, max_abs_diff(dl_h, dl_a));
   };
   softmax_row(
-      softmax_forward, [](auto... a) { softmax_forward_forward(a...); },
-      [](auto... a) { softmax_forward_reverse(a...); }, adjoint::gradient(softmax_forward), "softmax");
-  softmax_row(
       softmax_inplace_forward, [](auto... a) { softmax_inplace_forward_forward(a...); },
       [](auto... a) { softmax_inplace_forward_reverse(a...); }, adjoint::gradient(softmax_inplace_forward),
-      "softmax llm.c");
+      "softmax");
+  softmax_row(
+      softmax_forward, [](auto... a) { softmax_forward_forward(a...); },
+      [](auto... a) { softmax_forward_reverse(a...); }, adjoint::gradient(softmax_forward), "softmax 2 exp");
   {  // cross-entropy
     const int BTs = 65536, Vs = 64;
     auto probs = random_vector(std::size_t(BTs) * Vs, 0.01f, 1.0f, rng);
