@@ -1197,6 +1197,29 @@ bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const
   return offset != nullptr;
 }
 
+// The subscripts `...[...]` of `region` in the assignments `nodes`, appended to `out`; false when
+// the region is also mentioned otherwise (a pointer passed on, dereferenced, or offset).
+bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nodes, const Var* region,
+                       std::vector<const Expr*>& out) {
+  bool only_subscripts = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
+      out.push_back(e);
+      return visit(cast<ArraySubscriptExpr>(e)->getIdx());
+    }
+    if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_subscripts = false;
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  for (const Node* n : nodes) {
+    if (n->kind != NodeKind::Assign) return false;
+    visit(n->lhs);
+    visit(n->rhs);
+  }
+  return only_subscripts;
+}
+
 // How an access of a region maps iterations of a loop with counter c to elements, when each
 // iteration gets elements of its own: `P[X + c]` (one element; P and X the same in every
 // iteration), or a row of length S: `R[c * S + j]`, or `p[j]` with `p = R + c * S` defined in
@@ -1274,23 +1297,7 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
 bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
                          const std::vector<Node*>& all) {
   std::vector<const Expr*> accesses;
-  bool only_subscripts = true;
-  std::function<void(const Expr*)> visit = [&](const Expr* e) {
-    if (!e) return;
-    e = strip(e);
-    if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
-      accesses.push_back(e);
-      return visit(cast<ArraySubscriptExpr>(e)->getIdx());
-    }
-    if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_subscripts = false;
-    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
-  };
-  for (const Node* n : {a, b}) {
-    if (n->kind != NodeKind::Assign) return false;
-    visit(n->lhs);
-    visit(n->rhs);
-  }
-  if (!only_subscripts || accesses.empty()) return false;
+  if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
   const ASTContext& context = ir.fn->getASTContext();
   for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
        ++depth) {
@@ -1382,22 +1389,13 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
       continue;
     // Every access of the region is P[X + i]; any other mention of it (another index, the pointer
     // passed on, a second write) disqualifies the loop.
-    bool only_counter = true;
-    std::function<void(const Expr*)> visit = [&](const Expr* e) {
-      if (!e || !only_counter) return;
-      e = strip(e);
+    std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
+    std::vector<const Expr*> accesses;
+    bool only_counter = region_subscripts(ir, body, region, accesses);
+    for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
+    for (const Expr* e : accesses) {
       const Expr *p, *x;
-      if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
-        only_counter = counter_access(ir, e, loop, p, x) && ir.var(p) == ir.var(pointer) && same_expr(x, offset, context);
-        return visit(cast<ArraySubscriptExpr>(e)->getIdx());
-      }
-      if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_counter = false;
-      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
-    };
-    for (const Node* n : loop->body->children) {
-      if (n != write && n->memory_root == region) only_counter = false;
-      visit(n->lhs);
-      visit(n->rhs);
+      only_counter &= counter_access(ir, e, loop, p, x) && ir.var(p) == ir.var(pointer) && same_expr(x, offset, context);
     }
     if (!only_counter) continue;
     bool reads_old = false, reads_new = write->result_in_target;
