@@ -918,7 +918,10 @@ class Lowering {
     n->start = counter->getInit();
     n->step = step;
     n->cond = fs->getCond();
-    if (parallel) n->end = cast<BinaryOperator>(fs->getCond()->IgnoreParenImpCasts())->getRHS();
+    if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+        cond && cond->getOpcode() == BO_LT && step > 0)
+      if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
+        n->end = cond->getRHS();
     check_expr(n->cond);
     loops_.push_back(n);
     n->body = lower_scope(fs->getBody());
@@ -1174,6 +1177,11 @@ bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const s
   return true;
 }
 
+bool is_counter_of(const FunctionIR& ir, const Expr* e, const Node* loop) {
+  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  return r && ir.var(r) == loop->counter;
+}
+
 // `P[i]` or `P[X + i]` / `P[i + X]` with i the counter of `loop` and P a pointer variable: P and X.
 bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer,
                     const Expr*& offset) {
@@ -1182,18 +1190,14 @@ bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const
   auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
   Var* p = base ? ir.var(base) : nullptr;
   if (!p || !p->pointer) return false;
-  auto is_counter = [&](const Expr* x) {
-    auto* r = dyn_cast<DeclRefExpr>(strip(x));
-    return r && ir.var(r) == loop->counter;
-  };
   const Expr* idx = strip(sub->getIdx());
   pointer = base;
   offset = nullptr;
-  if (is_counter(idx)) return true;
+  if (is_counter_of(ir, idx, loop)) return true;
   auto* add = dyn_cast<BinaryOperator>(idx);
   if (!add || add->getOpcode() != BO_Add) return false;
-  if (is_counter(add->getRHS())) offset = add->getLHS();
-  else if (is_counter(add->getLHS())) offset = add->getRHS();
+  if (is_counter_of(ir, add->getRHS(), loop)) offset = add->getLHS();
+  else if (is_counter_of(ir, add->getLHS(), loop)) offset = add->getRHS();
   return offset != nullptr;
 }
 
@@ -1234,12 +1238,8 @@ struct IterationElements {
 const Expr* row_start(const FunctionIR& ir, const Expr* e, const Node* loop) {
   auto* mul = dyn_cast<BinaryOperator>(strip(e));
   if (!mul || mul->getOpcode() != BO_Mul) return nullptr;
-  auto is_counter = [&](const Expr* x) {
-    auto* r = dyn_cast<DeclRefExpr>(strip(x));
-    return r && ir.var(r) == loop->counter;
-  };
-  if (is_counter(mul->getLHS())) return mul->getRHS();
-  if (is_counter(mul->getRHS())) return mul->getLHS();
+  if (is_counter_of(ir, mul->getLHS(), loop)) return mul->getRHS();
+  if (is_counter_of(ir, mul->getRHS(), loop)) return mul->getLHS();
   return nullptr;
 }
 
@@ -1251,12 +1251,9 @@ bool indexes_row(const FunctionIR& ir, const Expr* e, const Node* loop, const Ex
   Var* j = r ? ir.var(r) : nullptr;
   if (!j || !j->counter) return false;
   for (const Node* inner : all) {
-    if (inner->kind != NodeKind::Loop || inner->counter != j || !inside(inner, loop) || inner->step <= 0) continue;
-    auto* cond = dyn_cast_or_null<BinaryOperator>(inner->cond ? strip(inner->cond) : nullptr);
-    auto* lhs = cond ? dyn_cast<DeclRefExpr>(strip(cond->getLHS())) : nullptr;
+    if (inner->kind != NodeKind::Loop || inner->counter != j || !inside(inner, loop)) continue;
     Expr::EvalResult start;
-    return cond && cond->getOpcode() == BO_LT && lhs && ir.var(lhs) == j &&
-           same_expr(cond->getRHS(), row_length, ir.fn->getASTContext()) &&
+    return inner->end && same_expr(inner->end, row_length, ir.fn->getASTContext()) &&
            inner->start->EvaluateAsInt(start, ir.fn->getASTContext()) && !start.Val.getInt().isNegative();
   }
   return false;
@@ -1366,11 +1363,7 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
       continue;
     bool in_parallel = false;
     for (const Node* l : loop->loops) in_parallel |= l->parallel;
-    auto* cond = dyn_cast_or_null<BinaryOperator>(loop->cond ? strip(loop->cond) : nullptr);
-    auto* bound_of = cond ? dyn_cast<DeclRefExpr>(strip(cond->getLHS())) : nullptr;
-    if (in_parallel || !cond || cond->getOpcode() != BO_LT || !bound_of || ir.var(bound_of) != loop->counter ||
-        !invariant_in(ir, cond->getRHS(), loop, all))
-      continue;
+    if (in_parallel || !loop->end || !invariant_in(ir, loop->end, loop, all)) continue;
     // Nothing else in the loop pushes: its only saved node is the write.
     std::vector<Node*> saved;
     bool straight = true;
@@ -1406,7 +1399,6 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
     loop->bulk_write = write;
     loop->bulk_pointer = pointer;
     loop->bulk_offset = offset;
-    loop->bulk_end = cond->getRHS();
     loop->bulk_restore_first = reads_old;
   }
 }

@@ -584,7 +584,7 @@ class Emitter {
       code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
       if (n->bulk_write)
         code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
-                  print_.primal(n->bulk_end) + "));");
+                  print_.primal(n->end) + "));");
       std::string inc = n->step == 1 ? "++" + n->counter->name
                         : n->step == -1 ? "--" + n->counter->name
                                         : n->counter->name + " += " + std::to_string(n->step);

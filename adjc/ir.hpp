@@ -90,7 +90,7 @@ struct Node {
   Node* inc = nullptr;
   Var* counter = nullptr;              // canonical loops: `for (int i = start; cond; i += step)`
   const clang::Expr* start = nullptr;
-  const clang::Expr* end = nullptr;    // parallel loops: `i < end`
+  const clang::Expr* end = nullptr;    // counted upwards while `i < end` (parallel loops always)
   long step = 0;
   bool parallel = false;
   std::vector<Node*> jumps;            // breaks/continues targeting this loop
@@ -114,7 +114,6 @@ struct Node {
   Node* bulk_write = nullptr;              // Loop: that Assign
   const clang::Expr* bulk_pointer = nullptr;
   const clang::Expr* bulk_offset = nullptr;  // X, or nullptr
-  const clang::Expr* bulk_end = nullptr;     // the `i < end` bound
   bool bulk_restore_first = false;         // the reverse reads the old values: restore before it
 };
 
