@@ -1086,6 +1086,12 @@ void needed_values(const FunctionIR& ir, const Activity& act, const Expr* e, std
   if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) needed_values(ir, act, cast->getSubExpr(), out);
 }
 
+bool declared_in(const Var* v, const Node* block) {
+  for (const Node* b = v->block; b; b = b->parent)
+    if (b == block) return true;
+  return false;
+}
+
 namespace {
 
 // Variables an lvalue's address depends on: indices and pointer variables.
@@ -1403,6 +1409,102 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
   }
 }
 
+// The assignments of `block` and of the blocks inside it; false when it holds anything else.
+bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
+  for (const Node* c : block->children) {
+    if (c->kind == NodeKind::Block) {
+      if (!straight_assignments(c, out)) return false;
+    } else if (c->kind == NodeKind::Assign) {
+      out.push_back(c);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Vectorised reverse loops. The reverse of a straight counted loop (assignments only, not parallel)
+// may run its iterations in any order, and so be marked `omp simd`, when they share nothing but
+// sums into the adjoints of outer scalars that the loop reads:
+//  - it pops nothing per iteration (a bulk save's pop_n is outside the loop), so primal memory
+//    stays as it is while the reverse loop runs, and its locals are recomputed, not taped;
+//  - every region with an adjoint is accessed only as P[X + i], so each iteration accumulates into
+//    its own adjoint elements (distinct parameters do not alias, as everywhere in adjc);
+//  - outer scalars it writes are only accumulated (`s += ...`) and not read in it: the reverse
+//    only reads their adjoints;
+//  - the outer floating scalars it reads get sums: each is a local, or an assigned parameter (whose
+//    adjoint is a local accumulator), and private to the enclosing parallel loop's thread, as the
+//    adjoints of regions are (no atomics, which `omp simd` does not allow).
+// Only loops with such sums are marked: other straight loops vectorise without being told.
+void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
+  const ASTContext& context = ir.fn->getASTContext();
+  for (Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || !loop->reverse || !loop->counter || !loop->jumps.empty() || loop->parallel ||
+        loop->inc)
+      continue;
+    std::vector<const Node*> body;
+    if (!straight_assignments(loop->body, body)) continue;
+    const Node* parallel = nullptr;
+    for (const Node* l : loop->loops)
+      if (l->parallel) parallel = l;
+    bool independent = true;
+    std::vector<Var*> read;
+    std::set<const Var*> accumulated;
+    for (const Node* n : body) {
+      independent &= !n->save || n->bulk;
+      variables_read(ir, n->rhs, read);
+      if (n->target && !declared_in(n->target, loop->body)) {
+        independent &= n->op == BO_AddAssign || n->op == BO_SubAssign;
+        accumulated.insert(n->target);
+      } else if (!n->target) {
+        variables_read(ir, n->lhs, read);
+      }
+    }
+    for (auto& v : ir.vars)
+      if (declared_in(v.get(), loop->body))
+        independent &= (!v->read_in_reverse || v->recompute) && !v->value && !v->memory;
+    std::vector<Var*> sums;
+    std::set<const Var*> regions;
+    for (Var* v : read) {
+      if (v->memory || v->pointer) {
+        if (Var* root = v->memory ? v : v->root) regions.insert(root);
+        continue;
+      }
+      if (v == loop->counter || declared_in(v, loop->body) || !full.of(v)) continue;
+      if (accumulated.count(v) || !v->floating || (v->kind == VarKind::Param && v->assignments == 0) ||
+          v->parallel != parallel) {
+        independent = false;
+      } else if (std::find(sums.begin(), sums.end(), v) == sums.end()) {
+        sums.push_back(v);
+      }
+    }
+    std::set<const Var*> partitioned;
+    if (parallel) partitioned = counter_indexed_regions(ir, parallel);
+    for (const Var* region : regions) {
+      if (!full.of(region)) continue;
+      independent &= !parallel || region->parallel == parallel || partitioned.count(region);
+      std::vector<const Expr*> accesses;
+      independent &= region_subscripts(ir, body, region, accesses);
+      const Expr *pointer = nullptr, *offset = nullptr;
+      for (const Expr* e : accesses) {
+        const Expr *p, *x;
+        if (!counter_access(ir, e, loop, p, x) || !invariant_in(ir, p, loop, all) ||
+            (x && !invariant_in(ir, x, loop, all)) ||
+            (pointer && (ir.var(p) != ir.var(pointer) || !same_expr(x, offset, context)))) {
+          independent = false;
+          break;
+        }
+        pointer = p;
+        offset = x;
+      }
+    }
+    if (independent && !sums.empty()) {
+      loop->simd_reverse = true;
+      loop->simd_sums = sums;
+    }
+  }
+}
+
 }  // namespace
 
 void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& custom, Diagnostics& diags) {
@@ -1587,6 +1689,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
     return r;
   };
   mark(ir.body);
+  plan_simd_reverse(ir, full, all);
 
   for (Node* loop : ir.parallel_loops)
     for_each_node(loop->body, [&](Node* n) {

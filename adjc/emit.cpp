@@ -919,8 +919,10 @@ class Emitter {
       for (const Node* b : words)
         code.line("unsigned long long " + branch_word(b) + " = (_n" + id +
                   " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
+      bool simd = simd_pragma(n, code);
       code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
       code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
+      if (simd) declare_iteration_locals(n, code);
       for (const Node* b : words)
         code.line("if ((_k" + id + " & 63) == 63) " + branch_word(b) + " = ::adjoint::detail::pop<unsigned long long>();");
     } else if (n->counter) {
@@ -946,6 +948,28 @@ class Emitter {
     code.close();
     if (n->bulk_write && !n->bulk_restore_first) code.line(bulk_restore(n));
     code.close();
+  }
+
+  // `omp simd` for a loop whose reverse iterations share nothing but sums (Node::simd_reverse),
+  // when some of the sums are active under this mask; the counter steps back by the loop's step.
+  bool simd_pragma(const Node* n, Code& code) const {
+    if (!n->simd_reverse) return false;
+    std::string sums;
+    for (const Var* v : n->simd_sums)
+      if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
+    if (sums.empty()) return false;
+    code.line("ADJOINT_SIMD(linear(" + n->counter->name + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums + "))");
+    return true;
+  }
+
+  // The locals of a vectorised reverse loop's iteration, and their adjoints, declared in it so that
+  // each iteration has its own (their adjoints start at zero in every iteration, as in sequence).
+  void declare_iteration_locals(const Node* loop, Code& code) const {
+    for (auto& v : ir_.vars) {
+      if (v->kind != VarKind::Local || !declared_in(v.get(), loop->body)) continue;
+      code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), v->name) + "{};");
+      if (v->floating) code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), "_d_" + v->name) + "{};");
+    }
   }
 
   std::string bulk_restore(const Node* loop) const {

@@ -115,6 +115,11 @@ struct Node {
   const clang::Expr* bulk_pointer = nullptr;
   const clang::Expr* bulk_offset = nullptr;  // X, or nullptr
   bool bulk_restore_first = false;         // the reverse reads the old values: restore before it
+  // Vectorised reverse: the loop's reverse iterations share nothing but sums into the adjoints of
+  // the outer scalars it reads (`simd_sums`), so its reverse loop is marked `omp simd` with those
+  // sums as reductions (plan_simd_reverse in analyze.cpp).
+  bool simd_reverse = false;
+  std::vector<Var*> simd_sums;
 };
 
 // A function lowered to the IR, with its analyses.

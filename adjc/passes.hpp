@@ -111,6 +111,9 @@ void needed_values(const FunctionIR& ir, const Activity& act, const clang::Expr*
 // can be accumulated without atomics.
 std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop);
 
+// Whether local `v` is declared in `block` or in a block inside it.
+bool declared_in(const Var* v, const Node* block);
+
 // Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
 void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
 

@@ -2,7 +2,8 @@
 #
 # Runs adjc on each source at build time (again whenever the source, a header it includes, or
 # adjc itself changes) and compiles adjc's output in the source's place. The output starts with
-# `#line` directives, so compiler errors and debuggers point at the user's file. adjc parses
+# `#line` directives, so compiler errors and debuggers point at the user's file; it is compiled
+# with -fopenmp-simd (GCC, Clang) so that ADJOINT_SIMD loops vectorise. adjc parses
 # with the target's include directories and definitions, C++20 and -fopenmp (OpenMP loops are
 # differentiated as parallel loops; compiled without OpenMP they run on one thread).
 function(adjoint_add_gradients target)
@@ -30,10 +31,22 @@ function(adjoint_add_gradients target)
     # Quoted includes of the original file resolve from its folder; options set on the source
     # (set_source_files_properties before this call) apply to what is compiled in its place.
     set_source_files_properties("${output}" PROPERTIES INCLUDE_DIRECTORIES "${dir}")
+    # -fopenmp-simd: the reverse loops adjc marks ADJOINT_SIMD vectorise their sums even in
+    # targets built without OpenMP (docs/adjc.md).
     get_source_file_property(options "${input}" COMPILE_OPTIONS)
-    if(options)
-      set_source_files_properties("${output}" PROPERTIES COMPILE_OPTIONS "${options}")
+    if(NOT options)
+      set(options "")
     endif()
+    get_source_file_property(definitions "${input}" COMPILE_DEFINITIONS)
+    if(NOT definitions)
+      set(definitions "")
+    endif()
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      list(APPEND options -fopenmp-simd)
+      list(APPEND definitions ADJOINT_OPENMP_SIMD)
+    endif()
+    set_source_files_properties("${output}" PROPERTIES COMPILE_OPTIONS "${options}"
+                                COMPILE_DEFINITIONS "${definitions}")
     set_source_files_properties("${input}" PROPERTIES HEADER_FILE_ONLY ON)
   endforeach()
 endfunction()

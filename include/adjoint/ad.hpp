@@ -27,6 +27,17 @@ extern "C" int omp_get_thread_num() noexcept;
 extern "C" int omp_get_num_threads() noexcept;
 #endif
 
+// `ADJOINT_SIMD(clauses)`: `#pragma omp simd clauses` where OpenMP's simd directive is on
+// (-fopenmp; or -fopenmp-simd with ADJOINT_OPENMP_SIMD defined, as adjoint_add_gradients compiles
+// generated code), nothing elsewhere. adjc puts it on reverse loops whose iterations share nothing
+// but sums into scalar adjoints, so that the compiler may vectorise the sums (docs/adjc.md).
+#if defined(_OPENMP) || defined(ADJOINT_OPENMP_SIMD)
+#define ADJOINT_PRAGMA_TEXT(...) #__VA_ARGS__
+#define ADJOINT_SIMD(...) _Pragma(ADJOINT_PRAGMA_TEXT(omp simd __VA_ARGS__))
+#else
+#define ADJOINT_SIMD(...)
+#endif
+
 // Marks a pointer, reference or struct parameter whose memory the function's calls write at most
 // once per element (activations laid out per layer, say): adjc then needs no snapshot when a
 // call writes into it after other calls read it. A promise adjc cannot check; see docs/adjc.md.
