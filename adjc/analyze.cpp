@@ -1094,6 +1094,22 @@ bool declared_in(const Var* v, const Node* block) {
 
 namespace {
 
+// What `e` reads: variables by value (pointers as addresses) and, through memory reads, the
+// regions read (their roots).
+void definition_reads(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  if (!e) return;
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call)) return out.push_back(ir.call_result.at(call));
+  if (is_memory_read(e))
+    if (Var* root = memory_root(ir, e)) out.push_back(root);
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+    if (Var* v = ir.var(e)) out.push_back(v);
+    return;
+  }
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
+}
+
 // Variables an lvalue's address depends on: indices and pointer variables.
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   e = strip(e);
@@ -1145,6 +1161,13 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
     return false;
   };
   return visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) || visit(n->start) || visit(n->end);
+}
+
+// Whether node `n` lies in `block` (or is it).
+bool encloses(const Node* block, const Node* n) {
+  for (; n; n = n->parent)
+    if (n == block) return true;
+  return false;
 }
 
 bool inside(const Node* n, const Node* loop) {
@@ -1583,24 +1606,43 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
           if (Var* r = memory_root(ir, args[i].expr)) written_regions.insert(r);
     }
   }
-  for (auto& vp : ir.vars) {
-    Var* v = vp.get();
-    if (v->kind != VarKind::Local || v->memory || v->counter || v->assignments != 1 || !v->definition ||
-        v->definition->loops.empty() || !v->read_in_reverse)
-      continue;
-    std::vector<Var*> deps;
-    variables_read(ir, v->definition->rhs, deps);
-    bool stable = true;
-    for (Var* d : deps) {
-      if (d->memory) {
-        if (written_regions.count(d)) stable = false;
-        continue;
-      }
-      if (d->kind == VarKind::CallResult) stable = false;
-      else if (d->kind == VarKind::Param && d->assignments > 0) stable = false;
-      else if (d->kind == VarKind::Local && !d->counter && d->assignments != 1) stable = false;
+  // A local defined once in a loop is recomputed at the start of its block's reverse, so its
+  // definition must give there what it gave in the forward: nothing it reads (a variable, or memory
+  // of a region) is written later in the block, by an assignment (a loop's initialisation and
+  // increment included: only loops that declare their counter are lowered with none) or through a
+  // call. What it reads is then read in the reverse there, so it is kept, taped or recomputed in
+  // turn, and later overwrites of the memory it reads are taped.
+  auto written_later = [&](const Var* d, const Node* definition, const Node* block) {
+    for (const Node* n : all) {
+      if (n->order <= definition->order || !encloses(block, n)) continue;
+      if ((n->kind == NodeKind::Assign && (n->target == d || n->memory_root == d)) || passes_region_to_call(ir, n, d))
+        return true;
     }
-    v->recompute = stable;
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& vp : ir.vars) {
+      Var* v = vp.get();
+      if (v->kind != VarKind::Local || v->memory || v->counter || v->assignments != 1 || !v->definition ||
+          v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
+        continue;
+      std::vector<Var*> deps;
+      definition_reads(ir, v->definition->rhs, deps);
+      bool stable = true;
+      for (Var* d : deps) {
+        if (d->kind == VarKind::CallResult || (d->kind == VarKind::Param && d->assignments > 0))
+          stable = false;
+        else
+          stable &= !written_later(d, v->definition, v->block);
+      }
+      if (!stable) continue;
+      v->recompute = changed = true;
+      for (Var* d : deps) {
+        d->read_in_reverse = true;
+        reads.push_back({v->definition, d});
+      }
+    }
   }
 
   for (auto& vp : ir.vars) {

@@ -1,0 +1,84 @@
+// Corpus: a local defined once in a loop is recomputed at the start of its block's reverse instead
+// of taped, when its definition gives there what it gave in the forward: the variables it reads
+// keep their values to the end of the block (they are then kept for the reverse even when nothing
+// else reads them). A variable written later in the block (an assignment, a loop's counter) makes
+// it taped per iteration. Each case is checked against finite differences; the generated source
+// shows which was chosen.
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+// `a` is read only by b's definition (b + ... needs no value of a): it must still reach the reverse.
+void offset_square(double* y, const double* x, const double* c, int n) {
+  double a = c[0] * 2;
+  for (int i = 0; i < n; i++) {
+    double b = a + x[i];
+    y[i] = b * b;
+  }
+}
+// The mean is assigned three times, all before the loop: d is recomputed, not taped per element.
+void centred_square(double* y, const double* x, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m += x[i];
+  m = m / n;
+  for (int i = 0; i < n; i++) {
+    double d = x[i] - m;
+    y[i] = d * d;
+  }
+}
+// t is written after d's definition in the same iteration: d is taped.
+void carried(double* y, const double* x, int n) {
+  double t = 0.5;
+  for (int i = 0; i < n; i++) {
+    double d = t + x[i];
+    y[i] = d * d;
+    t = x[i] * x[i];
+  }
+}
+// j counts a loop after b's definition (its initialisation and increment write j): b is taped.
+void counter_later(double* y, const double* x, int n) {
+  int j = 1;
+  for (int i = 0; i < n; i++) {
+    double b = x[j] * x[i];
+    for (j = 0; j < 3; j++) y[i] += b * b * x[j];
+  }
+}
+// y[i] is read by b's definition and overwritten after it in the same iteration: b is taped (the
+// reverse would otherwise recompute it from the new y[i]). In steps of 2, so no bulk save restores
+// y before the reverse loop either.
+void read_then_overwrite(double* y, int n) {
+  for (int i = 0; i < n; i += 2) {
+    double b = y[i] * 2;
+    y[i] = b * b;
+  }
+}
+
+TEST(Recompute, offset_square) {
+  auto g = adjoint::gradient(offset_square);
+  check("offset_square", g, offset_square, Out<double>{5}, In<double>{5}, In<double>{1}, 5);
+  EXPECT_EQ(occurrences(g.source(), "push(b)"), 0) << g.source();
+}
+TEST(Recompute, centred_square) {
+  auto g = adjoint::gradient(centred_square);
+  check("centred_square", g, centred_square, Out<double>{6}, In<double>{6}, 6);
+  EXPECT_EQ(occurrences(g.source(), "push(d)"), 0) << g.source();
+}
+TEST(Recompute, carried) {
+  auto g = adjoint::gradient(carried);
+  check("carried", g, carried, Out<double>{5}, In<double>{5}, 5);
+  EXPECT_EQ(occurrences(g.source(), "push(d)"), 1) << g.source();
+}
+TEST(Recompute, counter_later) {
+  auto g = adjoint::gradient(counter_later);
+  check("counter_later", g, counter_later, InOut<double>{4}, In<double>{4}, 4);
+  EXPECT_EQ(occurrences(g.source(), "push(b)"), 1) << g.source();
+}
+TEST(Recompute, read_then_overwrite) {
+  auto g = adjoint::gradient(read_then_overwrite);
+  check("read_then_overwrite", g, read_then_overwrite, InOut<double>{5}, 5);
+  EXPECT_EQ(occurrences(g.source(), "push(b)"), 1) << g.source();
+}
