@@ -1094,16 +1094,20 @@ bool declared_in(const Var* v, const Node* block) {
 
 namespace {
 
-// What `e` reads: variables by value (pointers as addresses) and, through memory reads, the
-// regions read (their roots).
-void definition_reads(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+// What a definition `e` reads: variables by value (a pointer's value is an address; arrays and
+// structs are only read through their memory) and the regions of its memory reads.
+struct DefinitionReads {
+  std::vector<Var*> values, regions;
+};
+void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out) {
   if (!e) return;
   e = strip(e);
-  if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call)) return out.push_back(ir.call_result.at(call));
+  if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call))
+    return out.values.push_back(ir.call_result.at(call));
   if (is_memory_read(e))
-    if (Var* root = memory_root(ir, e)) out.push_back(root);
+    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
-    if (Var* v = ir.var(e)) out.push_back(v);
+    if (Var* v = ir.var(e); v && !v->memory) out.values.push_back(v);
     return;
   }
   for (const Stmt* c : e->children())
@@ -1612,12 +1616,9 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   // increment included: only loops that declare their counter are lowered with none) or through a
   // call. What it reads is then read in the reverse there, so it is kept, taped or recomputed in
   // turn, and later overwrites of the memory it reads are taped.
-  auto written_later = [&](const Var* d, const Node* definition, const Node* block) {
-    for (const Node* n : all) {
-      if (n->order <= definition->order || !encloses(block, n)) continue;
-      if ((n->kind == NodeKind::Assign && (n->target == d || n->memory_root == d)) || passes_region_to_call(ir, n, d))
-        return true;
-    }
+  auto written_later = [&](const Node* definition, const Node* block, auto&& writes) {
+    for (const Node* n : all)
+      if (n->order > definition->order && encloses(block, n) && writes(n)) return true;
     return false;
   };
   for (bool changed = true; changed;) {
@@ -1627,20 +1628,30 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
       if (v->kind != VarKind::Local || v->memory || v->counter || v->assignments != 1 || !v->definition ||
           v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
         continue;
-      std::vector<Var*> deps;
-      definition_reads(ir, v->definition->rhs, deps);
+      const Node* definition = v->definition;
+      DefinitionReads deps;
+      definition_reads(ir, definition->rhs, deps);
       bool stable = true;
-      for (Var* d : deps) {
-        if (d->kind == VarKind::CallResult || (d->kind == VarKind::Param && d->assignments > 0))
-          stable = false;
-        else
-          stable &= !written_later(d, v->definition, v->block);
-      }
+      for (Var* d : deps.values)
+        stable &= d->kind != VarKind::CallResult && !(d->kind == VarKind::Param && d->assignments > 0) &&
+                  !written_later(definition, v->block, [&](const Node* n) {
+                    return n->kind == NodeKind::Assign && n->target == d;
+                  });
+      for (Var* r : deps.regions)
+        stable &= !written_later(definition, v->block, [&](const Node* n) {
+          return (n->kind == NodeKind::Assign && n->memory_root == r) || passes_region_to_call(ir, n, r);
+        });
       if (!stable) continue;
       v->recompute = changed = true;
-      for (Var* d : deps) {
-        d->read_in_reverse = true;
-        reads.push_back({v->definition, d});
+      // Parameters' values are the reverse's own arguments.
+      for (Var* d : deps.values)
+        if (d->kind != VarKind::Param) {
+          d->read_in_reverse = true;
+          reads.push_back({definition, d});
+        }
+      for (Var* r : deps.regions) {
+        r->read_in_reverse = true;
+        reads.push_back({definition, r});
       }
     }
   }

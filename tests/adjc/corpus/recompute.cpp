@@ -56,6 +56,14 @@ void read_then_overwrite(double* y, int n) {
     y[i] = b * b;
   }
 }
+// A row pointer into memory the row then writes: it reads the address y, not y's elements, so it
+// is recomputed rather than taped per row.
+void square_rows(double* y, const double* x, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    double* p = y + r * n;
+    for (int i = 0; i < n; i++) p[i] = p[i] * x[r * n + i];
+  }
+}
 
 TEST(Recompute, offset_square) {
   auto g = adjoint::gradient(offset_square);
@@ -81,4 +89,9 @@ TEST(Recompute, read_then_overwrite) {
   auto g = adjoint::gradient(read_then_overwrite);
   check("read_then_overwrite", g, read_then_overwrite, InOut<double>{5}, 5);
   EXPECT_EQ(occurrences(g.source(), "push(b)"), 1) << g.source();
+}
+TEST(Recompute, square_rows) {
+  auto g = adjoint::gradient(square_rows);
+  check("square_rows", g, square_rows, InOut<double>{6}, In<double>{6}, 2, 3);
+  EXPECT_EQ(occurrences(g.source(), "push(p)"), 0) << g.source();
 }
