@@ -500,8 +500,18 @@ class Emitter {
           for (const AdArg& a : ad_args(n->call)) s += (first ? "" : ", ") + print_.argument(a), first = false;
           s += ");";
         }
-        if (n->save) code.line(push(n->result->name));
-        code.line(n->result ? n->result->name + " = " + s : s);
+        if (!n->save) {
+          code.line(n->result ? n->result->name + " = " + s : s);
+          return;
+        }
+        // The old value goes on the tape after the callee's own pushes, so that the reverse pops
+        // it first (restoring what the arguments read) and the pullback then pops the callee's.
+        const std::string& r = n->result->name;
+        code.open("{");
+        code.line("const " + types_.declare(n->result->type.getUnqualifiedType(), "_saved") + " = " + r + ";");
+        code.line(r + " = " + s);
+        code.line(push("_saved"));
+        code.close();
         return;
       }
       case NodeKind::If: {

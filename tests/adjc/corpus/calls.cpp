@@ -153,3 +153,19 @@ TEST(Calls, repeated_in_place) {
   auto g = adjoint::gradient(repeated_in_place);
   check("repeated_in_place", g, repeated_in_place, InOut<double>{3, 0.2, 0.9}, 3);
 }
+
+// A call whose result is taped (it is overwritten in later iterations: the call sits in a branch)
+// and whose callee pushes values of its own (w): the old result goes on the tape after the
+// callee's values, so the reverse pops it first and the pullback then gets its own.
+double doubled_square(double a) {
+  double w = a * 2.0;
+  return w * w;
+}
+void call_in_branch(double* y, const double* x, int n) {
+  for (int j = 0; j < n; j++)
+    if (j < 10) y[j] = doubled_square(x[j]) * x[j];
+}
+TEST(Calls, call_in_branch) {
+  auto g = adjoint::gradient(call_in_branch);
+  check("call_in_branch", g, call_in_branch, Out<double>{4}, In<double>{4}, 4);
+}
