@@ -1540,8 +1540,9 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
 
   // Rejections that depend on activity: casts of active values to integers, calls of functions
-  // with no derivative.
-  std::function<void(const Expr*)> check = [&](const Expr* e) {
+  // with no derivative. A condition's value carries no derivative (the reverse replays the
+  // recorded branch), so a call there needs none when it writes nothing.
+  std::function<void(const Expr*, bool)> check = [&](const Expr* e, bool condition) {
     if (!e) return;
     if (auto* c = dyn_cast<CastExpr>(e);
         c && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
@@ -1553,7 +1554,10 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
       const FunctionDecl* callee = call->getDirectCallee();
       std::vector<AdParam> params = ad_params(callee);
       std::vector<AdArg> args = ad_args(call);
-      for (size_t i = 0; i < args.size() && i < params.size() && !derivative_free(callee); ++i)
+      bool writes = false;
+      for (const AdParam& p : params) writes |= is_written_param(p.type);
+      bool needs_derivative = !derivative_free(callee) && (writes || !condition);
+      for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
         if (arg_varied(ir, full, params[i].type, args[i].expr)) {
           std::string where = with_object(callee) ? "class_functions::" : "";
           diags.error(call->getBeginLoc(), "call to '" + callee->getQualifiedNameAsString() +
@@ -1563,13 +1567,13 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
           break;
         }
     }
-    for (const Stmt* c : e->children()) check(dyn_cast_or_null<Expr>(c));
+    for (const Stmt* c : e->children()) check(dyn_cast_or_null<Expr>(c), condition);
   };
 
   for (Node* n : all) {
     std::vector<Var*> vars;
     if (n->kind == NodeKind::Assign) {
-      check(n->rhs);
+      check(n->rhs, false);
       Var* written = n->target ? n->target : n->memory_root;
       bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
       n->active = floating && full.of(written);
@@ -1584,13 +1588,13 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
         variables_read(ir, n->rhs, vars);
       }
     } else if (n->kind == NodeKind::Call) {
-      for (AdArg a : ad_args(n->call)) check(a.expr);
+      for (AdArg a : ad_args(n->call)) check(a.expr, false);
       if (!ir.hoisted.count(n->call)) continue;
       n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
       if (!n->active) continue;
       for (AdArg a : ad_args(n->call)) variables_read(ir, a.expr, vars);
     } else if (n->kind == NodeKind::If || n->kind == NodeKind::Loop) {
-      check(n->cond);
+      check(n->cond, true);
     }
     for (Var* v : vars) {
       v->read_in_reverse = true;

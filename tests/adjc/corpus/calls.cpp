@@ -169,3 +169,19 @@ TEST(Calls, call_in_branch) {
   auto g = adjoint::gradient(call_in_branch);
   check("call_in_branch", g, call_in_branch, Out<double>{4}, In<double>{4}, 4);
 }
+
+// A call in a condition: its value only picks the branch (the reverse replays the recorded one),
+// so it is evaluated, not differentiated.
+double call_in_condition(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    if (square(x[i]) < 0.25) s += x[i] * x[i];
+    else s += 3 * x[i];
+  }
+  while (square(s) > 100) s = s / 2;
+  return s;
+}
+TEST(Calls, call_in_condition) {
+  auto g = adjoint::gradient(call_in_condition);
+  check("call_in_condition", g, call_in_condition, In<double>{7}, 7);
+}
