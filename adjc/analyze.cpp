@@ -1114,6 +1114,24 @@ void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out)
     if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
 }
 
+// Whether `e` reads an arithmetic value from the memory of `region` (not an address: `&m[k]`
+// and pointer members read none of m's values).
+bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
+  if (!e) return false;
+  e = strip(e);
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
+    const Expr* place = strip(u->getSubExpr());
+    if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
+      return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
+    if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
+    return false;
+  }
+  if (is_memory_read(e) && e->getType()->isArithmeticType() && memory_root(ir, e) == region) return true;
+  for (const Stmt* c : e->children())
+    if (reads_value_of(ir, dyn_cast_or_null<Expr>(c), region)) return true;
+  return false;
+}
+
 // Variables an lvalue's address depends on: indices and pointer variables.
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   e = strip(e);
@@ -1705,6 +1723,15 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
               (r.node->order < n->order || shares_loop(r.node, n))) {
             diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
                                     "' but the derivative needs its earlier value; copy it first");
+            break;
+          }
+        // The reverse evaluates the arguments again for the pullback, before the callee's reverse
+        // has restored what the call wrote: an argument read from that memory would be the new value.
+        for (const AdArg& a : args)
+          if (reads_value_of(ir, a.expr, region)) {
+            diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->name + "', which the call to '" +
+                                                   callee->getNameAsString() +
+                                                   "' overwrites; copy the value into a local first");
             break;
           }
       }
