@@ -1342,23 +1342,30 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
 
 // Whether every access of `region` in nodes a and b gives each iteration of every loop they share
 // elements of its own, the same way (so one iteration never reads what another wrote).
+// Whether every one of `accesses` gives each iteration of `loop` elements of its own, all the same
+// way (one P and X, or one row length).
+bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
+                             const std::vector<Node*>& all) {
+  const ASTContext& context = ir.fn->getASTContext();
+  std::optional<IterationElements> first;
+  for (const Expr* e : accesses) {
+    std::optional<IterationElements> each = iteration_elements(ir, e, loop, all);
+    if (!each) return false;
+    if (!first) first = each;
+    else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
+             !same_expr(each->row_length, first->row_length, context))
+      return false;
+  }
+  return true;
+}
+
 bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
                          const std::vector<Node*>& all) {
   std::vector<const Expr*> accesses;
   if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
-  const ASTContext& context = ir.fn->getASTContext();
   for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
-       ++depth) {
-    std::optional<IterationElements> first;
-    for (const Expr* e : accesses) {
-      std::optional<IterationElements> each = iteration_elements(ir, e, a->loops[depth], all);
-      if (!each) return false;
-      if (!first) first = each;
-      else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
-               !same_expr(each->row_length, first->row_length, context))
-        return false;
-    }
-  }
+       ++depth)
+    if (!same_iteration_elements(ir, accesses, a->loops[depth], all)) return false;
   return true;
 }
 
@@ -1407,7 +1414,6 @@ struct ReadSite {
 // restore what a push and a pop per iteration would: before the reverse loop when the reverse
 // reads the old values (reads at or before the write), after it when it reads the new ones.
 void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads) {
-  const ASTContext& context = ir.fn->getASTContext();
   for (Node* loop : all) {
     if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() ||
         loop->parallel || loop->inc)
@@ -1431,16 +1437,13 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
     if (!counter_access(ir, write->lhs, loop, pointer, offset) || !invariant_in(ir, pointer, loop, all) ||
         (offset && !invariant_in(ir, offset, loop, all)))
       continue;
-    // Every access of the region is P[X + i]; any other mention of it (another index, the pointer
-    // passed on, a second write) disqualifies the loop.
+    // Every access of the region is the write's P[X + i] (the body has no inner loop, so no row
+    // form); any other mention of it (another index, the pointer passed on, a second write)
+    // disqualifies the loop.
     std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
     std::vector<const Expr*> accesses;
-    bool only_counter = region_subscripts(ir, body, region, accesses);
+    bool only_counter = region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
     for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
-    for (const Expr* e : accesses) {
-      const Expr *p, *x;
-      only_counter &= counter_access(ir, e, loop, p, x) && ir.var(p) == ir.var(pointer) && same_expr(x, offset, context);
-    }
     if (!only_counter) continue;
     bool reads_old = false, reads_new = write->result_in_target;
     for (const ReadSite& r : reads)
@@ -1482,7 +1485,6 @@ bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
 //    adjoints of regions are (no atomics, which `omp simd` does not allow).
 // Only loops with such sums are marked: other straight loops vectorise without being told.
 void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
-  const ASTContext& context = ir.fn->getASTContext();
   for (Node* loop : all) {
     if (loop->kind != NodeKind::Loop || !loop->reverse || !loop->counter || !loop->jumps.empty() || loop->parallel ||
         loop->inc)
@@ -1528,20 +1530,9 @@ void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<N
     for (const Var* region : regions) {
       if (!full.of(region)) continue;
       independent &= !parallel || region->parallel == parallel || partitioned.count(region);
+      // The body has no inner loop, so every access is P[X + i].
       std::vector<const Expr*> accesses;
-      independent &= region_subscripts(ir, body, region, accesses);
-      const Expr *pointer = nullptr, *offset = nullptr;
-      for (const Expr* e : accesses) {
-        const Expr *p, *x;
-        if (!counter_access(ir, e, loop, p, x) || !invariant_in(ir, p, loop, all) ||
-            (x && !invariant_in(ir, x, loop, all)) ||
-            (pointer && (ir.var(p) != ir.var(pointer) || !same_expr(x, offset, context)))) {
-          independent = false;
-          break;
-        }
-        pointer = p;
-        offset = x;
-      }
+      independent &= region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
     }
     if (independent && !sums.empty()) {
       loop->simd_reverse = true;

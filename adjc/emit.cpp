@@ -404,6 +404,11 @@ class Emitter {
 
   bool in_scope(const Var* v, const Node* parallel) const { return v->parallel == parallel; }
 
+  // `name` declared with v's type, value-initialised (zero).
+  std::string zero_declaration(const Var* v, const std::string& name) const {
+    return "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name) + "{};";
+  }
+
   // Declares the variables of a scope (function or parallel region) that `body` mentions.
   void declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const {
     auto mentioned = [&](const std::string& name) {
@@ -411,9 +416,9 @@ class Emitter {
     };
     for (auto& v : ir_.vars) {
       if (!in_scope(v.get(), parallel) || v->kind == VarKind::Param) continue;
-      if (mentioned(v->name)) code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), v->name) + "{};");
+      if (mentioned(v->name)) code.line(zero_declaration(v.get(), v->name));
       if (reverse && (v->floating || v->value || v->memory) && mentioned("_d_" + v->name))
-        code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), "_d_" + v->name) + "{};");
+        code.line(zero_declaration(v.get(), "_d_" + v->name));
     }
     if (reverse && !parallel)
       for (auto& v : ir_.vars)
@@ -977,8 +982,8 @@ class Emitter {
   void declare_iteration_locals(const Node* loop, Code& code) const {
     for (auto& v : ir_.vars) {
       if (v->kind != VarKind::Local || !declared_in(v.get(), loop->body)) continue;
-      code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), v->name) + "{};");
-      if (v->floating) code.line("[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), "_d_" + v->name) + "{};");
+      code.line(zero_declaration(v.get(), v->name));
+      if (v->floating) code.line(zero_declaration(v.get(), "_d_" + v->name));
     }
   }
 

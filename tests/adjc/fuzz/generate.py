@@ -210,22 +210,20 @@ class Gen:
         """A pointer p with p[0], p[1], p[2] inside x."""
         if sc.helper:
             return "p"
-        rows = [n for n, b, k in sc.ptrs if k == "row"]
-        opts = [(1, lambda: "x"), (1, lambda: "x + 1")]
-        if self.full_ints(sc):
-            opts.append((3, lambda: "x + %s" % self.pick(self.full_ints(sc))))
-        if rows:
-            opts.append((2, lambda: self.pick(rows)))
-        return self.weighted(opts)()
+        return self.pointer_arg(sc, "x", "x + 1", "row")
 
     def y_pointer_arg(self, sc):
         """A pointer o with o[0] inside y."""
-        cells = [n for n, b, k in sc.ptrs if k == "cell"]
-        opts = [(1, lambda: "y"), (1, lambda: "y + (n - 1)")]
+        return self.pointer_arg(sc, "y", "y + (n - 1)", "cell")
+
+    def pointer_arg(self, sc, base, other, kind):
+        """base, other, base + an int in range, or a local pointer of `kind`."""
+        named = [n for n, b, k in sc.ptrs if k == kind]
+        opts = [(1, lambda: base), (1, lambda: other)]
         if self.full_ints(sc):
-            opts.append((3, lambda: "y + %s" % self.pick(self.full_ints(sc))))
-        if cells:
-            opts.append((2, lambda: self.pick(cells)))
+            opts.append((3, lambda: "%s + %s" % (base, self.pick(self.full_ints(sc)))))
+        if named:
+            opts.append((2, lambda: self.pick(named)))
         return self.weighted(opts)()
 
     def call(self, sc, helper):
