@@ -1,7 +1,8 @@
 // `adjoint bench`: times forward+backward and a full training step (with AdamW) of GPT-2 at
 // several (B, T), for each engine and backward asked for (rows side by side, interleaved per
-// shape), against this machine's sgemm peak measured in the same run.
-#include <cblas.h>
+// shape), against the floor of a step on this machine: the larger of its FLOPs at the GEMM peak
+// and its compulsory memory traffic at the memory bandwidth, both measured in the same run.
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "adjoint/gemm.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
 #include "commands.hpp"
@@ -50,16 +52,38 @@ double median_ms(int warmup, int iters, Fn&& fn) {
   return interleaved_median_ms(1, warmup, iters, [&](std::size_t) { fn(); })[0];
 }
 
-// GFLOP/s of a large square sgemm on all threads: the ceiling for the matmul-bound step.
+// GFLOP/s of a large square sgemm on all threads, with the kernel every matmul uses: the
+// ceiling for the matmul-bound part of a step.
 double measure_sgemm_gflops() {
   const int n = 2048;
   std::vector<float> a((std::size_t)n * n, 0.5f), b((std::size_t)n * n, 0.25f), c((std::size_t)n * n);
   const double ms = median_ms(1, 5, [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-                c.data(), n);
+    gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
   });
   return 2.0 * n * n * n / (ms * 1e6);
 }
+
+// GB/s of a streaming loop on all threads, counting bytes read and written: a = s a + b over
+// arrays far larger than the caches, updated in place as AdamW updates its moments (a store to a
+// line that was not read first would cost a hidden read and understate the bandwidth).
+double measure_memory_gbps() {
+  const std::size_t n = std::size_t(64) << 20;  // 2 x 256 MB
+  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+  const double ms = median_ms(1, 5, [&] {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; i++) a[i] = 0.5f * a[i] + b[i];
+  });
+  return 3.0 * n * sizeof(float) / (ms * 1e6);
+}
+
+// Bytes a forward+backward cannot avoid moving: the forward and the backward each read the
+// weights, the backward writes the gradients; the activations are written by the forward and read
+// by the backward. A step adds AdamW's: parameters, gradients and both moments read, parameters
+// and moments written.
+double fwdbwd_bytes(const GPT2Config& c, std::size_t parameters, int B, int T) {
+  return 3.0 * double(parameters) * sizeof(float) + 2.0 * double(activation_floats(c, B, T)) * sizeof(float);
+}
+double optimizer_bytes(std::size_t parameters) { return 7.0 * double(parameters) * sizeof(float); }
 
 // Floating-point operations of one forward+backward: matmuls (backward is twice forward)
 // and the causal attention's two batched products.
@@ -126,7 +150,9 @@ void run_bench(const BenchOptions& o) {
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
   const std::vector<Variant> variants = bench_variants(o);
+  const GemmInfo& gemm_kernel = gemm_info();
   const double peak = measure_sgemm_gflops();
+  const double bandwidth = measure_memory_gbps();
   auto model = make_model(o.model, 1);
   const GPT2Config& c = model->config();
   int max_B = 0, max_T = 0;
@@ -146,10 +172,14 @@ void run_bench(const BenchOptions& o) {
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
   for (int& t : tokens) t = int(rng.next_u64() % c.vocab_size);
 
-  fmt::print("adjoint bench: {} ({:.1f}M parameters), sgemm peak {:.0f} GFLOP/s, medians of {}, the rows of a shape timed in turn\n", o.model,
-             model->num_parameters() / 1e6, peak, o.iters);
-  fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
-             "backward", "fwdbwd ms", "step ms", "tok/s", "GFLOP/s", "floor ms", "arena MB", "tape B", "RSS MB");
+  fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn\n", o.model,
+             model->num_parameters() / 1e6, o.iters);
+  fmt::print("{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
+             gemm_kernel.line(omp_get_max_threads()), describe(gemm_kernel.cpu), peak, bandwidth);
+  if (!gemm_kernel.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_kernel.warning());
+  fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
+             "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
+             "RSS MB");
   std::vector<std::string> json_lines;
   for (auto [B, T] : shapes) {
     const int* inputs = tokens.data();
@@ -170,6 +200,12 @@ void run_bench(const BenchOptions& o) {
       const double fwdbwd = fwdbwd_ms[i], step_ms = step_medians[i];
       const double flops = step_flops(c, B, T);
       const double gflops = flops / (fwdbwd * 1e6);
+      // The floor of a forward+backward and of a step: the larger of compute and memory time.
+      const double compute_floor_ms = flops / (peak * 1e6);
+      const double fwdbwd_memory_ms = fwdbwd_bytes(c, model->num_parameters(), B, T) / (bandwidth * 1e6);
+      const double step_memory_ms = fwdbwd_memory_ms + optimizer_bytes(model->num_parameters()) / (bandwidth * 1e6);
+      const double fwdbwd_floor_ms = std::max(compute_floor_ms, fwdbwd_memory_ms);
+      const double floor_ms = std::max(compute_floor_ms, step_memory_ms);
       const double tok_per_s = B * T / (step_ms / 1e3);
       // What this engine needs: parameters, gradients, AdamW moments, and the activations (for
       // the arrays engine's generated backward also their adjoints; for the tensor engine its
@@ -184,8 +220,9 @@ void run_bench(const BenchOptions& o) {
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;
       const double rss = peak_rss_mb();
-      fmt::print("{:>3} {:>5} {:>7} {:>9} {:>11.1f} {:>11.1f} {:>9.0f} {:>9.1f} {:>10.1f} {:>10.0f} {:>9} {:>8.0f}\n",
-                 B, T, v.engine_name, v.backward_name, fwdbwd, step_ms, tok_per_s, gflops, flops / (peak * 1e6), arena_mb, tape, rss);
+      fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
+                 B, T, v.engine_name, v.backward_name, fwdbwd, fwdbwd / fwdbwd_floor_ms, step_ms, step_ms / floor_ms,
+                 tok_per_s, gflops, arena_mb, tape, rss);
       json_lines.push_back(nlohmann::json{{"model", o.model},
                                           {"engine", v.engine_name},
                                           {"backward", v.backward_name},
@@ -196,7 +233,12 @@ void run_bench(const BenchOptions& o) {
                                           {"tok_per_s", tok_per_s},
                                           {"gflops", gflops},
                                           {"sgemm_peak_gflops", peak},
-                                          {"floor_ms", flops / (peak * 1e6)},
+                                          {"memory_gbps", bandwidth},
+                                          {"gemm", gemm_kernel.line(omp_get_max_threads())},
+                                          {"gemm_kernel", gemm_kernel.kernel},
+                                          {"compute_floor_ms", compute_floor_ms},
+                                          {"fwdbwd_floor_ms", fwdbwd_floor_ms},
+                                          {"floor_ms", floor_ms},
                                           {"arena_mb", arena_mb},
                                           {"tape_bytes", tape},
                                           {"peak_rss_mb", rss}}

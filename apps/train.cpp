@@ -12,10 +12,12 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <omp.h>
 #include <nlohmann/json.hpp>
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
+#include "adjoint/gemm.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/tokenizer.hpp"
 #include "commands.hpp"
@@ -125,7 +127,16 @@ void run_training(const TrainOptions& o) {
               model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, engine_name.c_str());
   std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
               val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
+  const GemmInfo& gemm = gemm_info();
+  const int threads = omp_get_max_threads();
+  std::printf("%s\n", gemm.line(threads).c_str());
+  if (!gemm.warning().empty()) std::fprintf(stderr, "train: %s\n", gemm.warning().c_str());
   std::fflush(stdout);
+  // One record per run (a resumed run adds its own): what ran, on what.
+  log << nlohmann::json{{"run", {{"step", start_step}, {"gemm", gemm.line(threads)}, {"gemm_kernel", gemm.kernel},
+                                 {"cpu", describe(gemm.cpu)}, {"threads", threads}}}}
+             .dump()
+      << "\n";
 
   auto save_state = [&](int steps_done) {
     TrainingProgress progress;

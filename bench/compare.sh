@@ -3,7 +3,10 @@
 # each (B,T) it runs `adjoint bench --engine arrays`, `adjoint bench --engine tensor` and then
 # bench/pytorch_step.py (alternating, so a change in machine load hits all three; one process
 # each, so each peak RSS is its own), then prints one markdown table of medians and ratios.
-# Both get the same threads (2); PyTorch runs its fast way: OpenMP OpenBLAS and jemalloc.
+# Both get the same threads (2) and the same GEMM kernel (PyTorch's OpenBLAS gets OPENBLAS_CORETYPE set
+# to the kernel adjoint reports); PyTorch runs its fast way: OpenMP OpenBLAS, and jemalloc with
+# MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 (without it AdamW's buffers are returned to the OS
+# and page-faulted back every step).
 # Usage: bench/compare.sh [-B b -T t]   (default: adjoint bench's five configs)
 # Env: ADJOINT_BIN (default build/bin/adjoint), ADJOINT_TORCH_PYTHON (default /usr/bin/python3),
 #      ADJOINT_BENCH_ARGS (extra flags for both, e.g. "--iters 11"), ADJOINT_BENCH_THREADS (2;
@@ -37,8 +40,11 @@ for config in "${configs[@]}"; do
     OMP_NUM_THREADS=$threads "$adjoint" bench --engine $engine --model gpt2-124M -B "$B" -T "$T" "${extra[@]}" \
         | tee -a "$out/adjoint.txt"
   done
+  # The kernel adjoint's GEMM runs (the last JSON line of its bench), for PyTorch's OpenBLAS too.
+  kernel=$(grep '^{' "$out/adjoint.txt" | tail -1 | "$python" -c 'import json,sys; print(json.loads(sys.stdin.read())["gemm_kernel"])')
   env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      LD_PRELOAD="$jemalloc" OMP_NUM_THREADS="$threads" \
+      LD_PRELOAD="$jemalloc" MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 OMP_NUM_THREADS="$threads" \
+      OPENBLAS_CORETYPE="$kernel" \
       "$python" "$root/bench/pytorch_step.py" -B "$B" -T "$T" --threads "$threads" "${extra[@]}" \
       | tee -a "$out/pytorch.txt"
 done
@@ -59,6 +65,9 @@ blas = {r["blas"] for r in pytorch.values()}
 if not all("openblas-openmp" in b for b in blas) or any("jemalloc" not in r["malloc"]
                                                        for r in pytorch.values()):
     sys.exit(f"compare: error: PyTorch did not load the OpenMP OpenBLAS and jemalloc: {blas}")
+kernels = {r["gemm_kernel"] for r in list(adjoint.values()) + list(pytorch.values())}
+if len(kernels) != 1:
+    sys.exit(f"compare: error: adjoint and PyTorch ran different GEMM kernels: {sorted(kernels)}")
 print(f"\nGPT-2 124M, {sys.argv[3]} thread(s), medians of each run; / arrays = this step's ms / "
       "the arrays engine's (<= 1.25 is the tensor engine's target); PyTorch / this = PyTorch's step ms "
       "/ this step's (>1: faster than PyTorch); arena MB = parameters, gradients, AdamW moments and "
@@ -74,5 +83,7 @@ for B, T in configs:
         print(f"| {B} | {T} | {name} | {r['fwdbwd_ms']:.1f} | {r['step_ms']:.1f} "
               f"| {r['step_ms'] / arrays['step_ms']:.2f} | {torch_run['step_ms'] / r['step_ms']:.2f} "
               f"| {r['tok_per_s']:.0f} | {arena} | {r['peak_rss_mb']:.0f} | {r['sgemm_peak_gflops']:.0f} |")
-print(f"\nPyTorch BLAS: {blas.pop()}")
+gemm = next(iter(adjoint.values()))["gemm"]
+print(f"\n{gemm}; PyTorch: {blas.pop()}, the same kernel, jemalloc with "
+      f"MALLOC_CONF={next(iter(pytorch.values()))['malloc_conf']}")
 EOF

@@ -6,6 +6,7 @@ JSON line per config in `adjoint bench`'s format plus "impl":"pytorch".
 
 Run it as bench/compare.sh does to give PyTorch its fast setup (OpenMP OpenBLAS, jemalloc)."""
 import argparse
+import ctypes
 import json
 import os
 import resource
@@ -82,6 +83,18 @@ def mapped_libraries(*keywords):
     return " ".join(sorted(p for p in paths if p.startswith("/")))
 
 
+def openblas_kernel():
+    """The kernel (core type) of the OpenBLAS torch loaded, or "" if it loaded another BLAS."""
+    for path in mapped_libraries("openblas").split():
+        try:
+            corename = ctypes.CDLL(path).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        corename.restype = ctypes.c_char_p
+        return corename().decode()
+    return ""
+
+
 def sgemm_gflops():
     n = 2048
     a, b = torch.full((n, n), 0.5), torch.full((n, n), 0.25)
@@ -132,7 +145,9 @@ def main():
           f"{args.iters}")
     blas = mapped_libraries("blas", "lapack") or "none mapped"
     malloc = mapped_libraries("jemalloc", "tcmalloc", "mimalloc") or "glibc"
-    print(f"blas: {blas}; malloc: {malloc}")
+    kernel = openblas_kernel()
+    malloc_conf = os.environ.get("MALLOC_CONF", "")
+    print(f"blas: {blas} ({kernel or 'no OpenBLAS'} kernel); malloc: {malloc} {malloc_conf}")
     print(f"{'B':>3} {'T':>5} {'fwdbwd ms':>11} {'step ms':>11} {'tok/s':>9} {'GFLOP/s':>9} "
           f"{'RSS MB':>9}")
     lines = []
@@ -159,7 +174,8 @@ def main():
                                  "step_ms": step_ms, "fwdbwd_ms": fwdbwd_ms,
                                  "tok_per_s": tok_per_s, "gflops": gflops,
                                  "sgemm_peak_gflops": peak, "peak_rss_mb": rss,
-                                 "blas": blas, "malloc": malloc}))
+                                 "blas": blas, "gemm_kernel": kernel,
+                                 "malloc": malloc, "malloc_conf": malloc_conf}))
     print("\n".join(lines))
     return 0
 

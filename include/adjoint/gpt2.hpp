@@ -113,6 +113,9 @@ struct ActivationTensors {
   float* dlosses;    // (B,T)
 };
 
+// Floats of the activations (and the backward's scratch) the engine lays out for (B, T).
+std::size_t activation_floats(const GPT2Config& config, int B, int T);
+
 // The forward pass (src/llm/gpt2_loss.cpp): logits (B,T,Vp) into a.probs, or the mean
 // cross-entropy against targets (B,T). `a` is laid out for (B, T) by the model.
 void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, int B, int T, int C, int NH,

@@ -1,22 +1,9 @@
 // Fully connected layer on BLAS.
-#include <cblas.h>
-
+#include "adjoint/gemm.hpp"
 #include "adjoint/kernels.hpp"
 #include "parallel.hpp"
 
 namespace adjoint::kernels {
-namespace {
-
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float beta, const float* a,
-          int lda, const float* b, int ldb, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-}
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double beta,
-          const double* a, int lda, const double* b, int ldb, double* c, int ldc) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
-}
-
-}  // namespace
 
 template <typename F>
 void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int N, int C, int OC) {
@@ -28,16 +15,16 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int N,
       for (int o = 0; o < OC; o++) out[(std::size_t)i * OC + o] = bias[o];
     beta = 1;
   }
-  gemm(CblasNoTrans, CblasTrans, N, OC, C, beta, inp, C, weight, C, out, OC);
+  gemm(false, true, N, OC, C, F(1), inp, C, weight, C, beta, out, OC);
 }
 
 template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
                      const F* weight, int N, int C, int OC) {
   // dinp (N,C) += dout (N,OC) · weight (OC,C)
-  gemm(CblasNoTrans, CblasNoTrans, N, C, OC, F(1), dout, OC, weight, C, dinp, C);
+  gemm(false, false, N, C, OC, F(1), dout, OC, weight, C, F(1), dinp, C);
   // dweight (OC,C) += doutᵀ (OC,N) · inp (N,C)
-  gemm(CblasTrans, CblasNoTrans, OC, C, N, F(1), dout, OC, inp, C, dweight, C);
+  gemm(true, false, OC, C, N, F(1), dout, OC, inp, C, F(1), dweight, C);
   if (dbias) {
 #pragma omp parallel
     {

@@ -195,6 +195,12 @@ std::size_t adjoint_views(ActivationTensors& d, std::vector<LayerActivations>& l
 
 }  // namespace
 
+std::size_t activation_floats(const GPT2Config& config, int B, int T) {
+  ActivationTensors a{};
+  std::vector<LayerActivations> layers;
+  return activation_views(a, layers, nullptr, config, B, T);
+}
+
 GPT2::GPT2(const GPT2Config& config) : config_(config) {
   validate_config(config);
   const std::size_t n = total_parameters(config);

@@ -2,7 +2,6 @@
 // contiguous data (copying strided inputs first); their pullbacks recompute what the kernels'
 // backward reads (layernorm statistics, attention probabilities, softmax probabilities) from
 // the inputs, since a pullback receives only the op's arguments.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "../kernels/parallel.hpp"
+#include "adjoint/gemm.hpp"
 #include "adjoint/kernels.hpp"
 #include "adjoint/tensor.hpp"
 #include "strided.hpp"
@@ -47,8 +47,7 @@ bool as_matrix(const Tensor& x, const float* data, Matrix* m) {
 
 // c (a.rows, b.cols), row-major with leading dimension ldc, = a · b + beta c
 void gemm(float* c, int ldc, const Matrix& a, const Matrix& b, float beta) {
-  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans, a.rows,
-              b.cols, a.cols, 1.0f, a.data, a.ld, b.data, b.ld, beta, c, ldc);
+  adjoint::gemm(a.transposed, b.transposed, a.rows, b.cols, a.cols, 1.0f, a.data, a.ld, b.data, b.ld, beta, c, ldc);
 }
 
 // x, or a contiguous copy when BLAS cannot read its last two dims as they are.

@@ -175,6 +175,7 @@ std::vector<std::string> loss_lines(const std::string& log) {
   std::vector<std::string> lines;
   std::ifstream in(log);
   for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("{\"run\"")) continue;  // each run's own record of what ran
     // Timings differ between runs; everything computed must not.
     const auto ms = line.find(",\"ms\"");
     lines.push_back(ms == std::string::npos ? line : line.substr(0, ms));
@@ -200,6 +201,11 @@ TEST(Train, ResumeIsBitIdentical) {
   EXPECT_EQ(read_bytes(dir / "full/state.bin"), read_bytes(dir / "split/state.bin"));
   EXPECT_EQ(loss_lines(dir / "full/log.jsonl"), loss_lines(dir / "split/log.jsonl"));
   EXPECT_FALSE(loss_lines(dir / "full/log.jsonl").empty());
+  // Each run's first record names the GEMM library and kernel it ran.
+  std::ifstream log(dir / "full/log.jsonl");
+  std::string first;
+  std::getline(log, first);
+  EXPECT_NE(first.find("\"gemm\":\"gemm: OpenBLAS"), std::string::npos) << first;
 }
 
 TEST(Train, BadInputGivesOneLineErrorAndNonZeroExit) {

@@ -1,0 +1,200 @@
+// gemm_bench: sgemm GFLOP/s of every GEMM library Debian offers us, side by side in one process, at
+// GPT-2's matmul shapes, 1 and 2 threads. Each library is dlopen'ed privately (RTLD_LOCAL |
+// RTLD_DEEPBIND) so their identical cblas symbols do not collide, and OpenBLAS is loaded once per
+// core type asked for (from a private copy of the library, with OPENBLAS_CORETYPE set while its
+// constructor runs), so "OpenBLAS as detected" and "OpenBLAS with the right kernel" run in one
+// process. Repetitions interleave the libraries so that the machine's drift hits all alike.
+//
+// Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick]
+#include <dlfcn.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "adjoint/gemm.hpp"
+
+namespace {
+
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                            int);
+using DnnlSgemm = int (*)(char, char, long, long, long, float, const float*, long, const float*, long, float, float*,
+                          long);
+
+struct Library {
+  std::string name;     // the table's column
+  std::string kernel;   // what the library says it runs
+  std::function<void(bool, bool, int, int, int, const float*, const float*, float*)> sgemm;  // C = op(A) op(B)
+  std::function<void(int)> set_threads;
+};
+
+void* open_private(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!handle) throw std::runtime_error("cannot load " + path + ": " + dlerror());
+  return handle;
+}
+template <typename Fn>
+Fn symbol(void* handle, const char* name) {
+  void* p = dlsym(handle, name);
+  if (!p) throw std::runtime_error(std::string("missing symbol ") + name);
+  return reinterpret_cast<Fn>(p);
+}
+
+Library cblas_library(const std::string& name, void* handle, std::string kernel) {
+  auto sgemm = symbol<CblasSgemm>(handle, "cblas_sgemm");
+  return {name, std::move(kernel),
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float* c) {
+            sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
+                  tb ? k : n, 0.0f, c, n);
+          },
+          [](int t) { omp_set_num_threads(t); }};
+}
+
+// OpenBLAS picks its kernel in its constructor, from OPENBLAS_CORETYPE or the CPU model; a copy
+// of the library under another name is a second instance with a constructor of its own.
+Library openblas(const std::string& core) {
+  const std::string source = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0";
+  const std::string copy = "/tmp/gemm_bench_openblas_" + (core.empty() ? std::string("detected") : core) + "_" +
+                           std::to_string(getpid()) + ".so";
+  std::filesystem::copy_file(source, copy, std::filesystem::copy_options::overwrite_existing);
+  const char* user = std::getenv("OPENBLAS_CORETYPE");
+  const std::string saved = user ? user : "";
+  if (core.empty()) unsetenv("OPENBLAS_CORETYPE"); else setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  void* handle = open_private(copy);
+  if (user) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1); else unsetenv("OPENBLAS_CORETYPE");
+  std::filesystem::remove(copy);
+  const auto corename = symbol<char* (*)()>(handle, "openblas_get_corename");
+  return cblas_library(core.empty() ? "OpenBLAS as detected" : "OpenBLAS " + core, handle, corename());
+}
+
+Library blis() {
+  void* handle = open_private("/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4");
+  const auto query = symbol<int (*)()>(handle, "bli_arch_query_id");
+  const auto arch = symbol<const char* (*)(int)>(handle, "bli_arch_string");
+  const auto set_threads = symbol<void (*)(long)>(handle, "bli_thread_set_num_threads");
+  Library lib = cblas_library("BLIS", handle, arch(query()));
+  lib.set_threads = [set_threads](int t) { omp_set_num_threads(t); set_threads(t); };
+  return lib;
+}
+
+Library dnnl() {
+  void* handle = open_private("/usr/lib/x86_64-linux-gnu/libdnnl.so.2");
+  const auto sgemm = symbol<DnnlSgemm>(handle, "dnnl_sgemm");
+  const auto isa = symbol<int (*)()>(handle, "dnnl_get_effective_cpu_isa");
+  return {"oneDNN", "isa 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%x", isa()); return std::string(b); }(),
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float* c) {
+            sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
+          },
+          [](int t) { omp_set_num_threads(t); }};
+}
+
+struct Shape {
+  int m, n, k;
+  bool ta, tb;
+  const char* what;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 7;
+  bool quick = false;
+  std::vector<std::string> cores;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (arg == "--quick") quick = true;
+    else if (arg == "--openblas-cores" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        cores.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else {
+      std::fprintf(stderr, "gemm_bench: error: unknown argument '%s' (usage: gemm_bench [--reps N] "
+                           "[--openblas-cores A,B] [--quick])\n", arg.c_str());
+      return 2;
+    }
+  }
+  const adjoint::CpuFeatures cpu = adjoint::cpu_features();
+  if (cores.empty()) cores = {adjoint::openblas_core_for(cpu.isa)};
+
+  std::vector<Library> libs;
+  try {
+    libs.push_back(openblas(""));
+    for (const std::string& core : cores) libs.push_back(openblas(core));
+    libs.push_back(dnnl());
+    libs.push_back(blis());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_bench: error: %s\n", e.what());
+    return 1;
+  }
+  const char* env = std::getenv("OPENBLAS_CORETYPE");
+  std::printf("cpu: %s; OPENBLAS_CORETYPE in the environment: %s (ignored here: each column sets its own)\n",
+              adjoint::describe(cpu).c_str(), env ? env : "unset");
+  for (const Library& lib : libs) std::printf("  %-24s kernel: %s\n", lib.name.c_str(), lib.kernel.c_str());
+
+  // GPT-2 124M's matmuls (C = 768): forward rows x (qkv, attention projection, MLP up, MLP down,
+  // LM head), and the backward's two forms of the MLP-up layer (dinp = dout W, dW = dout^T inp).
+  std::vector<Shape> shapes;
+  const std::vector<int> rows = quick ? std::vector<int>{64, 1024} : std::vector<int>{16, 64, 256, 1024, 4096};
+  for (int m : rows) {
+    shapes.push_back({m, 2304, 768, false, true, "qkv"});
+    shapes.push_back({m, 768, 768, false, true, "attn proj"});
+    shapes.push_back({m, 3072, 768, false, true, "fc"});
+    shapes.push_back({m, 768, 3072, false, true, "fc proj"});
+    if (m <= 1024) shapes.push_back({m, 50304, 768, false, true, "lm head"});
+    shapes.push_back({m, 768, 3072, false, false, "fc dinp"});
+    shapes.push_back({3072, 768, m, true, false, "fc dW"});
+  }
+
+  for (int threads : {1, 2}) {
+    std::printf("\nthreads: %d   (GFLOP/s, median of %d; ratio = column / best column)\n", threads, reps);
+    std::printf("| %-9s | %5s | %5s | %5s |", "matmul", "M", "N", "K");
+    for (const Library& lib : libs) std::printf(" %22s |", lib.name.c_str());
+    std::printf("\n|---|---:|---:|---:|");
+    for (std::size_t i = 0; i < libs.size(); i++) std::printf("---:|");
+    std::printf("\n");
+    for (const Shape& s : shapes) {
+      std::vector<float> a((std::size_t)s.m * s.k), b((std::size_t)s.k * s.n), c((std::size_t)s.m * s.n);
+      for (std::size_t i = 0; i < a.size(); i++) a[i] = 0.001f * float(i % 97);
+      for (std::size_t i = 0; i < b.size(); i++) b[i] = 0.002f * float(i % 89);
+      const double flops = 2.0 * s.m * s.n * s.k;
+      // Enough calls per timing to last ~20 ms on a fast kernel.
+      const int calls = std::max(1, int(20e-3 * 100e9 * threads / flops));
+      std::vector<std::vector<double>> seconds(libs.size());
+      for (int r = -1; r < reps; r++) {
+        for (std::size_t l = 0; l < libs.size(); l++) {
+          libs[l].set_threads(threads);
+          const auto start = std::chrono::steady_clock::now();
+          for (int call = 0; call < calls; call++) libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b.data(), c.data());
+          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
+          if (r >= 0) seconds[l].push_back(t);
+        }
+      }
+      std::vector<double> gflops;
+      for (auto& t : seconds) gflops.push_back(flops / median(t) / 1e9);
+      const double best = *std::max_element(gflops.begin(), gflops.end());
+      std::printf("| %-9s | %5d | %5d | %5d |", s.what, s.m, s.n, s.k);
+      for (double g : gflops) std::printf(" %9.1f (%.2f) |", g, g / best);
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+}

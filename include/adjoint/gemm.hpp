@@ -1,0 +1,54 @@
+// The GEMM under every matmul: OpenBLAS's OpenMP build (it shares one OpenMP thread pool with our
+// kernels), loaded at first use with the kernel for this CPU's instruction set.
+//
+// OpenBLAS picks its kernel by CPU model when it is loaded, and falls back to its oldest (SSE3)
+// kernel on a model it does not know (a 4x loss on new Xeons). So nothing links OpenBLAS: the
+// first GEMM reads the ISA with cpuid, sets OPENBLAS_CORETYPE to the matching kernel and then
+// loads the library. An OPENBLAS_CORETYPE that the user set is kept (and reported, with a warning
+// when its kernel is weaker than the CPU supports).
+#pragma once
+#include <string>
+
+namespace adjoint {
+
+// Instruction-set levels that decide which GEMM kernel can run, weakest first.
+enum class Isa { unknown, sse3, avx, avx2, avx512, avx512_bf16 };
+const char* isa_name(Isa isa);
+
+struct CpuFeatures {
+  std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
+  int family = 0, model = 0;
+  Isa isa = Isa::unknown;  // the best level whose instructions the CPU and the OS both enable
+};
+CpuFeatures cpu_features();
+// "AuthenticAMD family 26 model 2, AVX-512 with bf16"
+std::string describe(const CpuFeatures& cpu);
+
+// OpenBLAS's kernel (core type) for an ISA level ("Cooperlake", "SkylakeX", "Haswell",
+// "Sandybridge"), or "" where OpenBLAS's own choice is as good as any.
+std::string openblas_core_for(Isa isa);
+// The ISA level an OpenBLAS core type's kernels use (unknown for a name it does not list).
+Isa openblas_core_isa(const std::string& core);
+
+// What runs the GEMMs, for logs and benchmarks.
+struct GemmInfo {
+  std::string library;  // "OpenBLAS 0.3.21"
+  std::string kernel;   // "SkylakeX"
+  Isa kernel_isa = Isa::unknown;
+  CpuFeatures cpu;
+  bool user_coretype = false;  // the kernel came from the user's OPENBLAS_CORETYPE
+  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512), 2 threads"
+  std::string line(int threads) const;
+  // "" or a one-line warning that the kernel is weaker than the CPU supports.
+  std::string warning() const;
+};
+// Loads the library if needed. Throws std::runtime_error naming the library if it cannot.
+const GemmInfo& gemm_info();
+
+// Row-major C (m,n) = alpha op(A) op(B) + beta C, op(A) (m,k), op(B) (k,n); ld* as in CBLAS.
+void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+          int ldb, float beta, float* c, int ldc);
+void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+          int ldb, double beta, double* c, int ldc);
+
+}  // namespace adjoint

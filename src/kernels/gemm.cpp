@@ -1,0 +1,197 @@
+// The GEMM: OpenBLAS loaded at first use with the kernel for this CPU's ISA (adjoint/gemm.hpp).
+#include "adjoint/gemm.hpp"
+
+#include <cblas.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#ifndef ADJOINT_OPENBLAS_LIBRARY
+#define ADJOINT_OPENBLAS_LIBRARY "libopenblas.so.0"
+#endif
+
+namespace adjoint {
+namespace {
+
+#if defined(__x86_64__)
+// Which register state the OS saves (XCR0): the instructions are usable only if it does.
+unsigned long long xcr0() {
+  unsigned eax = 0, edx = 0;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+#endif
+
+CpuFeatures read_cpu_features() {
+  CpuFeatures cpu;
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return cpu;
+  const unsigned max_leaf = a;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  cpu.vendor = vendor;
+  __get_cpuid(1, &a, &b, &c, &d);
+  const unsigned base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+  cpu.family = int(base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family);
+  cpu.model = int(base_family == 0x6 || base_family == 0xf ? base_model + (((a >> 16) & 0xf) << 4) : base_model);
+  const bool sse3 = c & (1u << 0), fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28);
+  cpu.isa = sse3 ? Isa::sse3 : Isa::unknown;
+  if (!(osxsave && avx)) return cpu;
+  const unsigned long long state = xcr0();
+  if ((state & 0x6) != 0x6) return cpu;  // XMM and YMM state
+  cpu.isa = Isa::avx;
+  if (max_leaf < 7) return cpu;
+  __get_cpuid_count(7, 0, &a, &b, &c, &d);
+  const bool avx2 = b & (1u << 5), avx512f = b & (1u << 16), avx512dq = b & (1u << 17),
+             avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
+  if (avx2 && fma) cpu.isa = Isa::avx2;
+  const bool zmm_state = (state & 0xe0) == 0xe0;  // opmask and both halves of ZMM
+  if (!(cpu.isa == Isa::avx2 && avx512f && avx512dq && avx512bw && avx512vl && zmm_state)) return cpu;
+  cpu.isa = Isa::avx512;
+  __get_cpuid_count(7, 1, &a, &b, &c, &d);
+  if (a & (1u << 5)) cpu.isa = Isa::avx512_bf16;
+#endif
+  return cpu;
+}
+
+// The level that decides fp32 GEMM speed: bf16 adds nothing to sgemm.
+Isa sgemm_level(Isa isa) { return isa == Isa::avx512_bf16 ? Isa::avx512 : isa; }
+
+using Sgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, float, const float*,
+                       blasint, const float*, blasint, float, float*, blasint);
+using Dgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
+                       const double*, blasint, const double*, blasint, double, double*, blasint);
+
+struct OpenBlas {
+  GemmInfo info;
+  Sgemm sgemm = nullptr;
+  Dgemm dgemm = nullptr;
+};
+
+template <typename Fn>
+Fn symbol(void* handle, const char* name) {
+  void* p = dlsym(handle, name);
+  if (!p) throw std::runtime_error(std::string("OpenBLAS (" ADJOINT_OPENBLAS_LIBRARY ") has no ") + name);
+  return reinterpret_cast<Fn>(p);
+}
+
+OpenBlas load_openblas() {
+  OpenBlas blas;
+  blas.info.cpu = cpu_features();
+  const char* user = std::getenv("OPENBLAS_CORETYPE");
+  blas.info.user_coretype = user && *user;
+  const std::string core = openblas_core_for(blas.info.cpu.isa);
+  // OpenBLAS reads OPENBLAS_CORETYPE once, in its constructor, which runs inside dlopen.
+  const bool set_core = !blas.info.user_coretype && !core.empty();
+  if (set_core) setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  void* handle = dlopen(ADJOINT_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  const std::string error = handle ? "" : dlerror();
+  if (set_core) unsetenv("OPENBLAS_CORETYPE");
+  if (!handle) throw std::runtime_error("cannot load OpenBLAS (" ADJOINT_OPENBLAS_LIBRARY "): " + error);
+  blas.sgemm = symbol<Sgemm>(handle, "cblas_sgemm");
+  blas.dgemm = symbol<Dgemm>(handle, "cblas_dgemm");
+  blas.info.kernel = symbol<char* (*)()>(handle, "openblas_get_corename")();
+  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ...": the first two words.
+  const std::string config = symbol<char* (*)()>(handle, "openblas_get_config")();
+  const std::size_t space = config.find(' ', config.find(' ') + 1);
+  blas.info.library = config.substr(0, space);
+  blas.info.kernel_isa = openblas_core_isa(blas.info.kernel);
+  return blas;
+}
+
+const OpenBlas& openblas() {
+  static const OpenBlas blas = load_openblas();
+  return blas;
+}
+
+CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::sse3: return "SSE3";
+    case Isa::avx: return "AVX";
+    case Isa::avx2: return "AVX2+FMA";
+    case Isa::avx512: return "AVX-512";
+    case Isa::avx512_bf16: return "AVX-512 with bf16";
+    case Isa::unknown: break;
+  }
+  return "unknown ISA";
+}
+
+CpuFeatures cpu_features() {
+  static const CpuFeatures cpu = read_cpu_features();
+  return cpu;
+}
+
+std::string describe(const CpuFeatures& cpu) {
+  return (cpu.vendor.empty() ? std::string("unknown CPU") : cpu.vendor) + " family " + std::to_string(cpu.family) +
+         " model " + std::to_string(cpu.model) + ", " + isa_name(cpu.isa);
+}
+
+std::string openblas_core_for(Isa isa) {
+  switch (isa) {
+    case Isa::avx512_bf16: return "Cooperlake";
+    case Isa::avx512: return "SkylakeX";
+    case Isa::avx2: return "Haswell";
+    case Isa::avx: return "Sandybridge";
+    case Isa::sse3:
+    case Isa::unknown: break;
+  }
+  return "";
+}
+
+Isa openblas_core_isa(const std::string& core) {
+  static const std::pair<const char*, Isa> kCores[] = {
+      {"sapphirerapids", Isa::avx512_bf16}, {"cooperlake", Isa::avx512_bf16}, {"skylakex", Isa::avx512},
+      {"haswell", Isa::avx2},     {"zen", Isa::avx2},         {"excavator", Isa::avx2},
+      {"sandybridge", Isa::avx},  {"bulldozer", Isa::avx},    {"piledriver", Isa::avx},
+      {"steamroller", Isa::avx},  {"prescott", Isa::sse3},    {"core2", Isa::sse3},
+      {"penryn", Isa::sse3},      {"dunnington", Isa::sse3},  {"nehalem", Isa::sse3},
+      {"atom", Isa::sse3},        {"barcelona", Isa::sse3},   {"opteron_sse3", Isa::sse3},
+      {"nano", Isa::sse3},        {"bobcat", Isa::sse3}};
+  std::string lower;
+  for (char ch : core) lower += char(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  for (const auto& [name, isa] : kCores)
+    if (lower == name) return isa;
+  return Isa::unknown;
+}
+
+std::string GemmInfo::line(int threads) const {
+  return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + "), " + std::to_string(threads) +
+         (threads == 1 ? " thread" : " threads") + (user_coretype ? ", from OPENBLAS_CORETYPE" : "");
+}
+
+std::string GemmInfo::warning() const {
+  if (cpu.isa == Isa::unknown || sgemm_level(kernel_isa) >= sgemm_level(cpu.isa)) return "";
+  return "warning: the GEMM kernel " + kernel + " (" + isa_name(kernel_isa) + ") is weaker than this CPU supports (" +
+         isa_name(cpu.isa) + ", kernel " + openblas_core_for(cpu.isa) + ")" +
+         (user_coretype ? "; unset OPENBLAS_CORETYPE to use it" : "");
+}
+
+const GemmInfo& gemm_info() { return openblas().info; }
+
+void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+          int ldb, float beta, float* c, int ldc) {
+  openblas().sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
+                   ldc);
+}
+
+void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+          int ldb, double beta, double* c, int ldc) {
+  openblas().dgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
+                   ldc);
+}
+
+}  // namespace adjoint
