@@ -7,7 +7,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
   build-essential cmake ninja-build git          # build
   libgtest-dev libbenchmark-dev                  # tests, benchmarks
-  libopenblas-dev libopenblas0-openmp            # sgemm (pthread build for us, OpenMP build for PyTorch runs)
+  libopenblas-dev libopenblas0-openmp            # sgemm (OpenMP build, loaded at run time by src/kernels/gemm.cpp)
+  libdnnl2 libblis4-openmp                       # the other GEMM libraries bench/gemm measures
   nlohmann-json3-dev libcli11-dev libfmt-dev     # JSON (encoder.json, logs), flags, formatting
   llvm-19-dev libclang-19-dev clang-19           # adjc is a Clang 19 LibTooling program
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots

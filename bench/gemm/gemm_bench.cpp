@@ -38,9 +38,9 @@ struct Library {
   std::function<void(int)> set_threads;
 };
 
-void* open_private(const std::string& path) {
+void* open_private(const std::string& path, const char* package) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!handle) throw std::runtime_error("cannot load " + path + ": " + dlerror());
+  if (!handle) throw std::runtime_error("cannot load " + path + " (apt-get install " + package + "): " + dlerror());
   return handle;
 }
 template <typename Fn>
@@ -60,35 +60,55 @@ Library cblas_library(const std::string& name, void* handle, std::string kernel)
           [](int t) { omp_set_num_threads(t); }};
 }
 
-// OpenBLAS picks its kernel in its constructor, from OPENBLAS_CORETYPE or the CPU model; a copy
-// of the library under another name is a second instance with a constructor of its own.
-Library openblas(const std::string& core) {
-  const std::string source = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0";
-  const std::string copy = "/tmp/gemm_bench_openblas_" + (core.empty() ? std::string("detected") : core) + "_" +
-                           std::to_string(getpid()) + ".so";
+// A private instance of a library whose kernel choice reads env_var while it initialises: a copy
+// of the file under another name (dlopen would hand back the instance already loaded), loaded and
+// initialised (init) with env_var set to value ("" = unset), the user's setting restored after.
+template <typename Init>
+void* private_instance(const std::string& source, const char* package, const char* env_var, const std::string& value,
+                       Init&& init) {
+  const std::string copy = "/tmp/gemm_bench_" + std::to_string(getpid()) + "_" + env_var + "_" + value + ".so";
   std::filesystem::copy_file(source, copy, std::filesystem::copy_options::overwrite_existing);
-  const char* user = std::getenv("OPENBLAS_CORETYPE");
+  const char* user = std::getenv(env_var);
   const std::string saved = user ? user : "";
-  if (core.empty()) unsetenv("OPENBLAS_CORETYPE"); else setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
-  void* handle = open_private(copy);
-  if (user) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1); else unsetenv("OPENBLAS_CORETYPE");
+  if (value.empty()) unsetenv(env_var); else setenv(env_var, value.c_str(), 1);
+  void* handle = nullptr;
+  try {
+    handle = open_private(copy, package);
+    init(handle);
+  } catch (...) {
+    std::filesystem::remove(copy);
+    throw;
+  }
+  if (user) setenv(env_var, saved.c_str(), 1); else unsetenv(env_var);
   std::filesystem::remove(copy);
+  return handle;
+}
+
+// OpenBLAS picks its kernel in its constructor, from OPENBLAS_CORETYPE or the CPU model.
+Library openblas(const std::string& core) {
+  void* handle = private_instance("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+                                  "libopenblas0-openmp", "OPENBLAS_CORETYPE", core, [](void*) {});
   const auto corename = symbol<char* (*)()>(handle, "openblas_get_corename");
   return cblas_library(core.empty() ? "OpenBLAS as detected" : "OpenBLAS " + core, handle, corename());
 }
 
+// BLIS picks its kernel family by CPU model too. Debian 12's build holds the generic family only
+// on this kind of machine: BLIS_ARCH_TYPE naming skx, haswell or zen* aborts (not built in).
 Library blis() {
-  void* handle = open_private("/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4");
+  void* handle = open_private("/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4", "libblis4-openmp");
   const auto query = symbol<int (*)()>(handle, "bli_arch_query_id");
-  const auto arch = symbol<const char* (*)(int)>(handle, "bli_arch_string");
+  const auto name = symbol<const char* (*)(int)>(handle, "bli_arch_string");
   const auto set_threads = symbol<void (*)(long)>(handle, "bli_thread_set_num_threads");
-  Library lib = cblas_library("BLIS", handle, arch(query()));
-  lib.set_threads = [set_threads](int t) { omp_set_num_threads(t); set_threads(t); };
+  Library lib = cblas_library("BLIS", handle, name(query()));
+  lib.set_threads = [set_threads](int t) {
+    omp_set_num_threads(t);
+    set_threads(t);
+  };
   return lib;
 }
 
 Library dnnl() {
-  void* handle = open_private("/usr/lib/x86_64-linux-gnu/libdnnl.so.2");
+  void* handle = open_private("/usr/lib/x86_64-linux-gnu/libdnnl.so.2", "libdnnl2");
   const auto sgemm = symbol<DnnlSgemm>(handle, "dnnl_sgemm");
   const auto isa = symbol<int (*)()>(handle, "dnnl_get_effective_cpu_isa");
   return {"oneDNN", "isa 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%x", isa()); return std::string(b); }(),
