@@ -111,7 +111,14 @@ Library dnnl() {
   void* handle = open_private("/usr/lib/x86_64-linux-gnu/libdnnl.so.2", "libdnnl2");
   const auto sgemm = symbol<DnnlSgemm>(handle, "dnnl_sgemm");
   const auto isa = symbol<int (*)()>(handle, "dnnl_get_effective_cpu_isa");
-  return {"oneDNN", "isa 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%x", isa()); return std::string(b); }(),
+  // dnnl_cpu_isa_t values (oneapi/dnnl/dnnl_types.h).
+  const int level = isa();
+  const std::string isa_name = level == 0x7    ? "avx2"
+                               : level == 0x27 ? "avx512_core"
+                               : level == 0x67 ? "avx512_core_vnni"
+                               : level == 0xe7 ? "avx512_core_bf16"
+                                               : "isa " + std::to_string(level);
+  return {"oneDNN", isa_name,
           [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float* c) {
             sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
           },
