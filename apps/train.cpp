@@ -17,6 +17,7 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
+#include "adjoint/distributed.hpp"
 #include "adjoint/gemm.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/tokenizer.hpp"
@@ -49,7 +50,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-float validation_loss(GPT2& model, DataLoader& val, int val_steps) {
+// The mean loss over val_steps global batches (each process its slice of each).
+float validation_loss(GPT2& model, DataLoader& val, int val_steps, const Communicator& world) {
   val.reset();
   const int batches = std::max<int>(1, std::min<std::size_t>(val_steps, val.num_batches()));
   double sum = 0;
@@ -57,7 +59,7 @@ float validation_loss(GPT2& model, DataLoader& val, int val_steps) {
     val.next_batch();
     sum += model.forward(val.inputs(), val.targets(), val.batch_size(), val.sequence_length());
   }
-  return float(sum / batches);
+  return float(world.sum(sum) / world.size() / batches);
 }
 
 // A sample as text (token ids when the model's vocabulary is not the tokenizer's).
@@ -94,9 +96,21 @@ void run_training(const TrainOptions& o) {
   check_backward_applies(engine, o.backward_given);
   ForwardBackward forward_backward(*model, engine, backward_from_name(o.backward));
   AdamW optimizer(*model, o.adamw);
-  DataLoader train(train_path, o.B, o.T);
+  // Under mpirun each process reads its slice of every global batch of size*B rows.
+  const Communicator& world = Communicator::world();
+  const bool root = world.root();
+  DataLoader train(train_path, o.B, o.T, world.rank(), world.size());
   std::optional<DataLoader> val;
-  if (!val_path.empty()) val.emplace(val_path, o.B, o.T);
+  if (!val_path.empty()) val.emplace(val_path, o.B, o.T, world.rank(), world.size());
+  for (const auto& [flag, value] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"--model", o.model}, {"--resume", o.resume}, {"-B", std::to_string(o.B)}, {"-T", std::to_string(o.T)},
+           {"--grad-accum", std::to_string(o.grad_accum)}, {"--steps", std::to_string(o.steps)},
+           {"--lr", fmt::format("{}", o.lr)}, {"--seed", std::to_string(o.seed)}, {"--engine", o.engine},
+           {"--backward", o.backward}}) {
+    world.check_same(flag, value.empty() ? "(none)" : value);
+  }
+  world.check_same("the data", fmt::format("{} ({} tokens), validation {} ({} tokens)", train_path,
+                                           train.num_tokens(), val_path, val ? val->num_tokens() : 0));
   Rng rng(o.seed);
   int start_step = 0;
   if (!o.resume.empty()) {
@@ -109,34 +123,40 @@ void run_training(const TrainOptions& o) {
     train.set_position(progress.data_position);
     rng.set_state(progress.rng_state);
   }
-  std::unique_ptr<Tokenizer> tokenizer;
-  try {
-    tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(o.bpe_dir));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "train: no tokenizer (%s); samples are printed as token ids\n", e.what());
-  }
-
-  fs::create_directories(o.out);
-  const std::string log_path = o.out + "/log.jsonl";
-  std::ofstream log(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
-  if (!log) throw std::runtime_error("cannot write " + log_path);
+  // Rank 0 alone prints, logs, samples and writes checkpoints; the others only compute.
   const GPT2Config& c = model->config();
-  const std::string engine_name = engine == Engine::tensor ? "tensor engine" : "arrays engine, " + o.backward + " backward";
-  std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s\n",
-              c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len,
-              model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, engine_name.c_str());
-  std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
-              val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
   const GemmInfo& gemm = gemm_info();
   const int threads = omp_get_max_threads();
-  std::printf("%s\n", gemm.line(threads).c_str());
-  if (!gemm.warning().empty()) std::fprintf(stderr, "train: %s\n", gemm.warning().c_str());
-  std::fflush(stdout);
-  // One record per run (a resumed run adds its own): what ran, on what.
-  log << nlohmann::json{{"run", {{"step", start_step}, {"gemm", gemm.line(threads)}, {"gemm_kernel", gemm.kernel},
-                                 {"cpu", describe(gemm.cpu)}, {"threads", threads}}}}
-             .dump()
-      << "\n";
+  std::unique_ptr<Tokenizer> tokenizer;
+  const std::string log_path = o.out + "/log.jsonl";
+  std::ofstream log;
+  if (root) {
+    try {
+      tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(o.bpe_dir));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "train: no tokenizer (%s); samples are printed as token ids\n", e.what());
+    }
+    fs::create_directories(o.out);
+    log.open(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
+    if (!log) throw std::runtime_error("cannot write " + log_path);
+    const std::string engine_name =
+        engine == Engine::tensor ? "tensor engine" : "arrays engine, " + o.backward + " backward";
+    std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s%s\n",
+                c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len, model->num_parameters() / 1e6,
+                o.B, o.T, o.grad_accum, o.steps, engine_name.c_str(),
+                world.size() > 1 ? fmt::format("; data-parallel over {} processes", world.size()).c_str() : "");
+    std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
+                val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
+    std::printf("%s\n", gemm.line(threads).c_str());
+    if (!gemm.warning().empty()) std::fprintf(stderr, "train: %s\n", gemm.warning().c_str());
+    std::fflush(stdout);
+    // One record per run (a resumed run adds its own): what ran, on what.
+    log << nlohmann::json{{"run",
+                           {{"step", start_step}, {"gemm", gemm.line(threads)}, {"gemm_kernel", gemm.kernel},
+                            {"cpu", describe(gemm.cpu)}, {"threads", threads}, {"processes", world.size()}}}}
+               .dump()
+        << "\n";
+  }
 
   auto save_state = [&](int steps_done) {
     TrainingProgress progress;
@@ -150,7 +170,7 @@ void run_training(const TrainOptions& o) {
   };
 
   const auto run_start = std::chrono::steady_clock::now();
-  const double tokens_per_step = double(o.B) * o.T * o.grad_accum;
+  const double tokens_per_step = double(o.B) * o.T * o.grad_accum * world.size();
   for (int step = start_step; step < o.steps; step++) {
     const auto step_start = std::chrono::steady_clock::now();
     const float lr = learning_rate(step, o.steps, o.warmup, o.lr, o.lr_min_fraction);
@@ -159,14 +179,25 @@ void run_training(const TrainOptions& o) {
       train.next_batch();
       loss += forward_backward(train.inputs(), train.targets(), o.B, o.T);
     }
-    loss /= o.grad_accum;
-    // Micro-batch gradients were summed: their mean is the batch gradient.
-    const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters()) / o.grad_accum;
-    const float scale = clip_scale(norm, o.grad_clip) / o.grad_accum;
+    // Micro-batch gradients were summed, and are summed over the processes: their mean is the
+    // global batch's gradient.
+    world.sum(model->grads_memory(), model->num_parameters());
+    const int batches = o.grad_accum * world.size();
+    loss = world.sum(loss) / batches;
+    const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters()) / batches;
+    const float scale = clip_scale(norm, o.grad_clip) / batches;
     optimizer.update(*model, lr, scale, step + 1);
     const double ms = seconds_since(step_start) * 1e3;
     const double elapsed = seconds_since(run_start);
     const double eta = elapsed / (step + 1 - start_step) * (o.steps - step - 1);
+    const bool last = step + 1 == o.steps;
+    const bool stop = last || step + 1 == o.stop_at;
+    const bool validate = val && ((o.val_every > 0 && (step + 1) % o.val_every == 0) || last);
+    const float val_loss = validate ? validation_loss(*model, *val, o.val_steps, world) : 0.0f;
+    if (!root) {
+      if (stop) break;
+      continue;
+    }
     std::printf("step %4d/%d | loss %.6f | lr %.2e | norm %.3f | %6.1f ms | %6.0f tok/s | ETA %s\n",
                 step + 1, o.steps, loss, lr, norm, ms, tokens_per_step / (ms / 1e3),
                 format_duration(eta).c_str());
@@ -176,14 +207,11 @@ void run_training(const TrainOptions& o) {
                .dump()
         << "\n";
 
-    const bool last = step + 1 == o.steps;
-    if (val && ((o.val_every > 0 && (step + 1) % o.val_every == 0) || last)) {
-      const float val_loss = validation_loss(*model, *val, o.val_steps);
+    if (validate) {
       std::printf("step %4d/%d | val loss %.6f\n", step + 1, o.steps, val_loss);
       log << nlohmann::json{{"step", step + 1}, {"val_loss", val_loss}}.dump() << "\n";
     }
     log.flush();
-    const bool stop = last || step + 1 == o.stop_at;
     // Saved before sampling, which draws from the RNG, so a resumed run samples as an
     // uninterrupted one does.
     if ((o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0) || stop) save_state(step + 1);
@@ -193,7 +221,7 @@ void run_training(const TrainOptions& o) {
     }
     if (stop) break;
   }
-  std::printf("done: %s/model.bin, %s/state.bin, %s\n", o.out.c_str(), o.out.c_str(), log_path.c_str());
+  if (root) std::printf("done: %s/model.bin, %s/state.bin, %s\n", o.out.c_str(), o.out.c_str(), log_path.c_str());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ packages=(
   libjemalloc2                                   # PyTorch benchmark runs the fast way
   fortunes curl                                  # fallback corpora: download, else offline fortunes
   libicu-dev                                     # Unicode character classes for the BPE pre-tokenizer
+  openmpi-bin libopenmpi-dev                     # data-parallel training over MPI (mpirun)
 )
 # Node.js runs the reference BPE encoder (gpt-3-encoder); a node already on PATH will do,
 # whichever package brought it (Debian's npm conflicts with other Node.js builds).

@@ -7,28 +7,33 @@
 
 namespace adjoint {
 
-DataLoader::DataLoader(const std::filesystem::path& path, int B, int T) : path_(path), B_(B), T_(T) {
+DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int rank, int ranks)
+    : path_(path), B_(B), T_(T) {
   if (B <= 0 || T <= 0)
     throw std::invalid_argument("data loader: batch size " + std::to_string(B) + " and sequence length " +
                                 std::to_string(T) + " must be positive");
+  if (ranks <= 0 || rank < 0 || rank >= ranks)
+    throw std::invalid_argument("data loader: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   batch_tokens_ = static_cast<std::size_t>(B) * static_cast<std::size_t>(T);
+  global_tokens_ = batch_tokens_ * static_cast<std::size_t>(ranks);
+  rank_offset_ = batch_tokens_ * static_cast<std::size_t>(rank);
   tokens_ = read_token_file(path);
-  if (tokens_.size() < batch_tokens_ + 1)
+  if (tokens_.size() < global_tokens_ + 1)
     throw std::runtime_error(path.string() + ": " + std::to_string(tokens_.size()) +
-                             " tokens are too few for one batch of B*T+1 = " +
-                             std::to_string(batch_tokens_ + 1));
+                             " tokens are too few for one batch of " + (ranks > 1 ? "ranks*B*T+1 = " : "B*T+1 = ") +
+                             std::to_string(global_tokens_ + 1));
   inputs_.resize(batch_tokens_);
   targets_.resize(batch_tokens_);
 }
 
 void DataLoader::next_batch() {
-  if (position_ + batch_tokens_ + 1 > tokens_.size()) position_ = 0;
-  const std::uint16_t* batch = tokens_.data() + position_;
+  if (position_ + global_tokens_ + 1 > tokens_.size()) position_ = 0;
+  const std::uint16_t* batch = tokens_.data() + position_ + rank_offset_;
   for (std::size_t i = 0; i < batch_tokens_; ++i) {
     inputs_[i] = batch[i];
     targets_[i] = batch[i + 1];
   }
-  position_ += batch_tokens_;
+  position_ += global_tokens_;
 }
 
 void DataLoader::set_position(std::size_t position) {

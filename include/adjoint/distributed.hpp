@@ -1,0 +1,33 @@
+// Data-parallel training across processes: the processes that `mpirun -np N` starts train one
+// model, each on its own slice of every global batch, with gradients summed over all of them (MPI).
+// A process started without mpirun, or a build without MPI, is a world of one.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace adjoint {
+
+class Communicator {
+ public:
+  // MPI_COMM_WORLD when this process was started by mpirun (MPI is initialised on first use and
+  // finalised at exit), else this process alone.
+  static const Communicator& world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // The process that writes logs, samples and checkpoints.
+  bool root() const { return rank_ == 0; }
+
+  // In place, the element-wise sum over all processes (the same bits on every process).
+  void sum(float* data, std::size_t count) const;
+  double sum(double value) const;
+  // Throws std::runtime_error on every process when `value` differs between processes, naming
+  // `what` (a flag, say), this process's value and rank 0's.
+  void check_same(const std::string& what, const std::string& value) const;
+
+ private:
+  Communicator();
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace adjoint
