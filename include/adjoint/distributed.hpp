@@ -1,6 +1,8 @@
 // Data-parallel training across processes: the processes that `mpirun -np N` starts train one
 // model, each on its own slice of every global batch, with gradients summed over all of them (MPI).
-// A process started without mpirun, or a build without MPI, is a world of one.
+// A process started without mpirun, or a build without MPI, is a world of one. When one process
+// dies, mpirun stops the others, and each says so in one line; a collective that waits longer than
+// ADJOINT_MPI_TIMEOUT seconds (default 600) ends its process the same way.
 #pragma once
 #include <cstddef>
 #include <string>

@@ -1,11 +1,19 @@
 // The processes training one model (adjoint/distributed.hpp), on MPI where the build has it.
 #include "adjoint/distributed.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <vector>
+#include <string>
+#include <thread>
+#include <utility>
 
 #ifdef ADJOINT_HAVE_MPI
 // The C API only: Open MPI's deprecated C++ bindings need a library we do not link.
@@ -24,6 +32,59 @@ bool started_by_mpirun() {
   return false;
 }
 
+// The one line a process prints when the job ends under it, prepared before any signal arrives
+// (a handler may only write and exit).
+char stopped_message[256];
+std::size_t stopped_length = 0;
+
+// mpirun stops every other process with SIGTERM when one of them dies (a crash, kill -9, a lost
+// node): say so in one line instead of dying silently.
+void on_stopped(int) {
+  if (write(STDERR_FILENO, stopped_message, stopped_length) < 0) {}
+  _exit(1);
+}
+
+// A collective that waits longer than the timeout means a process is gone without its
+// connection closing (a machine that vanished): end this process with one line, and mpirun ends
+// the rest.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::string message)
+      : seconds_(seconds), message_(std::move(message)), thread_([this] { watch(); }) {}
+  ~Watchdog() {
+    stop_ = true;
+    thread_.join();
+  }
+  void enter() { since_ = now(); }
+  void leave() { since_ = 0; }
+
+ private:
+  static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  void watch() {
+    while (!stop_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const double since = since_;
+      if (since > 0 && now() - since > seconds_) {
+        if (write(STDERR_FILENO, message_.data(), message_.size()) < 0) {}
+        _exit(1);
+      }
+    }
+  }
+  double seconds_;
+  std::string message_;
+  std::atomic<double> since_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+Watchdog* watchdog = nullptr;  // set when the world is larger than one process
+
+// Marks the time spent in one collective for the watchdog.
+struct Waiting {
+  Waiting() { watchdog->enter(); }
+  ~Waiting() { watchdog->leave(); }
+};
+
 struct MpiSession {
   MpiSession() {
     int provided = 0;
@@ -31,6 +92,19 @@ struct MpiSession {
   }
   ~MpiSession() { MPI_Finalize(); }
 };
+
+// Seconds a collective may wait: ADJOINT_MPI_TIMEOUT, default 600 (a checkpoint of a large model
+// on a slow disk keeps the other processes waiting that long at most).
+double collective_timeout() {
+  const char* env = std::getenv("ADJOINT_MPI_TIMEOUT");
+  if (!env) return 600;
+  char* end = nullptr;
+  const double seconds = std::strtod(env, &end);
+  if (end == env || *end || !(seconds > 0)) {
+    throw std::invalid_argument(std::string("ADJOINT_MPI_TIMEOUT=") + env + ": expected seconds > 0");
+  }
+  return seconds;
+}
 
 // MPI counts are ints: a longer buffer goes in pieces.
 constexpr std::size_t kMaxCount = INT_MAX / 2;
@@ -44,6 +118,16 @@ Communicator::Communicator() {
   static MpiSession session;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  stopped_length = std::size_t(std::snprintf(stopped_message, sizeof stopped_message,
+                                             "adjoint: error: rank %d: the job stopped because another of its %d "
+                                             "processes ended (crashed, killed or lost); the last checkpoint is kept\n",
+                                             rank_, size_));
+  std::signal(SIGTERM, on_stopped);
+  const double timeout = collective_timeout();
+  static Watchdog the_watchdog(timeout, "adjoint: error: rank " + std::to_string(rank_) +
+                                            ": no answer from the other processes for " + std::to_string(int(timeout)) +
+                                            " s (ADJOINT_MPI_TIMEOUT); the last checkpoint is kept\n");
+  watchdog = &the_watchdog;
 #endif
 }
 
@@ -55,6 +139,7 @@ const Communicator& Communicator::world() {
 void Communicator::sum(float* data, std::size_t count) const {
   if (size_ == 1) return;
 #ifdef ADJOINT_HAVE_MPI
+  const Waiting waiting;
   for (std::size_t done = 0; done < count; done += kMaxCount) {
     const int n = int(std::min(kMaxCount, count - done));
     MPI_Allreduce(MPI_IN_PLACE, data + done, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -68,6 +153,7 @@ void Communicator::sum(float* data, std::size_t count) const {
 double Communicator::sum(double value) const {
   if (size_ == 1) return value;
 #ifdef ADJOINT_HAVE_MPI
+  const Waiting waiting;
   MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 #endif
   return value;
@@ -77,6 +163,7 @@ void Communicator::check_same(const std::string& what, const std::string& value)
   if (size_ == 1) return;
 #ifdef ADJOINT_HAVE_MPI
   int length = int(value.size());
+  const Waiting waiting;
   MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
   std::string root_value(std::size_t(length), '\0');
   if (rank_ == 0) root_value = value;

@@ -3,7 +3,9 @@
 2 processes x B=2 against 1 process x B=4 (with gradient accumulation, validation and clipping) over
 10 AdamW steps: losses within 1e-6 relative and parameters within 1e-6 relative in norm, the only difference being the order in
 which the rows' gradients are added. Also: a resumed 2-process run is bit-identical to an
-uninterrupted one, and processes started with different settings stop with a one-line error.
+uninterrupted one, processes started with different settings stop with a one-line error, and a
+process killed with -9 or stopped (never answering) ends the job with a one-line error on the other
+within the timeout (ADJOINT_MPI_TIMEOUT).
 
 Usage: test_data_parallel.py ADJOINT_BIN   (skips loudly, exit 0, without mpirun or MPI)"""
 import json
@@ -13,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -66,6 +69,59 @@ def parameters(path):
     return np.frombuffer(data[256 * 4:], dtype=np.float32)
 
 
+def rank_pid(parent, rank):
+    """The pid of the process mpirun (parent) started as `rank`."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+        except OSError:
+            continue
+        if ppid == parent and f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
+            return int(pid)
+    return None
+
+
+def check_faults(workdir):
+    """A process killed with -9, or stopped so that it never answers: the other ends within the
+    timeout with its one line, and mpirun exits non-zero."""
+    failures = []
+    for signal_name, signal_number, timeout in (("kill -9", 9, None), ("SIGSTOP", 19, "3")):
+        env = dict(ENV, ADJOINT_MPI_TIMEOUT=timeout) if timeout else ENV
+        out = f"{workdir}/fault"
+        shutil.rmtree(out, ignore_errors=True)
+        command = [MPIRUN, "-np", "2", "-x", "OMP_NUM_THREADS", *(["-x", "ADJOINT_MPI_TIMEOUT"] if timeout else []),
+                   ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin", "-B", "2", "-T", "16",
+                   "--steps", "100000", "--checkpoint-every", "5", "--out", out]
+        job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and not os.path.exists(f"{out}/state.bin"):
+            time.sleep(0.2)
+        victim = rank_pid(job.pid, 1)
+        if victim is None:
+            job.kill()
+            failures.append(f"{signal_name}: rank 1 not found")
+            continue
+        start = time.time()
+        os.kill(victim, signal_number)
+        try:
+            _, stderr = job.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            job.kill()
+            os.kill(victim, 9)
+            failures.append(f"{signal_name}: the job still ran 60 s later")
+            continue
+        errors = [line for line in stderr.splitlines() if line.startswith("adjoint: error: rank 0:")]
+        print(f"{signal_name} on rank 1: exit {job.returncode} after {time.time() - start:.1f} s; {errors}")
+        if job.returncode == 0 or len(errors) != 1:
+            failures.append(f"{signal_name}: exit {job.returncode}, stderr:\n{stderr}")
+    return failures
+
+
 def main():
     if MPIRUN is None:
         skip("mpirun not found (apt-get install openmpi-bin)")
@@ -115,6 +171,8 @@ def main():
         print(f"mismatched settings: exit {done.returncode}, {errors}")
         if done.returncode == 0 or len(errors) != 2 or not all("-B is" in e and "same settings" in e for e in errors):
             failures.append(f"mismatched settings: exit {done.returncode}, stderr:\n{done.stderr}")
+
+        failures += check_faults(workdir)
 
     for failure in failures:
         print(f"FAIL: {failure}")
