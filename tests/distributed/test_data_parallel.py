@@ -1,7 +1,7 @@
 """Data-parallel training under mpirun equals one process with the whole batch.
 
 2 processes x B=2 against 1 process x B=4 (with gradient accumulation, validation and clipping) over
-10 AdamW steps: losses within 1e-6 relative and parameters within 1e-6 relative in norm, the only difference being the order in
+10 AdamW steps, with the arrays engine (adjc's backward where built) and the tensor engine: losses within 1e-6 relative and parameters within 1e-6 relative in norm, the only difference being the order in
 which the rows' gradients are added. Also: a resumed 2-process run is bit-identical to an
 uninterrupted one, processes started with different settings stop with a one-line error, and a
 process killed with -9 or stopped (never answering) ends the job with a one-line error on the other
@@ -49,7 +49,7 @@ def run(args, processes=1):
 def train(workdir, out, B, processes, extra=()):
     args = [ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin",
             "--val-tokens", f"{workdir}/val.bin", "-B", str(B), "-T", "16", "--steps", "10",
-            "--warmup", "2", "--lr", "3e-3", "--grad-accum", "2", "--grad-clip", "1.0",
+            "--warmup", "2", "--lr", "1e-3", "--grad-accum", "2", "--grad-clip", "1.0",
             "--val-every", "5", "--val-steps", "2", "--sample-tokens", "4", "--seed", "5",
             "--out", f"{workdir}/{out}", *extra]
     code, output = run(args, processes)
@@ -122,6 +122,29 @@ def check_faults(workdir):
     return failures
 
 
+def compare_runs(workdir, one, two):
+    """Losses within 1e-6 relative, parameters within 1e-6 relative in norm."""
+    failures = []
+    for key in ("loss", "val_loss", "grad_norm"):
+        a, b = records(workdir, one, key), records(workdir, two, key)
+        if [s for s, _ in a] != [s for s, _ in b] or not a:
+            failures.append(f"{two} {key}: steps differ: {a} vs {b}")
+            continue
+        worst = max(abs(x - y) / abs(x) for (_, x), (_, y) in zip(a, b))
+        print(f"{two} {key}: {len(a)} records, largest relative difference {worst:.2e}")
+        if worst > 1e-6:
+            failures.append(f"{two} {key}: relative difference {worst:.2e} > 1e-6")
+    p1 = parameters(f"{workdir}/{one}/model.bin")
+    p2 = parameters(f"{workdir}/{two}/model.bin")
+    # Relative in norm: AdamW divides by sqrt(v), so a parameter whose gradient nearly cancels
+    # moves by a rounding-sized step that differs between the two runs in every digit.
+    worst = np.linalg.norm(p1 - p2) / np.linalg.norm(p1)
+    print(f"{two} parameters: {p1.size}, |one - two| / |one| = {worst:.2e}")
+    if p1.shape != p2.shape or worst > 1e-6:
+        failures.append(f"{two} parameters differ: {worst:.2e} > 1e-6")
+    return failures
+
+
 def main():
     if MPIRUN is None:
         skip("mpirun not found (apt-get install openmpi-bin)")
@@ -133,24 +156,10 @@ def main():
         if "data-parallel over 2 processes" not in two:
             skip("this adjoint was built without MPI (no 'data-parallel over 2 processes' in its output)")
         train(workdir, "one", 4, 1)
-
-        for key in ("loss", "val_loss", "grad_norm"):
-            a, b = records(workdir, "one", key), records(workdir, "two", key)
-            if [s for s, _ in a] != [s for s, _ in b] or not a:
-                failures.append(f"{key}: steps differ: {a} vs {b}")
-                continue
-            worst = max(abs(x - y) / abs(x) for (_, x), (_, y) in zip(a, b))
-            print(f"{key}: {len(a)} records, largest relative difference {worst:.2e}")
-            if worst > 1e-6:
-                failures.append(f"{key}: relative difference {worst:.2e} > 1e-6")
-        p1 = parameters(f"{workdir}/one/model.bin")
-        p2 = parameters(f"{workdir}/two/model.bin")
-        # Relative in norm: AdamW divides by sqrt(v), so a parameter whose gradient nearly cancels
-        # moves by a rounding-sized step that differs between the two runs in every digit.
-        worst = np.linalg.norm(p1 - p2) / np.linalg.norm(p1)
-        print(f"parameters: {p1.size}, |one - two| / |one| = {worst:.2e}")
-        if p1.shape != p2.shape or worst > 1e-6:
-            failures.append(f"parameters differ: {worst:.2e} > 1e-6")
+        train(workdir, "two-tensor", 2, 2, ["--engine", "tensor"])
+        train(workdir, "one-tensor", 4, 1, ["--engine", "tensor"])
+        for one, two in (("one", "two"), ("one-tensor", "two-tensor")):
+            failures += compare_runs(workdir, one, two)
 
         # Resume under mpirun: bit-identical to the uninterrupted 2-process run.
         train(workdir, "split", 2, 2, ["--stop-at", "4"])
