@@ -47,8 +47,8 @@ void prepare(const PrepareOptions& options) {
 
   std::filesystem::create_directories(out_dir);
   const std::span<const int> all(tokens);
-  write_token_file(out_dir / "val.bin", all.first(val_count));
-  write_token_file(out_dir / "train.bin", all.subspan(val_count));
+  write_token_file(out_dir / "val.bin", all.first(val_count), tokenizer.vocab_size());
+  write_token_file(out_dir / "train.bin", all.subspan(val_count), tokenizer.vocab_size());
   fmt::print("prepare: {} tokens from {}: {} has {}, {} has {}\n", tokens.size(), options.text_file,
              (out_dir / "train.bin").string(), tokens.size() - val_count, (out_dir / "val.bin").string(),
              val_count);

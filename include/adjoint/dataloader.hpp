@@ -1,9 +1,8 @@
-// Batches of (input, target) token sequences from a token file, read sequentially as llm.c's
-// tinyshakespeare loader does: batch k is the B*T+1 tokens starting at k*B*T, wrapping to the
-// start of the file when the next batch would run past its end.
+// Batches of (input, target) token sequences from a token file (uint16 or uint32 tokens), read
+// sequentially as llm.c's tinyshakespeare loader does: batch k is the B*T+1 tokens starting at
+// k*B*T, wrapping to the start of the file when the next batch would run past its end.
 #pragma once
 #include <cstddef>
-#include <cstdint>
 #include <filesystem>
 #include <vector>
 
@@ -37,7 +36,7 @@ class DataLoader {
   std::filesystem::path path_;
   int B_, T_;
   std::size_t batch_tokens_;  // B*T
-  std::vector<std::uint16_t> tokens_;
+  std::vector<int> tokens_;
   std::size_t position_ = 0;
   std::vector<int> inputs_, targets_;
 };

@@ -32,10 +32,10 @@ TEST(PrepareCommand, SplitsTokensIntoValThenTrain) {
   std::vector<int> expected{Tokenizer::eot_token};
   for (const int token : gpt2().encode(text)) expected.push_back(token);
 
-  const std::vector<std::uint16_t> val = read_token_file(dir / "data" / "val.bin");
-  const std::vector<std::uint16_t> train = read_token_file(dir / "data" / "train.bin");
+  const std::vector<int> val = read_token_file(dir / "data" / "val.bin");
+  const std::vector<int> train = read_token_file(dir / "data" / "train.bin");
   EXPECT_EQ(val.size(), expected.size() / 4);
-  std::vector<int> both(val.begin(), val.end());
+  std::vector<int> both = val;
   both.insert(both.end(), train.begin(), train.end());
   EXPECT_EQ(both, expected);
 }
