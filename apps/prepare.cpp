@@ -31,9 +31,9 @@ void prepare(const PrepareOptions& options) {
   if (std::filesystem::exists(out_dir) && !std::filesystem::is_directory(out_dir))
     throw std::runtime_error(fmt::format("--out {} is not a folder", options.out_dir));
 
-  const Tokenizer tokenizer(Tokenizer::find_bpe_dir(options.bpe_dir));
+  const GPT2Tokenizer tokenizer(GPT2Tokenizer::find_bpe_dir(options.bpe_dir));
   const std::string text = read_file(options.text_file);
-  std::vector<int> tokens{Tokenizer::eot_token};
+  std::vector<int> tokens{GPT2Tokenizer::eot_token};
   try {
     const std::vector<int> text_tokens = tokenizer.encode(text);
     tokens.insert(tokens.end(), text_tokens.begin(), text_tokens.end());

@@ -29,7 +29,7 @@ TEST(PrepareCommand, SplitsTokensIntoValThenTrain) {
   ASSERT_EQ(run_prepare({"--text", (dir / "in.txt").string(), "--out", (dir / "data").string(),
                          "--val-fraction", "0.25", "--bpe-dir", bpe_dir().string()}),
             "");
-  std::vector<int> expected{Tokenizer::eot_token};
+  std::vector<int> expected{GPT2Tokenizer::eot_token};
   for (const int token : gpt2().encode(text)) expected.push_back(token);
 
   const std::vector<int> val = read_token_file(dir / "data" / "val.bin");
