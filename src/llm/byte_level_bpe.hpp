@@ -3,9 +3,11 @@
 // alphabet both vocabularies are written in.
 #pragma once
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adjoint/tokenizer.hpp"
 
@@ -36,10 +38,22 @@ void for_each_piece(std::string_view text, std::size_t begin, MatchEnd match_end
   }
 }
 
+// The matches, as views into `text`.
+template <typename MatchEnd>
+std::vector<std::string_view> pieces(std::string_view text, MatchEnd match_end) {
+  std::vector<std::string_view> matches;
+  for_each_piece(text, 0, match_end, [&](std::string_view piece) { matches.push_back(piece); });
+  return matches;
+}
+
 // Both vocabularies store tokens as text in which each byte is one printable code point (GPT-2's
 // bytes_to_unicode): the printable Latin-1 bytes stand for themselves, the other 68 bytes for
 // U+0100 onwards in byte order. The bytes a token's text stands for, or nothing if it has a code
 // point outside this alphabet.
 std::optional<std::string> token_text_to_bytes(std::string_view token_text);
+
+// Where a tokenizer's files are: `given` if not empty, else $<variable>; throws `missing` (which
+// says how to give one) when neither is set.
+std::filesystem::path find_folder(const std::string& given, const char* variable, const std::string& missing);
 
 }  // namespace adjoint::byte_level_bpe

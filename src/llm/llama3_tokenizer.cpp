@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -122,9 +121,7 @@ std::string decode_base64_constant(std::string_view source, const std::string& n
 }  // namespace
 
 std::vector<std::string_view> pretokenize_llama3(std::string_view text) {
-  std::vector<std::string_view> pieces;
-  byte_level_bpe::for_each_piece(text, 0, match_end, [&](std::string_view piece) { pieces.push_back(piece); });
-  return pieces;
+  return byte_level_bpe::pieces(text, match_end);
 }
 
 std::string Llama3Tokenizer::special_token_text(int token) {
@@ -142,11 +139,9 @@ Llama3Tokenizer::Llama3Tokenizer(const std::filesystem::path& package_dir) {
 }
 
 std::filesystem::path Llama3Tokenizer::find_dir(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("ADJOINT_LLAMA3_DIR"); env && *env) return env;
-  throw std::runtime_error(
-      "no Llama 3 tokenizer folder: pass --llama3-dir or set ADJOINT_LLAMA3_DIR (scripts/setup.sh puts one "
-      "in .cache/npm/node_modules/llama3-tokenizer-js)");
+  return byte_level_bpe::find_folder(given, "ADJOINT_LLAMA3_DIR",
+                                     "no Llama 3 tokenizer folder: pass --llama3-dir or set ADJOINT_LLAMA3_DIR "
+                                     "(scripts/setup.sh puts one in .cache/npm/node_modules/llama3-tokenizer-js)");
 }
 
 // The file holds the 128000 ranked tokens' texts in GPT-2's byte alphabet, in rank order and

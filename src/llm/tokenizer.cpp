@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -96,6 +97,12 @@ std::optional<std::string> token_text_to_bytes(std::string_view token_text) {
     bytes.push_back(static_cast<char>(byte_of_code_point[c]));
   }
   return bytes;
+}
+
+std::filesystem::path find_folder(const std::string& given, const char* variable, const std::string& missing) {
+  if (!given.empty()) return given;
+  if (const char* value = std::getenv(variable); value && *value) return value;
+  throw std::runtime_error(missing);
 }
 
 }  // namespace byte_level_bpe

