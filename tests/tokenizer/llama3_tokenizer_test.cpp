@@ -204,15 +204,7 @@ TEST(Llama3Tokenizer, DecodesAsJavaScriptDecoder) {
   EXPECT_EQ(replace_invalid_utf8(llama3().decode(ids)), reference_llama3_text(dir / "ids.txt"));
 }
 
-// Loading errors name the file at fault.
-std::string load_error(const std::filesystem::path& dir) {
-  try {
-    Llama3Tokenizer tokenizer(dir);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string load_error(const std::filesystem::path& dir) { return tokenizer_load_error<Llama3Tokenizer>(dir); }
 
 // A package folder whose src/data-converted.js defines the vocabulary as `base64`.
 std::filesystem::path package_with(const TempDir& dir, const std::string& base64) {

@@ -135,6 +135,17 @@ inline std::string reference_llama3_text(const std::filesystem::path& file) {
   return run_node("reference_llama3.js", {llama3_dir().string(), "decode", file.string()});
 }
 
+// The error loading a tokenizer from `dir` gives (it names the file at fault), or "no error".
+template <typename Tokenizer>
+std::string tokenizer_load_error(const std::filesystem::path& dir) {
+  try {
+    Tokenizer tokenizer(dir);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // Checks that `find` takes a given folder, else $<variable>, else throws; restores the variable.
 template <typename Find>
 void expect_folder_found(Find find, const char* variable) {

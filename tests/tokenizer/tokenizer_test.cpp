@@ -182,15 +182,7 @@ TEST(GPT2Tokenizer, RoundTripsShakespeare) {
   EXPECT_EQ(streamed, text);
 }
 
-// Loading errors name the file at fault.
-std::string load_error(const std::filesystem::path& dir) {
-  try {
-    GPT2Tokenizer tokenizer(dir);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string load_error(const std::filesystem::path& dir) { return tokenizer_load_error<GPT2Tokenizer>(dir); }
 
 TEST(GPT2Tokenizer, MissingOrCorruptFilesAreNamed) {
   ADJOINT_REQUIRE_BPE();
