@@ -1,6 +1,6 @@
-// Batches of (input, target) token sequences from a token file (uint16 or uint32 tokens), read
-// sequentially as llm.c's tinyshakespeare loader does: batch k is the B*T+1 tokens starting at
-// k*B*T, wrapping to the start of the file when the next batch would run past its end.
+// Batches of (input, target) token sequences from a token file, read sequentially as llm.c's
+// tinyshakespeare loader does: batch k is the B*T+1 tokens starting at k*B*T, wrapping to the
+// start of the file when the next batch would run past its end.
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -10,7 +10,7 @@ namespace adjoint {
 
 class DataLoader {
  public:
-  // Reads the whole token file once. Throws std::runtime_error naming the file if it cannot be
+  // Reads the whole token file (uint16 or uint32) once. Throws std::runtime_error naming the file if it cannot be
   // read or holds fewer than B*T+1 tokens, std::invalid_argument if B or T is not positive.
   DataLoader(const std::filesystem::path& path, int B, int T);
 
