@@ -14,8 +14,8 @@ packages=(
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
   libjemalloc2                                   # PyTorch benchmark runs the fast way
   fortunes curl                                  # fallback corpora: download, else offline fortunes
-  libicu-dev                                     # Unicode character classes for the BPE pre-tokenizers
   libssl-dev                                     # base64 decoding of the Llama 3 vocabulary
+  libicu-dev                                     # Unicode character classes for the BPE pre-tokenizer
 )
 # Node.js runs the reference BPE encoders (the npm packages); a node already on PATH will do,
 # whichever package brought it (Debian's npm conflicts with other Node.js builds).
