@@ -6,7 +6,7 @@
 
 namespace adjoint::cli {
 
-TokenPrinter::TokenPrinter(const GPT2Config& config, const Tokenizer* tokenizer)
+TokenPrinter::TokenPrinter(const GPT2Config& config, const GPT2Tokenizer* tokenizer)
     : tokenizer_(tokenizer && tokenizer->vocab_size() == config.vocab_size ? tokenizer : nullptr) {}
 
 std::string TokenPrinter::add(int token) {
@@ -25,7 +25,7 @@ std::string TokenPrinter::finish() {
 }
 
 int start_token(const GPT2Config& config) {
-  return Tokenizer::eot_token < config.vocab_size ? Tokenizer::eot_token : 0;
+  return GPT2Tokenizer::eot_token < config.vocab_size ? GPT2Tokenizer::eot_token : 0;
 }
 
 void generate(const GPT2& model, std::span<const int> context, int count, const SamplingOptions& sampling,

@@ -12,14 +12,14 @@
 namespace adjoint::cli {
 
 // <|endoftext|> is GPT-2's last token.
-constexpr int gpt2_vocab_size = Tokenizer::eot_token + 1;
+constexpr int gpt2_vocab_size = GPT2Tokenizer::eot_token + 1;
 
 // Text when the model's vocabulary is the tokenizer's; otherwise (no tokenizer, or a model
 // trained on other token ids, like the tiny vocabularies of the tests) the ids, "[12][7]".
 class TokenPrinter {
  public:
   // tokenizer may be null; it must outlive the printer.
-  TokenPrinter(const GPT2Config& config, const Tokenizer* tokenizer);
+  TokenPrinter(const GPT2Config& config, const GPT2Tokenizer* tokenizer);
   bool prints_text() const { return tokenizer_ != nullptr; }
   // What to print for one more token. Text that ends inside a UTF-8 character is held back
   // until a later token completes it.
@@ -28,7 +28,7 @@ class TokenPrinter {
   std::string finish();
 
  private:
-  const Tokenizer* tokenizer_;  // null: print ids
+  const GPT2Tokenizer* tokenizer_;  // null: print ids
   std::string pending_;
 };
 

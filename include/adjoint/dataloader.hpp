@@ -5,7 +5,6 @@
 // tokens one process with ranks*B would see.
 #pragma once
 #include <cstddef>
-#include <cstdint>
 #include <filesystem>
 #include <vector>
 
@@ -13,7 +12,7 @@ namespace adjoint {
 
 class DataLoader {
  public:
-  // Reads the whole token file once. Throws std::runtime_error naming the file if it cannot be
+  // Reads the whole token file (uint16 or uint32) once. Throws std::runtime_error naming the file if it cannot be
   // read or holds fewer than B*T+1 tokens, std::invalid_argument if B or T is not positive.
   DataLoader(const std::filesystem::path& path, int B, int T, int rank = 0, int ranks = 1);
 
@@ -41,7 +40,7 @@ class DataLoader {
   std::size_t batch_tokens_;   // B*T
   std::size_t global_tokens_;  // ranks*B*T
   std::size_t rank_offset_;    // rank*B*T
-  std::vector<std::uint16_t> tokens_;
+  std::vector<int> tokens_;
   std::size_t position_ = 0;
   std::vector<int> inputs_, targets_;
 };

@@ -28,7 +28,7 @@ DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int rank
 
 void DataLoader::next_batch() {
   if (position_ + global_tokens_ + 1 > tokens_.size()) position_ = 0;
-  const std::uint16_t* batch = tokens_.data() + position_ + rank_offset_;
+  const int* batch = tokens_.data() + position_ + rank_offset_;
   for (std::size_t i = 0; i < batch_tokens_; ++i) {
     inputs_[i] = batch[i];
     targets_[i] = batch[i + 1];

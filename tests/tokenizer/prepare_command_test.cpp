@@ -29,13 +29,35 @@ TEST(PrepareCommand, SplitsTokensIntoValThenTrain) {
   ASSERT_EQ(run_prepare({"--text", (dir / "in.txt").string(), "--out", (dir / "data").string(),
                          "--val-fraction", "0.25", "--bpe-dir", bpe_dir().string()}),
             "");
-  std::vector<int> expected{Tokenizer::eot_token};
+  std::vector<int> expected{GPT2Tokenizer::eot_token};
   for (const int token : gpt2().encode(text)) expected.push_back(token);
 
-  const std::vector<std::uint16_t> val = read_token_file(dir / "data" / "val.bin");
-  const std::vector<std::uint16_t> train = read_token_file(dir / "data" / "train.bin");
+  const std::vector<int> val = read_token_file(dir / "data" / "val.bin");
+  const std::vector<int> train = read_token_file(dir / "data" / "train.bin");
   EXPECT_EQ(val.size(), expected.size() / 4);
-  std::vector<int> both(val.begin(), val.end());
+  std::vector<int> both = val;
+  both.insert(both.end(), train.begin(), train.end());
+  EXPECT_EQ(both, expected);
+}
+
+TEST(PrepareCommand, Llama3WritesUint32Files) {
+  ADJOINT_REQUIRE_LLAMA3();
+  TempDir dir;
+  const std::string text = read_file(std::filesystem::path(ADJOINT_TOKENIZER_TEST_DIR) / "edge_cases.txt");
+  write_text(dir / "in.txt", text);
+  ASSERT_EQ(run_prepare({"--text", (dir / "in.txt").string(), "--out", (dir / "data").string(), "--tokenizer",
+                         "llama3", "--llama3-dir", llama3_dir().string()}),
+            "");
+  std::vector<int> expected{Llama3Tokenizer::begin_of_text};
+  for (const int token : llama3().encode(text)) expected.push_back(token);
+
+  const std::string val_bytes = read_file(dir / "data" / "val.bin");
+  ASSERT_GE(val_bytes.size(), 8u);
+  EXPECT_EQ(val_bytes.substr(0, 8), std::string("\xa1\xd9\x34\x01\x07\0\0\0", 8));  // 20240801, 7
+  std::vector<int> both = read_token_file(dir / "data" / "val.bin");
+  EXPECT_EQ(both.size(), expected.size() / 10);
+  EXPECT_EQ(val_bytes.size(), 1024 + 4 * both.size());
+  const std::vector<int> train = read_token_file(dir / "data" / "train.bin");
   both.insert(both.end(), train.begin(), train.end());
   EXPECT_EQ(both, expected);
 }
@@ -61,6 +83,9 @@ TEST(PrepareCommand, BadInputIsAnError) {
   EXPECT_EQ(run_prepare({"--text", (dir / "bad.txt").string(), "--out", out, "--bpe-dir", bpe}),
             (dir / "bad.txt").string() + ": text is not valid UTF-8 at byte 3");
   EXPECT_THAT(run_prepare({"--out", out}), testing::HasSubstr("--text is required"));
+  EXPECT_THAT(run_prepare({"--text", in, "--out", out, "--tokenizer", "gpt3"}), testing::HasSubstr("gpt3 not in"));
+  EXPECT_EQ(run_prepare({"--text", in, "--out", out, "--tokenizer", "llama3", "--llama3-dir", (dir / "no").string()}),
+            (dir / "no" / "src" / "data-converted.js").string() + ": cannot open (No such file or directory)");
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));  // nothing written by a failed run
 }
 

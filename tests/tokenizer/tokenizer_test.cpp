@@ -14,35 +14,35 @@ namespace {
 using Pieces = std::vector<std::string_view>;
 
 TEST(Pretokenize, FollowsGpt2Regex) {
-  EXPECT_EQ(pretokenize(""), Pieces{});
-  EXPECT_EQ(pretokenize("Hello world's  123"), (Pieces{"Hello", " world", "'s", " ", " 123"}));
+  EXPECT_EQ(pretokenize_gpt2(""), Pieces{});
+  EXPECT_EQ(pretokenize_gpt2("Hello world's  123"), (Pieces{"Hello", " world", "'s", " ", " 123"}));
   // Contractions are lowercase only and match even inside a word.
-  EXPECT_EQ(pretokenize("I'M 'sam"), (Pieces{"I", "'", "M", " '", "sam"}));
-  EXPECT_EQ(pretokenize("''s"), (Pieces{"''", "s"}));
+  EXPECT_EQ(pretokenize_gpt2("I'M 'sam"), (Pieces{"I", "'", "M", " '", "sam"}));
+  EXPECT_EQ(pretokenize_gpt2("''s"), (Pieces{"''", "s"}));
   // A space joins the next run of letters, digits or other characters; other whitespace never does.
-  EXPECT_EQ(pretokenize("a ,.b\tc"), (Pieces{"a", " ,.", "b", "\t", "c"}));
-  EXPECT_EQ(pretokenize("x1y"), (Pieces{"x", "1", "y"}));
+  EXPECT_EQ(pretokenize_gpt2("a ,.b\tc"), (Pieces{"a", " ,.", "b", "\t", "c"}));
+  EXPECT_EQ(pretokenize_gpt2("x1y"), (Pieces{"x", "1", "y"}));
   // A whitespace run gives up its last character to a following word ("\s+(?!\S)"), unless it
   // is one character long ("\s+"); at the end of the text it stays whole.
-  EXPECT_EQ(pretokenize("a   b"), (Pieces{"a", "  ", " b"}));
-  EXPECT_EQ(pretokenize("a \t b"), (Pieces{"a", " \t", " b"}));
-  EXPECT_EQ(pretokenize("a\n\nb"), (Pieces{"a", "\n", "\n", "b"}));
-  EXPECT_EQ(pretokenize("a \n"), (Pieces{"a", " \n"}));
-  EXPECT_EQ(pretokenize(" \tx"), (Pieces{" ", "\t", "x"}));
+  EXPECT_EQ(pretokenize_gpt2("a   b"), (Pieces{"a", "  ", " b"}));
+  EXPECT_EQ(pretokenize_gpt2("a \t b"), (Pieces{"a", " \t", " b"}));
+  EXPECT_EQ(pretokenize_gpt2("a\n\nb"), (Pieces{"a", "\n", "\n", "b"}));
+  EXPECT_EQ(pretokenize_gpt2("a \n"), (Pieces{"a", " \n"}));
+  EXPECT_EQ(pretokenize_gpt2(" \tx"), (Pieces{" ", "\t", "x"}));
   // Non-ASCII: letters with combining marks split, NBSP is whitespace but is not " ".
-  EXPECT_EQ(pretokenize("cafe\xcc\x81!"), (Pieces{"cafe", "\xcc\x81!"}));
-  EXPECT_EQ(pretokenize("a\xc2\xa0" "b"), (Pieces{"a", "\xc2\xa0", "b"}));
-  EXPECT_EQ(pretokenize("\xe6\x97\xa5\xe6\x9c\xac 42"), (Pieces{"\xe6\x97\xa5\xe6\x9c\xac", " 42"}));
+  EXPECT_EQ(pretokenize_gpt2("cafe\xcc\x81!"), (Pieces{"cafe", "\xcc\x81!"}));
+  EXPECT_EQ(pretokenize_gpt2("a\xc2\xa0" "b"), (Pieces{"a", "\xc2\xa0", "b"}));
+  EXPECT_EQ(pretokenize_gpt2("\xe6\x97\xa5\xe6\x9c\xac 42"), (Pieces{"\xe6\x97\xa5\xe6\x9c\xac", " 42"}));
 }
 
 TEST(Pretokenize, RejectsInvalidUtf8) {
-  EXPECT_THROW(pretokenize("ok \xff"), std::invalid_argument);
-  EXPECT_THROW(pretokenize("\xc3"), std::invalid_argument);              // truncated sequence
-  EXPECT_THROW(pretokenize("\xc0\xaf"), std::invalid_argument);          // overlong "/"
-  EXPECT_THROW(pretokenize("\xed\xa0\x80"), std::invalid_argument);      // surrogate U+D800
-  EXPECT_THROW(pretokenize("\xf4\x90\x80\x80"), std::invalid_argument);  // past U+10FFFF
+  EXPECT_THROW(pretokenize_gpt2("ok \xff"), std::invalid_argument);
+  EXPECT_THROW(pretokenize_gpt2("\xc3"), std::invalid_argument);              // truncated sequence
+  EXPECT_THROW(pretokenize_gpt2("\xc0\xaf"), std::invalid_argument);          // overlong "/"
+  EXPECT_THROW(pretokenize_gpt2("\xed\xa0\x80"), std::invalid_argument);      // surrogate U+D800
+  EXPECT_THROW(pretokenize_gpt2("\xf4\x90\x80\x80"), std::invalid_argument);  // past U+10FFFF
   try {
-    pretokenize("abc\x80");
+    pretokenize_gpt2("abc\x80");
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "text is not valid UTF-8 at byte 3");
@@ -78,50 +78,34 @@ TEST(Classify, MatchesJavaScriptOnEveryCodePoint) {
               "Unicode (ours: %s)\n", checked - newer_in_node, newer_in_node, U_UNICODE_VERSION);
 }
 
-TEST(Tokenizer, KnownGpt2Tokens) {
+TEST(GPT2Tokenizer, KnownGpt2Tokens) {
   ADJOINT_REQUIRE_BPE();
-  const Tokenizer& tokenizer = gpt2();
+  const GPT2Tokenizer& tokenizer = gpt2();
   EXPECT_EQ(tokenizer.vocab_size(), 50257);
   EXPECT_EQ(tokenizer.encode("Hello world"), (std::vector<int>{15496, 995}));
   EXPECT_EQ(tokenizer.encode(""), std::vector<int>{});
-  EXPECT_EQ(tokenizer.decode_token(Tokenizer::eot_token), "<|endoftext|>");
+  EXPECT_EQ(tokenizer.decode_token(GPT2Tokenizer::eot_token), "<|endoftext|>");
   // As in gpt-3-encoder, the text "<|endoftext|>" is not the special token.
-  EXPECT_NE(tokenizer.encode("<|endoftext|>"), std::vector<int>{Tokenizer::eot_token});
+  EXPECT_NE(tokenizer.encode("<|endoftext|>"), std::vector<int>{GPT2Tokenizer::eot_token});
   EXPECT_EQ(tokenizer.decode(std::vector<int>{15496, 995, 50256}), "Hello world<|endoftext|>");
   EXPECT_THROW(tokenizer.decode_token(50257), std::out_of_range);
   EXPECT_THROW(tokenizer.decode_token(-1), std::out_of_range);
   EXPECT_THROW(tokenizer.encode("bad \xfe"), std::invalid_argument);
 }
 
-void expect_same_tokens(const std::vector<int>& ours, const std::vector<int>& reference) {
-  ASSERT_FALSE(reference.empty());
-  if (ours == reference) return;
-  std::size_t i = 0;
-  while (i < ours.size() && i < reference.size() && ours[i] == reference[i]) ++i;
-  const auto context = [&](const std::vector<int>& tokens) {
-    const std::size_t from = i < 5 ? 0 : i - 5, to = std::min(tokens.size(), i + 5);
-    std::string listed;
-    for (std::size_t k = from; k < to; ++k)
-      listed += std::to_string(tokens[k]) + "(" + std::string(gpt2().decode_token(tokens[k])) + ") ";
-    return listed;
-  };
-  FAIL() << ours.size() << " tokens against " << reference.size() << ", first difference at token " << i
-         << "\n  ours:      " << context(ours) << "\n  reference: " << context(reference);
-}
-
-TEST(Tokenizer, MatchesJavaScriptEncoderOnEdgeCases) {
+TEST(GPT2Tokenizer, MatchesJavaScriptEncoderOnEdgeCases) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_NODE();
   const std::filesystem::path file = std::filesystem::path(ADJOINT_TOKENIZER_TEST_DIR) / "edge_cases.txt";
   const std::string text = read_file(file);
   const std::vector<int> tokens = gpt2().encode(text);
-  expect_same_tokens(tokens, reference_tokens(file));
+  expect_same_tokens(gpt2(), tokens, reference_tokens(file));
   EXPECT_EQ(gpt2().decode(tokens), text);
 }
 
 // Random text from pieces that stress the regex and the merges (commas, apostrophes,
 // whitespace of every kind, marks, astral characters), in a fixed order for reproducibility.
-TEST(Tokenizer, MatchesJavaScriptEncoderOnRandomText) {
+TEST(GPT2Tokenizer, MatchesJavaScriptEncoderOnRandomText) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_NODE();
   const std::vector<std::string> alphabet = {
@@ -136,14 +120,14 @@ TEST(Tokenizer, MatchesJavaScriptEncoderOnRandomText) {
   TempDir dir;
   write_text(dir / "random.txt", text);
   const std::vector<int> tokens = gpt2().encode(text);
-  expect_same_tokens(tokens, reference_tokens(dir / "random.txt"));
+  expect_same_tokens(gpt2(), tokens, reference_tokens(dir / "random.txt"));
   EXPECT_EQ(gpt2().decode(tokens), text);
 }
 
 // Every short run of the punctuation that GPT-2's merges join with commas. Encoder.js keys its
 // merge ranks by the string "left,right", which for 11 merges also names another pair (e.g. "\","
 // then "\"" and "\"" then ",\""); this checks that no word of these characters tells them apart.
-TEST(Tokenizer, MatchesJavaScriptEncoderOnCommaRuns) {
+TEST(GPT2Tokenizer, MatchesJavaScriptEncoderOnCommaRuns) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_NODE();
   const std::string characters = ",\"'}])[.";
@@ -158,11 +142,11 @@ TEST(Tokenizer, MatchesJavaScriptEncoderOnCommaRuns) {
   }
   TempDir dir;
   write_text(dir / "commas.txt", text);
-  expect_same_tokens(gpt2().encode(text), reference_tokens(dir / "commas.txt"));
+  expect_same_tokens(gpt2(), gpt2().encode(text), reference_tokens(dir / "commas.txt"));
 }
 
 // Words long enough that merges meet in many orders (our BPE takes pairs from a heap).
-TEST(Tokenizer, MatchesJavaScriptEncoderOnLongWords) {
+TEST(GPT2Tokenizer, MatchesJavaScriptEncoderOnLongWords) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_NODE();
   std::mt19937 random(7);
@@ -175,18 +159,18 @@ TEST(Tokenizer, MatchesJavaScriptEncoderOnLongWords) {
                            word("0123456789", 1000) + word(".,;:!?-\"()'", 1500) + word(" ", 300);
   TempDir dir;
   write_text(dir / "long.txt", text);
-  expect_same_tokens(gpt2().encode(text), reference_tokens(dir / "long.txt"));
+  expect_same_tokens(gpt2(), gpt2().encode(text), reference_tokens(dir / "long.txt"));
 }
 
-TEST(Tokenizer, MatchesJavaScriptEncoderOnShakespeare) {
+TEST(GPT2Tokenizer, MatchesJavaScriptEncoderOnShakespeare) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_SHAKESPEARE();
   ADJOINT_REQUIRE_NODE();
   const std::vector<int> tokens = gpt2().encode(read_file(shakespeare_file()));
-  expect_same_tokens(tokens, reference_tokens(shakespeare_file()));
+  expect_same_tokens(gpt2(), tokens, reference_tokens(shakespeare_file()));
 }
 
-TEST(Tokenizer, RoundTripsShakespeare) {
+TEST(GPT2Tokenizer, RoundTripsShakespeare) {
   ADJOINT_REQUIRE_BPE();
   ADJOINT_REQUIRE_SHAKESPEARE();
   const std::string text = read_file(shakespeare_file());
@@ -198,17 +182,9 @@ TEST(Tokenizer, RoundTripsShakespeare) {
   EXPECT_EQ(streamed, text);
 }
 
-// Loading errors name the file at fault.
-std::string load_error(const std::filesystem::path& dir) {
-  try {
-    Tokenizer tokenizer(dir);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string load_error(const std::filesystem::path& dir) { return tokenizer_load_error<GPT2Tokenizer>(dir); }
 
-TEST(Tokenizer, MissingOrCorruptFilesAreNamed) {
+TEST(GPT2Tokenizer, MissingOrCorruptFilesAreNamed) {
   ADJOINT_REQUIRE_BPE();
   TempDir dir;
   EXPECT_THAT(load_error(dir.path()), testing::HasSubstr((dir / "encoder.json").string() + ": cannot open"));
@@ -241,15 +217,8 @@ TEST(Tokenizer, MissingOrCorruptFilesAreNamed) {
   EXPECT_THAT(load_error(dir.path()), testing::HasSubstr("vocab.bpe: no merges"));
 }
 
-TEST(Tokenizer, FindsBpeDir) {
-  EXPECT_EQ(Tokenizer::find_bpe_dir("/given"), std::filesystem::path("/given"));
-  const char* saved = std::getenv("ADJOINT_BPE_DIR");
-  const std::string restore = saved ? saved : "";
-  setenv("ADJOINT_BPE_DIR", "/from/env", 1);
-  EXPECT_EQ(Tokenizer::find_bpe_dir(), std::filesystem::path("/from/env"));
-  unsetenv("ADJOINT_BPE_DIR");
-  EXPECT_THROW(Tokenizer::find_bpe_dir(), std::runtime_error);
-  if (saved) setenv("ADJOINT_BPE_DIR", restore.c_str(), 1);
+TEST(GPT2Tokenizer, FindsBpeDir) {
+  expect_folder_found(GPT2Tokenizer::find_bpe_dir, "ADJOINT_BPE_DIR");
 }
 
 }  // namespace
