@@ -1,8 +1,8 @@
-// The GPT-2 kernels: one plain function per operation, forward beside backward.
+// The GPT-2 and Llama kernels: one plain function per operation, forward beside backward.
 //
 // Shapes are row-major and written in the comment above each function. N is a number of
-// rows (B*T), C channels, OC output channels, NH heads, V the real vocabulary and Vp the
-// padded one. Backward functions *accumulate* into parameter and input gradients (+=), so
+// rows (B*T), C channels, OC output channels, NH (query) heads, NKV key/value heads, hs the
+// channels of one head, V the real vocabulary and Vp the padded one. Backward functions *accumulate* into parameter and input gradients (+=), so
 // gradient accumulation needs no extra pass; callers zero gradients once (the optimizer does
 // it as it consumes them). Each kernel is instantiated for float (training) and double
 // (finite-difference tests); all are deterministic for a fixed thread count.
@@ -46,6 +46,44 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
 // qkv_cache (T,3C) holds rows 0..t (row t is the new position); out (C); att_row scratch (T).
 template <typename F>
 void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int C, int NH);
+
+// Causal self-attention with grouped query heads: query head h uses key/value head h / (NH/NKV),
+// shared, not copied (NH % NKV == 0). qkv (B,T,(NH+2·NKV)·hs) holds per row the NH query heads,
+// then the NKV key heads, then the NKV value heads; out (B,T,NH·hs); att (B,NH,T,T) as above.
+// attention_forward is the case NKV = NH, hs = C/NH.
+template <typename F>
+void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs);
+// dqkv accumulates; scratch holds B*NH*T elements.
+template <typename F>
+void grouped_attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B, int T, int NH,
+                                int NKV, int hs);
+// qkv_cache (T,(NH+2·NKV)·hs) holds rows 0..t; out (NH·hs); att_row scratch (T).
+template <typename F>
+void grouped_attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int NH, int NKV, int hs);
+
+// out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
+template <typename F>
+void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps);
+template <typename F>
+void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
+                      int C);
+
+// Rotary position embedding, Meta's pairing: in each of the first rotated_heads heads of a row,
+// channels (2i, 2i+1) are rotated by angle t·freq_i, cos/sin (T, hs/2) holding cos and sin of it
+// for positions 0..T-1; the other heads are copied. out, inp (B,T,heads·hs). For a packed qkv row
+// the query and key heads are rotated and the value heads copied.
+template <typename F>
+void rope_forward(F* out, const F* inp, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
+                  int hs);
+template <typename F>
+void rope_backward(F* dinp, const F* dout, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
+                   int hs);
+
+// out (N) = silu(gate) · up, silu(a) = a·σ(a): SwiGLU between Llama's MLP matmuls.
+template <typename F>
+void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N);
+template <typename F>
+void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 
 // GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
 // backward (src/llm/gpt2_loss.cpp) is derived by adjc from these loops, so it needs their bodies.
