@@ -6,6 +6,7 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
+#include "adjoint/llama_file.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
@@ -20,7 +21,7 @@ void add_grad_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
-  cmd->add_option("--model", opt->model, "Model file")->check(CLI::ExistingFile);
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3)")->check(CLI::ExistingFile);
   cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
@@ -49,6 +50,16 @@ void add_grad_command(CLI::App& app) {
       throw std::invalid_argument("grad needs --model, --tokens and --out");
     }
     const Backward backward = backward_from_name(opt->backward);
+    if (file_magic(opt->model) == kLlamaFileMagic) {
+      if (engine != Engine::arrays) throw std::invalid_argument("Llama models run on --engine arrays only");
+      auto llama = load_llama(opt->model);
+      DataLoader loader(opt->tokens, opt->B, opt->T);
+      loader.next_batch();
+      const float loss = llama->forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T, backward);
+      save_llama_file(opt->out, llama->config(), llama->grads_memory());
+      std::printf("loss %.9g\n", loss);
+      return;
+    }
     auto model = load_model(opt->model);
     ForwardBackward forward_backward(*model, engine, backward);
     DataLoader loader(opt->tokens, opt->B, opt->T);

@@ -12,7 +12,8 @@
 
 namespace adjoint::kernels {
 
-// out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C)
+// out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C); wpe (and dwpe) may be null: no position
+// embedding (Llama).
 template <typename F>
 void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, int T, int C);
 template <typename F>

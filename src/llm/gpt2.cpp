@@ -10,6 +10,7 @@
 
 #include "adjoint/kernels.hpp"
 #include "adjoint/random.hpp"
+#include "layout.hpp"
 
 namespace adjoint {
 
@@ -105,21 +106,6 @@ std::size_t total_parameters(const GPT2Config& config) {
   for (std::size_t s : parameter_sizes(config)) n += s;
   return n;
 }
-
-// Carves 64-byte-aligned tensors out of memory, one after another (with null memory, only counts).
-class Layout {
- public:
-  explicit Layout(float* memory) : memory_(memory) {}
-  void take(float*& slot, std::size_t count) {
-    slot = memory_ ? memory_ + used_ : nullptr;
-    used_ += (count + 15) / 16 * 16;
-  }
-  std::size_t used() const { return used_; }
-
- private:
-  float* memory_;
-  std::size_t used_ = 0;
-};
 
 void take_layer(Layout& m, LayerActivations& x, const GPT2Config& c, std::size_t B, std::size_t T) {
   const std::size_t C = c.channels, NH = c.num_heads, BT = B * T;
