@@ -61,6 +61,11 @@ void grouped_attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv
 // qkv_cache (T,(NH+2·NKV)·hs) holds rows 0..t; out (NH·hs); att_row scratch (T).
 template <typename F>
 void grouped_attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int NH, int NKV, int hs);
+// The same from a cache of keys and values only: q (NH·hs) of position t, kv_cache (t+1, 2·NKV·hs)
+// holding per position the NKV key heads, then the NKV value heads.
+template <typename F>
+void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* kv_cache, int t, int NH, int NKV,
+                                      int hs);
 
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
 template <typename F>

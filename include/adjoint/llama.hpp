@@ -160,4 +160,24 @@ class Llama {
   const int* targets_ = nullptr;
 };
 
+// Text generation with a KV cache for Llama: per layer and position the NKV rotated key heads and
+// NKV value heads (not NH), for up to `positions` positions (at most maxT), so a long-context
+// model's cache is sized by the generation, not by its 131072 positions.
+class LlamaGenerator {
+ public:
+  LlamaGenerator(const Llama& model, int positions);
+  // Runs the token at the next position and returns the (V) logits that predict the one after
+  // it. Throws std::out_of_range once the positions are used.
+  const float* feed(int token);
+  int position() const { return position_; }
+
+ private:
+  const Llama& model_;
+  int positions_;
+  FloatArena kv_cache_;  // (L, positions, 2·NKV·hs)
+  FloatArena rope_;      // cos, then sin (positions, hs/2)
+  FloatArena scratch_;   // one position's activations
+  int position_ = 0;
+};
+
 }  // namespace adjoint

@@ -9,19 +9,16 @@
 namespace adjoint::kernels {
 namespace {
 
-// Attention of the query at position t of query head h over keys/values 0..t of key/value head
-// g. qkv_b rows have stride (NH + 2·NKV)·hs: query head h at h·hs, key head g at (NH + g)·hs,
-// value head g at (NH + NKV + g)·hs. Writes out_h (hs) and the probabilities att_row (T, zero
-// after t).
+// Attention of one query q (hs) at position t over the keys and values of positions 0..t: key
+// and value of position t2 at k0 + t2·stride and v0 + t2·stride. Writes out_h (hs) and the
+// probabilities att_row (T, zero after t).
 template <typename F>
-void attend_one_query(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH, int NKV, int hs, int h) {
-  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs;
-  const int g = h / (NH / NKV);
+void attend_one_query(F* out_h, F* att_row, const F* q, const F* k0, const F* v0, std::size_t stride, int t, int T,
+                      int hs) {
   const F scale = 1 / std::sqrt(F(hs));
-  const F* q = qkv_b + t * stride + h * hs;
   F maxval = std::numeric_limits<F>::lowest();
   for (int t2 = 0; t2 <= t; t2++) {
-    const F* k = qkv_b + t2 * stride + (NH + g) * hs;
+    const F* k = k0 + t2 * stride;
     F dot = 0;
     for (int i = 0; i < hs; i++) dot += q[i] * k[i];
     dot *= scale;
@@ -39,10 +36,20 @@ void attend_one_query(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH
 
   for (int i = 0; i < hs; i++) out_h[i] = 0;
   for (int t2 = 0; t2 <= t; t2++) {
-    const F* v = qkv_b + t2 * stride + (NH + NKV + g) * hs;
+    const F* v = v0 + t2 * stride;
     const F p = att_row[t2];
     for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
   }
+}
+
+// Query head h of position t in packed qkv rows (stride (NH + 2·NKV)·hs): query head h at h·hs,
+// key head g = h / (NH/NKV) at (NH + g)·hs, value head g at (NH + NKV + g)·hs.
+template <typename F>
+void attend_packed(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH, int NKV, int hs, int h) {
+  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs;
+  const int g = h / (NH / NKV);
+  attend_one_query(out_h, att_row, qkv_b + t * stride + h * hs, qkv_b + (NH + g) * hs, qkv_b + (NH + NKV + g) * hs,
+                   stride, t, T, hs);
 }
 
 }  // namespace
@@ -57,13 +64,24 @@ void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int N
         const F* qkv_b = qkv + (std::size_t)b * T * stride;
         F* out_h = out + ((std::size_t)b * T + t) * C + h * hs;
         F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
-        attend_one_query(out_h, att_row, qkv_b, t, T, NH, NKV, hs, h);
+        attend_packed(out_h, att_row, qkv_b, t, T, NH, NKV, hs, h);
       }
 }
 
 template <typename F>
 void grouped_attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int NH, int NKV, int hs) {
-  for (int h = 0; h < NH; h++) attend_one_query(out + h * hs, att_row, qkv_cache, t, t + 1, NH, NKV, hs, h);
+  for (int h = 0; h < NH; h++) attend_packed(out + h * hs, att_row, qkv_cache, t, t + 1, NH, NKV, hs, h);
+}
+
+template <typename F>
+void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* kv_cache, int t, int NH, int NKV,
+                                      int hs) {
+  const std::size_t stride = 2 * (std::size_t)NKV * hs;
+  for (int h = 0; h < NH; h++) {
+    const int g = h / (NH / NKV);
+    attend_one_query(out + h * hs, att_row, q + h * hs, kv_cache + g * hs, kv_cache + (NKV + g) * hs, stride, t,
+                     t + 1, hs);
+  }
 }
 
 // Keys and values of one (b, key/value head) receive gradient from every later query of every
@@ -133,6 +151,7 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
 #define ADJOINT_INSTANTIATE(F)                                                                                    \
   template void grouped_attention_forward<F>(F*, F*, const F*, int, int, int, int, int);                          \
   template void grouped_attention_forward_position<F>(F*, F*, const F*, int, int, int, int);                      \
+  template void grouped_attention_forward_cached<F>(F*, F*, const F*, const F*, int, int, int, int);             \
   template void grouped_attention_backward<F>(F*, F*, const F*, const F*, const F*, int, int, int, int, int);     \
   template void attention_forward<F>(F*, F*, const F*, int, int, int, int);                                       \
   template void attention_forward_position<F>(F*, F*, const F*, int, int, int);                                   \

@@ -2,6 +2,7 @@
 // in tests/pytorch/test_llama_grad.py, its kernels in test_kernels.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,61 @@ TEST(Llama, ShorterBatchesReuseTheArenaAndRopeTable) {
   fresh.init_random(7);
   EXPECT_EQ(fresh.forward(tokens.data(), tokens.data() + 1, 1, 5), full);
   EXPECT_THROW(model.forward(tokens.data(), tokens.data() + 1, 1, 13), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// The KV cache holds NKV key/value heads; its logits equal the full forward's at every position.
+TEST(Llama, KvCacheLogitsMatchFullForward) {
+  LlamaConfig c = tiny_config();
+  c.use_scaled_rope = true;
+  c.rope_original_context = 8;
+  c.rope_theta = 10000.0f;
+  Llama model(c);
+  model.init_random(9);
+  const int T = 12;
+  const std::vector<int> tokens = random_tokens(T, c.vocab_size, 10);
+  model.forward(tokens.data(), nullptr, 1, T);
+  const std::vector<float> full(model.logits(), model.logits() + (std::size_t)T * c.vocab_size);
+  adjoint::LlamaGenerator generator(model, T);
+  for (int t = 0; t < T; t++) {
+    const float* logits = generator.feed(tokens[t]);
+    for (int v = 0; v < c.vocab_size; v++) {
+      ASSERT_NEAR(logits[v], full[(std::size_t)t * c.vocab_size + v], 1e-5f) << "position " << t << " token " << v;
+    }
+  }
+  EXPECT_THROW(generator.feed(0), std::out_of_range);
+}
+
+}  // namespace
+
+namespace {
+
+std::string run_output(const std::string& command, int& status) {
+  std::string output;
+  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  char buffer[256];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) output += buffer;
+  status = ::pclose(pipe);
+  return output;
+}
+
+// `adjoint sample` on a Llama file: token ids through the KV cache; --prompt is refused in one line.
+TEST(LlamaCommand, SamplePrintsTokenIds) {
+  Llama model(tiny_config());
+  model.init_random(11);
+  const std::string path = temp_path("sample.bin");
+  adjoint::save_llama_file(path, model.config(), model.params_memory());
+  int status = 0;
+  const std::string out = run_output(std::string(ADJOINT_BIN) + " sample --model " + path + " -n 5 --seed 2", status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '['), 5) << out;
+  const std::string refused = run_output(std::string(ADJOINT_BIN) + " sample --model " + path + " --prompt hi", status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(refused.find("tokenizer"), std::string::npos) << refused;
+  fs::remove(path);
 }
 
 }  // namespace
