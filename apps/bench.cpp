@@ -61,15 +61,6 @@ double measure_sgemm_gflops() {
   return 2.0 * n * n * n / (ms * 1e6);
 }
 
-// Floating-point operations of one forward+backward: matmuls (backward is twice forward)
-// and the causal attention's two batched products.
-double step_flops(const GPT2Config& c, int B, int T) {
-  const double N = double(B) * T, C = c.channels, L = c.num_layers;
-  const double matmul = 2.0 * N * (L * (3 * C * C + C * C + 4 * C * C + 4 * C * C) + C * c.padded_vocab_size);
-  const double attention = L * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C;
-  return 3.0 * (matmul + attention);
-}
-
 double peak_rss_mb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -128,7 +119,6 @@ void run_bench(const BenchOptions& o) {
   const std::vector<Variant> variants = bench_variants(o);
   const double peak = measure_sgemm_gflops();
   auto model = make_model(o.model, 1);
-  const GPT2Config& c = model->config();
   int max_B = 0, max_T = 0;
   for (auto [B, T] : shapes) {
     max_B = std::max(max_B, B);
@@ -144,7 +134,7 @@ void run_bench(const BenchOptions& o) {
   AdamW optimizer(*model, AdamWConfig{});
   Rng rng(1);
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
-  for (int& t : tokens) t = int(rng.next_u64() % c.vocab_size);
+  for (int& t : tokens) t = int(rng.next_u64() % model->vocab_size());
 
   fmt::print("adjoint bench: {} ({:.1f}M parameters), sgemm peak {:.0f} GFLOP/s, medians of {}, the rows of a shape timed in turn\n", o.model,
              model->num_parameters() / 1e6, peak, o.iters);
@@ -168,7 +158,7 @@ void run_bench(const BenchOptions& o) {
       const Variant& v = variants[i];
       ForwardBackward& forward_backward = *steps[i];
       const double fwdbwd = fwdbwd_ms[i], step_ms = step_medians[i];
-      const double flops = step_flops(c, B, T);
+      const double flops = model->step_flops(B, T);
       const double gflops = flops / (fwdbwd * 1e6);
       const double tok_per_s = B * T / (step_ms / 1e3);
       // What this engine needs: parameters, gradients, AdamW moments, and the activations (for

@@ -6,7 +6,6 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
-#include "adjoint/llama_file.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
@@ -50,22 +49,12 @@ void add_grad_command(CLI::App& app) {
       throw std::invalid_argument("grad needs --model, --tokens and --out");
     }
     const Backward backward = backward_from_name(opt->backward);
-    if (file_magic(opt->model) == kLlamaFileMagic) {
-      if (engine != Engine::arrays) throw std::invalid_argument("Llama models run on --engine arrays only");
-      auto llama = load_llama(opt->model);
-      DataLoader loader(opt->tokens, opt->B, opt->T);
-      loader.next_batch();
-      const float loss = llama->forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T, backward);
-      save_llama_file(opt->out, llama->config(), llama->grads_memory());
-      std::printf("loss %.9g\n", loss);
-      return;
-    }
-    auto model = load_model(opt->model);
+    auto model = load_any_model(opt->model);
     ForwardBackward forward_backward(*model, engine, backward);
     DataLoader loader(opt->tokens, opt->B, opt->T);
     loader.next_batch();
     const float loss = forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T);
-    save_model_file(opt->out, model->config(), model->grads_memory());
+    model->save_file(opt->out, model->grads_memory());
     std::printf("loss %.9g\n", loss);
   });
 }

@@ -3,6 +3,7 @@
 // over the kernels. It shares GPT-2's FloatArena and Backward choice.
 #pragma once
 #include <array>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -117,14 +118,14 @@ void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inpu
 float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets, int B,
                  int T, int C, int NH, int NKV, int H, int L, int V, float eps);
 
-class Llama {
+class Llama : public Model {
  public:
   explicit Llama(const LlamaConfig& config);
 
   const LlamaConfig& config() const { return config_; }
-  std::size_t num_parameters() const { return params_memory_.size(); }
-  float* params_memory() const { return params_memory_.data(); }
-  float* grads_memory() const { return grads_memory_.data(); }
+  std::size_t num_parameters() const override { return params_memory_.size(); }
+  float* params_memory() const override { return params_memory_.data(); }
+  float* grads_memory() const override { return grads_memory_.data(); }
   const LlamaParameters& params() const { return params_; }
   const LlamaParameters& grads() const { return grads_; }
 
@@ -133,17 +134,34 @@ class Llama {
   void init_random(std::uint64_t seed);
 
   // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
-  void reserve_activations(int B, int T);
-  std::size_t activation_floats() const { return acts_memory_.size(); }
+  void reserve_activations(int B, int T) override;
+  std::size_t activation_floats() const override { return acts_memory_.size(); }
 
   // Runs the model on inputs (B,T). With targets, returns the mean cross-entropy; without,
   // returns 0 and logits() holds the (B,T,V) logits.
-  float forward(const int* inputs, const int* targets, int B, int T);
+  float forward(const int* inputs, const int* targets, int B, int T) override;
   const float* logits() const { return acts_.probs; }
   // Accumulates the gradient of the last forward's mean loss into grads().
   void backward();
-  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward);
-  void zero_grad();
+  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) override;
+  void use_backward(Backward backward) override;
+  std::size_t tape_bytes() const override { return 0; }
+  std::size_t activation_adjoint_floats() const override { return 0; }
+  void zero_grad() override;
+
+  // The rest of Model (src/llm/model.cpp).
+  std::vector<ParameterTensor> parameter_tensors() const override;
+  int vocab_size() const override { return config_.vocab_size; }
+  int max_seq_len() const override { return config_.max_seq_len; }
+  int start_token() const override;
+  bool has_backward(Backward backward) const override { return backward == Backward::manual; }
+  std::string describe() const override;
+  double step_flops(int B, int T) const override;
+  void save_file(const std::string& path, const float* values) const override;
+  void save_training_state(const std::string& path, const AdamW& optimizer,
+                           const TrainingProgress& progress) const override;
+  TrainingProgress load_training_state(const std::string& path, AdamW& optimizer) override;
+  std::unique_ptr<TokenGenerator> generator(int positions) const override;
 
  private:
   void prepare_batch(const int* inputs, const int* targets, int B, int T);
@@ -163,13 +181,13 @@ class Llama {
 // Text generation with a KV cache for Llama: per layer and position the NKV rotated key heads and
 // NKV value heads (not NH), for up to `positions` positions (at most maxT), so a long-context
 // model's cache is sized by the generation, not by its 131072 positions.
-class LlamaGenerator {
+class LlamaGenerator : public TokenGenerator {
  public:
   LlamaGenerator(const Llama& model, int positions);
   // Runs the token at the next position and returns the (V) logits that predict the one after
   // it. Throws std::out_of_range once the positions are used.
-  const float* feed(int token);
-  int position() const { return position_; }
+  const float* feed(int token) override;
+  int position() const override { return position_; }
 
  private:
   const Llama& model_;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "adjoint/checkpoint.hpp"
 #include "adjoint/llama.hpp"
 
 namespace adjoint {
@@ -29,5 +30,14 @@ LlamaConfig read_llama_config(const std::string& path);
 std::unique_ptr<Llama> load_llama(const std::string& path);
 // Writes values (the model's parameters or gradients) in the file format, atomically.
 void save_llama_file(const std::string& path, const LlamaConfig& config, const float* values);
+
+// Llama training-state files: the model file's header with magic 20261124 and the progress in
+// int fields [16, 24), then parameters, AdamW m, AdamW v.
+inline constexpr std::int32_t kLlamaStateMagic = 20261124;
+LlamaConfig read_llama_state_config(const std::string& path);
+void save_llama_state(const std::string& path, const Llama& model, const float* m, const float* v,
+                      const TrainingProgress& progress);
+// Checks the file's shape against the model's; fills parameters, m and v; returns the progress.
+TrainingProgress load_llama_state(const std::string& path, Llama& model, float* m, float* v);
 
 }  // namespace adjoint

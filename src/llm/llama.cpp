@@ -283,8 +283,14 @@ float Llama::forward(const int* inputs, const int* targets, int B, int T) {
                     c.num_layers, c.vocab_size, c.norm_eps);
 }
 
+void Llama::use_backward(Backward backward) {
+  if (backward != Backward::manual) {
+    throw std::invalid_argument("Llama has only the manual backward so far (use --backward manual)");
+  }
+}
+
 float Llama::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
-  if (backward != Backward::manual) throw std::invalid_argument("Llama has only the manual backward so far");
+  use_backward(backward);
   const float loss = forward(inputs, targets, B, T);
   this->backward();
   return loss;

@@ -11,6 +11,7 @@
 
 #include "adjoint/llama.hpp"
 #include "adjoint/llama_file.hpp"
+#include "../common/command_test.hpp"
 #include "../common/random_tokens.hpp"
 
 namespace {
@@ -159,29 +160,43 @@ TEST(Llama, KvCacheLogitsMatchFullForward) {
 
 namespace {
 
-std::string run_output(const std::string& command, int& status) {
-  std::string output;
-  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  char buffer[256];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  status = ::pclose(pipe);
-  return output;
-}
+using namespace command_test;
 
 // `adjoint sample` on a Llama file: token ids through the KV cache; --prompt is refused in one line.
 TEST(LlamaCommand, SamplePrintsTokenIds) {
+  TempDir dir;
   Llama model(tiny_config());
   model.init_random(11);
-  const std::string path = temp_path("sample.bin");
-  adjoint::save_llama_file(path, model.config(), model.params_memory());
-  int status = 0;
-  const std::string out = run_output(std::string(ADJOINT_BIN) + " sample --model " + path + " -n 5 --seed 2", status);
-  EXPECT_EQ(status, 0) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '['), 5) << out;
-  const std::string refused = run_output(std::string(ADJOINT_BIN) + " sample --model " + path + " --prompt hi", status);
-  EXPECT_NE(status, 0);
-  EXPECT_NE(refused.find("tokenizer"), std::string::npos) << refused;
-  fs::remove(path);
+  adjoint::save_llama_file(dir / "sample.bin", model.config(), model.params_memory());
+  const Output out = run_output(adjoint_bin() + " sample --model " + (dir / "sample.bin") + " -n 5 --seed 2", dir);
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_EQ(std::count(out.out.begin(), out.out.end(), '['), 5) << out.out;
+  const Output refused = run_output(adjoint_bin() + " sample --model " + (dir / "sample.bin") + " --prompt hi", dir);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("--prompt"), std::string::npos) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+}
+
+// Training a Llama (manual backward) resumes bit-identically, through its own training-state file.
+TEST(LlamaCommand, ResumeIsBitIdentical) {
+  TempDir dir;
+  Llama model(tiny_config());
+  model.init_random(12);
+  adjoint::save_llama_file(dir / "init.bin", model.config(), model.params_memory());
+  expect_resume_bit_identical(dir, dir / "init.bin", tiny_config().vocab_size, "--backward manual");
+  EXPECT_EQ(adjoint::file_magic(dir / "full/state.bin"), adjoint::kLlamaStateMagic);
+  EXPECT_EQ(adjoint::file_magic(dir / "full/model.bin"), adjoint::kLlamaFileMagic);
+}
+
+// A named Llama config trains by default (the manual backward, as adjc's is not there yet).
+TEST(LlamaCommand, TrainsFromAConfigName) {
+  TempDir dir;
+  adjoint::write_token_file(dir / "train.bin", random_tokens(200, 1000, 3));
+  const Output out = run_output(adjoint_bin() + " train --model llama-d1 --train-tokens " + (dir / "train.bin") +
+                                    " -B 1 -T 8 --steps 2 --sample-tokens 2 --out " + (dir / "run"), dir);
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_NE(out.out.find("Llama L=1"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("manual backward"), std::string::npos) << out.out;
 }
 
 }  // namespace

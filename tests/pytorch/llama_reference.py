@@ -129,14 +129,31 @@ def llama_logits(cfg, p, inputs):
     return F.linear(x, p["wte"] if cfg.tied_head else p["lm_head"])
 
 
+def llama_loss(cfg, p, inputs, targets):
+    """Mean cross-entropy of Llama with parameters p (name -> tensor) on (B,T) int64 inputs."""
+    logits = llama_logits(cfg, p, inputs)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+
+def trained_names(cfg):
+    """The parameter tensors of cfg's arena (a tied head has no lm_head of its own)."""
+    return [n for n in PARAM_NAMES if not (cfg.tied_head and n == "lm_head")]
+
+
+def train(cfg, params, tokens, s):
+    """gpt2_reference.train's AdamW steps on the Llama: everything but the RMSNorm gains decays."""
+    decayed = frozenset(PARAM_NAMES) - NORMS
+    return gpt2_reference.train(cfg, params, tokens, s, loss_fn=llama_loss, names=trained_names(cfg),
+                                optimizer_factory=lambda p, s: gpt2_reference.make_adamw(p, s, decayed))
+
+
 def loss_and_grads(cfg, params, tokens, B, T):
     """Loss and gradients (name -> float64 array; a tied head's gradient is all in wte) on the
     first B*T+1 tokens."""
-    names = [n for n in PARAM_NAMES if not (cfg.tied_head and n == "lm_head")]
+    names = trained_names(cfg)
     p = {n: torch.tensor(params[n], dtype=torch.float64, requires_grad=True) for n in names}
     buf = torch.tensor(np.asarray(tokens[:B * T + 1]), dtype=torch.int64)
-    logits = llama_logits(cfg, p, buf[:-1].view(B, T))
-    loss = F.cross_entropy(logits.reshape(B * T, -1), buf[1:].reshape(B * T))
+    loss = llama_loss(cfg, p, buf[:-1].view(B, T), buf[1:].view(B, T))
     loss.backward()
     return loss.item(), {n: p[n].grad.numpy() for n in names}
 
