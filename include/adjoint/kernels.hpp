@@ -67,9 +67,21 @@ template <typename F>
 void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* kv_cache, int t, int NH, int NKV,
                                       int hs);
 
+// RMSNorm, RoPE and SwiGLU, like GELU below, are defined here: the generated Llama backward
+// (src/llm/llama_loss.cpp) is derived by adjc from these loops.
+
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
 template <typename F>
-void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps);
+void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    F sum_squares = 0;
+    for (int c = 0; c < C; c++) sum_squares += inp[(std::size_t)i * C + c] * inp[(std::size_t)i * C + c];
+    const F s = 1 / std::sqrt(sum_squares / C + F(eps));
+    for (int c = 0; c < C; c++) out[(std::size_t)i * C + c] = inp[(std::size_t)i * C + c] * s * weight[c];
+    rstd[i] = s;
+  }
+}
 template <typename F>
 void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
                       int C);
@@ -80,14 +92,31 @@ void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F*
 // the query and key heads are rotated and the value heads copied.
 template <typename F>
 void rope_forward(F* out, const F* inp, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
-                  int hs);
+                  int hs) {
+  const int row = heads * hs, half = hs / 2;
+#pragma omp parallel for
+  for (int bt = 0; bt < B * T; bt++) {
+    const int t = bt % T;
+    for (int h = 0; h < rotated_heads; h++)
+      for (int i = 0; i < half; i++) {
+        const std::size_t j = (std::size_t)bt * row + h * hs + 2 * i;
+        const F c = cos[t * half + i], s = sin[t * half + i];
+        out[j] = inp[j] * c - inp[j + 1] * s;
+        out[j + 1] = inp[j] * s + inp[j + 1] * c;
+      }
+    for (int j = rotated_heads * hs; j < row; j++) out[(std::size_t)bt * row + j] = inp[(std::size_t)bt * row + j];
+  }
+}
 template <typename F>
 void rope_backward(F* dinp, const F* dout, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
                    int hs);
 
 // out (N) = silu(gate) · up, silu(a) = a·σ(a): SwiGLU between Llama's MLP matmuls.
 template <typename F>
-void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N);
+void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N) {
+#pragma omp parallel for simd
+  for (std::size_t i = 0; i < N; i++) out[i] = gate[i] / (1 + std::exp(-gate[i])) * up[i];
+}
 template <typename F>
 void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 

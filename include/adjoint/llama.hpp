@@ -96,8 +96,6 @@ struct LlamaActivations {
   float* probs;      // (B,T,V): logits, then probabilities, then their gradient
   float* losses;     // (B,T)
   float* proj;       // (B,T,C)
-  float* rope_cos;   // (T, hs/2): cos and sin of position · frequency, computed once (the model's
-  float* rope_sin;   // RoPE table, not in the activation arena)
   // Backward scratch, reused by every layer; dln … dfc2 is contiguous (one memset per layer).
   float* dresidual;  // (B,T,C)
   float* dln;        // (B,T,C)
@@ -112,11 +110,15 @@ struct LlamaActivations {
 };
 
 // The forward pass (src/llm/llama_loss.cpp): logits (B,T,V) into a.probs, or the mean
-// cross-entropy against targets (B,T).
-void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inputs, int B, int T, int C, int NH,
-                  int NKV, int H, int L, int V, float eps);
-float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets, int B,
-                 int T, int C, int NH, int NKV, int H, int L, int V, float eps);
+// cross-entropy against targets (B,T). rope_cos, rope_sin (T, hs/2): RoPE's cos and sin of
+// position · frequency.
+void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const float* rope_cos,
+                  const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L, int V, float eps);
+float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
+                 const float* rope_cos, const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L,
+                 int V, float eps);
+// The C++ adjc generated for the Llama backward, for people to read ("" without adjc).
+const char* llama_generated_backward_source();
 
 class Llama : public Model {
  public:
@@ -145,8 +147,8 @@ class Llama : public Model {
   void backward();
   float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) override;
   void use_backward(Backward backward) override;
-  std::size_t tape_bytes() const override { return 0; }
-  std::size_t activation_adjoint_floats() const override { return 0; }
+  std::size_t tape_bytes() const override { return tape_bytes_; }
+  std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
   void zero_grad() override;
 
   // The rest of Model (src/llm/model.cpp).
@@ -154,7 +156,7 @@ class Llama : public Model {
   int vocab_size() const override { return config_.vocab_size; }
   int max_seq_len() const override { return config_.max_seq_len; }
   int start_token() const override;
-  bool has_backward(Backward backward) const override { return backward == Backward::manual; }
+  bool has_backward(Backward backward) const override;
   std::string describe() const override;
   double step_flops(int B, int T) const override;
   void save_file(const std::string& path, const float* values) const override;
@@ -165,13 +167,24 @@ class Llama : public Model {
 
  private:
   void prepare_batch(const int* inputs, const int* targets, int B, int T);
+  const float* rope_cos() const { return rope_table_.data(); }
+  const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 
   LlamaConfig config_;
   int hidden_ = 0;
-  FloatArena params_memory_, grads_memory_, acts_memory_, rope_table_;
+  FloatArena params_memory_, grads_memory_, acts_memory_;
+  // RoPE's cos, then sin (reserved T, hs/2), outside the activation arena, whose layout changes
+  // with (B, T): the same rows serve every shorter T.
+  FloatArena rope_table_;
   LlamaParameters params_{}, grads_{};
   LlamaActivations acts_{};
   std::vector<LlamaLayerActivations> layer_acts_;
+  // The generated backward's activation adjoints (allocated when it is used; see adjoint_views).
+  FloatArena dacts_memory_;
+  LlamaActivations dacts_{};
+  std::vector<LlamaLayerActivations> layer_dacts_;
+  Backward backward_ = Backward::manual;
+  std::size_t tape_bytes_ = 0;
   int act_B_ = 0, act_T_ = 0;
   int B_ = 0, T_ = 0;
   const int* inputs_ = nullptr;

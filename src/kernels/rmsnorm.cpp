@@ -1,24 +1,11 @@
-// Root-mean-square normalisation over the channels of each row (Llama's norm: no mean, no bias).
+// The backward of root-mean-square normalisation (its forward is in adjoint/kernels.hpp, where adjc can
+// differentiate it).
 #include <cmath>
 
 #include "adjoint/kernels.hpp"
 #include "parallel.hpp"
 
 namespace adjoint::kernels {
-
-template <typename F>
-void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps) {
-#pragma omp parallel for
-  for (int i = 0; i < N; i++) {
-    const F* x = inp + (std::size_t)i * C;
-    F sum_squares = 0;
-    for (int c = 0; c < C; c++) sum_squares += x[c] * x[c];
-    const F s = 1 / std::sqrt(sum_squares / C + F(eps));
-    F* y = out + (std::size_t)i * C;
-    for (int c = 0; c < C; c++) y[c] = x[c] * s * weight[c];
-    rstd[i] = s;
-  }
-}
 
 template <typename F>
 void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
@@ -49,8 +36,6 @@ void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F*
   }
 }
 
-template void rmsnorm_forward<float>(float*, float*, const float*, const float*, int, int, float);
-template void rmsnorm_forward<double>(double*, double*, const double*, const double*, int, int, float);
 template void rmsnorm_backward<float>(float*, float*, const float*, const float*, const float*, const float*, int,
                                       int);
 template void rmsnorm_backward<double>(double*, double*, const double*, const double*, const double*,

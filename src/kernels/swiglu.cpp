@@ -1,18 +1,9 @@
-// SwiGLU's gate: silu(gate) · up, element by element (Llama's MLP between its two matmuls).
+// The backward of SwiGLU's gate (its forward is in adjoint/kernels.hpp, where adjc can differentiate it).
 #include <cmath>
 
 #include "adjoint/kernels.hpp"
 
 namespace adjoint::kernels {
-
-template <typename F>
-void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N) {
-#pragma omp parallel for simd
-  for (std::size_t i = 0; i < N; i++) {
-    const F a = gate[i];
-    out[i] = a / (1 + std::exp(-a)) * up[i];
-  }
-}
 
 // d silu(a)/da = σ(a)·(1 + a·(1 - σ(a))).
 template <typename F>
@@ -26,8 +17,6 @@ void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up
   }
 }
 
-template void swiglu_forward<float>(float*, const float*, const float*, std::size_t);
-template void swiglu_forward<double>(double*, const double*, const double*, std::size_t);
 template void swiglu_backward<float>(float*, float*, const float*, const float*, const float*, std::size_t);
 template void swiglu_backward<double>(double*, double*, const double*, const double*, const double*, std::size_t);
 

@@ -156,6 +156,23 @@ std::size_t total_parameters(const LlamaConfig& config) {
   return n;
 }
 
+void take_layer(Layout& m, LlamaLayerActivations& x, const LlamaConfig& c, std::size_t B, std::size_t T) {
+  const std::size_t C = c.channels, NH = c.num_heads, BT = B * T;
+  const std::size_t QKV = (NH + 2 * c.num_kv_heads) * (C / NH), H = llama_hidden_size(c);
+  m.take(x.ln1, BT * C);
+  m.take(x.ln1_rstd, BT);
+  m.take(x.qkv, BT * QKV);
+  m.take(x.qkvr, BT * QKV);
+  m.take(x.atty, BT * C);
+  m.take(x.att, B * NH * T * T);
+  m.take(x.residual2, BT * C);
+  m.take(x.ln2, BT * C);
+  m.take(x.ln2_rstd, BT);
+  m.take(x.fc, BT * H);
+  m.take(x.fc2, BT * H);
+  m.take(x.swiglu, BT * H);
+}
+
 // Lays out the activations for (B, T) from memory (or, with null memory, only counts them).
 std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivations>& layers, float* memory,
                              const LlamaConfig& c, int B, int T) {
@@ -165,20 +182,7 @@ std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivati
   Layout m(memory);
   m.take(a.residual, (L + 1) * BT * C);
   layers.resize(L);
-  for (LlamaLayerActivations& x : layers) {
-    m.take(x.ln1, BT * C);
-    m.take(x.ln1_rstd, BT);
-    m.take(x.qkv, BT * QKV);
-    m.take(x.qkvr, BT * QKV);
-    m.take(x.atty, BT * C);
-    m.take(x.att, B * NH * T * T);
-    m.take(x.residual2, BT * C);
-    m.take(x.ln2, BT * C);
-    m.take(x.ln2_rstd, BT);
-    m.take(x.fc, BT * H);
-    m.take(x.fc2, BT * H);
-    m.take(x.swiglu, BT * H);
-  }
+  for (LlamaLayerActivations& x : layers) take_layer(m, x, c, B, T);
   a.layers = layers.data();
   m.take(a.lnf, BT * C);
   m.take(a.lnf_rstd, BT);
@@ -195,6 +199,28 @@ std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivati
   m.take(a.dfc2, BT * H);
   m.take(a.datt, B * NH * T);
   m.take(a.dlosses, BT);
+  return m.used();
+}
+
+// The adjoints of the activations for the generated backward, laid out as GPT-2's (gpt2.cpp's
+// adjoint_views): one set of layer adjoints shared by all layers (the reverse sweep of layer l
+// leaves them zero before layer l-1), one residual adjoint per position in the stack, and the
+// logits' adjoint written over the probabilities.
+std::size_t adjoint_views(LlamaActivations& d, std::vector<LlamaLayerActivations>& layers, float* memory,
+                          const LlamaActivations& a, const LlamaConfig& c, int B, int T) {
+  const std::size_t L = c.num_layers, C = c.channels, BT = (std::size_t)B * T;
+  Layout m(memory);
+  d = LlamaActivations{};
+  m.take(d.residual, (L + 1) * BT * C);
+  LlamaLayerActivations shared{};
+  take_layer(m, shared, c, B, T);
+  layers.assign(L, shared);
+  d.layers = layers.data();
+  m.take(d.lnf, BT * C);
+  m.take(d.lnf_rstd, BT);
+  d.probs = a.probs;
+  m.take(d.losses, BT);
+  m.take(d.proj, BT * C);
   return m.used();
 }
 
@@ -229,16 +255,11 @@ void Llama::init_random(std::uint64_t seed) {
 }
 
 void Llama::reserve_activations(int B, int T) {
-  if (B <= 0 || T <= 0 || T > config_.max_seq_len) {
-    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                                " is out of range (1 <= T <= " + std::to_string(config_.max_seq_len) + ")");
-  }
+  check_batch_shape(B, T, config_.max_seq_len);
   if (acts_memory_.size() == 0) {
     acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
     act_B_ = B;
     act_T_ = T;
-    // RoPE's table for positions 0..T-1, outside the activation arena, whose layout changes with
-    // (B, T): the same rows serve every shorter T.
     const std::vector<double> freqs = rope_frequencies(config_);
     const std::size_t half = freqs.size();
     rope_table_ = FloatArena(2 * T * half);
@@ -248,23 +269,17 @@ void Llama::reserve_activations(int B, int T) {
         rope_table_.data()[(T + t) * half + i] = float(std::sin(t * freqs[i]));
       }
   }
-  if (B > act_B_ || T > act_T_) {
-    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                                " exceeds the reserved B=" + std::to_string(act_B_) + " T=" + std::to_string(act_T_));
+  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
+    dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));
   }
+  check_within_reserved(B, T, act_B_, act_T_);
   activation_views(acts_, layer_acts_, acts_memory_.data(), config_, B, T);
-  acts_.rope_cos = rope_table_.data();
-  acts_.rope_sin = rope_table_.data() + rope_table_.size() / 2;
+  if (dacts_memory_.size() != 0) adjoint_views(dacts_, layer_dacts_, dacts_memory_.data(), acts_, config_, B, T);
 }
 
 void Llama::prepare_batch(const int* inputs, const int* targets, int B, int T) {
   if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  for (std::size_t i = 0; i < (std::size_t)B * T; i++) {
-    if (inputs[i] < 0 || inputs[i] >= config_.vocab_size ||
-        (targets && (targets[i] < 0 || targets[i] >= config_.vocab_size))) {
-      throw std::invalid_argument("token id out of range for vocabulary of " + std::to_string(config_.vocab_size));
-    }
-  }
+  check_tokens(inputs, targets, (std::size_t)B * T, config_.vocab_size);
   B_ = B;
   T_ = T;
   inputs_ = inputs;
@@ -275,26 +290,52 @@ float Llama::forward(const int* inputs, const int* targets, int B, int T) {
   prepare_batch(inputs, targets, B, T);
   const LlamaConfig& c = config_;
   if (!targets) {
-    llama_logits(params_, acts_, inputs, B, T, c.channels, c.num_heads, c.num_kv_heads, hidden_, c.num_layers,
-                 c.vocab_size, c.norm_eps);
+    llama_logits(params_, acts_, inputs, rope_cos(), rope_sin(), B, T, c.channels, c.num_heads, c.num_kv_heads,
+                 hidden_, c.num_layers, c.vocab_size, c.norm_eps);
     return 0.0f;
   }
-  return llama_loss(params_, acts_, inputs, targets, B, T, c.channels, c.num_heads, c.num_kv_heads, hidden_,
-                    c.num_layers, c.vocab_size, c.norm_eps);
+  return llama_loss(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels, c.num_heads,
+                    c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps);
+}
+
+// Defined in llama_loss.cpp, whose backward adjc generates (absent from builds without adjc).
+float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
+                                       const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
+                                       int C, int NH, int NKV, int H, int L, int V, float eps, LlamaParameters& d_p,
+                                       LlamaActivations& d_a, std::size_t* tape_bytes);
+
+bool Llama::has_backward(Backward backward) const {
+  return backward == Backward::manual || have_generated_backward();
 }
 
 void Llama::use_backward(Backward backward) {
-  if (backward != Backward::manual) {
-    throw std::invalid_argument("Llama has only the manual backward so far (use --backward manual)");
-  }
+  if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
+  backward_ = backward;
+  // reserve_activations allocates the adjoint arena; the next batch calls it.
+  if (backward == Backward::generated && dacts_memory_.size() == 0) B_ = T_ = 0;
 }
 
 float Llama::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
-  use_backward(backward);
-  const float loss = forward(inputs, targets, B, T);
-  this->backward();
-  return loss;
+  if (backward == Backward::manual) {
+    const float loss = forward(inputs, targets, B, T);
+    this->backward();
+    return loss;
+  }
+#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+  use_backward(Backward::generated);
+  prepare_batch(inputs, targets, B, T);
+  const LlamaConfig& c = config_;
+  return llama_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels,
+                                          c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size,
+                                          c.norm_eps, grads_, dacts_, &tape_bytes_);
+#else
+  throw std::invalid_argument("this build has no generated backward");
+#endif
 }
+
+#ifndef ADJOINT_HAVE_GENERATED_BACKWARD
+const char* llama_generated_backward_source() { return ""; }
+#endif
 
 void Llama::backward() {
   if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
@@ -332,7 +373,7 @@ void Llama::backward() {
     matmul_backward(a.datty, g.attprojw + (std::size_t)l * C * C, static_cast<float*>(nullptr), a.dresidual, x.atty,
                     p.attprojw + (std::size_t)l * C * C, N, C, C);
     grouped_attention_backward(a.dqkvr, a.datt, a.datty, x.qkvr, x.att, B, T, NH, NKV, hs);
-    rope_backward(a.dqkv, a.dqkvr, a.rope_cos, a.rope_sin, B, T, NH + NKV, NH + 2 * NKV, hs);
+    rope_backward(a.dqkv, a.dqkvr, rope_cos(), rope_sin(), B, T, NH + NKV, NH + 2 * NKV, hs);
     std::memset(a.dln, 0, NC * sizeof(float));
     matmul_backward(a.dln, g.qkvw + (std::size_t)l * QKV * C, static_cast<float*>(nullptr), a.dqkv, x.ln1,
                     p.qkvw + (std::size_t)l * QKV * C, N, C, QKV);
