@@ -1,4 +1,4 @@
-// `adjoint bench`: times forward+backward and a full training step (with AdamW) of GPT-2 at
+// `adjoint bench`: times forward+backward and a full training step (with AdamW) of a model at
 // several (B, T), for each engine and backward asked for (rows side by side, interleaved per
 // shape), against this machine's sgemm peak measured in the same run.
 #include <cblas.h>
@@ -200,7 +200,7 @@ void run_bench(const BenchOptions& o) {
 
 void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 training steps");
+  CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps");
   cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(CLI::PositiveNumber);

@@ -190,10 +190,10 @@ void run_training(const TrainOptions& o) {
 
 void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
-  CLI::App* cmd = app.add_subcommand("train", "Train GPT-2 with AdamW");
+  CLI::App* cmd = app.add_subcommand("train", "Train GPT-2 or Llama 3 with AdamW");
   // A flag given twice takes the last value, so scripts/train.sh's defaults can be overridden.
   cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  cmd->add_option("--model", o->model, "Config name (gpt2-124M, d4, d6, d12…) or model file")->capture_default_str();
+  cmd->add_option("--model", o->model, "Config name (gpt2-124M, d4, d6, d12…, llama-d4, llama3-bench…) or model file (GPT-2 or Llama 3)")->capture_default_str();
   cmd->add_option("--data", o->data, "Folder with train.bin and val.bin (from `adjoint prepare`)");
   cmd->add_option("--train-tokens", o->train_tokens, "Training token file (overrides --data)");
   cmd->add_option("--val-tokens", o->val_tokens, "Validation token file (overrides --data)");

@@ -117,7 +117,15 @@ std::unique_ptr<Model> model_from_name(const std::string& name, std::uint64_t se
     model->init_random(seed);
     return model;
   }
-  auto model = std::make_unique<GPT2>(gpt2_config_from_name(name));
+  GPT2Config config;
+  try {
+    config = gpt2_config_from_name(name);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("unknown model '" + name +
+                                "' (expected gpt2-124M, dN such as d4, llama-dN, llama3-bench, llama3.2-1B, "
+                                "llama3.1-8B, or a model file)");
+  }
+  auto model = std::make_unique<GPT2>(config);
   model->init_random(seed);
   return model;
 }
