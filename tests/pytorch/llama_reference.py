@@ -158,9 +158,14 @@ def loss_and_grads(cfg, params, tokens, B, T):
     return loss.item(), {n: p[n].grad.numpy() for n in names}
 
 
-def write_model(path, cfg, params, version=VERSION_FP32):
+def write_model(path, cfg, params, version=VERSION_FP32, llmc_header=False):
     """llm.c's Llama 3 layout: the int and float headers, then the tensors in PARAM_NAMES order
-    (lm_head always present; a tied model repeats wte there and sets our tied flag, int [12])."""
+    (lm_head always present; a tied model repeats wte there and sets our tied flag, int [12]).
+    llmc_header: only the fields train_llama3.py writes (an untied model with llm.c's fixed RoPE
+    scaling), our additions left zero."""
+    if llmc_header and (cfg.tied_head or (cfg.rope_scale_factor, cfg.rope_low_freq_factor, cfg.rope_high_freq_factor,
+                                          cfg.rope_original_context) != (8.0, 1.0, 4.0, 8192)):
+        raise ValueError("llm.c's header has no tied flag and fixed RoPE scaling")
     ints = np.zeros(HEADER_INTS, dtype="<i4")
     ints[:14] = [MAGIC, version, cfg.max_seq_len, cfg.vocab_size, cfg.num_layers, cfg.num_heads,
                  cfg.num_kv_heads, cfg.channels, cfg.multiple_of, int(cfg.use_scaled_rope), 3, 1,
@@ -168,6 +173,9 @@ def write_model(path, cfg, params, version=VERSION_FP32):
     floats = np.zeros(HEADER_FLOATS, dtype="<f4")
     floats[:6] = [cfg.ffn_dim_multiplier, cfg.norm_eps, cfg.rope_theta, cfg.rope_scale_factor,
                   cfg.rope_low_freq_factor, cfg.rope_high_freq_factor]
+    if llmc_header:
+        ints[12:14] = 0
+        floats[3:6] = 0
     with open(path, "wb") as f:
         f.write(ints.tobytes())
         f.write(floats.tobytes())

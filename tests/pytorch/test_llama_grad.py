@@ -22,7 +22,12 @@ SCALED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=
                          rope_original_context=16)  # wavelengths on both sides of the blend band
 TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=3, channels=48,
                        multiple_of=16, tied_head=True)
+# As train_llama3.py writes it: theta 500000 and llm.c's fixed scaling (factor 8, original context
+# 8192), whose wavelengths at hs=8 fall below, inside and above the blend band.
+LLMC = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=1, num_heads=4, num_kv_heads=2, channels=32,
+                       multiple_of=32, ffn_dim_multiplier=1.3, use_scaled_rope=True)
 CASES = [("nkv2_scaled_untied_B2_T7", SCALED, 1, 2, 7),
+         ("llmc_header_B2_T9", LLMC, 5, 2, 9),
          ("nkv3_tied_B3_T11", TIED, 2, 3, 11),
          ("nkv3_tied_T1", TIED, 3, 1, 1),
          ("nkv2_scaled_untied_Tmax", SCALED, 4, 1, 16)]
@@ -39,7 +44,7 @@ def main():
             params = ref.random_params(cfg, seed)
             tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 2 * (B * T + 1) + 3)
             model, token_file, out = workdir / "model.bin", workdir / "tokens.bin", workdir / "grad.bin"
-            ref.write_model(model, cfg, params)
+            ref.write_model(model, cfg, params, llmc_header=name.startswith("llmc"))
             gpt2_reference.write_tokens(token_file, tokens)
             loss, grads = ref.loss_and_grads(cfg, params, tokens, B, T)
             for backward in backwards:
