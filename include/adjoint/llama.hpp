@@ -48,6 +48,9 @@ bool is_llama_name(const std::string& name);
 void validate_config(const LlamaConfig& config);
 // RoPE's frequencies (hs/2), with Llama 3.1's scaling when the config asks for it.
 std::vector<double> rope_frequencies(const LlamaConfig& config);
+// cos, then sin, of position · frequency for positions 0..positions-1: (2, positions, hs/2),
+// computed in double.
+FloatArena rope_table(const LlamaConfig& config, int positions);
 
 constexpr int kNumLlamaParameterTensors = 10;
 

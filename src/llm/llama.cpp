@@ -121,6 +121,18 @@ std::vector<double> rope_frequencies(const LlamaConfig& c) {
   return freqs;
 }
 
+FloatArena rope_table(const LlamaConfig& config, int positions) {
+  const std::vector<double> freqs = rope_frequencies(config);
+  const std::size_t half = freqs.size();
+  FloatArena table(2 * (std::size_t)positions * half);
+  for (int t = 0; t < positions; t++)
+    for (std::size_t i = 0; i < half; i++) {
+      table.data()[t * half + i] = float(std::cos(t * freqs[i]));
+      table.data()[(positions + t) * half + i] = float(std::sin(t * freqs[i]));
+    }
+  return table;
+}
+
 const std::array<const char*, kNumLlamaParameterTensors> kLlamaParameterNames = {
     "wte", "ln1w", "qkvw", "attprojw", "ln2w", "fcw", "fc2w", "fcprojw", "lnfw", "lm_head"};
 
@@ -260,14 +272,7 @@ void Llama::reserve_activations(int B, int T) {
     acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
     act_B_ = B;
     act_T_ = T;
-    const std::vector<double> freqs = rope_frequencies(config_);
-    const std::size_t half = freqs.size();
-    rope_table_ = FloatArena(2 * T * half);
-    for (int t = 0; t < T; t++)
-      for (std::size_t i = 0; i < half; i++) {
-        rope_table_.data()[t * half + i] = float(std::cos(t * freqs[i]));
-        rope_table_.data()[(T + t) * half + i] = float(std::sin(t * freqs[i]));
-      }
+    rope_table_ = rope_table(config_, T);
   }
   if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
     dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));

@@ -29,13 +29,7 @@ LlamaGenerator::LlamaGenerator(const Llama& model, int positions) : model_(model
   positions_ = positions;
   const int hs = c.channels / c.num_heads;
   kv_cache_ = FloatArena((std::size_t)c.num_layers * positions * 2 * c.num_kv_heads * hs);
-  const std::vector<double> freqs = rope_frequencies(c);
-  rope_ = FloatArena(2 * (std::size_t)positions * freqs.size());
-  for (int t = 0; t < positions; t++)
-    for (std::size_t i = 0; i < freqs.size(); i++) {
-      rope_.data()[t * freqs.size() + i] = float(std::cos(t * freqs[i]));
-      rope_.data()[(positions + t) * freqs.size() + i] = float(std::sin(t * freqs[i]));
-    }
+  rope_ = rope_table(c, positions);
   scratch_ = FloatArena(scratch_floats(c, positions));
 }
 
