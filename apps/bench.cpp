@@ -1,4 +1,4 @@
-// `adjoint bench`: times forward+backward and a full training step (with AdamW) of GPT-2 at
+// `adjoint bench`: times forward+backward and a full training step (with AdamW) of a model at
 // several (B, T), for each engine and backward asked for (rows side by side, interleaved per
 // shape), against the floor of a step on this machine: the larger of its FLOPs at the GEMM peak
 // and its compulsory memory traffic at the memory bandwidth, both measured in the same run.
@@ -80,19 +80,10 @@ double measure_memory_gbps() {
 // weights, the backward writes the gradients; the activations are written by the forward and read
 // by the backward. A step adds AdamW's: parameters, gradients and both moments read, parameters
 // and moments written.
-double fwdbwd_bytes(const GPT2Config& c, std::size_t parameters, int B, int T) {
-  return 3.0 * double(parameters) * sizeof(float) + 2.0 * double(activation_floats(c, B, T)) * sizeof(float);
+double fwdbwd_bytes(const Model& model, int B, int T) {
+  return (3.0 * double(model.num_parameters()) + 2.0 * double(model.activation_floats(B, T))) * sizeof(float);
 }
 double optimizer_bytes(std::size_t parameters) { return 7.0 * double(parameters) * sizeof(float); }
-
-// Floating-point operations of one forward+backward: matmuls (backward is twice forward)
-// and the causal attention's two batched products.
-double step_flops(const GPT2Config& c, int B, int T) {
-  const double N = double(B) * T, C = c.channels, L = c.num_layers;
-  const double matmul = 2.0 * N * (L * (3 * C * C + C * C + 4 * C * C + 4 * C * C) + C * c.padded_vocab_size);
-  const double attention = L * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C;
-  return 3.0 * (matmul + attention);
-}
 
 double peak_rss_mb() {
   rusage usage{};
@@ -154,7 +145,6 @@ void run_bench(const BenchOptions& o) {
   const double peak = measure_sgemm_gflops();
   const double bandwidth = measure_memory_gbps();
   auto model = make_model(o.model, 1);
-  const GPT2Config& c = model->config();
   int max_B = 0, max_T = 0;
   for (auto [B, T] : shapes) {
     max_B = std::max(max_B, B);
@@ -170,7 +160,7 @@ void run_bench(const BenchOptions& o) {
   AdamW optimizer(*model, AdamWConfig{});
   Rng rng(1);
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
-  for (int& t : tokens) t = int(rng.next_u64() % c.vocab_size);
+  for (int& t : tokens) t = int(rng.next_u64() % model->vocab_size());
 
   fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn\n", o.model,
              model->num_parameters() / 1e6, o.iters);
@@ -198,11 +188,11 @@ void run_bench(const BenchOptions& o) {
       const Variant& v = variants[i];
       ForwardBackward& forward_backward = *steps[i];
       const double fwdbwd = fwdbwd_ms[i], step_ms = step_medians[i];
-      const double flops = step_flops(c, B, T);
+      const double flops = model->step_flops(B, T);
       const double gflops = flops / (fwdbwd * 1e6);
       // The floor of a forward+backward and of a step: the larger of compute and memory time.
       const double compute_floor_ms = flops / (peak * 1e6);
-      const double fwdbwd_memory_ms = fwdbwd_bytes(c, model->num_parameters(), B, T) / (bandwidth * 1e6);
+      const double fwdbwd_memory_ms = fwdbwd_bytes(*model, B, T) / (bandwidth * 1e6);
       const double step_memory_ms = fwdbwd_memory_ms + optimizer_bytes(model->num_parameters()) / (bandwidth * 1e6);
       const double fwdbwd_floor_ms = std::max(compute_floor_ms, fwdbwd_memory_ms);
       const double floor_ms = std::max(compute_floor_ms, step_memory_ms);
@@ -252,7 +242,7 @@ void run_bench(const BenchOptions& o) {
 
 void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 training steps");
+  CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps");
   cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(CLI::PositiveNumber);

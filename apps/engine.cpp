@@ -16,10 +16,12 @@ void check_backward_applies(Engine engine, bool backward_given) {
   }
 }
 
-ForwardBackward::ForwardBackward(GPT2& model, Engine engine, Backward backward)
+ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward)
     : model_(model), engine_(engine), backward_(backward) {
   if (engine == Engine::tensor) {
-    tensor_ = std::make_unique<nn::TensorGPT2>(model);
+    auto* gpt2 = dynamic_cast<GPT2*>(&model);
+    if (!gpt2) throw std::invalid_argument("--engine tensor runs GPT-2 models only (use --engine arrays)");
+    tensor_ = std::make_unique<nn::TensorGPT2>(*gpt2);
   } else {
     model.use_backward(backward);
   }

@@ -19,17 +19,18 @@ Engine engine_from_name(const std::string& name);
 // (backward_given) it is an error rather than silently ignored.
 void check_backward_applies(Engine engine, bool backward_given);
 
-// One forward+backward of the chosen engine: the loss, its gradient added into model.grads().
+// One forward+backward of the chosen engine: the loss, its gradient added into the model's
+// gradients. The tensor engine runs GPT-2 only.
 class ForwardBackward {
  public:
-  ForwardBackward(GPT2& model, Engine engine, Backward backward);
+  ForwardBackward(Model& model, Engine engine, Backward backward);
   float operator()(const int* inputs, const int* targets, int B, int T);
   Engine engine() const { return engine_; }
   // The tensor engine's runtime (its arena), or nullptr for the arrays engine.
   const nn::TensorGPT2* tensor() const { return tensor_.get(); }
 
  private:
-  GPT2& model_;
+  Model& model_;
   Engine engine_;
   Backward backward_;
   std::unique_ptr<nn::TensorGPT2> tensor_;

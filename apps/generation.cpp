@@ -1,13 +1,15 @@
 #include "generation.hpp"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "adjoint/sampler.hpp"
 
 namespace adjoint::cli {
 
-TokenPrinter::TokenPrinter(const GPT2Config& config, const GPT2Tokenizer* tokenizer)
-    : tokenizer_(tokenizer && tokenizer->vocab_size() == config.vocab_size ? tokenizer : nullptr) {}
+TokenPrinter::TokenPrinter(int vocab_size, const GPT2Tokenizer* tokenizer)
+    : tokenizer_(tokenizer && tokenizer->vocab_size() == vocab_size ? tokenizer : nullptr) {}
 
 std::string TokenPrinter::add(int token) {
   if (!tokenizer_) return fmt::format("[{}]", token);
@@ -24,21 +26,18 @@ std::string TokenPrinter::finish() {
   return text;
 }
 
-int start_token(const GPT2Config& config) {
-  return GPT2Tokenizer::eot_token < config.vocab_size ? GPT2Tokenizer::eot_token : 0;
-}
-
-void generate(const GPT2& model, std::span<const int> context, int count, const SamplingOptions& sampling,
+void generate(const Model& model, std::span<const int> context, int count, const SamplingOptions& sampling,
               Rng& rng, const std::function<void(int)>& on_token) {
-  const GPT2Config& c = model.config();
-  Generator generator(model);
+  // The cache holds the positions this generation can use, not all of a long-context model's.
+  const int positions = int(std::min<std::size_t>(model.max_seq_len(), context.size() + count));
+  const std::unique_ptr<TokenGenerator> generator = model.generator(positions);
   const float* logits = nullptr;
-  for (int token : context) logits = generator.feed(token);
+  for (int token : context) logits = generator->feed(token);
   for (int i = 0; i < count; i++) {
-    const int token = sample_token(logits, c.vocab_size, sampling.temperature, sampling.top_k, rng);
+    const int token = sample_token(logits, model.vocab_size(), sampling.temperature, sampling.top_k, rng);
     on_token(token);
-    if (i + 1 == count || generator.position() == c.max_seq_len) break;
-    logits = generator.feed(token);
+    if (i + 1 == count || generator->position() == positions) break;
+    logits = generator->feed(token);
   }
 }
 

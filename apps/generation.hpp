@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "adjoint/gpt2.hpp"
+#include "adjoint/model.hpp"
 #include "adjoint/random.hpp"
 #include "adjoint/tokenizer.hpp"
 
@@ -19,7 +19,7 @@ constexpr int gpt2_vocab_size = GPT2Tokenizer::eot_token + 1;
 class TokenPrinter {
  public:
   // tokenizer may be null; it must outlive the printer.
-  TokenPrinter(const GPT2Config& config, const GPT2Tokenizer* tokenizer);
+  TokenPrinter(int vocab_size, const GPT2Tokenizer* tokenizer);
   bool prints_text() const { return tokenizer_ != nullptr; }
   // What to print for one more token. Text that ends inside a UTF-8 character is held back
   // until a later token completes it.
@@ -32,9 +32,6 @@ class TokenPrinter {
   std::string pending_;
 };
 
-// The token generation starts from: <|endoftext|>, or 0 in a vocabulary without it.
-int start_token(const GPT2Config& config);
-
 struct SamplingOptions {
   float temperature = 1.0f;
   int top_k = 40;
@@ -42,7 +39,7 @@ struct SamplingOptions {
 
 // Feeds the context (not empty) through a KV cache, then samples up to `count` tokens, each
 // passed to on_token; stops early when the model's positions run out.
-void generate(const GPT2& model, std::span<const int> context, int count, const SamplingOptions& sampling,
+void generate(const Model& model, std::span<const int> context, int count, const SamplingOptions& sampling,
               Rng& rng, const std::function<void(int)>& on_token);
 
 }  // namespace adjoint::cli

@@ -20,7 +20,7 @@ void add_grad_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
-  cmd->add_option("--model", opt->model, "Model file")->check(CLI::ExistingFile);
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3)")->check(CLI::ExistingFile);
   cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
@@ -49,12 +49,12 @@ void add_grad_command(CLI::App& app) {
       throw std::invalid_argument("grad needs --model, --tokens and --out");
     }
     const Backward backward = backward_from_name(opt->backward);
-    auto model = load_model(opt->model);
+    auto model = load_any_model(opt->model);
     ForwardBackward forward_backward(*model, engine, backward);
     DataLoader loader(opt->tokens, opt->B, opt->T);
     loader.next_batch();
     const float loss = forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T);
-    save_model_file(opt->out, model->config(), model->grads_memory());
+    model->save_file(opt->out, model->grads_memory());
     std::printf("loss %.9g\n", loss);
   });
 }

@@ -4,12 +4,12 @@
 #include <memory>
 #include <string>
 
-#include "adjoint/gpt2.hpp"
+#include "adjoint/model.hpp"
 
 namespace adjoint::cli {
 
-// A model file path loads that file; otherwise the name goes to gpt2_config_from_name and
-// the model is initialised randomly from seed.
-std::unique_ptr<GPT2> make_model(const std::string& spec, std::uint64_t seed);
+// A model file path loads that file (GPT-2 or Llama, by its magic); otherwise the name (dN,
+// gpt2-124M, llama-dN, llama3-bench, ...) gives a model initialised randomly from seed.
+std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed);
 
 }  // namespace adjoint::cli

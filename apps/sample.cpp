@@ -24,7 +24,7 @@ void add_sample_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("sample", "Generate text from a model");
-  cmd->add_option("--model", opt->model, "Model file or config name")->required();
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3) or config name (dN, llama-dN, ...)")->required();
   cmd->add_option("--prompt", opt->prompt, "Text to continue (default: start of a document); needs GPT-2's vocabulary");
   cmd->add_option("-n,--tokens", opt->tokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
   cmd->add_option("--temperature", opt->temperature, "Softmax temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
@@ -33,25 +33,25 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--bpe-dir", opt->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
   cmd->callback([opt] {
     auto model = make_model(opt->model, opt->seed);
-    const GPT2Config& c = model->config();
-    // A model with GPT-2's vocabulary speaks text; any other (a test's tiny one) token ids.
+    const int vocab_size = model->vocab_size();
+    // A model with GPT-2's vocabulary speaks text; any other (a test's tiny one, Llama 3's until
+    // its tokenizer is wired in) token ids.
     std::unique_ptr<GPT2Tokenizer> tokenizer;
-    if (c.vocab_size == gpt2_vocab_size)
-      tokenizer = std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(opt->bpe_dir));
-    TokenPrinter printer(c, tokenizer.get());
+    if (vocab_size == gpt2_vocab_size) tokenizer = std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(opt->bpe_dir));
+    TokenPrinter printer(vocab_size, tokenizer.get());
     if (!printer.prints_text() && !opt->prompt.empty()) {
       throw std::invalid_argument(fmt::format(
           "--prompt needs a model with GPT-2's {}-token vocabulary, and this one has {} tokens "
-          "(without --prompt it prints sampled token ids)", gpt2_vocab_size, c.vocab_size));
+          "(without --prompt it prints sampled token ids)", gpt2_vocab_size, vocab_size));
     }
-    std::vector<int> context{start_token(c)};
+    std::vector<int> context{model->start_token()};
     if (tokenizer) {
       const std::vector<int> prompt = tokenizer->encode(opt->prompt);
       context.insert(context.end(), prompt.begin(), prompt.end());
     }
-    if ((int)context.size() + opt->tokens > c.max_seq_len) {
+    if ((int)context.size() + opt->tokens > model->max_seq_len()) {
       throw std::invalid_argument("prompt plus --tokens exceeds the model's " +
-                                  std::to_string(c.max_seq_len) + " positions");
+                                  std::to_string(model->max_seq_len()) + " positions");
     }
     Rng rng(opt->seed);
     auto print = [](const std::string& text) {

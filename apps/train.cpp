@@ -51,7 +51,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // The mean loss over val_steps global batches (each process its slice of each).
-float validation_loss(GPT2& model, DataLoader& val, int val_steps, const Communicator& world) {
+float validation_loss(Model& model, DataLoader& val, int val_steps, const Communicator& world) {
   val.reset();
   const int batches = std::max<int>(1, std::min<std::size_t>(val_steps, val.num_batches()));
   double sum = 0;
@@ -63,10 +63,10 @@ float validation_loss(GPT2& model, DataLoader& val, int val_steps, const Communi
 }
 
 // A sample as text (token ids when the model's vocabulary is not the tokenizer's).
-std::string sample_text(const GPT2& model, const GPT2Tokenizer* tokenizer, int count, Rng& rng) {
-  TokenPrinter printer(model.config(), tokenizer);
+std::string sample_text(const Model& model, const GPT2Tokenizer* tokenizer, int count, Rng& rng) {
+  TokenPrinter printer(model.vocab_size(), tokenizer);
   std::string text;
-  const int context = start_token(model.config());
+  const int context = model.start_token();
   generate(model, {&context, 1}, count, {.temperature = 1.0f, .top_k = 40}, rng,
            [&](int token) { text += printer.add(token); });
   return text + printer.finish();
@@ -82,19 +82,22 @@ void run_training(const TrainOptions& o) {
                                                      : "";
   if (train_path.empty()) throw std::invalid_argument("no training data: give --data DIR or --train-tokens FILE");
 
-  std::unique_ptr<GPT2> model;
+  std::unique_ptr<Model> model;
   if (!o.resume.empty()) {
-    model = std::make_unique<GPT2>(read_training_state_config(o.resume));
+    model = model_from_training_state(o.resume);
   } else {
     model = make_model(o.model, o.seed);
   }
-  if (o.T > model->config().max_seq_len) {
+  if (o.T > model->max_seq_len()) {
     throw std::invalid_argument(fmt::format("-T {} exceeds the model's maximum sequence length {}", o.T,
-                                            model->config().max_seq_len));
+                                            model->max_seq_len()));
   }
   const Engine engine = engine_from_name(o.engine);
   check_backward_applies(engine, o.backward_given);
-  ForwardBackward forward_backward(*model, engine, backward_from_name(o.backward));
+  // The default backward is adjc's where the build and the model have it.
+  const std::string backward =
+      o.backward_given || model->has_backward(Backward::generated) ? o.backward : std::string("manual");
+  ForwardBackward forward_backward(*model, engine, backward_from_name(backward));
   AdamW optimizer(*model, o.adamw);
   // Under mpirun each process reads its slice of every global batch of size*B rows.
   const Communicator& world = Communicator::world();
@@ -114,7 +117,7 @@ void run_training(const TrainOptions& o) {
   Rng rng(o.seed);
   int start_step = 0;
   if (!o.resume.empty()) {
-    const TrainingProgress progress = load_training_state(o.resume, *model, optimizer);
+    const TrainingProgress progress = model->load_training_state(o.resume, optimizer);
     if (progress.batch_size != o.B || progress.seq_len != o.T) {
       throw std::invalid_argument(fmt::format("{} was trained with -B {} -T {}; resume with the same",
                                               o.resume, progress.batch_size, progress.seq_len));
@@ -124,7 +127,6 @@ void run_training(const TrainOptions& o) {
     rng.set_state(progress.rng_state);
   }
   // Rank 0 alone prints, logs, samples and writes checkpoints; the others only compute.
-  const GPT2Config& c = model->config();
   const GemmInfo& gemm = gemm_info();
   const int threads = omp_get_max_threads();
   std::unique_ptr<GPT2Tokenizer> tokenizer;
@@ -140,10 +142,9 @@ void run_training(const TrainOptions& o) {
     log.open(log_path, start_step > 0 ? std::ios::app : std::ios::trunc);
     if (!log) throw std::runtime_error("cannot write " + log_path);
     const std::string engine_name =
-        engine == Engine::tensor ? "tensor engine" : "arrays engine, " + o.backward + " backward";
-    std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s%s\n",
-                c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len, model->num_parameters() / 1e6,
-                o.B, o.T, o.grad_accum, o.steps, engine_name.c_str(),
+        engine == Engine::tensor ? "tensor engine" : "arrays engine, " + backward + " backward";
+    std::printf("model: %s, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s%s\n", model->describe().c_str(),
+                model->num_parameters() / 1e6, o.B, o.T, o.grad_accum, o.steps, engine_name.c_str(),
                 world.size() > 1 ? fmt::format("; data-parallel over {} processes", world.size()).c_str() : "");
     std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
                 val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
@@ -165,8 +166,8 @@ void run_training(const TrainOptions& o) {
     progress.rng_state = rng.state();
     progress.batch_size = o.B;
     progress.seq_len = o.T;
-    save_training_state(o.out + "/state.bin", *model, optimizer, progress);
-    save_model_file(o.out + "/model.bin", model->config(), model->params_memory());
+    model->save_training_state(o.out + "/state.bin", optimizer, progress);
+    model->save_file(o.out + "/model.bin", model->params_memory());
   };
 
   const auto run_start = std::chrono::steady_clock::now();
@@ -228,10 +229,10 @@ void run_training(const TrainOptions& o) {
 
 void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
-  CLI::App* cmd = app.add_subcommand("train", "Train GPT-2 with AdamW");
+  CLI::App* cmd = app.add_subcommand("train", "Train GPT-2 or Llama 3 with AdamW");
   // A flag given twice takes the last value, so scripts/train.sh's defaults can be overridden.
   cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  cmd->add_option("--model", o->model, "Config name (gpt2-124M, d4, d6, d12…) or model file")->capture_default_str();
+  cmd->add_option("--model", o->model, "Config name (gpt2-124M, d4, d6, d12…, llama-d4, llama3-bench…) or model file (GPT-2 or Llama 3)")->capture_default_str();
   cmd->add_option("--data", o->data, "Folder with train.bin and val.bin (from `adjoint prepare`)");
   cmd->add_option("--train-tokens", o->train_tokens, "Training token file (overrides --data)");
   cmd->add_option("--val-tokens", o->val_tokens, "Validation token file (overrides --data)");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "adjoint/model.hpp"
+
 namespace adjoint {
 
 struct GPT2Config {
@@ -113,9 +115,6 @@ struct ActivationTensors {
   float* dlosses;    // (B,T)
 };
 
-// Floats of the activations (and the backward's scratch) the engine lays out for (B, T).
-std::size_t activation_floats(const GPT2Config& config, int B, int T);
-
 // The forward pass (src/llm/gpt2_loss.cpp): logits (B,T,Vp) into a.probs, or the mean
 // cross-entropy against targets (B,T). `a` is laid out for (B, T) by the model.
 void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, int B, int T, int C, int NH,
@@ -123,9 +122,8 @@ void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inp
 float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets, int B,
                 int T, int C, int NH, int L, int V, int Vp);
 
-// Which backward pass computes the gradients: the hand-written one (GPT2::backward) or the one
-// adjc generates from gpt2_loss (src/llm/gpt2_loss.cpp).
-enum class Backward { manual, generated };
+// Backward (adjoint/model.hpp): manual is GPT2::backward, generated the one adjc generates from
+// gpt2_loss (src/llm/gpt2_loss.cpp).
 // "manual" or "generated"; throws std::invalid_argument otherwise, or for "generated" when the
 // build had no adjc.
 Backward backward_from_name(const std::string& name);
@@ -134,14 +132,14 @@ bool have_generated_backward();
 // The C++ that adjc generated for the GPT-2 backward, for people to read ("" without adjc).
 const char* generated_backward_source();
 
-class GPT2 {
+class GPT2 : public Model {
  public:
   explicit GPT2(const GPT2Config& config);
 
   const GPT2Config& config() const { return config_; }
-  std::size_t num_parameters() const { return params_memory_.size(); }
-  float* params_memory() const { return params_memory_.data(); }
-  float* grads_memory() const { return grads_memory_.data(); }
+  std::size_t num_parameters() const override { return params_memory_.size(); }
+  float* params_memory() const override { return params_memory_.data(); }
+  float* grads_memory() const override { return grads_memory_.data(); }
   const ParameterTensors& params() const { return params_; }
   const ParameterTensors& grads() const { return grads_; }
 
@@ -150,25 +148,40 @@ class GPT2 {
   void init_random(std::uint64_t seed);
 
   // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
-  void reserve_activations(int B, int T);
-  std::size_t activation_floats() const { return acts_memory_.size(); }
+  void reserve_activations(int B, int T) override;
+  std::size_t activation_floats() const override { return acts_memory_.size(); }
+  std::size_t activation_floats(int B, int T) const override;
 
   // Runs the model on inputs (B,T). With targets (B,T), returns the mean cross-entropy;
   // without, returns 0 and logits() holds the (B,T,Vp) logits.
-  float forward(const int* inputs, const int* targets, int B, int T);
+  float forward(const int* inputs, const int* targets, int B, int T) override;
   const float* logits() const { return acts_.probs; }
   // Accumulates the gradient of the last forward's mean loss into grads().
   void backward();
   // One forward and backward with the chosen backward pass; returns the mean loss. The
   // generated pass needs the adjoint arena that reserve_activations allocates after
   // use_backward(Backward::generated).
-  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward);
-  void use_backward(Backward backward);
+  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) override;
+  void use_backward(Backward backward) override;
   // Bytes the generated forward sweep left on the tape for the reverse sweep, last step.
-  std::size_t tape_bytes() const { return tape_bytes_; }
+  std::size_t tape_bytes() const override { return tape_bytes_; }
   // Floats of the activations' adjoint arena (the generated backward's extra memory).
-  std::size_t activation_adjoint_floats() const { return dacts_memory_.size(); }
-  void zero_grad();
+  std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
+  void zero_grad() override;
+
+  // The rest of Model (src/llm/model.cpp).
+  std::vector<ParameterTensor> parameter_tensors() const override;
+  int vocab_size() const override { return config_.vocab_size; }
+  int max_seq_len() const override { return config_.max_seq_len; }
+  int start_token() const override;
+  bool has_backward(Backward backward) const override;
+  std::string describe() const override;
+  double step_flops(int B, int T) const override;
+  void save_file(const std::string& path, const float* values) const override;
+  void save_training_state(const std::string& path, const AdamW& optimizer,
+                           const TrainingProgress& progress) const override;
+  TrainingProgress load_training_state(const std::string& path, AdamW& optimizer) override;
+  std::unique_ptr<TokenGenerator> generator(int positions) const override;
 
  private:
   // Sizes the activations for (B, T) if needed, checks the token ids, remembers the batch.

@@ -1,8 +1,8 @@
-// The GPT-2 kernels: one plain function per operation, forward beside backward.
+// The GPT-2 and Llama kernels: one plain function per operation, forward beside backward.
 //
 // Shapes are row-major and written in the comment above each function. N is a number of
-// rows (B*T), C channels, OC output channels, NH heads, V the real vocabulary and Vp the
-// padded one. Backward functions *accumulate* into parameter and input gradients (+=), so
+// rows (B*T), C channels, OC output channels, NH (query) heads, NKV key/value heads, hs the
+// channels of one head, V the real vocabulary and Vp the padded one. Backward functions *accumulate* into parameter and input gradients (+=), so
 // gradient accumulation needs no extra pass; callers zero gradients once (the optimizer does
 // it as it consumes them). Each kernel is instantiated for float (training) and double
 // (finite-difference tests); all are deterministic for a fixed thread count.
@@ -12,7 +12,8 @@
 
 namespace adjoint::kernels {
 
-// out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C)
+// out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C); wpe (and dwpe) may be null: no position
+// embedding (Llama).
 template <typename F>
 void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, int T, int C);
 template <typename F>
@@ -46,6 +47,78 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
 // qkv_cache (T,3C) holds rows 0..t (row t is the new position); out (C); att_row scratch (T).
 template <typename F>
 void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int C, int NH);
+
+// Causal self-attention with grouped query heads: query head h uses key/value head h / (NH/NKV),
+// shared, not copied (NH % NKV == 0). qkv (B,T,(NH+2·NKV)·hs) holds per row the NH query heads,
+// then the NKV key heads, then the NKV value heads; out (B,T,NH·hs); att (B,NH,T,T) as above.
+// attention_forward is the case NKV = NH, hs = C/NH.
+template <typename F>
+void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs);
+// dqkv accumulates; scratch holds B*NH*T elements.
+template <typename F>
+void grouped_attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B, int T, int NH,
+                                int NKV, int hs);
+// qkv_cache (T,(NH+2·NKV)·hs) holds rows 0..t; out (NH·hs); att_row scratch (T).
+template <typename F>
+void grouped_attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int NH, int NKV, int hs);
+// The same from a cache of keys and values only: q (NH·hs) of position t, kv_cache (t+1, 2·NKV·hs)
+// holding per position the NKV key heads, then the NKV value heads.
+template <typename F>
+void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* kv_cache, int t, int NH, int NKV,
+                                      int hs);
+
+// RMSNorm, RoPE and SwiGLU, like GELU below, are defined here: the generated Llama backward
+// (src/llm/llama_loss.cpp) is derived by adjc from these loops.
+
+// out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
+template <typename F>
+void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    F sum_squares = 0;
+    for (int c = 0; c < C; c++) sum_squares += inp[(std::size_t)i * C + c] * inp[(std::size_t)i * C + c];
+    const F s = 1 / std::sqrt(sum_squares / C + F(eps));
+    for (int c = 0; c < C; c++) out[(std::size_t)i * C + c] = inp[(std::size_t)i * C + c] * s * weight[c];
+    rstd[i] = s;
+  }
+}
+template <typename F>
+void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
+                      int C);
+
+// Rotary position embedding, Meta's pairing: in each of the first rotated_heads heads of a row,
+// channels (2i, 2i+1) are rotated by angle t·freq_i, cos/sin (T, hs/2) holding cos and sin of it
+// for positions 0..T-1; the other heads are copied. out, inp (B,T,heads·hs). For a packed qkv row
+// the query and key heads are rotated and the value heads copied.
+template <typename F>
+void rope_forward(F* out, const F* inp, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
+                  int hs) {
+  const int row = heads * hs, half = hs / 2;
+#pragma omp parallel for
+  for (int bt = 0; bt < B * T; bt++) {
+    const int t = bt % T;
+    for (int h = 0; h < rotated_heads; h++)
+      for (int i = 0; i < half; i++) {
+        const std::size_t j = (std::size_t)bt * row + h * hs + 2 * i;
+        const F c = cos[t * half + i], s = sin[t * half + i];
+        out[j] = inp[j] * c - inp[j + 1] * s;
+        out[j + 1] = inp[j] * s + inp[j + 1] * c;
+      }
+    for (int j = rotated_heads * hs; j < row; j++) out[(std::size_t)bt * row + j] = inp[(std::size_t)bt * row + j];
+  }
+}
+template <typename F>
+void rope_backward(F* dinp, const F* dout, const F* cos, const F* sin, int B, int T, int rotated_heads, int heads,
+                   int hs);
+
+// out (N) = silu(gate) · up, silu(a) = a·σ(a): SwiGLU between Llama's MLP matmuls.
+template <typename F>
+void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N) {
+#pragma omp parallel for simd
+  for (std::size_t i = 0; i < N; i++) out[i] = gate[i] / (1 + std::exp(-gate[i])) * up[i];
+}
+template <typename F>
+void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 
 // GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
 // backward (src/llm/gpt2_loss.cpp) is derived by adjc from these loops, so it needs their bodies.

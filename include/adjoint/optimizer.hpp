@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "adjoint/gpt2.hpp"
+#include "adjoint/model.hpp"
 
 namespace adjoint {
 
@@ -10,17 +11,17 @@ struct AdamWConfig {
   float beta1 = 0.9f;
   float beta2 = 0.95f;
   float eps = 1e-8f;
-  float weight_decay = 0.1f;  // applied to the 2-D weights only (parameter_is_decayed)
+  float weight_decay = 0.1f;  // applied to the 2-D weights only (ParameterTensor::decayed)
 };
 
 class AdamW {
  public:
-  AdamW(const GPT2& model, const AdamWConfig& config);
+  AdamW(const Model& model, const AdamWConfig& config);
 
   // One update at learning rate lr with gradients multiplied by grad_scale (the clipping
   // factor), in a single pass over memory that also zeroes the gradients for the next step.
   // step counts from 1 (bias correction).
-  void update(GPT2& model, float lr, float grad_scale, int step);
+  void update(Model& model, float lr, float grad_scale, int step);
 
   float* m() const { return m_.data(); }
   float* v() const { return v_.data(); }

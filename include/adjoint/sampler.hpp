@@ -7,14 +7,14 @@
 
 namespace adjoint {
 
-class Generator {
+class Generator : public TokenGenerator {
  public:
   explicit Generator(const GPT2& model);
 
   // Runs the token at the next position (0, 1, …) and returns the (Vp) logits that predict
   // the one after it. Throws once max_seq_len positions are used.
-  const float* feed(int token);
-  int position() const { return position_; }
+  const float* feed(int token) override;
+  int position() const override { return position_; }
   void reset() { position_ = 0; }
 
  private:

@@ -1,4 +1,4 @@
-// Token + position embedding.
+// Token + position embedding (Llama: token embedding only, wpe null).
 #include <algorithm>
 
 #include "adjoint/kernels.hpp"
@@ -13,6 +13,10 @@ void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, 
     for (int t = 0; t < T; t++) {
       F* out_bt = out + ((std::size_t)b * T + t) * C;
       const F* wte_row = wte + (std::size_t)inp[b * T + t] * C;
+      if (!wpe) {
+        for (int c = 0; c < C; c++) out_bt[c] = wte_row[c];
+        continue;
+      }
       const F* wpe_row = wpe + (std::size_t)t * C;
       for (int c = 0; c < C; c++) out_bt[c] = wte_row[c] + wpe_row[c];
     }
@@ -30,11 +34,10 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int* inp, int B, in
       for (int t = 0; t < T; t++) {
         const F* dout_bt = dout + ((std::size_t)b * T + t) * C;
         F* dwte_row = dwte + (std::size_t)inp[b * T + t] * C;
+        for (int c = c0; c < c1; c++) dwte_row[c] += dout_bt[c];
+        if (!dwpe) continue;
         F* dwpe_row = dwpe + (std::size_t)t * C;
-        for (int c = c0; c < c1; c++) {
-          dwte_row[c] += dout_bt[c];
-          dwpe_row[c] += dout_bt[c];
-        }
+        for (int c = c0; c < c1; c++) dwpe_row[c] += dout_bt[c];
       }
     }
   }

@@ -10,6 +10,7 @@
 
 #include "adjoint/kernels.hpp"
 #include "adjoint/random.hpp"
+#include "layout.hpp"
 
 namespace adjoint {
 
@@ -106,21 +107,6 @@ std::size_t total_parameters(const GPT2Config& config) {
   return n;
 }
 
-// Carves 64-byte-aligned tensors out of memory, one after another (with null memory, only counts).
-class Layout {
- public:
-  explicit Layout(float* memory) : memory_(memory) {}
-  void take(float*& slot, std::size_t count) {
-    slot = memory_ ? memory_ + used_ : nullptr;
-    used_ += (count + 15) / 16 * 16;
-  }
-  std::size_t used() const { return used_; }
-
- private:
-  float* memory_;
-  std::size_t used_ = 0;
-};
-
 void take_layer(Layout& m, LayerActivations& x, const GPT2Config& c, std::size_t B, std::size_t T) {
   const std::size_t C = c.channels, NH = c.num_heads, BT = B * T;
   m.take(x.ln1, BT * C);
@@ -195,10 +181,10 @@ std::size_t adjoint_views(ActivationTensors& d, std::vector<LayerActivations>& l
 
 }  // namespace
 
-std::size_t activation_floats(const GPT2Config& config, int B, int T) {
+std::size_t GPT2::activation_floats(int B, int T) const {
   ActivationTensors a{};
   std::vector<LayerActivations> layers;
-  return activation_views(a, layers, nullptr, config, B, T);
+  return activation_views(a, layers, nullptr, config_, B, T);
 }
 
 GPT2::GPT2(const GPT2Config& config) : config_(config) {
@@ -285,11 +271,7 @@ float GPT2::forward_backward(const int* inputs, const int* targets, int B, int T
 }
 
 void GPT2::reserve_activations(int B, int T) {
-  if (B <= 0 || T <= 0 || T > config_.max_seq_len) {
-    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                                " is out of range (1 <= T <= " +
-                                std::to_string(config_.max_seq_len) + ")");
-  }
+  check_batch_shape(B, T, config_.max_seq_len);
   if (acts_memory_.size() == 0) {
     acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
     act_B_ = B;
@@ -298,24 +280,14 @@ void GPT2::reserve_activations(int B, int T) {
   if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
     dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));
   }
-  if (B > act_B_ || T > act_T_) {
-    throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                                " exceeds the reserved B=" + std::to_string(act_B_) +
-                                " T=" + std::to_string(act_T_));
-  }
+  check_within_reserved(B, T, act_B_, act_T_);
   activation_views(acts_, layer_acts_, acts_memory_.data(), config_, B, T);
   if (dacts_memory_.size() != 0) adjoint_views(dacts_, layer_dacts_, dacts_memory_.data(), acts_, config_, B, T);
 }
 
 void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
   if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  for (std::size_t i = 0; i < (std::size_t)B * T; i++) {
-    if (inputs[i] < 0 || inputs[i] >= config_.vocab_size ||
-        (targets && (targets[i] < 0 || targets[i] >= config_.vocab_size))) {
-      throw std::invalid_argument("token id out of range for vocabulary of " +
-                                  std::to_string(config_.vocab_size));
-    }
-  }
+  check_tokens(inputs, targets, (std::size_t)B * T, config_.vocab_size);
   B_ = B;
   T_ = T;
   inputs_ = inputs;

@@ -1,76 +1,18 @@
 // The GPT-2 forward pass, written once as an ordinary function over the arenas and kernels. The
 // engine runs it for every forward; with adjc (adjoint_add_gradients in src/CMakeLists.txt) its
 // backward is also generated at build time, the kernels taking their hand-optimised backward
-// through the custom pullbacks below, except GELU and the residual add, whose backward adjc derives
-// from their loops (adjoint/kernels.hpp).
+// through the custom pullbacks of kernel_pullbacks.hpp, except GELU and the residual add, whose
+// backward adjc derives from their loops (adjoint/kernels.hpp).
 #include <adjoint/ad.hpp>
 
 #include <cstring>
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/kernels.hpp"
+#include "kernel_pullbacks.hpp"
 
 namespace adjoint {
 
-// Custom pullbacks: adjc calls them in the reverse sweep with the forward call's arguments and
-// one adjoint per floating pointer parameter. Each adds into its inputs' adjoints and then
-// clears the adjoint of the output it consumed (the output was overwritten), so buffers that
-// are reused, like the projection scratch, start every use from zero.
-// logits (N,Vp) = inp (N,C) · wte (Vp,C)ᵀ: the tied LM head, a matmul without bias.
-inline void lm_head_forward(float* logits, const float* inp, const float* wte, int N, int C, int Vp) {
-  kernels::matmul_forward(logits, inp, wte, static_cast<const float*>(nullptr), N, C, Vp);
-}
-
-namespace custom_derivatives {
-
-using namespace kernels;
-
-inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, count * sizeof(float)); }
-
-inline void encoder_forward_pullback(float*, const int* inp, const float*, const float*, int B, int T, int C,
-                                     float* d_out, float* d_wte, float* d_wpe) {
-  encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
-  clear(d_out, (std::size_t)B * T * C);
-}
-
-// mean and rstd only carry values to this pullback: their adjoints stay zero.
-inline void layernorm_forward_pullback(float*, float* mean, float* rstd, const float* inp, const float* weight,
-                                       const float*, int N, int C, float* d_out, float*, float*, float* d_inp,
-                                       float* d_weight, float* d_bias) {
-  layernorm_backward(d_inp, d_weight, d_bias, d_out, inp, weight, mean, rstd, N, C);
-  clear(d_out, (std::size_t)N * C);
-}
-
-inline void matmul_forward_pullback(float*, const float* inp, const float* weight, const float*, int N, int C, int OC,
-                                    float* d_out, float* d_inp, float* d_weight, float* d_bias) {
-  matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
-  clear(d_out, (std::size_t)N * OC);
-}
-
-// att only carries probabilities to this pullback, so its adjoint is zero on entry: its first
-// B*NH*T elements serve as the kernel's scratch and are cleared again.
-inline void attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int C, int NH,
-                                       float* d_out, float* d_att, float* d_qkv) {
-  attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, C, NH);
-  clear(d_att, (std::size_t)B * NH * T);
-  clear(d_out, (std::size_t)B * T * C);
-}
-
-// probs is written in place over the logits and only the losses are used after it, so the
-// adjoint of probs is zero and the logits' adjoint (the same memory) is written, not added to.
-inline void softmax_crossentropy_forward_pullback(float*, float* probs, const float*, const int* targets, int N, int V,
-                                                  int Vp, float* d_losses, float*, float* d_logits) {
-  softmax_crossentropy_backward(d_logits, probs, targets, d_losses, N, V, Vp);
-  clear(d_losses, (std::size_t)N);
-}
-
-inline void lm_head_forward_pullback(float*, const float* inp, const float* wte, int N, int C, int Vp, float* d_logits,
-                                     float* d_inp, float* d_wte) {
-  matmul_backward(d_inp, d_wte, static_cast<float*>(nullptr), d_logits, inp, wte, N, C, Vp);
-  clear(d_logits, (std::size_t)N * Vp);
-}
-
-}  // namespace custom_derivatives
 
 using namespace kernels;
 
@@ -98,7 +40,7 @@ void gpt2_logits(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors
     residual_forward(a.residual + (l + 1) * NC, a.layers[l].residual2, a.proj, NC);
   }
   layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual + L * NC, p.lnfw, p.lnfb, N, C);
-  lm_head_forward(a.probs, a.lnf, p.wte, N, C, Vp);
+  linear_forward(a.probs, a.lnf, p.wte, N, C, Vp);
 }
 
 // Mean cross-entropy of GPT-2 on inputs/targets (B,T).

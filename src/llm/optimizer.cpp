@@ -5,26 +5,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace adjoint {
 
-AdamW::AdamW(const GPT2& model, const AdamWConfig& config)
+AdamW::AdamW(const Model& model, const AdamWConfig& config)
     : config_(config), m_(model.num_parameters()), v_(model.num_parameters()) {}
 
-void AdamW::update(GPT2& model, float lr, float grad_scale, int step) {
+void AdamW::update(Model& model, float lr, float grad_scale, int step) {
   const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.eps;
   // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps).
   const float step_size = lr / (1.0f - std::pow(b1, float(step)));
   const float inv_sqrt_bias2 = 1.0f / std::sqrt(1.0f - std::pow(b2, float(step)));
-  const auto sizes = parameter_sizes(model.config());
+  const std::vector<ParameterTensor> tensors = model.parameter_tensors();
   float* params = model.params_memory();
   float* grads = model.grads_memory();
   float* m = m_.data();
   float* v = v_.data();
   std::size_t offset = 0;
-  for (int t = 0; t < kNumParameterTensors; t++) {
-    const float keep = 1.0f - lr * (parameter_is_decayed(t) ? config_.weight_decay : 0.0f);
-    const std::size_t end = offset + sizes[t];
+  for (const ParameterTensor& tensor : tensors) {
+    const float keep = 1.0f - lr * (tensor.decayed ? config_.weight_decay : 0.0f);
+    const std::size_t end = offset + tensor.size;
 #pragma omp parallel for simd schedule(static)
     for (std::size_t i = offset; i < end; i++) {
       const float g = grads[i] * grad_scale;

@@ -116,6 +116,91 @@ TEST(KernelGradients, Attention) {
   expect_gradient("qkv", qkv, dqkv, loss);
 }
 
+// Grouped query heads: NH=6 query heads on NKV=2 and 3 key/value heads (and 6, GPT-2's case);
+// every key/value head receives gradient from several query heads.
+TEST(KernelGradients, GroupedAttention) {
+  for (const int NKV : {2, 3, 6}) {
+    adjoint::Rng rng(40 + NKV);
+    const int B = 2, T = 5, NH = 6, hs = 4;
+    Vec qkv = random_vec(B * T * (NH + 2 * NKV) * hs, rng), r = random_vec(B * T * NH * hs, rng);
+    Vec out(B * T * NH * hs), att(B * NH * T * T);
+    auto loss = [&] {
+      grouped_attention_forward(out.data(), att.data(), qkv.data(), B, T, NH, NKV, hs);
+      return dot(out, r);
+    };
+    loss();
+    Vec dqkv(qkv.size()), scratch(B * NH * T);
+    grouped_attention_backward(dqkv.data(), scratch.data(), r.data(), qkv.data(), att.data(), B, T, NH, NKV, hs);
+    expect_gradient("qkv NKV=" + std::to_string(NKV), qkv, dqkv, loss);
+  }
+}
+
+TEST(KernelGradients, GroupedAttentionAtOnePositionMatchesTheFullPass) {
+  adjoint::Rng rng(45);
+  const int T = 4, NH = 6, NKV = 2, hs = 4, C = NH * hs;
+  Vec qkv = random_vec(T * (NH + 2 * NKV) * hs, rng), out(T * C), att(NH * T * T), one(C), att_row(T);
+  grouped_attention_forward(out.data(), att.data(), qkv.data(), 1, T, NH, NKV, hs);
+  for (int t = 0; t < T; t++) {
+    grouped_attention_forward_position(one.data(), att_row.data(), qkv.data(), t, NH, NKV, hs);
+    for (int i = 0; i < C; i++) EXPECT_NEAR(one[i], out[t * C + i], 1e-12) << "position " << t;
+  }
+}
+
+TEST(KernelGradients, RmsNorm) {
+  adjoint::Rng rng(9);
+  const int N = 4, C = 7;
+  Vec x = random_vec(N * C, rng, 2.0), w = random_vec(C, rng), r = random_vec(N * C, rng), out(N * C), rstd(N);
+  auto loss = [&] {
+    rmsnorm_forward(out.data(), rstd.data(), x.data(), w.data(), N, C, 1e-5f);
+    return dot(out, r);
+  };
+  loss();
+  Vec dx(N * C), dw(C);
+  rmsnorm_backward(dx.data(), dw.data(), r.data(), x.data(), w.data(), rstd.data(), N, C);
+  expect_gradient("inp", x, dx, loss);
+  expect_gradient("weight", w, dw, loss);
+}
+
+// Three heads per row, the first two rotated (a packed q, k, v of one head each).
+TEST(KernelGradients, Rope) {
+  adjoint::Rng rng(10);
+  const int B = 2, T = 3, heads = 3, rotated = 2, hs = 6;
+  Vec x = random_vec(B * T * heads * hs, rng), r = random_vec(x.size(), rng), out(x.size());
+  Vec cos(T * hs / 2), sin(T * hs / 2);
+  for (int t = 0; t < T; t++)
+    for (int i = 0; i < hs / 2; i++) {
+      cos[t * hs / 2 + i] = std::cos(t * (1.0 + i));
+      sin[t * hs / 2 + i] = std::sin(t * (1.0 + i));
+    }
+  auto loss = [&] {
+    rope_forward(out.data(), x.data(), cos.data(), sin.data(), B, T, rotated, heads, hs);
+    return dot(out, r);
+  };
+  loss();
+  // Meta's pairing: channels 0 and 1 of a head are one complex number.
+  const double angle = 2 * 1.0;  // position 2, pair 0
+  EXPECT_NEAR(out[2 * heads * hs], x[2 * heads * hs] * std::cos(angle) - x[2 * heads * hs + 1] * std::sin(angle),
+              1e-12);
+  EXPECT_EQ(out[(rotated)*hs], x[(rotated)*hs]);  // value heads are copied
+  Vec dx(x.size());
+  rope_backward(dx.data(), r.data(), cos.data(), sin.data(), B, T, rotated, heads, hs);
+  expect_gradient("inp", x, dx, loss);
+}
+
+TEST(KernelGradients, SwiGlu) {
+  adjoint::Rng rng(11);
+  const int N = 30;
+  Vec gate = random_vec(N, rng, 3.0), up = random_vec(N, rng), r = random_vec(N, rng), out(N);
+  auto loss = [&] {
+    swiglu_forward(out.data(), gate.data(), up.data(), N);
+    return dot(out, r);
+  };
+  Vec dgate(N), dup(N);
+  swiglu_backward(dgate.data(), dup.data(), r.data(), gate.data(), up.data(), N);
+  expect_gradient("gate", gate, dgate, loss);
+  expect_gradient("up", up, dup, loss);
+}
+
 TEST(KernelGradients, Gelu) {
   adjoint::Rng rng(5);
   const int N = 40;

@@ -169,9 +169,9 @@ def random_tokens(cfg, count, seed):
     return np.random.default_rng(seed).integers(0, cfg.vocab_size, count)
 
 
-def to_torch(params, dtype, requires_grad=False):
+def to_torch(params, dtype, requires_grad=False, names=PARAM_NAMES):
     return {name: torch.tensor(params[name], dtype=dtype, requires_grad=requires_grad)
-            for name in PARAM_NAMES}
+            for name in names}
 
 
 def gpt2_loss(cfg, p, inputs, targets):
@@ -271,25 +271,26 @@ def batch_starts(num_tokens, B, T, steps):
     return starts
 
 
-def make_adamw(p, s):
-    groups = [{"params": [p[n] for n in PARAM_NAMES if n in DECAYED],
-               "weight_decay": s.weight_decay},
-              {"params": [p[n] for n in PARAM_NAMES if n not in DECAYED], "weight_decay": 0.0}]
+def make_adamw(p, s, decayed=DECAYED):
+    groups = [{"params": [t for n, t in p.items() if n in decayed], "weight_decay": s.weight_decay},
+              {"params": [t for n, t in p.items() if n not in decayed], "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=s.lr, betas=(s.beta1, s.beta2), eps=s.eps)
 
 
-def train(cfg, params, tokens, s, dtype=torch.float64, optimizer_factory=make_adamw):
+def train(cfg, params, tokens, s, dtype=torch.float64, optimizer_factory=make_adamw, loss_fn=gpt2_loss,
+          names=PARAM_NAMES):
     """Runs s.steps AdamW steps as `adjoint train` does. Returns one dict per step with the
-    loss before the update, the lr used and the global gradient norm before clipping."""
+    loss before the update, the lr used and the global gradient norm before clipping. loss_fn and
+    names (the parameter tensors) default to GPT-2's; llama_reference passes Llama's."""
     if len(tokens) < s.B * s.T + 1:
         raise ValueError("token file shorter than one batch")
-    p = to_torch(params, dtype, requires_grad=True)
+    p = to_torch(params, dtype, requires_grad=True, names=names)
     optimizer = optimizer_factory(p, s)
     log = []
     for step, start in enumerate(batch_starts(len(tokens), s.B, s.T, s.steps)):
         inputs, targets = batch(tokens, start, s.B, s.T)
         optimizer.zero_grad(set_to_none=True)
-        loss = gpt2_loss(cfg, p, inputs, targets)
+        loss = loss_fn(cfg, p, inputs, targets)
         loss.backward()
         # clip_grad_norm_ returns the norm before clipping; an infinite limit never clips.
         norm = torch.nn.utils.clip_grad_norm_(list(p.values()),

@@ -1,0 +1,92 @@
+// Custom pullbacks of the kernels whose hand-written backward the generated GPT-2 and Llama
+// backward passes keep (gpt2_loss.cpp, llama_loss.cpp include this before their forward).
+#pragma once
+#include <adjoint/ad.hpp>
+
+#include <cstring>
+
+#include "adjoint/kernels.hpp"
+
+namespace adjoint {
+
+// Custom pullbacks: adjc calls them in the reverse sweep with the forward call's arguments and
+// one adjoint per floating pointer parameter. Each adds into its inputs' adjoints and then
+// clears the adjoint of the output it consumed (the output was overwritten), so buffers that
+// are reused, like the projection scratch, start every use from zero.
+// Kernels called without their optional inputs, as functions adjc can call (it does not take a
+// null pointer cast as an argument). out (N,OC) = inp (N,C) · weight (OC,C)ᵀ: a matmul without
+// bias (GPT-2's tied LM head, all of Llama's projections).
+inline void linear_forward(float* out, const float* inp, const float* weight, int N, int C, int OC) {
+  kernels::matmul_forward(out, inp, weight, static_cast<const float*>(nullptr), N, C, OC);
+}
+// out (B,T,C) = wte[inp[b,t]]: the token embedding without position embedding (Llama).
+inline void embedding_forward(float* out, const int* inp, const float* wte, int B, int T, int C) {
+  kernels::encoder_forward(out, inp, wte, static_cast<const float*>(nullptr), B, T, C);
+}
+
+namespace custom_derivatives {
+
+using namespace kernels;
+
+inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, count * sizeof(float)); }
+
+inline void encoder_forward_pullback(float*, const int* inp, const float*, const float*, int B, int T, int C,
+                                     float* d_out, float* d_wte, float* d_wpe) {
+  encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
+  clear(d_out, (std::size_t)B * T * C);
+}
+
+// mean and rstd only carry values to this pullback: their adjoints stay zero.
+inline void layernorm_forward_pullback(float*, float* mean, float* rstd, const float* inp, const float* weight,
+                                       const float*, int N, int C, float* d_out, float*, float*, float* d_inp,
+                                       float* d_weight, float* d_bias) {
+  layernorm_backward(d_inp, d_weight, d_bias, d_out, inp, weight, mean, rstd, N, C);
+  clear(d_out, (std::size_t)N * C);
+}
+
+inline void matmul_forward_pullback(float*, const float* inp, const float* weight, const float*, int N, int C, int OC,
+                                    float* d_out, float* d_inp, float* d_weight, float* d_bias) {
+  matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
+  clear(d_out, (std::size_t)N * OC);
+}
+
+// att only carries probabilities to this pullback, so its adjoint is zero on entry: its first
+// B*NH*T elements serve as the kernel's scratch and are cleared again.
+inline void attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int C, int NH,
+                                       float* d_out, float* d_att, float* d_qkv) {
+  attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, C, NH);
+  clear(d_att, (std::size_t)B * NH * T);
+  clear(d_out, (std::size_t)B * T * C);
+}
+
+// The same for grouped query heads (att's adjoint again serves as scratch).
+inline void grouped_attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int NH, int NKV,
+                                               int hs, float* d_out, float* d_att, float* d_qkv) {
+  grouped_attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, NH, NKV, hs);
+  clear(d_att, (std::size_t)B * NH * T);
+  clear(d_out, (std::size_t)B * T * NH * hs);
+}
+
+// probs is written in place over the logits and only the losses are used after it, so the
+// adjoint of probs is zero and the logits' adjoint (the same memory) is written, not added to.
+inline void softmax_crossentropy_forward_pullback(float*, float* probs, const float*, const int* targets, int N, int V,
+                                                  int Vp, float* d_losses, float*, float* d_logits) {
+  softmax_crossentropy_backward(d_logits, probs, targets, d_losses, N, V, Vp);
+  clear(d_losses, (std::size_t)N);
+}
+
+inline void linear_forward_pullback(float*, const float* inp, const float* weight, int N, int C, int OC, float* d_out,
+                                    float* d_inp, float* d_weight) {
+  matmul_backward(d_inp, d_weight, static_cast<float*>(nullptr), d_out, inp, weight, N, C, OC);
+  clear(d_out, (std::size_t)N * OC);
+}
+
+inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,
+                                       float* d_wte) {
+  encoder_backward(d_wte, static_cast<float*>(nullptr), d_out, inp, B, T, C);
+  clear(d_out, (std::size_t)B * T * C);
+}
+
+}  // namespace custom_derivatives
+
+}  // namespace adjoint

@@ -1,0 +1,204 @@
+// The Llama engine's configs, files and KV-free checks (its gradients are checked against PyTorch
+// in tests/pytorch/test_llama_grad.py, its kernels in test_kernels.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "adjoint/llama.hpp"
+#include "adjoint/llama_file.hpp"
+#include "../common/command_test.hpp"
+#include "../common/random_tokens.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using adjoint::Llama;
+using adjoint::LlamaConfig;
+
+LlamaConfig tiny_config() {
+  LlamaConfig c;
+  c.max_seq_len = 12, c.vocab_size = 53, c.num_layers = 2, c.num_heads = 6, c.num_kv_heads = 2, c.channels = 24;
+  c.multiple_of = 16;
+  return c;
+}
+
+std::string temp_path(const std::string& name) {
+  return (fs::temp_directory_path() / ("adjoint_llama_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// Meta's published shapes: hidden sizes 8192 (3.2 1B) and 14336 (3.1 8B), parameter counts.
+TEST(LlamaConfig, PublishedShapes) {
+  const LlamaConfig small = adjoint::llama_config_from_name("llama3.2-1B");
+  EXPECT_EQ(adjoint::llama_hidden_size(small), 8192);
+  std::size_t n = 0;
+  for (std::size_t s : adjoint::parameter_sizes(small)) n += s;
+  EXPECT_EQ(n, 1235814400u);  // 1.24B, tied head
+  const LlamaConfig big = adjoint::llama_config_from_name("llama3.1-8B");
+  EXPECT_EQ(adjoint::llama_hidden_size(big), 14336);
+  n = 0;
+  for (std::size_t s : adjoint::parameter_sizes(big)) n += s;
+  EXPECT_EQ(n, 8030261248u);  // 8.03B, untied head
+  const LlamaConfig bench = adjoint::llama_config_from_name("llama3-bench");
+  EXPECT_EQ(adjoint::llama_hidden_size(bench), 2048);
+  EXPECT_EQ(bench.num_kv_heads, 4);
+  const LlamaConfig d4 = adjoint::llama_config_from_name("llama-d4");
+  EXPECT_EQ(d4.channels, 256);
+  EXPECT_EQ(d4.num_kv_heads, 2);
+  EXPECT_THROW(adjoint::llama_config_from_name("llama-dx"), std::invalid_argument);
+  EXPECT_THROW(adjoint::llama_config_from_name("llama-d0"), std::invalid_argument);
+  LlamaConfig bad = tiny_config();
+  bad.num_kv_heads = 4;  // 6 % 4 != 0
+  EXPECT_THROW(Llama{bad}, std::invalid_argument);
+}
+
+TEST(LlamaFile, RoundTripAndDefects) {
+  Llama model(tiny_config());
+  model.init_random(5);
+  const std::string path = temp_path("model.bin");
+  adjoint::save_llama_file(path, model.config(), model.params_memory());
+  EXPECT_EQ(adjoint::file_magic(path), adjoint::kLlamaFileMagic);
+  auto loaded = adjoint::load_llama(path);
+  ASSERT_EQ(loaded->num_parameters(), model.num_parameters());
+  for (std::size_t i = 0; i < model.num_parameters(); i++) ASSERT_EQ(loaded->params_memory()[i], model.params_memory()[i]);
+  const auto size = fs::file_size(path);
+
+  auto expect_error = [&](const std::string& what) {
+    try {
+      adjoint::load_llama(path);
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(path), std::string::npos) << message;
+      EXPECT_NE(message.find(what), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  };
+  fs::resize_file(path, size - 4);
+  expect_error("truncated");
+  fs::resize_file(path, size + 4);
+  expect_error("wrong size");
+  auto patch_int = [&](int index, std::int32_t value) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4 * index);
+    f.write(reinterpret_cast<const char*>(&value), 4);
+  };
+  fs::resize_file(path, size);
+  patch_int(1, 5);
+  expect_error("bf16");
+  patch_int(1, 3);
+  patch_int(6, 4);  // 6 query heads on 4 key/value heads
+  expect_error("num_kv_heads");
+  patch_int(6, 2);
+  patch_int(3, 1 << 30);  // a lying vocabulary: rejected before anything is allocated
+  expect_error("V <= 2^24");
+  patch_int(3, 1 << 20);
+  expect_error("truncated");
+  patch_int(0, 20240326);
+  expect_error("not a Llama model file");
+  fs::remove(path);
+}
+
+// A tied head's file repeats wte in the LM head slot (llm.c's layout always has one).
+TEST(LlamaFile, TiedHeadFileHasTheHeadSlot) {
+  LlamaConfig c = tiny_config();
+  c.tied_head = true;
+  Llama model(c);
+  model.init_random(6);
+  const std::string path = temp_path("tied.bin");
+  adjoint::save_llama_file(path, c, model.params_memory());
+  EXPECT_EQ(fs::file_size(path), 2048 + 4 * (model.num_parameters() + (std::size_t)c.vocab_size * c.channels));
+  auto loaded = adjoint::load_llama(path);
+  EXPECT_TRUE(loaded->config().tied_head);
+  EXPECT_EQ(loaded->params().lm_head, loaded->params().wte);
+  fs::remove(path);
+}
+
+TEST(Llama, ShorterBatchesReuseTheArenaAndRopeTable) {
+  Llama model(tiny_config());
+  model.init_random(7);
+  const std::vector<int> tokens = random_tokens(2 * 12 + 1, 53, 8);
+  model.reserve_activations(2, 12);
+  const float full = model.forward(tokens.data(), tokens.data() + 1, 1, 5);
+  Llama fresh(tiny_config());
+  fresh.init_random(7);
+  EXPECT_EQ(fresh.forward(tokens.data(), tokens.data() + 1, 1, 5), full);
+  EXPECT_THROW(model.forward(tokens.data(), tokens.data() + 1, 1, 13), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// The KV cache holds NKV key/value heads; its logits equal the full forward's at every position.
+TEST(Llama, KvCacheLogitsMatchFullForward) {
+  LlamaConfig c = tiny_config();
+  c.use_scaled_rope = true;
+  c.rope_original_context = 8;
+  c.rope_theta = 10000.0f;
+  Llama model(c);
+  model.init_random(9);
+  const int T = 12;
+  const std::vector<int> tokens = random_tokens(T, c.vocab_size, 10);
+  model.forward(tokens.data(), nullptr, 1, T);
+  const std::vector<float> full(model.logits(), model.logits() + (std::size_t)T * c.vocab_size);
+  adjoint::LlamaGenerator generator(model, T);
+  for (int t = 0; t < T; t++) {
+    const float* logits = generator.feed(tokens[t]);
+    for (int v = 0; v < c.vocab_size; v++) {
+      ASSERT_NEAR(logits[v], full[(std::size_t)t * c.vocab_size + v], 1e-5f) << "position " << t << " token " << v;
+    }
+  }
+  EXPECT_THROW(generator.feed(0), std::out_of_range);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace command_test;
+
+// `adjoint sample` on a Llama file: token ids through the KV cache; --prompt is refused in one line.
+TEST(LlamaCommand, SamplePrintsTokenIds) {
+  TempDir dir;
+  Llama model(tiny_config());
+  model.init_random(11);
+  adjoint::save_llama_file(dir / "sample.bin", model.config(), model.params_memory());
+  const Output out = run_output(adjoint_bin() + " sample --model " + (dir / "sample.bin") + " -n 5 --seed 2", dir);
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_EQ(std::count(out.out.begin(), out.out.end(), '['), 5) << out.out;
+  const Output refused = run_output(adjoint_bin() + " sample --model " + (dir / "sample.bin") + " --prompt hi", dir);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("--prompt"), std::string::npos) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+}
+
+// Training a Llama (manual backward) resumes bit-identically, through its own training-state file.
+TEST(LlamaCommand, ResumeIsBitIdentical) {
+  TempDir dir;
+  Llama model(tiny_config());
+  model.init_random(12);
+  adjoint::save_llama_file(dir / "init.bin", model.config(), model.params_memory());
+  expect_resume_bit_identical(dir, dir / "init.bin", tiny_config().vocab_size, "--backward manual");
+  EXPECT_EQ(adjoint::file_magic(dir / "full/state.bin"), adjoint::kLlamaStateMagic);
+  EXPECT_EQ(adjoint::file_magic(dir / "full/model.bin"), adjoint::kLlamaFileMagic);
+}
+
+// A named Llama config trains with the default flags (adjc's backward where the build has it).
+TEST(LlamaCommand, TrainsFromAConfigName) {
+  TempDir dir;
+  adjoint::write_token_file(dir / "train.bin", random_tokens(200, 1000, 3), 1000);
+  const Output out = run_output(adjoint_bin() + " train --model llama-d1 --train-tokens " + (dir / "train.bin") +
+                                    " -B 1 -T 8 --steps 2 --sample-tokens 2 --out " + (dir / "run"), dir);
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_NE(out.out.find("Llama L=1"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(adjoint::have_generated_backward() ? "generated backward" : "manual backward"),
+            std::string::npos)
+      << out.out;
+}
+
+}  // namespace
