@@ -31,7 +31,7 @@ int start_token(const GPT2Config& config) {
 void generate(const GPT2& model, std::span<const int> context, int count, const SamplingOptions& sampling,
               Rng& rng, const std::function<void(int)>& on_token) {
   const GPT2Config& c = model.config();
-  Generator generator(model);
+  Generator generator(model, int(context.size()) + count);
   const float* logits = nullptr;
   for (int token : context) logits = generator.feed(token);
   for (int i = 0; i < count; i++) {

