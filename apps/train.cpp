@@ -95,7 +95,9 @@ class TrainingLog {
       }
     }
     file_ = std::fopen(path_.c_str(), keep > 0 ? "r+b" : "wb");
-    if (!file_ || ::ftruncate(fileno(file_), off_t(keep)) != 0 || std::fseek(file_, 0, SEEK_END) != 0) fail();
+    if (!file_ || (keep > 0 && ::ftruncate(fileno(file_), off_t(keep)) != 0) || std::fseek(file_, 0, SEEK_END) != 0) {
+      fail();
+    }
   }
   ~TrainingLog() {
     if (file_) std::fclose(file_);
@@ -228,9 +230,9 @@ void run_training(const TrainOptions& o) {
   remove_stale_checkpoints(o.out);
   const GPT2Config& c = model->config();
   check_free_space(o.out, checkpoint_bytes(c), "a checkpoint");
-  // A new run replaces the folder's previous run, checkpoint and log together.
-  if (o.resume.empty()) remove_checkpoint(o.out);
+  // A new run replaces the folder's previous run, log and checkpoint together.
   TrainingLog log(o.out + "/log.jsonl", start_step);
+  if (o.resume.empty()) remove_checkpoint(o.out);
   const std::string engine_name = engine == Engine::tensor ? "tensor engine" : "arrays engine, " + o.backward + " backward";
   std::printf("model: L=%d NH=%d C=%d V=%d maxT=%d, %.2fM parameters; B=%d T=%d accum=%d, %d steps, %s\n",
               c.num_layers, c.num_heads, c.channels, c.vocab_size, c.max_seq_len,

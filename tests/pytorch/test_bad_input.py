@@ -157,7 +157,19 @@ def command_cases(w, model, tokens):
          e(f"adjoint: error: {w / 'big_id.bin'}: token 70 at position 5 is outside the model's vocabulary of 67 tokens")),
         ("grad --out the model", ["grad", "--model", model, "--tokens", tokens, "--out", model],
          e(f"adjoint: error: --out {model} is an input file; the gradients would overwrite it")),
-    ]
+    ] + full_disk_cases(w, train, model)
+
+
+def full_disk_cases(w, train, model):
+    """A log on a full disk (/dev/full, where every write fails with ENOSPC) stops the run."""
+    if not Path("/dev/full").exists():
+        print("SKIPPED: no /dev/full: the full-disk case is not run")
+        return []
+    (w / "full_disk").mkdir()
+    (w / "full_disk" / "log.jsonl").symlink_to("/dev/full")
+    log = w / "full_disk" / "log.jsonl"
+    return [("log on a full disk", [*train, "--model", model, "--out", w / "full_disk"],
+             re.escape(f"adjoint: error: cannot write {log}: No space left on device"))]
 
 
 def limit_memory():
