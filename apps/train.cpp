@@ -359,13 +359,16 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("-B,--batch", o->B, "Batch size")->check(whole_number(1))->capture_default_str();
   cmd->add_option("-T,--seq-len", o->T, "Sequence length")->check(whole_number(1))->capture_default_str();
   cmd->add_option("--steps", o->steps, "Optimizer steps")->check(whole_number(1))->capture_default_str();
-  cmd->add_option("--grad-accum", o->grad_accum, "Micro-batches per step")->check(whole_number(1))->capture_default_str();
+  cmd->add_option("--grad-accum", o->grad_accum, "Micro-batches per step")
+      ->check(whole_number(1))->capture_default_str();
   cmd->add_option("--lr", o->lr, "Peak learning rate")->check(real_number(0, INFINITY))->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Linear warmup steps")->check(whole_number(0))->capture_default_str();
   cmd->add_option("--lr-min-fraction", o->lr_min_fraction, "Final LR as a fraction of the peak (cosine)")
       ->check(real_number(0, 1))->capture_default_str();
-  cmd->add_option("--beta1", o->adamw.beta1, "AdamW beta1")->check(real_number(0, 1, false, true))->capture_default_str();
-  cmd->add_option("--beta2", o->adamw.beta2, "AdamW beta2")->check(real_number(0, 1, false, true))->capture_default_str();
+  cmd->add_option("--beta1", o->adamw.beta1, "AdamW beta1")
+      ->check(real_number(0, 1, false, true))->capture_default_str();
+  cmd->add_option("--beta2", o->adamw.beta2, "AdamW beta2")
+      ->check(real_number(0, 1, false, true))->capture_default_str();
   cmd->add_option("--eps", o->adamw.eps, "AdamW epsilon")->check(real_number(0, INFINITY, true))->capture_default_str();
   cmd->add_option("--weight-decay", o->adamw.weight_decay, "AdamW weight decay (2-D weights only)")
       ->check(real_number(0, INFINITY))->capture_default_str();
@@ -380,7 +383,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--val-steps", o->val_steps, "Validation batches")->check(whole_number(1))->capture_default_str();
   cmd->add_option("--sample-every", o->sample_every, "Sample every N steps (0 = only at the end)")
       ->check(whole_number(0))->capture_default_str();
-  cmd->add_option("--sample-tokens", o->sample_tokens, "Tokens per sample")->check(whole_number(0))->capture_default_str();
+  cmd->add_option("--sample-tokens", o->sample_tokens, "Tokens per sample")
+      ->check(whole_number(0))->capture_default_str();
   cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save a checkpoint every N steps (0 = only at the end)")
       ->check(whole_number(0))->capture_default_str();
   cmd->add_option("--stop-at", o->stop_at, "Stop (with a checkpoint) after this step, as if interrupted")

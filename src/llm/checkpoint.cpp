@@ -234,7 +234,9 @@ void save_checkpoint(const std::string& dir, const GPT2& model, const AdamW& opt
                      const TrainingProgress& progress) {
   const fs::path root = dir;
   const std::string name = checkpoint_folder_name(progress.step), previous = latest_checkpoint(root);
-  if (name == previous) throw std::logic_error(dir + " already holds the checkpoint of step " + std::to_string(progress.step));
+  if (name == previous) {
+    throw std::logic_error(dir + " already holds the checkpoint of step " + std::to_string(progress.step));
+  }
   const fs::path tmp = root / (name + ".tmp");
   fs::remove_all(tmp);
   fs::remove_all(root / name);  // left by a crash before latest pointed to it

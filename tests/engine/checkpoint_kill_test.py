@@ -2,10 +2,11 @@
 
 Each kill lands while a checkpoint is being written (the script waits for a checkpoint-*.tmp folder
 to appear, then kills after a random few milliseconds). After every kill, model.bin and state.bin
-must hold the parameters of one step; while a run is going, a second run into its folder must be
-refused. At the end there must be no temporaries and one checkpoint folder, and model.bin,
-state.bin and the log's steps must equal those of a run that was never interrupted.
+must hold the parameters of one step. A run into a folder whose lock is held must be refused. At
+the end there must be no temporaries and one checkpoint folder, and model.bin, state.bin and the
+log's steps must equal those of a run that was never interrupted.
 Usage: checkpoint_kill_test.py ADJOINT [KILLS]"""
+import fcntl
 import json
 import os
 import random
@@ -52,6 +53,14 @@ def train_steps(log):
     return [{k: v for k, v in r.items() if k not in ("ms", "tok_per_s")} for r in records]
 
 
+def temporaries(out):
+    """The names of out's "*.tmp" entries (a checkpoint being written)."""
+    try:
+        return {p.name for p in out.iterdir() if p.name.endswith(".tmp")}
+    except FileNotFoundError:
+        return set()
+
+
 def pair_problem(out):
     """None if out's model.bin and state.bin hold the same parameters (or neither exists)."""
     model, state = out / "model.bin", out / "state.bin"
@@ -67,6 +76,22 @@ def pair_problem(out):
     return None
 
 
+def busy_folder_problems(adjoint, folder, out):
+    """While this script holds out/train.lock as a run would, a run into out must be refused."""
+    out.mkdir()
+    with open(out / "train.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        second = subprocess.run(train_command(adjoint, folder, out, False), capture_output=True, text=True)
+    expected = (f"adjoint: error: {out} is in use by another `adjoint train` (pid {os.getpid()}); wait for it to "
+                "finish or choose another --out\n")
+    # (The line before it says that the empty --bpe-dir has no tokenizer.)
+    if second.returncode == 0 or not second.stderr.endswith(expected):
+        return [f"a run into a busy folder: exit {second.returncode}, stderr {second.stderr!r}"]
+    return []
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(f"usage: {sys.argv[0]} ADJOINT [KILLS]")
@@ -80,23 +105,21 @@ def main():
         full, out = folder / "full", folder / "killed"
         subprocess.run(train_command(adjoint, folder, full, False), check=True, capture_output=True)
 
-        checked_lock = False
+        failures += busy_folder_problems(adjoint, folder, out)
         for kill in range(kills):
+            left_by_kill = temporaries(out)
             process = subprocess.Popen(train_command(adjoint, folder, out, (out / "state.bin").exists()),
                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            # The run removes what the last kill left, then writes a checkpoint of its own.
             deadline = time.monotonic() + 60
-            while process.poll() is None and time.monotonic() < deadline and not (
-                    out.is_dir() and any(p.name.endswith(".tmp") for p in out.iterdir())):
+            while process.poll() is None and time.monotonic() < deadline and left_by_kill & temporaries(out):
+                time.sleep(0.0005)
+            while process.poll() is None and time.monotonic() < deadline and not temporaries(out):
                 time.sleep(0.0005)
             if process.poll() is not None:
                 failures.append(f"kill {kill}: the run ended before a checkpoint was being written "
                                 f"(exit {process.returncode}): {process.stderr.read()!r}")
                 break
-            if not checked_lock:
-                second = subprocess.run(train_command(adjoint, folder, out, False), capture_output=True, text=True)
-                if second.returncode == 0 or "is in use by another `adjoint train`" not in second.stderr:
-                    failures.append(f"a second run into a busy folder: exit {second.returncode}, {second.stderr!r}")
-                checked_lock = True
             time.sleep(rng.uniform(0, 0.01))
             process.send_signal(signal.SIGKILL)
             process.wait()

@@ -254,7 +254,8 @@ TEST(Train, ResumeIsBitIdentical) {
   ASSERT_EQ(0, full.status) << full.err;
   const Output first = run_output(common + init + " --out " + (dir / "split") + " --stop-at 5", dir);
   ASSERT_EQ(0, first.status) << first.err;
-  const Output resumed = run_output(common + " --out " + (dir / "split") + " --resume " + (dir / "split/state.bin"), dir);
+  const Output resumed =
+      run_output(common + " --out " + (dir / "split") + " --resume " + (dir / "split/state.bin"), dir);
   ASSERT_EQ(0, resumed.status) << resumed.err;
   EXPECT_TRUE(read_bytes(dir / "full/model.bin") == read_bytes(dir / "split/model.bin")) << "model.bin differs";
   EXPECT_TRUE(read_bytes(dir / "full/state.bin") == read_bytes(dir / "split/state.bin")) << "state.bin differs";

@@ -101,26 +101,32 @@ def command_cases(w, model, tokens):
     flag = lambda name, text: rf"adjoint: error: {e(name)}: {e(text)} \(see --help\)"
     return [
         ("train --lr nan", [*train, "--model", model, "--lr", "nan"], flag("--lr", "nan is not a finite number >= 0")),
-        ("train --eps nan", [*train, "--model", model, "--eps", "nan"], flag("--eps", "nan is not a finite number > 0")),
+        ("train --eps nan", [*train, "--model", model, "--eps", "nan"],
+         flag("--eps", "nan is not a finite number > 0")),
         ("train --beta1 nan", [*train, "--model", model, "--beta1", "nan"],
          flag("--beta1", "nan is not a finite number in [0, 1)")),
-        ("train --beta1 1", [*train, "--model", model, "--beta1", "1"], flag("--beta1", "1 is not a finite number in [0, 1)")),
-        ("train --beta2 1", [*train, "--model", model, "--beta2", "1"], flag("--beta2", "1 is not a finite number in [0, 1)")),
+        ("train --beta1 1", [*train, "--model", model, "--beta1", "1"],
+         flag("--beta1", "1 is not a finite number in [0, 1)")),
+        ("train --beta2 1", [*train, "--model", model, "--beta2", "1"],
+         flag("--beta2", "1 is not a finite number in [0, 1)")),
         ("train --weight-decay inf", [*train, "--model", model, "--weight-decay", "inf"],
          flag("--weight-decay", "inf is not a finite number >= 0")),
         ("train --grad-clip -1", [*train, "--model", model, "--grad-clip", "-1"],
          flag("--grad-clip", "-1 is not a finite number >= 0")),
-        ("train --lr 1e999", [*train, "--model", model, "--lr", "1e999"], flag("--lr", "1e999 is not a finite number >= 0")),
+        ("train --lr 1e999", [*train, "--model", model, "--lr", "1e999"],
+         flag("--lr", "1e999 is not a finite number >= 0")),
         ("train -B 0", [*train, "--model", model, "-B", "0"], flag("--batch", "0 is not a whole number >= 1")),
         ("train -B abc", [*train, "--model", model, "-B", "abc"], flag("--batch", "abc is not a whole number >= 1")),
         ("train -B 2^40", [*train, "--model", model, "-B", 2**40],
          flag("--batch", f"{2**40} is not a whole number in [1, 2147483647]")),
-        ("train --steps -1", [*train, "--model", model, "--steps", "-1"], flag("--steps", "-1 is not a whole number >= 1")),
+        ("train --steps -1", [*train, "--model", model, "--steps", "-1"],
+         flag("--steps", "-1 is not a whole number >= 1")),
         ("train --skip-nonfinite -1", [*train, "--model", model, "--skip-nonfinite", "-1"],
          flag("--skip-nonfinite", "-1 is not a whole number >= 0")),
         ("sample --temperature nan", ["sample", "--model", model, "--temperature", "nan"],
          flag("--temperature", "nan is not a finite number >= 0")),
-        ("sample --top-k -1", ["sample", "--model", model, "--top-k", "-1"], flag("--top-k", "-1 is not a whole number >= 0")),
+        ("sample --top-k -1", ["sample", "--model", model, "--top-k", "-1"],
+         flag("--top-k", "-1 is not a whole number >= 0")),
         ("grad -B 0", ["grad", "--model", model, "--tokens", tokens, "--out", w / "g.bin", "-B", "0"],
          flag("--batch", "0 is not a whole number >= 1")),
         ("a diverging run", [*train, "--model", model, "--lr", "1e30", "--warmup", "0", "--out", w / "diverge"],
@@ -137,7 +143,8 @@ def command_cases(w, model, tokens):
          e(f"adjoint: error: {w / 's4.bin'}: skipped steps 9 is outside [0, 3]")),
         ("state with a NaN parameter", [*resume, patched(state, w / "s5.bin", 1024 + 8, "<f", float("nan"))],
          e(f"adjoint: error: {w / 's5.bin'}: parameter wte[2] is nan")),
-        ("state past --steps", [*resume, state, "--steps", 2], e(f"adjoint: error: {state} is at step 3, past --steps 2")),
+        ("state past --steps", [*resume, state, "--steps", 2],
+         e(f"adjoint: error: {state} is at step 3, past --steps 2")),
         ("--resume with a model file", [*resume, state, "--model", model],
          e(f"adjoint: error: --model {model} with --resume: the weights come from {state}; leave out --model")),
         ("--resume with another shape", [*resume, state, "--model", "d2"],
@@ -154,7 +161,8 @@ def command_cases(w, model, tokens):
         ("folder as --model", ["sample", "--model", w / "folder"],
          e(f"adjoint: error: cannot open {w / 'folder'}: it is a folder, not a file")),
         ("token id between V and Vp", [*train, "--model", model, "--train-tokens", w / "big_id.bin"],
-         e(f"adjoint: error: {w / 'big_id.bin'}: token 70 at position 5 is outside the model's vocabulary of 67 tokens")),
+         e(f"adjoint: error: {w / 'big_id.bin'}: token 70 at position 5 is outside the model's vocabulary "
+           "of 67 tokens")),
         ("grad --out the model", ["grad", "--model", model, "--tokens", tokens, "--out", model],
          e(f"adjoint: error: --out {model} is an input file; the gradients would overwrite it")),
     ] + full_disk_cases(w, train, model)
@@ -185,8 +193,8 @@ def check_commands(adjoint, workdir, model, tokens):
     model_bytes = model.read_bytes()
     failures = []
     for name, argv, expected in command_cases(workdir, model, tokens):
-        result = subprocess.run([str(Path(adjoint).resolve()), *map(str, argv)], capture_output=True, text=True, cwd=workdir,
-                                timeout=harness.TIMEOUT_SECONDS, preexec_fn=limit_memory)
+        result = subprocess.run([str(Path(adjoint).resolve()), *map(str, argv)], capture_output=True, text=True,
+                                cwd=workdir, timeout=harness.TIMEOUT_SECONDS, preexec_fn=limit_memory)
         problems = []
         if result.returncode <= 0:
             problems.append(f"exit status {result.returncode}")
