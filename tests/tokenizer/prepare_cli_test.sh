@@ -33,6 +33,13 @@ for f in train val; do  # header of 1024 bytes, then 268 uint16 tokens
 done
 [ -z "$(ls "$dir/data" | grep -v -x -e train.bin -e val.bin)" ] || fail "stray files: $(ls "$dir/data")"
 
+# Without --bpe-dir and $ADJOINT_BPE_DIR: the files scripts/setup.sh installs.
+if [ -f "$3/encoder.json" ]; then
+  env -u ADJOINT_BPE_DIR "$adjoint" prepare --text "$here/edge_cases.txt" --out "$dir/default" --val-fraction 0.5 \
+    >"$dir/stdout" 2>"$dir/stderr" || fail "prepare without --bpe-dir failed: $(cat "$dir/stderr")"
+  cmp -s "$dir/data/train.bin" "$dir/default/train.bin" || fail "prepare without --bpe-dir wrote another train.bin"
+fi
+
 expect_error "adjoint: error: $dir/none.txt: cannot open (No such file or directory)" \
   --text "$dir/none.txt" --out "$dir/out"
 expect_error "adjoint: error: --val-fraction 1.5 is not between 0 and 1" \
