@@ -69,6 +69,7 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 void AtomicFileWriter::write(const void* data, std::size_t bytes) {
+  if (bytes == 0) return;  // data may be null (an empty vector's), which fwrite must not get
   if (std::fwrite(data, 1, bytes, file_) != bytes) {
     throw std::runtime_error("write to " + tmp_path_ + " failed: " + std::strerror(errno));
   }

@@ -4,9 +4,10 @@ leave no output file (nor a temporary beside it). The same run on good input mus
 each engine, so the test cannot pass just because grad always fails.
 
 Then bad settings, files and flags of train, sample and grad (COMMAND_CASES): each must exit
-non-zero with exactly the expected line on stderr, run under a 4 GB address-space limit (a header
-that makes the program allocate what the file does not hold fails the test), and leave the
+non-zero with exactly the expected line on stderr, run under a 4 GB memory limit (a header that
+makes the program allocate what the file does not hold fails the test), and leave the
 previous run in the output folder as it was."""
+import os
 import re
 import resource
 import shutil
@@ -184,6 +185,16 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
+def memory_limit(adjoint):
+    """(preexec_fn, environment) that keep adjoint under 4 GB. AddressSanitizer reserves terabytes
+    of address space for its shadow, so an instrumented program gets ASan's own allocation limit
+    (an allocation above it returns null, which the program reports as out of memory)."""
+    if b"__asan_init" not in Path(adjoint).read_bytes():
+        return limit_memory, None
+    options = os.environ.get("ASAN_OPTIONS", "")
+    return None, {**os.environ, "ASAN_OPTIONS": f"{options}:max_allocation_size_mb=4096:allocator_may_return_null=1"}
+
+
 def check_commands(adjoint, workdir, model, tokens):
     """Runs command_cases; returns failures."""
     run = workdir / "run"
@@ -192,9 +203,10 @@ def check_commands(adjoint, workdir, model, tokens):
     before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
     model_bytes = model.read_bytes()
     failures = []
+    preexec, environment = memory_limit(adjoint)
     for name, argv, expected in command_cases(workdir, model, tokens):
         result = subprocess.run([str(Path(adjoint).resolve()), *map(str, argv)], capture_output=True, text=True,
-                                cwd=workdir, timeout=harness.TIMEOUT_SECONDS, preexec_fn=limit_memory)
+                                cwd=workdir, timeout=harness.TIMEOUT_SECONDS, preexec_fn=preexec, env=environment)
         problems = []
         if result.returncode <= 0:
             problems.append(f"exit status {result.returncode}")
