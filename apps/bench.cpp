@@ -20,6 +20,7 @@
 #include "adjoint/random.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
+#include "flags.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -92,7 +93,8 @@ double peak_rss_mb() {
 }
 
 struct BenchOptions {
-  std::string model = "gpt2-124M", engine = "arrays", backward = "manual";
+  // The same backward as `adjoint train`'s default.
+  std::string model = "gpt2-124M", engine = "arrays", backward = have_generated_backward() ? "generated" : "manual";
   bool backward_given = false;
   int B = 0, T = 0, warmup = 2, iters = 7;
 };
@@ -244,8 +246,8 @@ void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps");
   cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
-  cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(CLI::PositiveNumber);
-  cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(CLI::PositiveNumber);
+  cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(whole_number(1));
+  cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(whole_number(1));
   cmd->add_option("--engine", o->engine,
                   "arrays (the engine), tensor (Tensor modules, backward by adjc), or both as arrays,tensor")
       ->capture_default_str();
@@ -253,8 +255,8 @@ void add_bench_command(CLI::App& app) {
                   "Arrays engine's backward: manual (hand-written), generated (by adjc), or both as manual,generated")
       ->capture_default_str()
       ->each([o](const std::string&) { o->backward_given = true; });
-  cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(CLI::PositiveNumber)
+  cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(whole_number(0))->capture_default_str();
+  cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(whole_number(1))
       ->capture_default_str();
   cmd->callback([o] { run_bench(*o); });
 }

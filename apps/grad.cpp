@@ -1,6 +1,7 @@
 // `adjoint grad`: one forward/backward on a token file's first B*T+1 tokens; writes the
 // parameter gradients as a model file, for comparison with other frameworks.
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "adjoint/dataloader.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
+#include "flags.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -22,14 +24,14 @@ void add_grad_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
   cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3)")->check(CLI::ExistingFile);
   cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
-  cmd->add_option("-B,--batch", opt->B, "Batch size")->check(CLI::PositiveNumber);
-  cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(CLI::PositiveNumber);
-  cmd->add_option("--out", opt->out, "Where to write the gradients");
+  cmd->add_option("-B,--batch", opt->B, "Batch size")->check(whole_number(1))->capture_default_str();
+  cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(whole_number(1))->capture_default_str();
+  cmd->add_option("--out", opt->out, "Where to write the gradients (not the model file)");
   cmd->add_option("--engine", opt->engine, "arrays (the engine) or tensor (Tensor modules, backward by adjc)")
       ->check(CLI::IsMember({"arrays", "tensor"}))->capture_default_str();
   CLI::Option* backward_option =
       cmd->add_option("--backward", opt->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc)")
-          ->check(CLI::IsMember({"manual", "generated"}));
+          ->check(CLI::IsMember({"manual", "generated"}))->capture_default_str();
   cmd->add_flag("--print-backward", opt->print_backward,
                 "Print the C++ adjc generated for the engine's GPT-2 backward and exit");
   cmd->callback([opt, backward_option] {
@@ -48,10 +50,16 @@ void add_grad_command(CLI::App& app) {
     if (opt->model.empty() || opt->tokens.empty() || opt->out.empty()) {
       throw std::invalid_argument("grad needs --model, --tokens and --out");
     }
+    namespace fs = std::filesystem;
+    for (const std::string& input : {opt->model, opt->tokens}) {
+      if (fs::exists(opt->out) && fs::equivalent(opt->out, input)) {
+        throw std::invalid_argument("--out " + opt->out + " is an input file; the gradients would overwrite it");
+      }
+    }
     const Backward backward = backward_from_name(opt->backward);
     auto model = load_any_model(opt->model);
     ForwardBackward forward_backward(*model, engine, backward);
-    DataLoader loader(opt->tokens, opt->B, opt->T);
+    DataLoader loader(opt->tokens, opt->B, opt->T, model->vocab_size());
     loader.next_batch();
     const float loss = forward_backward(loader.inputs(), loader.targets(), opt->B, opt->T);
     model->save_file(opt->out, model->grads_memory());

@@ -8,8 +8,9 @@
 
 namespace adjoint::cli {
 
-// A model file path loads that file (GPT-2 or Llama, by its magic); otherwise the name (dN,
-// gpt2-124M, llama-dN, llama3-bench, ...) gives a model initialised randomly from seed.
+// A config name (dN, gpt2-124M, llama-dN, llama3-bench, ...) gives a model initialised randomly
+// from seed; anything else is a model file's path (GPT-2 or Llama, by its magic; a file named like
+// a config is read as ./NAME). Throws a one-line error when it is neither.
 std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed);
 
 }  // namespace adjoint::cli

@@ -10,6 +10,7 @@
 
 #include "adjoint/tokenizer.hpp"
 #include "commands.hpp"
+#include "flags.hpp"
 #include "generation.hpp"
 #include "model_spec.hpp"
 
@@ -26,11 +27,14 @@ void add_sample_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("sample", "Generate text from a model");
   cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3) or config name (dN, llama-dN, ...)")->required();
   cmd->add_option("--prompt", opt->prompt, "Text to continue (default: start of a document); needs GPT-2's vocabulary");
-  cmd->add_option("-n,--tokens", opt->tokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--temperature", opt->temperature, "Softmax temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-k", opt->top_k, "Sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", opt->seed, "Sampling seed");
-  cmd->add_option("--bpe-dir", opt->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR)");
+  cmd->add_option("-n,--tokens", opt->tokens, "Tokens to generate")->check(whole_number(0))->capture_default_str();
+  cmd->add_option("--temperature", opt->temperature, "Softmax temperature (0 = greedy)")
+      ->check(real_number(0, INFINITY))->capture_default_str();
+  cmd->add_option("--top-k", opt->top_k, "Sample among the k most likely tokens (0 = all)")
+      ->check(whole_number(0))->capture_default_str();
+  cmd->add_option("--seed", opt->seed, "Sampling seed")->capture_default_str();
+  cmd->add_option("--bpe-dir", opt->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR, "
+                                             "else the folder scripts/setup.sh fills)");
   cmd->callback([opt] {
     auto model = make_model(opt->model, opt->seed);
     const int vocab_size = model->vocab_size();

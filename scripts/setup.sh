@@ -12,6 +12,7 @@ packages=(
   libdnnl2 libblis4-openmp                       # the other GEMM libraries bench/gemm measures
   nlohmann-json3-dev libcli11-dev libfmt-dev     # JSON (encoder.json, logs), flags, formatting
   llvm-19-dev libclang-19-dev clang-19           # adjc is a Clang 19 LibTooling program
+  libclang-rt-19-dev                             # libFuzzer and sanitizers for clang 19: the loader fuzzers
   python3-torch python3-numpy python3-matplotlib # gradient references, loss-curve plots
   libjemalloc2                                   # PyTorch benchmark runs the fast way
   fortunes curl                                  # fallback corpora: download, else offline fortunes

@@ -12,9 +12,10 @@ namespace adjoint {
 
 class DataLoader {
  public:
-  // Reads the whole token file (uint16 or uint32) once. Throws std::runtime_error naming the file if it cannot be
-  // read or holds fewer than B*T+1 tokens, std::invalid_argument if B or T is not positive.
-  DataLoader(const std::filesystem::path& path, int B, int T, int rank = 0, int ranks = 1);
+  // Reads the whole token file (uint16 or uint32) once. Throws std::runtime_error naming the file
+  // if it cannot be read, holds fewer than ranks*B*T+1 tokens or a token id outside [0, vocab_size)
+  // (naming its position), std::invalid_argument if B or T is not positive.
+  DataLoader(const std::filesystem::path& path, int B, int T, int vocab_size, int rank = 0, int ranks = 1);
 
   // Fills inputs() with tokens [q, q+B*T) and targets() with tokens [q+1, q+B*T+1), where
   // q = p + rank*B*T and p is position(), or 0 if p+ranks*B*T+1 would pass the end; row b of each

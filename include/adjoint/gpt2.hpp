@@ -28,8 +28,13 @@ GPT2Config gpt2_config(int max_seq_len, int vocab_size, int num_layers, int num_
 // "gpt2-124M" (12 layers, 768 channels), or "dN": N layers, N heads of 64 channels (d12 is
 // gpt2-124M's shape); vocabulary 50257, maxT 1024. Throws on an unknown name.
 GPT2Config gpt2_config_from_name(const std::string& name);
+// The shape in one line, as GPT2::describe says it: "L=4 NH=4 C=256 V=50257 maxT=1024".
+std::string describe(const GPT2Config& config);
 // Throws std::invalid_argument naming the first impossible field (C not divisible by NH…).
 void validate_config(const GPT2Config& config);
+// Throws std::invalid_argument naming the first of the n ids (inputs, or targets when given) that
+// is outside [0, vocab_size): ids between V and the padded Vp are not tokens either.
+void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size);
 
 // One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
 // here, so it must never happen inside a training step).

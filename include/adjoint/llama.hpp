@@ -37,6 +37,8 @@ struct LlamaConfig {
 // The SwiGLU hidden size as Meta computes it: int(2·4C/3), times ffn_dim_multiplier (truncated),
 // rounded up to a multiple of multiple_of.
 int llama_hidden_size(const LlamaConfig& config);
+// The shape in one line, as Llama::describe says it.
+std::string describe(const LlamaConfig& config);
 // "llama-dN": N layers, N query heads of 64 channels, N/2 key/value heads (N when N is odd),
 // Llama 3's vocabulary, maxT 1024, tied head, no RoPE scaling. "llama3-bench": GPT-2 124M's body
 // (C=768, L=12, NH=12) with NKV=4, hidden 2048, Llama 3's vocabulary, tied head. "llama3.2-1B" and

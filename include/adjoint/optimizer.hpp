@@ -34,6 +34,8 @@ class AdamW {
 
 // sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
 double gradient_global_norm(const float* grads, std::size_t n);
+// The index of the first value that is NaN or infinite, or n when all are finite.
+std::size_t first_nonfinite(const float* values, std::size_t n);
 // The factor that brings a global norm down to max_norm (1 when below, or when max_norm <= 0),
 // as torch.nn.utils.clip_grad_norm_ computes it.
 float clip_scale(double norm, float max_norm);

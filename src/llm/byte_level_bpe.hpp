@@ -52,8 +52,10 @@ std::vector<std::string_view> pieces(std::string_view text, MatchEnd match_end) 
 // point outside this alphabet.
 std::optional<std::string> token_text_to_bytes(std::string_view token_text);
 
-// Where a tokenizer's files are: `given` if not empty, else $<variable>; throws `missing` (which
-// says how to give one) when neither is set.
-std::filesystem::path find_folder(const std::string& given, const char* variable, const std::string& missing);
+// Where a tokenizer's files are: `given` if not empty, else $<variable>, else the npm `package`
+// where scripts/setup.sh installs it in this source tree if it holds `marker`; throws `missing`
+// (which says how to give one) when none is there.
+std::filesystem::path find_folder(const std::string& given, const char* variable, const char* package,
+                                  const char* marker, const std::string& missing);
 
 }  // namespace adjoint::byte_level_bpe

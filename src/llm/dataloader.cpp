@@ -1,5 +1,6 @@
 #include "adjoint/dataloader.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -7,7 +8,7 @@
 
 namespace adjoint {
 
-DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int rank, int ranks)
+DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int vocab_size, int rank, int ranks)
     : path_(path), B_(B), T_(T) {
   if (B <= 0 || T <= 0)
     throw std::invalid_argument("data loader: batch size " + std::to_string(B) + " and sequence length " +
@@ -22,6 +23,12 @@ DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int rank
     throw std::runtime_error(path.string() + ": " + std::to_string(tokens_.size()) +
                              " tokens are too few for one batch of " + (ranks > 1 ? "ranks*B*T+1 = " : "B*T+1 = ") +
                              std::to_string(global_tokens_ + 1));
+  // Checked once here, not when a batch comes up hours into a run.
+  const auto bad = std::find_if(tokens_.begin(), tokens_.end(), [&](int t) { return t < 0 || t >= vocab_size; });
+  if (bad != tokens_.end())
+    throw std::runtime_error(path.string() + ": token " + std::to_string(*bad) + " at position " +
+                             std::to_string(bad - tokens_.begin()) + " is outside the model's vocabulary of " +
+                             std::to_string(vocab_size) + " tokens");
   inputs_.resize(batch_tokens_);
   targets_.resize(batch_tokens_);
 }

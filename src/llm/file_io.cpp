@@ -1,7 +1,13 @@
 #include "adjoint/file_io.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace adjoint {
@@ -9,6 +15,11 @@ namespace adjoint {
 std::FILE* open_for_reading(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fclose(file);
+    throw std::runtime_error("cannot open " + path + ": it is a folder, not a file");
+  }
   return file;
 }
 
@@ -20,11 +31,28 @@ void read_exact(std::FILE* file, void* out, std::size_t bytes, const std::string
 }
 
 std::size_t file_size(std::FILE* file) {
-  const long here = std::ftell(file);
-  std::fseek(file, 0, SEEK_END);
-  const long end = std::ftell(file);
-  std::fseek(file, here, SEEK_SET);
-  return end < 0 ? 0 : std::size_t(end);
+  struct stat info {};
+  return fstat(fileno(file), &info) == 0 && info.st_size > 0 ? std::size_t(info.st_size) : 0;
+}
+
+void sync_directory(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) throw std::runtime_error("cannot open folder " + path + ": " + std::strerror(errno));
+  const bool synced = ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!synced) throw std::runtime_error("cannot sync folder " + path + ": " + std::strerror(error));
+}
+
+void check_free_space(const std::string& dir, std::uint64_t bytes, const std::string& what) {
+  struct statvfs info {};
+  if (statvfs(dir.c_str(), &info) != 0) throw std::runtime_error("cannot stat " + dir + ": " + std::strerror(errno));
+  const std::uint64_t free = std::uint64_t(info.f_bavail) * info.f_frsize;
+  if (free < bytes) {
+    throw std::runtime_error("not enough free space in " + dir + " for " + what + ": it needs " +
+                             std::to_string((bytes + 1048575) / 1048576) + " MB, " +
+                             std::to_string(free / 1048576) + " MB are free");
+  }
 }
 
 AtomicFileWriter::AtomicFileWriter(std::string path)
@@ -41,13 +69,15 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 void AtomicFileWriter::write(const void* data, std::size_t bytes) {
+  if (bytes == 0) return;  // data may be null (an empty vector's), which fwrite must not get
   if (std::fwrite(data, 1, bytes, file_) != bytes) {
     throw std::runtime_error("write to " + tmp_path_ + " failed: " + std::strerror(errno));
   }
 }
 
 void AtomicFileWriter::commit() {
-  const bool flushed = std::fflush(file_) == 0;
+  // Synced before the rename: after a crash the new name holds all of the new contents.
+  const bool flushed = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
   if (!flushed || !closed || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
@@ -55,6 +85,8 @@ void AtomicFileWriter::commit() {
     std::remove(tmp_path_.c_str());
     throw std::runtime_error("cannot write " + path_ + ": " + reason);
   }
+  const std::string dir = std::filesystem::path(path_).parent_path().string();
+  sync_directory(dir.empty() ? "." : dir);
 }
 
 }  // namespace adjoint

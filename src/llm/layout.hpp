@@ -39,13 +39,4 @@ inline void check_within_reserved(int B, int T, int reserved_B, int reserved_T) 
   }
 }
 
-// Throws unless every input and target (targets may be null) of n is a token id below V.
-inline void check_tokens(const int* inputs, const int* targets, std::size_t n, int V) {
-  for (std::size_t i = 0; i < n; i++) {
-    if (inputs[i] < 0 || inputs[i] >= V || (targets && (targets[i] < 0 || targets[i] >= V))) {
-      throw std::invalid_argument("token id out of range for vocabulary of " + std::to_string(V));
-    }
-  }
-}
-
 }  // namespace adjoint

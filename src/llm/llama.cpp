@@ -290,7 +290,7 @@ void Llama::reserve_activations(int B, int T) {
 
 void Llama::prepare_batch(const int* inputs, const int* targets, int B, int T) {
   if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  check_tokens(inputs, targets, (std::size_t)B * T, config_.vocab_size);
+  check_token_ids(inputs, targets, (std::size_t)B * T, config_.vocab_size);
   B_ = B;
   T_ = T;
   inputs_ = inputs;

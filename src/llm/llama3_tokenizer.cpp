@@ -139,7 +139,7 @@ Llama3Tokenizer::Llama3Tokenizer(const std::filesystem::path& package_dir) {
 }
 
 std::filesystem::path Llama3Tokenizer::find_dir(const std::string& given) {
-  return byte_level_bpe::find_folder(given, "ADJOINT_LLAMA3_DIR",
+  return byte_level_bpe::find_folder(given, "ADJOINT_LLAMA3_DIR", "llama3-tokenizer-js", "src/data-converted.js",
                                      "no Llama 3 tokenizer folder: pass --llama3-dir or set ADJOINT_LLAMA3_DIR "
                                      "(scripts/setup.sh puts one in .cache/npm/node_modules/llama3-tokenizer-js)");
 }

@@ -20,8 +20,8 @@ struct FileCloser {
   ~FileCloser() { std::fclose(file); }
 };
 
-constexpr int kProgressField = 16;  // the training state's progress: int fields [16, 24)
-static_assert(sizeof(TrainingProgress) <= 8 * sizeof(std::int32_t));
+constexpr int kProgressField = 16;  // the training state's progress: int fields [16, 26)
+static_assert(sizeof(TrainingProgress) <= 10 * sizeof(std::int32_t));
 
 LlamaConfig config_from_header(const Header& h, const std::string& path, std::int32_t magic = kLlamaFileMagic) {
   if (h.ints[0] != magic) {
@@ -185,6 +185,7 @@ TrainingProgress load_llama_state(const std::string& path, Llama& model, float* 
   }
   TrainingProgress progress;
   std::memcpy(static_cast<void*>(&progress), h.ints + kProgressField, sizeof(progress));
+  check_progress(progress, c.max_seq_len, path);
   const std::size_t bytes = model.num_parameters() * sizeof(float);
   read_exact(closer.file, model.params_memory(), bytes, path, "parameters");
   read_exact(closer.file, m, bytes, path, "AdamW first moments");

@@ -31,11 +31,12 @@ bool GPT2::has_backward(Backward backward) const {
   return backward == Backward::manual || have_generated_backward();
 }
 
-std::string GPT2::describe() const {
-  const GPT2Config& c = config_;
+std::string describe(const GPT2Config& c) {
   return fmt::format("L={} NH={} C={} V={} maxT={}", c.num_layers, c.num_heads, c.channels, c.vocab_size,
                      c.max_seq_len);
 }
+
+std::string GPT2::describe() const { return adjoint::describe(config_); }
 
 // Matmuls (backward is twice forward) and the causal attention's two batched products.
 double GPT2::step_flops(int B, int T) const {
@@ -73,12 +74,13 @@ std::vector<ParameterTensor> Llama::parameter_tensors() const {
 // <|begin_of_text|> in Llama 3's vocabulary.
 int Llama::start_token() const { return config_.vocab_size > 128000 ? 128000 : 0; }
 
-std::string Llama::describe() const {
-  const LlamaConfig& c = config_;
+std::string describe(const LlamaConfig& c) {
   return fmt::format("Llama L={} NH={} NKV={} C={} hidden={} V={} maxT={}{}", c.num_layers, c.num_heads,
-                     c.num_kv_heads, c.channels, hidden_, c.vocab_size, c.max_seq_len,
+                     c.num_kv_heads, c.channels, llama_hidden_size(c), c.vocab_size, c.max_seq_len,
                      c.tied_head ? " tied head" : "");
 }
+
+std::string Llama::describe() const { return adjoint::describe(config_); }
 
 double Llama::step_flops(int B, int T) const {
   const LlamaConfig& c = config_;

@@ -59,6 +59,15 @@ double gradient_global_norm(const float* grads, std::size_t n) {
   return std::sqrt(total);
 }
 
+std::size_t first_nonfinite(const float* values, std::size_t n) {
+  std::size_t first = n;
+#pragma omp parallel for reduction(min : first) schedule(static)
+  for (std::size_t i = 0; i < n; i++) {
+    if (!std::isfinite(values[i]) && i < first) first = i;
+  }
+  return first;
+}
+
 float clip_scale(double norm, float max_norm) {
   if (max_norm <= 0.0f || norm <= max_norm) return 1.0f;
   return float(max_norm / (norm + 1e-6));

@@ -21,17 +21,16 @@ std::size_t scratch_floats(const GPT2Config& c) {
 }
 }  // namespace
 
-Generator::Generator(const GPT2& model)
+Generator::Generator(const GPT2& model, int positions)
     : model_(model),
-      qkv_cache_((std::size_t)model.config().num_layers * model.config().max_seq_len * 3 *
-                 model.config().channels),
+      positions_(positions > 0 && positions < model.config().max_seq_len ? positions : model.config().max_seq_len),
+      qkv_cache_((std::size_t)model.config().num_layers * positions_ * 3 * model.config().channels),
       scratch_(scratch_floats(model.config())) {}
 
 const float* Generator::feed(int token) {
   const GPT2Config& cfg = model_.config();
-  if (position_ >= cfg.max_seq_len) {
-    throw std::out_of_range("sequence is longer than the model's maximum of " +
-                            std::to_string(cfg.max_seq_len) + " positions");
+  if (position_ >= positions_) {
+    throw std::out_of_range("sequence is longer than the " + std::to_string(positions_) + " positions cached");
   }
   if (token < 0 || token >= cfg.vocab_size) throw std::out_of_range("token id out of range");
   const int C = cfg.channels, NH = cfg.num_heads, t = position_;
@@ -48,7 +47,7 @@ const float* Generator::feed(int token) {
 
   encoder_forward(x, &token, p.wte, p.wpe + (std::size_t)t * C, 1, 1, C);
   for (int l = 0; l < cfg.num_layers; l++) {
-    float* cache = qkv_cache_.data() + (std::size_t)l * cfg.max_seq_len * 3 * C;
+    float* cache = qkv_cache_.data() + (std::size_t)l * positions_ * 3 * C;
     layernorm_forward(ln, &mean, &rstd, x, p.ln1w + l * C, p.ln1b + l * C, 1, C);
     matmul_forward(cache + (std::size_t)t * 3 * C, ln, p.qkvw + (std::size_t)l * 3 * C * C,
                    p.qkvb + l * 3 * C, 1, C, 3 * C);

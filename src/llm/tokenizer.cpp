@@ -99,9 +99,13 @@ std::optional<std::string> token_text_to_bytes(std::string_view token_text) {
   return bytes;
 }
 
-std::filesystem::path find_folder(const std::string& given, const char* variable, const std::string& missing) {
+std::filesystem::path find_folder(const std::string& given, const char* variable, const char* package,
+                                  const char* marker, const std::string& missing) {
   if (!given.empty()) return given;
   if (const char* value = std::getenv(variable); value && *value) return value;
+  // Where scripts/setup.sh installs the package in this source tree.
+  const std::filesystem::path installed = std::filesystem::path(ADJOINT_NPM_PACKAGES) / package;
+  if (std::filesystem::exists(installed / marker)) return installed;
   throw std::runtime_error(missing);
 }
 

@@ -41,6 +41,7 @@ float TensorGPT2::forward_backward(const int* inputs, const int* targets, int B,
     throw std::invalid_argument("batch shape B=" + std::to_string(B) + " T=" + std::to_string(T) +
                                 " is out of range (1 <= T <= " + std::to_string(max_T) + ")");
   }
+  check_token_ids(inputs, targets, std::size_t(B) * T, model_.model().vocab_size);
   arena_.reset();  // the previous step's activations and adjoints
   ArenaScope scope(arena_);
   return forward_and_reverse_sweeps(model_.model(), grads_.model(), inputs, targets, B, T, &tape_bytes_);

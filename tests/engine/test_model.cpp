@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adjoint/checkpoint.hpp"
+#include "adjoint/file_io.hpp"
 #include "adjoint/gpt2.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/sampler.hpp"
@@ -122,6 +123,48 @@ TEST(Checkpoint, TrainingStateRoundTripAndTruncation) {
   EXPECT_THROW(adjoint::read_training_state_config(dir / "model.bin"), std::runtime_error);
 }
 
+// A checkpoint is a folder per step behind the latest symlink; model.bin and state.bin go through it.
+TEST(Checkpoint, FolderPairsModelAndStateAndCleansUp) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(6);
+  adjoint::AdamW optimizer(model, {});
+  adjoint::TrainingProgress progress{3, 0, 0, 1, 4, 0};
+  adjoint::save_checkpoint(dir / "", model, optimizer, progress);
+  model.params_memory()[0] += 1.0f;
+  progress.step = 4;
+  adjoint::save_checkpoint(dir / "", model, optimizer, progress);
+  EXPECT_EQ(fs::read_symlink(dir / "latest"), "checkpoint-00000004");
+  EXPECT_FALSE(fs::exists(dir / "checkpoint-00000003"));
+  EXPECT_EQ(adjoint::load_model(dir / "model.bin")->params_memory()[0], model.params_memory()[0]);
+  GPT2 restored(model.config());
+  adjoint::AdamW restored_optimizer(restored, {});
+  EXPECT_EQ(adjoint::load_training_state(dir / "state.bin", restored, restored_optimizer).step, 4);
+  // What a crash leaves: a half-written folder and one latest never pointed to.
+  fs::create_directories(dir / "checkpoint-00000005.tmp");
+  fs::create_directories(dir / "checkpoint-00000005");
+  std::ofstream(dir / "latest.tmp") << "";
+  std::ofstream(dir / "notes.txt") << "the user's";
+  adjoint::remove_stale_checkpoints(dir / "");
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir / "")) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"checkpoint-00000004", "latest", "model.bin", "notes.txt", "state.bin"}));
+}
+
+TEST(FileIo, FreeSpaceCheckNamesTheFolder) {
+  TempDir dir;
+  EXPECT_NO_THROW(adjoint::check_free_space(dir / "", 1, "a checkpoint"));
+  try {
+    adjoint::check_free_space(dir / "", std::uint64_t(1) << 62, "a checkpoint");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("not enough free space in " + (dir / "") + " for a checkpoint: it needs ", 0),
+              0u)
+        << e.what();
+  }
+}
+
 TEST(Optimizer, LearningRateSchedule) {
   using adjoint::learning_rate;
   EXPECT_FLOAT_EQ(learning_rate(0, 100, 10, 1.0f, 0.1f), 0.1f);
@@ -187,7 +230,8 @@ TEST(Sample, OtherVocabularyPrintsTokenIds) {
   EXPECT_NE(std::string::npos, prompt.err.find("has 67 tokens")) << prompt.err;
 }
 
-// A model with GPT-2's vocabulary continues the prompt as text, and needs the BPE files.
+// A model with GPT-2's vocabulary continues the prompt as text, and needs the BPE files: by
+// default those scripts/setup.sh installs.
 TEST(Sample, Gpt2VocabularyPrintsText) {
   const std::string bpe_dir = ADJOINT_DEFAULT_BPE_DIR;
   if (!fs::exists(fs::path(bpe_dir) / "encoder.json")) GTEST_SKIP() << "no GPT-2 BPE files in " << bpe_dir;
@@ -196,9 +240,12 @@ TEST(Sample, Gpt2VocabularyPrintsText) {
   const Output text = run_output(sample + " --bpe-dir " + bpe_dir, dir);
   ASSERT_EQ(0, text.status) << text.err;
   EXPECT_EQ(0u, text.out.find("Hello")) << text.out;
-  const Output no_bpe = run_output("env -u ADJOINT_BPE_DIR " + sample, dir);
+  const Output installed = run_output("env -u ADJOINT_BPE_DIR " + sample, dir);
+  ASSERT_EQ(0, installed.status) << installed.err;
+  EXPECT_EQ(text.out, installed.out);
+  const Output no_bpe = run_output(sample + " --bpe-dir " + (dir / "none"), dir);
   EXPECT_EQ(1, no_bpe.status);
-  EXPECT_EQ(0u, no_bpe.err.find("adjoint: error: no GPT-2 BPE folder")) << no_bpe.err;
+  EXPECT_EQ(0u, no_bpe.err.find("adjoint: error: " + (dir / "none/encoder.json"))) << no_bpe.err;
 }
 
 }  // namespace

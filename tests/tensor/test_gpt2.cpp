@@ -85,6 +85,26 @@ void expect_tensor_backwards_same_as_engine(const GPT2Config& config, int B, int
   expect_same_gradients(config, generated.data(), by_hand.data(), "adjc-generated vs pullbacks by hand");
 }
 
+// Ids between the vocabulary size V and the padded Vp index rows of wte but are not tokens: the
+// tensor engine rejects them as the arrays engine does, naming the id and its position.
+TEST(TensorGPT2, RejectsTokenIdsBetweenVAndPaddedV) {
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  adjoint::GPT2 engine(odd_tiny_config());
+  engine.init_random(1);
+  nn::TensorGPT2 tensor(engine);
+  std::vector<int> inputs(4, 1), targets(4, 2);
+  inputs[2] = 70;  // V = 67 < 70 < Vp = 128
+  try {
+    tensor.forward_backward(inputs.data(), targets.data(), 1, 4);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "input token id 70 at position 2 is out of range for vocabulary of 67");
+  }
+  inputs[2] = 1;
+  targets[3] = 127;
+  EXPECT_THROW(tensor.forward_backward(inputs.data(), targets.data(), 1, 4), std::invalid_argument);
+}
+
 TEST(TensorGPT2, SameAsEngineOnOddTinyConfig) { expect_tensor_backwards_same_as_engine(odd_tiny_config(), 3, 7, true); }
 
 TEST(TensorGPT2, SameAsEngineOnGpt2_124M) {

@@ -25,7 +25,7 @@ void expect_batch_at(const DataLoader& loader, int start) {
 
 TEST(DataLoader, ReadsConsecutiveBatchesAndWraps) {
   TempDir dir;
-  DataLoader loader(counting_file(dir, 20), 2, 3);  // B*T = 6
+  DataLoader loader(counting_file(dir, 20), 2, 3, 65536);  // B*T = 6
   EXPECT_EQ(loader.num_tokens(), 20u);
   EXPECT_EQ(loader.num_batches(), 3u);  // (20 - 1) / 6
   for (const int start : {0, 6, 12}) {
@@ -44,7 +44,7 @@ TEST(DataLoader, ReadsUint32Files) {
   TempDir dir;
   const std::vector<int> tokens = {128000, 70000, 5, 128255, 65536, 9};
   write_token_file(dir / "wide.bin", tokens, 128256);
-  DataLoader loader(dir / "wide.bin", 1, 4);
+  DataLoader loader(dir / "wide.bin", 1, 4, 128256);
   loader.next_batch();
   EXPECT_EQ(std::vector<int>(loader.inputs(), loader.inputs() + 4), (std::vector<int>{128000, 70000, 5, 128255}));
   EXPECT_EQ(std::vector<int>(loader.targets(), loader.targets() + 4), (std::vector<int>{70000, 5, 128255, 65536}));
@@ -52,7 +52,7 @@ TEST(DataLoader, ReadsUint32Files) {
 
 TEST(DataLoader, LastBatchMayEndAtTheLastToken) {
   TempDir dir;
-  DataLoader loader(counting_file(dir, 13), 3, 2);  // 2 batches use all 13 tokens
+  DataLoader loader(counting_file(dir, 13), 3, 2, 65536);  // 2 batches use all 13 tokens
   EXPECT_EQ(loader.num_batches(), 2u);
   loader.next_batch();
   loader.next_batch();
@@ -63,7 +63,7 @@ TEST(DataLoader, LastBatchMayEndAtTheLastToken) {
 
 TEST(DataLoader, PositionCanBeRestored) {
   TempDir dir;
-  DataLoader loader(counting_file(dir, 20), 2, 3);
+  DataLoader loader(counting_file(dir, 20), 2, 3, 65536);
   loader.set_position(5);
   loader.next_batch();
   expect_batch_at(loader, 5);
@@ -80,16 +80,30 @@ TEST(DataLoader, PositionCanBeRestored) {
 TEST(DataLoader, RejectsTooFewTokensAndBadShapes) {
   TempDir dir;
   const std::filesystem::path file = counting_file(dir, 6);
-  EXPECT_NO_THROW(DataLoader(file, 1, 5));
+  EXPECT_NO_THROW(DataLoader(file, 1, 5, 65536));
   try {
-    DataLoader(file, 2, 3);
+    DataLoader(file, 2, 3, 65536);
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), file.string() + ": 6 tokens are too few for one batch of B*T+1 = 7");
   }
-  EXPECT_THROW(DataLoader(file, 0, 3), std::invalid_argument);
-  EXPECT_THROW(DataLoader(file, 2, -1), std::invalid_argument);
-  EXPECT_THROW(DataLoader(dir / "missing.bin", 1, 1), std::runtime_error);
+  EXPECT_THROW(DataLoader(file, 0, 3, 65536), std::invalid_argument);
+  EXPECT_THROW(DataLoader(file, 2, -1, 65536), std::invalid_argument);
+  EXPECT_THROW(DataLoader(dir / "missing.bin", 1, 1, 65536), std::runtime_error);
+}
+
+// Every id is checked against the vocabulary when the file is loaded, not when its batch comes up.
+TEST(DataLoader, RejectsTokenIdsOutsideTheVocabularyAtLoad) {
+  TempDir dir;
+  const std::filesystem::path file = counting_file(dir, 20);  // ids 0..19
+  EXPECT_NO_THROW(DataLoader(file, 1, 5, 20));
+  try {
+    DataLoader(file, 1, 5, 17);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": token 17 at position 17 is outside the model's "
+                                                     "vocabulary of 17 tokens");
+  }
 }
 
 }  // namespace

@@ -242,7 +242,7 @@ TEST(Llama3Tokenizer, RepeatedOrMissingTokensAreNamed) {
 }
 
 TEST(Llama3Tokenizer, FindsItsFolder) {
-  expect_folder_found(Llama3Tokenizer::find_dir, "ADJOINT_LLAMA3_DIR");
+  expect_folder_found(Llama3Tokenizer::find_dir, "ADJOINT_LLAMA3_DIR", "llama3-tokenizer-js", "src/data-converted.js");
 }
 
 }  // namespace

@@ -50,6 +50,13 @@ else
   echo "SKIPPED (llama3 part): no Llama 3 tokenizer: set ADJOINT_LLAMA3_DIR to llama3-tokenizer-js's folder"
 fi
 
+# Without --bpe-dir and $ADJOINT_BPE_DIR: the files scripts/setup.sh installs.
+if [ -f "$3/encoder.json" ]; then
+  env -u ADJOINT_BPE_DIR "$adjoint" prepare --text "$here/edge_cases.txt" --out "$dir/default" --val-fraction 0.5 \
+    >"$dir/stdout" 2>"$dir/stderr" || fail "prepare without --bpe-dir failed: $(cat "$dir/stderr")"
+  cmp -s "$dir/data/train.bin" "$dir/default/train.bin" || fail "prepare without --bpe-dir wrote another train.bin"
+fi
+
 expect_error "adjoint: error: $dir/none.txt: cannot open (No such file or directory)" \
   --text "$dir/none.txt" --out "$dir/out"
 expect_error "adjoint: error: --val-fraction 1.5 is not between 0 and 1" \

