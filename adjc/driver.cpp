@@ -25,6 +25,13 @@
 #include "passes.hpp"
 
 namespace adjc {
+
+void Diagnostics::error(clang::SourceLocation where, const std::string& message) {
+  failed_ = true;
+  unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
+  engine_.Report(where, id) << message;
+}
+
 namespace {
 
 using namespace clang;

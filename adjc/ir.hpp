@@ -142,4 +142,40 @@ struct FunctionIR {
   Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function, or `this`
 };
 
+// Visits `n` and every node under it in pre-order (a block's children, then an if's branches, a
+// loop's body and increment): the order of Node::order.
+template <class N, class F>
+void for_each_node(N* n, F&& f) {
+  if (!n) return;
+  f(n);
+  for (N* c : n->children) for_each_node(c, f);
+  for_each_node(static_cast<N*>(n->then_node), f);
+  for_each_node(static_cast<N*>(n->else_node), f);
+  for_each_node(static_cast<N*>(n->body), f);
+  for_each_node(static_cast<N*>(n->inc), f);
+}
+
+// The region (array, struct, reference or pointer parameter) an lvalue or pointer expression
+// lies in; nullptr when `e` is not memory of this function's variables.
+Var* memory_root(const FunctionIR& ir, const clang::Expr* e);
+
+// `p[i]`, `s.m`, `*p`: an expression that reads memory.
+bool is_memory_read(const clang::Expr* e);
+
+// Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
+void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
+
+// Whether local `v` is declared in `block` or in a block inside it.
+bool declared_in(const Var* v, const Node* block);
+
+// Whether a and b run in a common loop; for a variable private to each iteration of `within`,
+// only loops inside that iteration count.
+bool shares_loop(const Node* a, const Node* b, const Node* within = nullptr);
+
+// Whether node `n` lies in `block` (or is it).
+bool encloses(const Node* block, const Node* n);
+
+// Whether `n` is inside `loop`.
+bool inside(const Node* n, const Node* loop);
+
 }  // namespace adjc
