@@ -31,7 +31,8 @@ bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const
   if (!is_differentiable(param)) return false;
   QualType t = param.getCanonicalType();
   // A value class, or the object of one of its member functions.
-  if (is_value_class(t) || (t->isPointerType() && is_value_class(t->getPointeeType()))) return reads_varied(ir, act, arg);
+  if (is_value_class(t) || (t->isPointerType() && is_value_class(t->getPointeeType())))
+    return reads_varied(ir, act, arg);
   if (t->isReferenceType() || t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, arg));
   return reads_varied(ir, act, arg);
 }

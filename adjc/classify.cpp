@@ -19,8 +19,9 @@ const Expr* strip(const Expr* e) {
     else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
     else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
     else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
-    else if (auto* c = dyn_cast<CXXConstructExpr>(e);
-             c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor() && is_value_class(c->getType()))
+    else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
+                                                      c->getConstructor()->isCopyOrMoveConstructor() &&
+                                                      is_value_class(c->getType()))
       e = c->getArg(0);
     else return e;
   }
@@ -110,11 +111,13 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
   std::vector<AdArg> out;
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
     auto* callee = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens());
-    if (with_object(mc->getMethodDecl())) out.push_back({mc->getImplicitObjectArgument(), !callee || !callee->isArrow()});
+    if (with_object(mc->getMethodDecl()))
+      out.push_back({mc->getImplicitObjectArgument(), !callee || !callee->isArrow()});
     for (const Expr* a : call->arguments()) out.push_back({a});
     return out;
   }
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call);
+      op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
     out.push_back({op->getArg(0), true});
     for (unsigned i = 1; i < op->getNumArgs(); ++i) out.push_back({op->getArg(i)});
     return out;
@@ -194,7 +197,8 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPull
     size_t expected = params.size() + (is_adjoint_value(callee->getReturnType()) ? 1 : 0);
     for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
     bool match = pullback->getNumParams() == expected;
-    for (size_t i = 0; match && i < params.size(); ++i) match = same_type(params[i].type, pullback->getParamDecl(i)->getType());
+    for (size_t i = 0; match && i < params.size(); ++i)
+      match = same_type(params[i].type, pullback->getParamDecl(i)->getType());
     if (match) return pullback;
   }
   return nullptr;
@@ -207,7 +211,8 @@ static bool has_differentiable_param(const FunctionDecl* callee) {
 }
 
 bool hoisted_callee(const FunctionDecl* callee, const CustomPullbacks& custom) {
-  return callee_kind(callee, custom) != CalleeKind::Plain || (derivative_free(callee) && has_differentiable_param(callee));
+  return callee_kind(callee, custom) != CalleeKind::Plain ||
+         (derivative_free(callee) && has_differentiable_param(callee));
 }
 
 CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
@@ -222,14 +227,17 @@ CustomPullbacks find_custom_pullbacks(ASTContext& context) {
   std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool inside) {
     for (const Decl* d : dc->decls()) {
       if (auto* ns = dyn_cast<NamespaceDecl>(d)) {
-        bool in_adjoint = !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
+        bool in_adjoint =
+            !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
         bool in_custom = inside && ns->getName() == "custom_derivatives";
         if (in_custom) {
           for (const Decl* f : ns->decls()) {
-            if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier()) custom.free.insert({fd->getName().str(), fd});
+            if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier())
+              custom.free.insert({fd->getName().str(), fd});
             if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
               for (const Decl* m : members->decls())
-                if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier()) custom.members.insert({fd->getName().str(), fd});
+                if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier())
+                  custom.members.insert({fd->getName().str(), fd});
           }
         } else if (in_adjoint) {
           walk(ns, true);

@@ -54,7 +54,9 @@ std::optional<DerivativeRule> math_rule(const CallExpr* call) {
     case MathFn::Cos: partial("-{adj} * std::sin({0})"); break;
     case MathFn::Erf: partial("{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"); break;
     case MathFn::Fabs: partial("({0} < {lit:0} ? -{adj} : {adj})"); break;
-    case MathFn::Pow: rule.partials = {"{adj} * {1} * std::pow({0}, {1} - {lit:1})", "{adj} * {value} * std::log({0})"}; break;
+    case MathFn::Pow:
+      rule.partials = {"{adj} * {1} * std::pow({0}, {1} - {lit:1})", "{adj} * {value} * std::log({0})"};
+      break;
     case MathFn::Fmax: rule.condition = "{0} >= {1}", rule.chosen = 0, rule.other = 1; break;
     case MathFn::Fmin: rule.condition = "{0} <= {1}", rule.chosen = 0, rule.other = 1; break;
     case MathFn::None: break;
@@ -84,7 +86,8 @@ void needed_values(const FunctionIR& ir, const Activity& act, const Expr* e, std
   if (!rule) return;
   std::vector<int> needed = rule->always;
   for (size_t i = 0; i < rule->operands.size(); ++i)
-    if (reads_varied(ir, act, rule->operands[i])) needed.insert(needed.end(), rule->needs[i].begin(), rule->needs[i].end());
+    if (reads_varied(ir, act, rule->operands[i]))
+      needed.insert(needed.end(), rule->needs[i].begin(), rule->needs[i].end());
   std::sort(needed.begin(), needed.end());
   needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
   for (int i : needed) out.push_back(rule->operands[i]);

@@ -93,9 +93,7 @@ std::string Emitter::zero_declaration(const Var* v, const std::string& name) con
 
 // Declares the variables of a scope (function or parallel region) that `body` mentions.
 void Emitter::declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const {
-  auto mentioned = [&](const std::string& name) {
-    return std::regex_search(body, std::regex("\\b" + name + "\\b"));
-  };
+  auto mentioned = [&](const std::string& name) { return std::regex_search(body, std::regex("\\b" + name + "\\b")); };
   for (auto& v : ir_.vars) {
     if (!in_scope(v.get(), parallel) || v->kind == VarKind::Param) continue;
     if (mentioned(v->name)) code.line(zero_declaration(v.get(), v->name));
@@ -104,7 +102,8 @@ void Emitter::declare_vars(Code& code, const Node* parallel, const std::string& 
   }
   if (reverse && !parallel)
     for (auto& v : ir_.vars)
-      if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mentioned("_d_" + v->name + "_acc"))
+      if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 &&
+          mentioned("_d_" + v->name + "_acc"))
         code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
 }
 
@@ -197,10 +196,9 @@ bool Emitter::has_continue(const Node* loop) const {
 
 // The first element a bulk-saved loop overwrites: P + (X + _s).
 std::string Emitter::bulk_first(const Node* loop) const {
-  std::string start = "_s" + std::to_string(loop->id);
-  std::string text = print_.primal(loop->bulk_pointer) + " + ";
-  if (!loop->bulk_offset) return text + start;
-  return text.append("(").append(print_.primal(loop->bulk_offset)).append(" + ").append(start).append(")");
+  std::string s = "_s" + std::to_string(loop->id);
+  return print_.primal(loop->bulk_pointer) + " + " +
+         (loop->bulk_offset ? "(" + print_.primal(loop->bulk_offset) + " + " + s + ")" : s);
 }
 
 }  // namespace adjc

@@ -63,9 +63,9 @@ class Emitter {
   Printer print_;
   Activity act_;
   int temp_ = 0;
-  Node* parallel_ = nullptr;                         // parallel loop being emitted
-  std::set<const Var*> partitioned_;                 // its regions each thread owns a part of
-  std::vector<std::pair<Node*, size_t>> scopes_;    // reverse: blocks and the child being reversed
+  Node* parallel_ = nullptr;                      // parallel loop being emitted
+  std::set<const Var*> partitioned_;              // its regions each thread owns a part of
+  std::vector<std::pair<Node*, size_t>> scopes_;  // reverse: blocks and the child being reversed
 
   // ----- shared by both sweeps (emit.cpp)
   bool exit_codes() const;

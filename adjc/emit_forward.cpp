@@ -81,10 +81,8 @@ void Emitter::forward_node(Node* n, Code& code) {
       code.close();
       return;
     }
-    case NodeKind::Loop:
-      return n->parallel ? forward_parallel(n, code) : forward_loop(n, code);
-    case NodeKind::Jump:
-      return forward_jump(n, code);
+    case NodeKind::Loop: return n->parallel ? forward_parallel(n, code) : forward_loop(n, code);
+    case NodeKind::Jump: return forward_jump(n, code);
   }
 }
 
@@ -118,7 +116,7 @@ void Emitter::forward_loop(Node* n, Code& code) {
     if (n->bulk_write)
       code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
                 print_.primal(n->end) + "));");
-    std::string inc = n->step == 1 ? "++" + n->counter->name
+    std::string inc = n->step == 1    ? "++" + n->counter->name
                       : n->step == -1 ? "--" + n->counter->name
                                       : n->counter->name + " += " + std::to_string(n->step);
     code.open("for (" + n->counter->name + " = _s" + id + "; " + cond + "; " + inc + ") {");

@@ -18,7 +18,8 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
   if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
   pop_kept(body, nullptr);
   if (exit_codes())
-    for (Node* r : ir_.returns) body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
+    for (Node* r : ir_.returns)
+      body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
@@ -64,8 +65,7 @@ void Emitter::reverse_node(Node* n, Code& code) {
       line_directive(code, n->loc);
       if (const Node* bits = branch_bits_loop(n))
         code.open("if (((" + branch_word(n) + " >> (_k" + std::to_string(bits->id) + " & 63)) & 1) != 0) {");
-      else
-        code.open("if (::adjoint::detail::pop_branch()) {");
+      else code.open("if (::adjoint::detail::pop_branch()) {");
       reverse_block(n->then_node, code, true);
       code.close("} else {");
       ++code.depth;
@@ -91,7 +91,8 @@ void Emitter::reverse_jump(Node* n, Code& code) {
 }
 
 void Emitter::dispatch(Node* loop, const std::string& exit, Code& code) {
-  for (Node* j : loop->jumps) code.line("if (" + exit + " == " + std::to_string(j->id) + ") goto _L" + std::to_string(j->id) + ";");
+  for (Node* j : loop->jumps)
+    code.line("if (" + exit + " == " + std::to_string(j->id) + ") goto _L" + std::to_string(j->id) + ";");
 }
 
 // A loop whose only reverse work is one branch recorded in bits (a running maximum's `if`):
@@ -108,14 +109,16 @@ void Emitter::reverse_taken_iterations(Node* n, const Node* branch, Code& code) 
   std::string id = std::to_string(n->id), word = branch_word(branch), k = "_k" + id;
   code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _w" + id + " = (_n" + id + " + 63) / 64;");
-  code.line("unsigned long long " + word + " = (_n" + id + " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
+  code.line("unsigned long long " + word + " = (_n" + id +
+            " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
   code.open("for (long _i" + id + " = _w" + id + " - 1; _i" + id + " >= 0; --_i" + id + ") {");
   code.line("if (_i" + id + " != _w" + id + " - 1 || (_n" + id + " & 63) == 0) " + word +
             " = ::adjoint::detail::pop<unsigned long long>();");
   code.open("while (" + word + " != 0) {");
   code.line("const int _bit" + id + " = ::adjoint::detail::highest_bit(" + word + ");");
   code.line("const long " + k + " = _i" + id + " * 64 + _bit" + id + ";");
-  code.line(n->counter->name + " = _s" + id + " + " + k + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
+  code.line(n->counter->name + " = _s" + id + " + " + k + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") +
+            ";");
   reverse_block(n->body, code, true);
   code.line(word + " &= ~(1ull << _bit" + id + ");");
   code.close();
@@ -152,11 +155,13 @@ void Emitter::reverse_loop(Node* n, Code& code) {
     code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
     if (simd) declare_iteration_locals(n, code);
     for (const Node* b : words)
-      code.line("if ((_k" + id + " & 63) == 63) " + branch_word(b) + " = ::adjoint::detail::pop<unsigned long long>();");
+      code.line("if ((_k" + id + " & 63) == 63) " + branch_word(b) +
+                " = ::adjoint::detail::pop<unsigned long long>();");
   } else if (n->counter) {
     code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
     code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
-    code.line(n->counter->name + " = _s" + id + " + _k" + id + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
+    code.line(n->counter->name + " = _s" + id + " + _k" + id +
+              (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
   } else {
     code.open("for (long _k" + id + " = 0; _k" + id + " < _n" + id + "; ++_k" + id + ") {");
   }
@@ -186,7 +191,8 @@ bool Emitter::simd_pragma(const Node* n, Code& code) const {
   for (const Var* v : n->simd_sums)
     if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
   if (sums.empty()) return false;
-  code.line("ADJOINT_SIMD(linear(" + n->counter->name + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums + "))");
+  code.line("ADJOINT_SIMD(linear(" + n->counter->name + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
+            "))");
   return true;
 }
 

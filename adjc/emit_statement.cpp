@@ -109,8 +109,7 @@ void Emitter::reverse_assign(Node* n, Code& code) {
         auto* call = dyn_cast<CallExpr>(strip(n->rhs));
         if (is_value_class(t) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
           code.line("_d_" + ir_.call_result.at(call)->name + " = " + r + ";");
-        else
-          propagate(n->rhs, r, code);
+        else propagate(n->rhs, r, code);
         break;
       }
       case BO_AddAssign: propagate(n->rhs, r, code); break;
@@ -159,7 +158,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
         bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
         varied = arg_varied(ir_, act_, pt, arg);
         if (!varied) {
-          adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code)) : "::adjoint::inactive{}");
+          adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code))
+                                    : "::adjoint::inactive{}");
         } else if (value || (indirect && (call_args[i].address || !pt->isPointerType()))) {
           adjoints.push_back("&" + print_.adjoint(arg));
         } else if (indirect) {
@@ -285,7 +285,8 @@ void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
   if (!reads_varied(ir_, act_, e)) return;
   QualType t = e->getType();
   if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
-    return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in, ir_.call_result.at(call)->parallel == parallel_, t);
+    return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in,
+                      ir_.call_result.at(call)->parallel == parallel_, t);
   if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
       (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
     return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e), t);
@@ -302,7 +303,8 @@ void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
     code.close();
     return;
   }
-  for (int i : differentiated_operands(*rule)) propagate(rule->operands[i], expand(rule->partials[i], adj, *rule, e, t), code);
+  for (int i : differentiated_operands(*rule))
+    propagate(rule->operands[i], expand(rule->partials[i], adj, *rule, e, t), code);
 }
 
 }  // namespace adjc

@@ -29,8 +29,8 @@ struct Generator::Impl {
   CustomPullbacks custom;
   std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
   std::map<const FunctionDecl*, std::string> forwards;
-  std::map<std::string, const FunctionDecl*> overloads;  // name(parameter types) -> function
-  std::map<std::pair<const FunctionDecl*, std::string>, Activity> activities;  // (fn, mask)
+  std::map<std::string, const FunctionDecl*> overloads;                         // name(parameter types) -> function
+  std::map<std::pair<const FunctionDecl*, std::string>, Activity> activities;   // (fn, mask)
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> reverses;  // (fn, mask)
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations;
@@ -128,7 +128,8 @@ struct Generator::Impl {
            "_reverse(" + adjoints + ");\n}\n";
   }
 
-  std::string source_of(const std::pair<const FunctionDecl*, std::string>& key, std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
+  std::string source_of(const std::pair<const FunctionDecl*, std::string>& key,
+                        std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
     if (!seen.insert(key).second) return "";
     std::string s;
     if (!seen.count({key.first, "forward"})) {
@@ -158,7 +159,8 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   GeneratedGradient out;
   fn = fn->getDefinition();
   if (isa<CXXMethodDecl>(fn) || !fn->getIdentifier()) {
-    I.diags.error(where, "a gradient can be requested for free functions only; request one that calls the member function");
+    I.diags.error(where,
+                  "a gradient can be requested for free functions only; request one that calls the member function");
     return out;
   }
   if (is_value_class(fn->getReturnType())) {
@@ -179,7 +181,8 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   pass = call_args;
   if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
   std::string param_types;
-  for (const ParmVarDecl* p : fn->parameters()) param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
+  for (const ParmVarDecl* p : fn->parameters())
+    param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
   for (const ParmVarDecl* p : fn->parameters()) {
     if (!is_differentiable(p)) continue;
     std::string d = "_d_" + ir->var_of.at(p)->name;
@@ -202,7 +205,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string grad_def = signature + " {\n  " + name + "_pullback(" + pass + ");\n}\n";
   std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
-                                      Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
+                                     Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
   if (I.grads.insert(key).second) I.definitions.push_back(I.wrap(fn, grad_def));
   out.declaration = I.wrap(fn, signature + "; inline const char* " + source_fn + "();\n");
   // One line: inserting it must not shift the user's line numbers.

@@ -69,8 +69,8 @@ bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const s
   for (Var* v : vars) {
     if (v->memory) return false;
     for (const Node* n : all)
-      if (inside(n, loop) && ((n->kind == NodeKind::Assign && n->target == v) ||
-                              (n->kind == NodeKind::Loop && n->counter == v)))
+      if (inside(n, loop) &&
+          ((n->kind == NodeKind::Assign && n->target == v) || (n->kind == NodeKind::Loop && n->counter == v)))
         return false;
     if (v == loop->counter) return false;
   }
@@ -87,8 +87,7 @@ bool is_counter_of(const FunctionIR& ir, const Expr* e, const Node* loop) {
 }  // namespace
 
 // `P[i]` or `P[X + i]` / `P[i + X]` with i the counter of `loop` and P a pointer variable: P and X.
-bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer,
-                    const Expr*& offset) {
+bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer, const Expr*& offset) {
   auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
   if (!sub) return false;
   auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));

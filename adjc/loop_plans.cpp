@@ -19,8 +19,8 @@ using namespace clang;
 // reads the old values (reads at or before the write), after it when it reads the new ones.
 void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads) {
   for (Node* loop : all) {
-    if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() ||
-        loop->parallel || loop->inc)
+    if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() || loop->parallel ||
+        loop->inc)
       continue;
     bool in_parallel = false;
     for (const Node* l : loop->loops) in_parallel |= l->parallel;
@@ -46,7 +46,8 @@ void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const 
     // disqualifies the loop.
     std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
     std::vector<const Expr*> accesses;
-    bool only_counter = region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
+    bool only_counter =
+        region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
     for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
     if (!only_counter) continue;
     bool reads_old = false, reads_new = write->result_in_target;

@@ -57,10 +57,13 @@ class Lowering {
         fail(fn->getLocation(), "constructors, destructors and conversions cannot be differentiated");
       if (is_value_class(context_.getRecordType(m->getParent())))
         fail(fn->getLocation(), "member function '" + m->getNameAsString() + "' of value class '" +
-                                    m->getParent()->getNameAsString() + "' needs a custom pullback (adjoint::custom_derivatives::"
-                                    "class_functions::" + base_name(m) + "_pullback)");
+                                    m->getParent()->getNameAsString() +
+                                    "' needs a custom pullback (adjoint::custom_derivatives::"
+                                    "class_functions::" +
+                                    base_name(m) + "_pullback)");
     }
-    if (base_name(fn).empty()) fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
+    if (base_name(fn).empty())
+      fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
     // A template is differentiated per specialization (its instantiated body); the pattern itself
     // has no types to differentiate.
     if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
@@ -71,8 +74,9 @@ class Lowering {
     }
     int index = 0;
     for (const AdParam& p : ad_params(fn)) {
-      std::string name = p.decl ? (p.decl->getName().empty() ? "_param" + std::to_string(index) : p.decl->getName().str())
-                                : unique_name("self");
+      std::string name = p.decl
+                             ? (p.decl->getName().empty() ? "_param" + std::to_string(index) : p.decl->getName().str())
+                             : unique_name("self");
       Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());
       v->param_index = index++;
       v->param_type = p.type;
@@ -156,8 +160,7 @@ class Lowering {
     }
     v->type = type;
     if (t->isPointerType()) {
-      if (t->getPointeeType()->isPointerType())
-        fail(loc, "pointers to pointers are not supported ('" + name + "')");
+      if (t->getPointeeType()->isPointerType()) fail(loc, "pointers to pointers are not supported ('" + name + "')");
       if (is_value_class(t->getPointeeType()))
         fail(loc, "pointers to value classes are not supported ('" + name + "'); use the value");
       v->pointer = true;
@@ -184,8 +187,8 @@ class Lowering {
         !isa<CallExpr>(e) && !is_empty_value(e))
       return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
                           e->getStmtClassName() + "); use a function with a custom pullback");
-    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) ||
-        isa<CharacterLiteral>(e) || isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
+    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
+        isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
       return;
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       const ValueDecl* d = ref->getDecl();
@@ -199,7 +202,8 @@ class Lowering {
       return;
     }
     if (auto* b = dyn_cast<BinaryOperator>(e)) {
-      if (b->isAssignmentOp()) return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (b->isAssignmentOp())
+        return fail(at, "assignments inside expressions are not supported; write them as statements");
       if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported");
       check_expr(b->getLHS());
       check_expr(b->getRHS());
@@ -225,7 +229,8 @@ class Lowering {
     if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
     if (auto* call = dyn_cast<CallExpr>(e)) return check_call(call, at);
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
-      if (!memory_root(ir_, e)) return fail(at, "indexing memory that is not a parameter or local array is not supported");
+      if (!memory_root(ir_, e))
+        return fail(at, "indexing memory that is not a parameter or local array is not supported");
       check_expr(sub->getBase());
       check_expr(sub->getIdx());
       return;
@@ -286,9 +291,8 @@ class Lowering {
     n->loc = call->getBeginLoc();
     n->call = call;
     if (!call->getType()->isVoidType()) {
-      std::string name = "_";  // built in place: GCC 12 warns falsely about "_" + std::string
-      name += base_name(call->getDirectCallee());
-      n->result = make_var(name, call->getType(), VarKind::CallResult, nullptr, call->getBeginLoc());
+      n->result = make_var("_" + base_name(call->getDirectCallee()), call->getType(), VarKind::CallResult, nullptr,
+                           call->getBeginLoc());
       n->result->assignments = 1;
       n->result->definition = n;
       n->result->block = block;
@@ -328,7 +332,8 @@ class Lowering {
       if (v->counter) return fail(target->getExprLoc(), "the counter of a for loop is modified in its body");
       if (v->pointer) {
         if (v->kind == VarKind::Param)
-          return fail(target->getExprLoc(), "reassigning pointer parameter '" + v->name + "' is not supported; use a local pointer");
+          return fail(target->getExprLoc(),
+                      "reassigning pointer parameter '" + v->name + "' is not supported; use a local pointer");
         if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base)))
           return fail(target->getExprLoc(), "local pointer '" + v->name + "' must keep pointing into the same array");
       }
@@ -339,11 +344,13 @@ class Lowering {
       n->memory_root = memory_root(ir_, target);
       if (!n->memory_root) return fail(target->getExprLoc(), "assignment to an unsupported lvalue");
       if (n->memory_root->kind == VarKind::Param && !n->memory_root->reference && !n->memory_root->pointer)
-        return fail(target->getExprLoc(), "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
+        return fail(target->getExprLoc(),
+                    "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
     }
     QualType t = lhs->getType();
     if (is_value_class(t) && !(v && v->value))
-      return fail(target->getExprLoc(), "assigning a value class into memory (a member or an array) is not supported; use a local");
+      return fail(target->getExprLoc(),
+                  "assigning a value class into memory (a member or an array) is not supported; use a local");
     if (is_floating(t) && op != BO_Assign && op != BO_AddAssign && op != BO_SubAssign && op != BO_MulAssign &&
         op != BO_DivAssign)
       return fail(stmt->getBeginLoc(), "unsupported compound assignment on a floating value");
@@ -383,7 +390,8 @@ class Lowering {
       if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
       v->base = pointer_base(init);
       v->root = memory_root(ir_, init);
-      if (!v->base || !v->root) return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
+      if (!v->base || !v->root)
+        return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
     }
     if (!init) return;
     size_t before = block->children.size();
@@ -411,7 +419,8 @@ class Lowering {
     if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
       return lower_assign(stmt, u->getSubExpr(), u->isIncrementOp() ? BO_AddAssign : BO_SubAssign, nullptr, block);
     // `x = y` for a value class: its copy or move assignment.
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Equal && is_value_class(op->getType())) {
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e);
+        op && op->getOperator() == OO_Equal && is_value_class(op->getType())) {
       auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
       if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
         return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
@@ -431,8 +440,9 @@ class Lowering {
       std::vector<AdArg> args = ad_args(call);
       for (size_t i = 0; i < args.size() && i < params.size(); ++i)
         if (is_written_param(params[i].type) && memory_root(ir_, args[i].expr))
-          return fail(call->getBeginLoc(), "call to '" + callee->getNameAsString() +
-                                               "' which has no body and no custom pullback writes memory adjc cannot differentiate");
+          return fail(call->getBeginLoc(),
+                      "call to '" + callee->getNameAsString() +
+                          "' which has no body and no custom pullback writes memory adjc cannot differentiate");
       Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
       n->call = call;
       return add(block, n);
@@ -451,7 +461,8 @@ class Lowering {
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       for (const Decl* d : ds->decls()) {
         if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
-        else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d)) fail(d->getLocation(), "unsupported declaration");
+        else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d))
+          fail(d->getLocation(), "unsupported declaration");
       }
       return;
     }
@@ -475,7 +486,8 @@ class Lowering {
       if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
       return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
     }
-    if (auto* ds = dyn_cast<DoStmt>(s)) return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
+    if (auto* ds = dyn_cast<DoStmt>(s))
+      return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
     if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
       if (loops_.empty()) return fail(at, "break/continue outside a loop");
       Node* n = make(NodeKind::Jump, s);

@@ -10,8 +10,8 @@
 
 namespace adjc {
 
-std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, clang::ASTContext& context,
-                                  Diagnostics& diags, const CustomPullbacks& custom);
+std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, clang::ASTContext& context, Diagnostics& diags,
+                                  const CustomPullbacks& custom);
 
 // Which variables (and, for memory, which regions) carry derivatives.
 struct Activity {

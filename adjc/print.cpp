@@ -27,7 +27,9 @@ std::pair<std::string, std::string> namespaces(const Decl* d) {
   std::string open, close;
   for (const DeclContext* dc = d->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
     if (auto* ns = dyn_cast<NamespaceDecl>(dc)) {
-      std::string head = ns->isAnonymousNamespace() ? "namespace {" : (ns->isInline() ? "inline " : std::string()) + "namespace " + ns->getName().str() + " {";
+      std::string head = ns->isAnonymousNamespace()
+                             ? "namespace {"
+                             : (ns->isInline() ? "inline " : std::string()) + "namespace " + ns->getName().str() + " {";
       open = head + "\n" + open;
       close += "}\n";
     }
@@ -117,7 +119,8 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
   if (auto* m = dyn_cast<MemberExpr>(e))
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
-  if (auto* u = dyn_cast<UnaryOperator>(e)) return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
+  if (auto* u = dyn_cast<UnaryOperator>(e))
+    return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
   if (auto* b = dyn_cast<BinaryOperator>(e))
     return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
   if (auto* c = dyn_cast<ConditionalOperator>(e))
@@ -141,9 +144,10 @@ std::string Printer::call_text(const CallExpr* call) const {
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
     auto* callee = cast<MemberExpr>(mc->getCallee()->IgnoreParens());
     if (args.size() > f->getNumParams())
-      return "(" + primal(args[0].expr) + ")" + (args[0].address ? "." : "->") + f->getNameAsString() + "(" + list(1) + ")";
-    return types_.str(QualType(cast<CXXMethodDecl>(f)->getParent()->getTypeForDecl(), 0)) + "::" +
-           callee->getMemberDecl()->getNameAsString() + "(" + list(0) + ")";
+      return "(" + primal(args[0].expr) + ")" + (args[0].address ? "." : "->") + f->getNameAsString() + "(" + list(1) +
+             ")";
+    return types_.str(QualType(cast<CXXMethodDecl>(f)->getParent()->getTypeForDecl(), 0)) +
+           "::" + callee->getMemberDecl()->getNameAsString() + "(" + list(0) + ")";
   }
   if (auto* op = dyn_cast<CXXOperatorCallExpr>(call)) {
     std::string spelling = getOperatorSpelling(op->getOperator());
@@ -153,9 +157,11 @@ std::string Printer::call_text(const CallExpr* call) const {
     return "((" + primal(op->getArg(0)) + ") " + spelling + " (" + primal(op->getArg(1)) + "))";
   }
   if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
-    return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) + ")";
-  std::string name = math_function(call) != MathFn::None ? f->getQualifiedNameAsString()
-                                                         : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
+    return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) +
+           ")";
+  std::string name = math_function(call) != MathFn::None
+                         ? f->getQualifiedNameAsString()
+                         : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
   return name + "(" + list(0) + ")";
 }
 

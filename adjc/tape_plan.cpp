@@ -139,10 +139,10 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
   if (auto* c = dyn_cast<CastExpr>(e);
       c && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
       reads_varied(ir, full, c->getSubExpr()))
-    diags.error(e->getExprLoc(), "non-differentiable cast of an active floating value to '" +
-                                     c->getType().getAsString() + "'");
-  if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
-                                          !ir.hoisted.count(call)) {
+    diags.error(e->getExprLoc(),
+                "non-differentiable cast of an active floating value to '" + c->getType().getAsString() + "'");
+  if (auto* call = dyn_cast<CallExpr>(e);
+      call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call)) {
     const FunctionDecl* callee = call->getDirectCallee();
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);
@@ -154,8 +154,8 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
         std::string where = with_object(callee) ? "class_functions::" : "";
         diags.error(call->getBeginLoc(), "call to '" + callee->getQualifiedNameAsString() +
                                              "' which has no body and no custom pullback (define "
-                                             "adjoint::custom_derivatives::" + where +
-                                             base_name(callee) + "_pullback)");
+                                             "adjoint::custom_derivatives::" +
+                                             where + base_name(callee) + "_pullback)");
         break;
       }
   }
@@ -239,9 +239,8 @@ bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads
   bool stable = true;
   for (Var* d : deps.values)
     stable &= d->kind != VarKind::CallResult && !(d->kind == VarKind::Param && d->assignments > 0) &&
-              !written_later(all, definition, v->block, [&](const Node* n) {
-                return n->kind == NodeKind::Assign && n->target == d;
-              });
+              !written_later(all, definition, v->block,
+                             [&](const Node* n) { return n->kind == NodeKind::Assign && n->target == d; });
   for (Var* r : deps.regions)
     stable &= !written_later(all, definition, v->block, [&](const Node* n) {
       return (n->kind == NodeKind::Assign && n->memory_root == r) || passes_region_to_call(ir, n, r);
@@ -315,7 +314,8 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const CustomPullbacks& custom,
                     Diagnostics& diags) {
   for (const ReadSite& r : reads)
-    if (n->result && r.var == n->result && (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
+    if (n->result && r.var == n->result &&
+        (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
       n->save = true;
       break;
     }
