@@ -1,6 +1,6 @@
 #pragma once
-// adjc: the pieces the driver (driver.cpp) and the differentiator (differentiate.cpp) share.
-// How the passes fit together: docs/adjc.md.
+// adjc: the pieces the driver (driver.cpp) and the generator (generator.cpp) share.
+// How the passes fit together: docs/adjc-internals.md.
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>

@@ -25,6 +25,13 @@
 #include "passes.hpp"
 
 namespace adjc {
+
+void Diagnostics::error(clang::SourceLocation where, const std::string& message) {
+  failed_ = true;
+  unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
+  engine_.Report(where, id) << message;
+}
+
 namespace {
 
 using namespace clang;
@@ -117,16 +124,21 @@ class Consumer : public ASTConsumer {
     if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf) target = strip(u->getSubExpr());
     auto* ref = dyn_cast<DeclRefExpr>(target);
     auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-    if (!fn) return diags.error(call->getArg(0)->getBeginLoc(), "the first argument of adjoint::gradient must name a function");
-    if (!fn->getDefinition())
+    if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
-                         quoted(fn->getName()) + " has no body in this translation unit, so adjc cannot differentiate it");
+                         "the first argument of adjoint::gradient must name a function");
+    if (!fn->getDefinition())
+      return diags.error(
+          call->getArg(0)->getBeginLoc(),
+          quoted(fn->getName()) + " has no body in this translation unit, so adjc cannot differentiate it");
     fn = fn->getDefinition();
 
     std::string names;
     if (call->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(call->getArg(1))) {
       auto* lit = dyn_cast<StringLiteral>(strip(call->getArg(1)));
-      if (!lit) return diags.error(call->getArg(1)->getBeginLoc(), "the parameters of adjoint::gradient must be a string literal");
+      if (!lit)
+        return diags.error(call->getArg(1)->getBeginLoc(),
+                           "the parameters of adjoint::gradient must be a string literal");
       names = lit->getString().str();
     }
     std::vector<bool> selected(fn->getNumParams(), false);
@@ -142,12 +154,14 @@ class Consumer : public ASTConsumer {
         found = true;
         if (!is_differentiable(fn->getParamDecl(i)))
           return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter " + quoted(name) + " of " + quoted(fn->getName()) + " is not differentiable (type " +
+                             "parameter " + quoted(name) + " of " + quoted(fn->getName()) +
+                                 " is not differentiable (type " +
                                  quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
         selected[i] = any = true;
       }
       if (!found)
-        return diags.error(call->getArg(1)->getBeginLoc(), quoted(fn->getName()) + " has no parameter named " + quoted(name));
+        return diags.error(call->getArg(1)->getBeginLoc(),
+                           quoted(fn->getName()) + " has no parameter named " + quoted(name));
     }
     if (!any)
       for (unsigned i = 0; i < fn->getNumParams(); ++i) any |= selected[i] = is_differentiable(fn->getParamDecl(i));
@@ -167,10 +181,8 @@ class Consumer : public ASTConsumer {
     // only when that is at file scope.
     if (sm.isInMainFile(first->getLocation()) && !first->getLocation().isMacroID() &&
         first->getDeclContext()->getRedeclContext()->isTranslationUnit()) {
-      if (first->doesThisDeclarationHaveABody())
-        where = Lexer::getLocForEndOfToken(first->getBodyRBrace(), 0, sm, lo);
-      else
-        where = Lexer::findLocationAfterToken(first->getEndLoc(), tok::semi, sm, lo, false);
+      if (first->doesThisDeclarationHaveABody()) where = Lexer::getLocForEndOfToken(first->getBodyRBrace(), 0, sm, lo);
+      else where = Lexer::findLocationAfterToken(first->getEndLoc(), tok::semi, sm, lo, false);
     }
     if (where.isValid()) {
       rewriter.InsertTextAfter(where, " " + g.declaration);
@@ -202,7 +214,8 @@ class ActionFactory : public tooling::FrontendActionFactory {
 };
 
 int usage(const char* message) {
-  std::fprintf(stderr, "adjc: error: %s\nusage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n", message);
+  std::fprintf(stderr, "adjc: error: %s\nusage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n",
+               message);
   return 2;
 }
 

@@ -33,20 +33,20 @@ struct Var {
   bool pointer = false;   // a pointer variable (its adjoint is derived from its root's)
   bool memory = false;    // the variable is memory: array, struct, or reference
   bool reference = false;
-  bool differentiable = false;  // parameters: can have an adjoint
-  int param_index = -1;          // position in FunctionIR::params
-  clang::QualType param_type;    // parameters: the declared type (the object: `const C*`)
-  Var* root = nullptr;            // pointers: the memory they point into (pointer params: self)
+  bool differentiable = false;        // parameters: can have an adjoint
+  int param_index = -1;               // position in FunctionIR::params
+  clang::QualType param_type;         // parameters: the declared type (the object: `const C*`)
+  Var* root = nullptr;                // pointers: the memory they point into (pointer params: self)
   const clang::Expr* base = nullptr;  // local pointers: the root pointer expression they offset
-  Node* parallel = nullptr;       // the parallel loop whose threads own it (nullptr: function)
-  Node* block = nullptr;          // the block that declares it (locals)
-  Node* definition = nullptr;     // the declaring assignment (locals)
-  bool counter = false;           // the counter of a canonical loop
-  int assignments = 0;            // assignment nodes writing it
+  Node* parallel = nullptr;           // the parallel loop whose threads own it (nullptr: function)
+  Node* block = nullptr;              // the block that declares it (locals)
+  Node* definition = nullptr;         // the declaring assignment (locals)
+  bool counter = false;               // the counter of a canonical loop
+  int assignments = 0;                // assignment nodes writing it
   // Plan (tape analysis, full activity):
-  bool read_in_reverse = false;   // some reverse code reads its value (or memory)
-  bool recompute = false;         // reverse re-evaluates its definition instead of taping
-  bool kept = false;              // pushed at the end of the forward sweep, popped at reverse start
+  bool read_in_reverse = false;  // some reverse code reads its value (or memory)
+  bool recompute = false;        // reverse re-evaluates its definition instead of taping
+  bool kept = false;             // pushed at the end of the forward sweep, popped at reverse start
   // Locals of a loop body (loops without break/continue): each iteration has its own, so the
   // value at the end of an iteration is pushed there and popped when its reverse starts.
   Node* iteration = nullptr;
@@ -60,9 +60,9 @@ struct Node {
   NodeKind kind = NodeKind::Block;
   const clang::Stmt* stmt = nullptr;  // source statement (locations, #line)
   clang::SourceLocation loc;
-  int order = 0;                 // pre-order position
+  int order = 0;  // pre-order position
   Node* parent = nullptr;
-  std::vector<Node*> loops;      // enclosing loops, outermost first
+  std::vector<Node*> loops;  // enclosing loops, outermost first
 
   // Block
   std::vector<Node*> children;
@@ -71,13 +71,13 @@ struct Node {
   Var* target = nullptr;
   const clang::Expr* lhs = nullptr;
   clang::BinaryOperatorKind op = clang::BO_Assign;
-  const clang::Expr* rhs = nullptr;    // nullptr: ++/-- (op is BO_AddAssign / BO_SubAssign)
-  bool definition = false;             // a declaration's initialisation
-  Var* memory_root = nullptr;          // memory targets: the region written
+  const clang::Expr* rhs = nullptr;  // nullptr: ++/-- (op is BO_AddAssign / BO_SubAssign)
+  bool definition = false;           // a declaration's initialisation
+  Var* memory_root = nullptr;        // memory targets: the region written
 
   // Call: a call to a user function (or one with a custom pullback), hoisted out of expressions.
   const clang::CallExpr* call = nullptr;
-  Var* result = nullptr;               // nullptr for a discarded result
+  Var* result = nullptr;  // nullptr for a discarded result
 
   // If
   const clang::Expr* cond = nullptr;
@@ -88,13 +88,13 @@ struct Node {
   LoopForm form = LoopForm::For;
   Node* body = nullptr;
   Node* inc = nullptr;
-  Var* counter = nullptr;              // canonical loops: `for (int i = start; cond; i += step)`
+  Var* counter = nullptr;  // canonical loops: `for (int i = start; cond; i += step)`
   const clang::Expr* start = nullptr;
-  const clang::Expr* end = nullptr;    // counted upwards while `i < end` (parallel loops always)
+  const clang::Expr* end = nullptr;  // counted upwards while `i < end` (parallel loops always)
   long step = 0;
   bool parallel = false;
-  std::vector<Node*> jumps;            // breaks/continues targeting this loop
-  int id = 0;                          // loops: label number; jumps: exit code
+  std::vector<Node*> jumps;  // breaks/continues targeting this loop
+  int id = 0;                // loops: label number; jumps: exit code
 
   // Jump
   JumpKind jump = JumpKind::Break;
@@ -110,11 +110,11 @@ struct Node {
   // Bulk saves: a straight loop whose one saved write is `P[X + i] = ...` (i its counter, X
   // optional) pushes P[X + start .. X + end) before it and pops them around its reverse, instead
   // of a push and a pop per iteration (the Assign's `bulk`).
-  bool bulk = false;                       // Assign: saved by its loop's block push
-  Node* bulk_write = nullptr;              // Loop: that Assign
+  bool bulk = false;           // Assign: saved by its loop's block push
+  Node* bulk_write = nullptr;  // Loop: that Assign
   const clang::Expr* bulk_pointer = nullptr;
   const clang::Expr* bulk_offset = nullptr;  // X, or nullptr
-  bool bulk_restore_first = false;         // the reverse reads the old values: restore before it
+  bool bulk_restore_first = false;           // the reverse reads the old values: restore before it
   // Vectorised reverse: the loop's reverse iterations share nothing but sums into the adjoints of
   // the outer scalars it reads (`simd_sums`), so its reverse loop is marked `omp simd` with those
   // sums as reductions (plan_simd_reverse in analyze.cpp).
@@ -128,7 +128,7 @@ struct FunctionIR {
   std::vector<std::unique_ptr<Var>> vars;
   std::vector<std::unique_ptr<Node>> nodes;
   std::map<const clang::VarDecl*, Var*> var_of;
-  std::map<const clang::CallExpr*, Var*> call_result;     // hoisted call -> its result temp
+  std::map<const clang::CallExpr*, Var*> call_result;  // hoisted call -> its result temp
   std::set<const clang::CallExpr*> hoisted;
   Node* body = nullptr;
   std::vector<Var*> params;  // the object of a member function (`self`) first, then the parameters
@@ -141,5 +141,41 @@ struct FunctionIR {
 
   Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function, or `this`
 };
+
+// Visits `n` and every node under it in pre-order (a block's children, then an if's branches, a
+// loop's body and increment): the order of Node::order.
+template <class N, class F>
+void for_each_node(N* n, F&& f) {
+  if (!n) return;
+  f(n);
+  for (N* c : n->children) for_each_node(c, f);
+  for_each_node(static_cast<N*>(n->then_node), f);
+  for_each_node(static_cast<N*>(n->else_node), f);
+  for_each_node(static_cast<N*>(n->body), f);
+  for_each_node(static_cast<N*>(n->inc), f);
+}
+
+// The region (array, struct, reference or pointer parameter) an lvalue or pointer expression
+// lies in; nullptr when `e` is not memory of this function's variables.
+Var* memory_root(const FunctionIR& ir, const clang::Expr* e);
+
+// `p[i]`, `s.m`, `*p`: an expression that reads memory.
+bool is_memory_read(const clang::Expr* e);
+
+// Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
+void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
+
+// Whether local `v` is declared in `block` or in a block inside it.
+bool declared_in(const Var* v, const Node* block);
+
+// Whether a and b run in a common loop; for a variable private to each iteration of `within`,
+// only loops inside that iteration count.
+bool shares_loop(const Node* a, const Node* b, const Node* within = nullptr);
+
+// Whether node `n` lies in `block` (or is it).
+bool encloses(const Node* block, const Node* n);
+
+// Whether `n` is inside `loop`.
+bool inside(const Node* n, const Node* loop);
 
 }  // namespace adjc

@@ -1,0 +1,87 @@
+// Activity: which variables and memory depend on the active parameters (passes.hpp).
+#include <clang/AST/ExprCXX.h>
+
+#include "passes.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    auto it = ir.call_result.find(call);
+    if (it != ir.call_result.end()) return act.of(it->second) && is_adjoint_value(call->getType());
+  }
+  QualType t = e->getType();
+  if (is_value_class(t)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
+  if (t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, e));
+  if (!is_floating(t)) return false;
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    Var* v = ir.var(ref);
+    return act.of(v);
+  }
+  if (is_memory_read(e)) return act.of(memory_root(ir, e));
+  for (const Stmt* child : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(child); ce && reads_varied(ir, act, ce)) return true;
+  return false;
+}
+
+bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const Expr* arg) {
+  if (!is_differentiable(param)) return false;
+  QualType t = param.getCanonicalType();
+  // A value class, or the object of one of its member functions.
+  if (is_value_class(t) || (t->isPointerType() && is_value_class(t->getPointeeType())))
+    return reads_varied(ir, act, arg);
+  if (t->isReferenceType() || t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, arg));
+  return reads_varied(ir, act, arg);
+}
+
+bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
+  std::vector<AdParam> params = ad_params(node->call->getDirectCallee());
+  std::vector<AdArg> args = ad_args(node->call);
+  for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+    if (arg_varied(ir, act, params[i].type, args[i].expr)) return true;
+  return false;
+}
+
+Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active) {
+  Activity act;
+  act.varied.assign(ir.vars.size(), 0);
+  for (auto& v : ir.vars)
+    if (v->kind == VarKind::Param && active[v->param_index] && v->differentiable) act.varied[v->index] = 1;
+  bool changed = true;
+  auto mark = [&](Var* v) {
+    if (v && !act.varied[v->index]) act.varied[v->index] = changed = 1;
+  };
+  while (changed) {
+    changed = false;
+    for_each_node(ir.body, [&](Node* n) {
+      if (n->kind == NodeKind::Assign) {
+        bool varied_rhs = n->rhs && reads_varied(ir, act, n->rhs);
+        if (!varied_rhs) return;
+        if (n->target && (n->target->floating || n->target->value)) mark(n->target);
+        if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
+      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && call_active(ir, act, n)) {
+        if (n->result && (n->result->floating || n->result->value)) mark(n->result);
+        std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
+        std::vector<AdArg> args = ad_args(n->call);
+        for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+          if (is_written_param(params[i].type)) mark(memory_root(ir, args[i].expr));
+      }
+    });
+  }
+  return act;
+}
+
+void check_unselected_writes(const FunctionIR& ir, const Activity& act, const std::vector<bool>& active,
+                             Diagnostics& diags, SourceLocation request) {
+  for (auto& v : ir.vars)
+    if (v->kind == VarKind::Param && v->differentiable && !v->floating && !v->value && act.varied[v->index] &&
+        !active[v->param_index])
+      diags.error(request, "parameter '" + v->name + "' of '" + ir.fn->getNameAsString() +
+                               "' receives values that depend on the differentiated parameters; "
+                               "add it to the gradient request");
+}
+
+}  // namespace adjc

@@ -1,0 +1,252 @@
+// Types and callees: what adjc differentiates, and how each call is differentiated (classify.hpp).
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "classify.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// Parens, implicit casts, cleanups, and copies of value-class handles (copying one is the value).
+const Expr* strip(const Expr* e) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
+    else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
+    else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
+    else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
+                                                      c->getConstructor()->isCopyOrMoveConstructor() &&
+                                                      is_value_class(c->getType()))
+      e = c->getArg(0);
+    else return e;
+  }
+}
+
+bool is_floating(QualType t) { return t->isRealFloatingType(); }
+
+namespace {
+std::set<const Type*>& value_classes() {
+  static std::set<const Type*> types;
+  return types;
+}
+}  // namespace
+
+void find_value_classes(ASTContext& context) {
+  std::function<void(const DeclContext*)> walk = [&](const DeclContext* dc) {
+    for (const Decl* d : dc->decls()) {
+      if (auto* inner = dyn_cast<DeclContext>(d); inner && (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d)))
+        walk(inner);
+      auto* f = dyn_cast<FunctionDecl>(d);
+      if (!f || !f->getIdentifier() || f->getName() != "accumulate_adjoint" || f->getNumParams() != 2) continue;
+      QualType into = f->getParamDecl(0)->getType();
+      if (into->isLValueReferenceType() && into->getPointeeType()->isRecordType())
+        value_classes().insert(into->getPointeeType().getCanonicalType().getUnqualifiedType().getTypePtr());
+    }
+  };
+  walk(context.getTranslationUnitDecl());
+}
+
+bool is_value_class(QualType t) {
+  if (t.isNull()) return false;
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return value_classes().count(t.getTypePtr()) > 0;
+}
+
+bool is_adjoint_value(QualType t) { return is_floating(t) || is_value_class(t); }
+
+bool is_empty_value(const Expr* e) {
+  e = strip(e);
+  if (!is_value_class(e->getType())) return false;
+  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(e)) e = strip(cast->getSubExpr());
+  if (auto* c = dyn_cast<CXXConstructExpr>(e)) return c->getNumArgs() == 0;
+  if (auto* list = dyn_cast<InitListExpr>(e))  // `V{}` of an aggregate: every member its default
+    return std::all_of(list->inits().begin(), list->inits().end(),
+                       [](const Expr* i) { return isa<ImplicitValueInitExpr>(i) || isa<CXXDefaultInitExpr>(i); });
+  return false;
+}
+
+static bool pointee_differentiable(QualType t) {
+  t = t.getCanonicalType();
+  return t->isRealFloatingType() || t->isRecordType();
+}
+
+bool is_differentiable(QualType t) {
+  t = t.getCanonicalType();
+  if (t->isRealFloatingType() || t->isRecordType()) return true;
+  if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
+  return false;
+}
+
+bool is_written_param(QualType t) {
+  t = t.getCanonicalType();
+  if (!t->isPointerType() && !t->isReferenceType()) return false;
+  QualType p = t->getPointeeType();
+  return pointee_differentiable(p) && !p.isConstQualified();
+}
+
+std::vector<bool> all_differentiable(const FunctionDecl* fn) {
+  std::vector<bool> active;
+  for (const AdParam& p : ad_params(fn)) active.push_back(is_differentiable(p.type));
+  return active;
+}
+
+const CXXMethodDecl* with_object(const FunctionDecl* fn) {
+  auto* m = dyn_cast<CXXMethodDecl>(fn);
+  return m && m->isInstance() ? m : nullptr;
+}
+
+std::vector<AdParam> ad_params(const FunctionDecl* fn) {
+  std::vector<AdParam> out;
+  if (const CXXMethodDecl* m = with_object(fn)) out.push_back({m->getThisType(), nullptr});
+  for (const ParmVarDecl* p : fn->parameters()) out.push_back({p->getType(), p});
+  return out;
+}
+
+std::vector<AdArg> ad_args(const CallExpr* call) {
+  std::vector<AdArg> out;
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
+    auto* callee = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens());
+    if (with_object(mc->getMethodDecl()))
+      out.push_back({mc->getImplicitObjectArgument(), !callee || !callee->isArrow()});
+    for (const Expr* a : call->arguments()) out.push_back({a});
+    return out;
+  }
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call);
+      op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
+    out.push_back({op->getArg(0), true});
+    for (unsigned i = 1; i < op->getNumArgs(); ++i) out.push_back({op->getArg(i)});
+    return out;
+  }
+  for (const Expr* a : call->arguments()) out.push_back({a});
+  return out;
+}
+
+std::string base_name(const FunctionDecl* fn) {
+  if (fn->getIdentifier()) return fn->getName().str();
+  switch (fn->getOverloadedOperator()) {
+    case OO_Plus: return "operator_plus";
+    case OO_Minus: return "operator_minus";
+    case OO_Star: return "operator_star";
+    case OO_Slash: return "operator_slash";
+    case OO_Call: return "operator_call";
+    case OO_Subscript: return "operator_subscript";
+    default: return "";
+  }
+}
+
+bool derivative_free(const FunctionDecl* callee) {
+  if (is_differentiable(callee->getReturnType())) return false;
+  for (const AdParam& p : ad_params(callee))
+    if (is_written_param(p.type)) return false;
+  return true;
+}
+
+MathFn math_function(const CallExpr* call) {
+  const FunctionDecl* f = call->getDirectCallee();
+  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f)) return MathFn::None;
+  const DeclContext* dc = f->getDeclContext()->getRedeclContext();
+  while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
+  bool std_or_c = dc->isTranslationUnit() || dc->isStdNamespace() ||
+                  (dc->isNamespace() && cast<NamespaceDecl>(dc)->getName() == "__gnu_cxx");
+  if (!std_or_c) return MathFn::None;
+  std::string name = f->getName().str();
+  static const std::map<std::string, MathFn> table = {
+      {"exp", MathFn::Exp},   {"log", MathFn::Log},   {"sqrt", MathFn::Sqrt}, {"tanh", MathFn::Tanh},
+      {"pow", MathFn::Pow},   {"sin", MathFn::Sin},   {"cos", MathFn::Cos},   {"fabs", MathFn::Fabs},
+      {"fmax", MathFn::Fmax}, {"fmin", MathFn::Fmin}, {"erf", MathFn::Erf},   {"abs", MathFn::Fabs}};
+  auto it = table.find(name);
+  if (it == table.end() && name.size() > 1 && name.back() == 'f') it = table.find(name.substr(0, name.size() - 1));
+  if (it == table.end()) return MathFn::None;
+  if (it->second == MathFn::Fabs && name == "abs" && !is_floating(call->getType())) return MathFn::None;
+  return it->second;
+}
+
+bool is_write_once(const Var* region) {
+  if (!region || !region->decl) return false;
+  for (const auto* attr : region->decl->specific_attrs<AnnotateAttr>())
+    if (attr->getAnnotation() == "adjoint_write_once") return true;
+  return false;
+}
+
+// Parameter types equal up to references and cv-qualifiers (of the type and of a pointee).
+static bool same_type(QualType a, QualType b) {
+  auto plain = [](QualType t) {
+    t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+    if (t->isPointerType()) return t->getPointeeType().getUnqualifiedType().getTypePtr();
+    return t.getTypePtr();
+  };
+  if (a->isPointerType() != b->isPointerType()) return false;
+  if (plain(a) == plain(b)) return true;
+  return !a->isPointerType() && QualType(plain(a), 0)->isArithmeticType() && QualType(plain(b), 0)->isArithmeticType();
+}
+
+const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  std::string name = base_name(callee);
+  if (name.empty()) return nullptr;
+  const auto& table = with_object(callee) ? custom.members : custom.free;
+  std::vector<AdParam> params = ad_params(callee);
+  auto [first, last] = table.equal_range(name + "_pullback");
+  for (auto it = first; it != last; ++it) {
+    const FunctionDecl* pullback = it->second;
+    // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
+    size_t expected = params.size() + (is_adjoint_value(callee->getReturnType()) ? 1 : 0);
+    for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
+    bool match = pullback->getNumParams() == expected;
+    for (size_t i = 0; match && i < params.size(); ++i)
+      match = same_type(params[i].type, pullback->getParamDecl(i)->getType());
+    if (match) return pullback;
+  }
+  return nullptr;
+}
+
+static bool has_differentiable_param(const FunctionDecl* callee) {
+  for (const AdParam& p : ad_params(callee))
+    if (is_differentiable(p.type)) return true;
+  return false;
+}
+
+bool hoisted_callee(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  return callee_kind(callee, custom) != CalleeKind::Plain ||
+         (derivative_free(callee) && has_differentiable_param(callee));
+}
+
+CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
+  if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
+  if (custom_pullback(callee, custom)) return CalleeKind::Custom;
+  if (callee->getDefinition() && callee->getDefinition()->hasBody()) return CalleeKind::User;
+  return CalleeKind::Plain;
+}
+
+CustomPullbacks find_custom_pullbacks(ASTContext& context) {
+  CustomPullbacks custom;
+  std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool inside) {
+    for (const Decl* d : dc->decls()) {
+      if (auto* ns = dyn_cast<NamespaceDecl>(d)) {
+        bool in_adjoint =
+            !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
+        bool in_custom = inside && ns->getName() == "custom_derivatives";
+        if (in_custom) {
+          for (const Decl* f : ns->decls()) {
+            if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier())
+              custom.free.insert({fd->getName().str(), fd});
+            if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
+              for (const Decl* m : members->decls())
+                if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier())
+                  custom.members.insert({fd->getName().str(), fd});
+          }
+        } else if (in_adjoint) {
+          walk(ns, true);
+        }
+      }
+    }
+  };
+  walk(context.getTranslationUnitDecl(), false);
+  return custom;
+}
+
+}  // namespace adjc

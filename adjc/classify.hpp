@@ -1,0 +1,79 @@
+#pragma once
+// Types and callees: which types carry adjoints (floating scalars, value classes, memory of
+// them), what each call is for differentiation (math function, user function, custom pullback,
+// derivative-free), and the unit-wide tables (custom pullbacks, value classes) that decide it.
+
+#include <clang/AST/DeclCXX.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir.hpp"
+
+namespace adjc {
+
+enum class MathFn { None, Exp, Log, Sqrt, Tanh, Pow, Sin, Cos, Fabs, Fmax, Fmin, Erf };
+
+// exp/expf/std::exp, ... ; MathFn::None for anything else.
+MathFn math_function(const clang::CallExpr* call);
+
+// Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
+// adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`).
+struct CustomPullbacks {
+  std::multimap<std::string, const clang::FunctionDecl*> free, members;
+};
+
+// Custom pullbacks of the translation unit, found once before any pass runs.
+CustomPullbacks find_custom_pullbacks(clang::ASTContext& context);
+
+// Value classes: record types V for which the unit declares `accumulate_adjoint(V&, const V&)`.
+// Found once per translation unit, before any other pass runs.
+void find_value_classes(clang::ASTContext& context);
+bool is_value_class(clang::QualType t);  // references and cv-qualifiers ignored
+// Floating scalars and value classes: values whose adjoint is a value of the same type.
+bool is_adjoint_value(clang::QualType t);
+// `V{}`, `V()`: an empty value-class handle.
+bool is_empty_value(const clang::Expr* e);
+
+// A parameter as adjc differentiates it: a member function's object comes first, as a pointer
+// (`const C*`), then the declared parameters.
+struct AdParam {
+  clang::QualType type;
+  const clang::ParmVarDecl* decl = nullptr;  // nullptr: the object
+};
+std::vector<AdParam> ad_params(const clang::FunctionDecl* fn);
+// The object parameter of a non-static member function; nullptr for other functions.
+const clang::CXXMethodDecl* with_object(const clang::FunctionDecl* fn);
+// A call's arguments aligned with ad_params(callee); `address`: the object is an lvalue whose
+// address is passed.
+struct AdArg {
+  const clang::Expr* expr;
+  bool address = false;
+};
+std::vector<AdArg> ad_args(const clang::CallExpr* call);
+// The name generated and custom functions are derived from: `f`, `operator_plus`, ...; empty
+// for operators adjc does not support.
+std::string base_name(const clang::FunctionDecl* fn);
+// A call that needs no derivative: its result carries none and it writes nothing.
+bool derivative_free(const clang::FunctionDecl* callee);
+
+// What a call to a non-math function is, for differentiation.
+enum class CalleeKind { Plain, User, Custom };
+CalleeKind callee_kind(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+// Calls lowered to Call nodes (their results are temporaries the tape plan can save): those with
+// a derivative, and derivative-free calls that read differentiable arguments.
+bool hoisted_callee(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+
+// A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory
+// at most once, so a call's write never destroys a value another call's pullback reads.
+bool is_write_once(const Var* region);
+const clang::Expr* strip(const clang::Expr* e);  // parens, implicit casts, cleanups
+bool is_floating(clang::QualType t);
+bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
+
+// Every differentiable parameter active.
+std::vector<bool> all_differentiable(const clang::FunctionDecl* fn);
+
+}  // namespace adjc

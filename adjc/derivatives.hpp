@@ -1,0 +1,40 @@
+#pragma once
+// The derivative rules: for each operation adjc differentiates through (arithmetic, casts,
+// conditionals, math functions), the adjoint each operand receives and the primal values the
+// reverse sweep needs for it. The tape plan (needed_values: what must still be readable) and
+// emission (Emitter::propagate: the code) both read this one table.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes.hpp"
+
+namespace adjc {
+
+// How the adjoint `adj` of an expression reaches its operands. Templates are C++ text with
+// {adj} (the incoming adjoint), {0}, {1}, ... (the operands' primal values), {value} (the
+// expression's own value) and {lit:v} (the literal v in the expression's type).
+struct DerivativeRule {
+  std::vector<const clang::Expr*> operands;
+  // Operand i receives `partials[i]` (empty: nothing).
+  std::vector<std::string> partials;
+  // A choice instead (`c ? a : b`, fmax, fmin): when `condition` holds, operand `chosen` receives
+  // {adj}, otherwise operand `other` does.
+  std::string condition;
+  int chosen = 0, other = 0;
+  // Operands whose values the reverse reads: when operand i varies, those in needs[i]; `always`
+  // whenever anything does.
+  std::vector<std::vector<int>> needs;
+  std::vector<int> always;
+  bool needs_value = false;  // the reverse reads the expression's own value ({value})
+};
+
+// The rule for a stripped expression `e`; nothing for leaves (variables, memory, calls to
+// functions that are not math functions) and for operations that carry no derivative.
+std::optional<DerivativeRule> derivative_rule(const clang::Expr* e);
+
+// The operands `rule` receives an adjoint through (a choice: both alternatives).
+std::vector<int> differentiated_operands(const DerivativeRule& rule);
+
+}  // namespace adjc

@@ -1,0 +1,133 @@
+#pragma once
+// Emission: prints one function's forward sweep (`f_forward`) and its reverse sweep for one
+// activity pattern (`f_reverse`), and the signatures of its pullback, as C++ text. The members
+// are defined by job: emit.cpp (signatures, declarations, tape pushes and pops shared by both
+// sweeps), emit_forward.cpp, emit_reverse.cpp (the reverse's control flow) and emit_statement.cpp
+// (the reverse of one assignment or call).
+
+#include <clang/Basic/SourceManager.h>
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "derivatives.hpp"
+#include "passes.hpp"
+#include "print.hpp"
+
+namespace adjc {
+
+// Which parameters are active: one flag per ad_params entry.
+using Mask = std::vector<bool>;
+
+// A callee's generated reverse sweep for an activity pattern, requested while emitting a caller.
+struct CalleeRequest {
+  const clang::FunctionDecl* fn;
+  Mask mask;
+};
+
+// Emits the sweeps of one function.
+class Emitter {
+  using Expr = clang::Expr;
+  using FunctionDecl = clang::FunctionDecl;
+  using QualType = clang::QualType;
+  using SourceLocation = clang::SourceLocation;
+  using SourceManager = clang::SourceManager;
+
+ public:
+  Emitter(const FunctionIR& ir, const TypePrinter& types, const CustomPullbacks& custom, SourceManager& sm)
+      : ir_(ir), types_(types), custom_(custom), sm_(sm), print_(ir, types) {}
+
+  std::vector<CalleeRequest> callees;
+
+  // Signatures; given the body, parameters it never mentions are marked [[maybe_unused]].
+  std::string forward_signature(const std::string* body = nullptr) const;
+  std::string reverse_signature(const Mask& mask, const std::string& suffix, const std::string* body = nullptr) const;
+  // Whether generated code uses `name` (the #line directives' file names do not count).
+  static bool mentions(const std::string* body, const std::string& name);
+  std::string params(const std::string* body = nullptr) const;
+  // The adjoint result argument and one adjoint per differentiable parameter.
+  std::string adjoint_params(const Mask& mask, const std::string* body = nullptr) const;
+  static QualType adjoint_pointee(QualType t);
+  // f_forward: the original computation plus the pushes the reverse sweep pops.
+  std::string forward();
+  // f_reverse for one activity pattern.
+  std::string reverse(const Mask& mask, const Activity& act);
+
+ private:
+  const FunctionIR& ir_;
+  const TypePrinter& types_;
+  const CustomPullbacks& custom_;
+  SourceManager& sm_;
+  Printer print_;
+  Activity act_;
+  int temp_ = 0;
+  Node* parallel_ = nullptr;                      // parallel loop being emitted
+  std::set<const Var*> partitioned_;              // its regions each thread owns a part of
+  std::vector<std::pair<Node*, size_t>> scopes_;  // reverse: blocks and the child being reversed
+
+  // ----- shared by both sweeps (emit.cpp)
+  bool exit_codes() const;
+  void line_directive(Code& code, SourceLocation loc) const;
+  bool in_scope(const Var* v, const Node* parallel) const;
+  std::string zero_declaration(const Var* v, const std::string& name) const;
+  void declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const;
+  std::vector<Var*> kept(const Node* parallel) const;
+  void push_kept(Code& code, const Node* parallel) const;
+  void pop_kept(Code& code, const Node* parallel) const;
+  static std::string push(const std::string& value, const Var* v = nullptr);
+  std::string pop(const std::string& lvalue, QualType type, const Var* v = nullptr) const;
+  std::vector<Var*> iteration_kept(const Node* loop) const;
+  void push_iteration(Code& code, const Node* loop) const;
+  bool pop_iteration_needed(const Node* loop) const;
+  void pop_iteration(Code& code, const Node* loop) const;
+  std::string callee_name(const FunctionDecl* f, const std::string& suffix) const;
+  static std::string accumulation(const std::string& target, const std::string& value, QualType t);
+  static const Node* branch_bits_loop(const Node* n);
+  static std::vector<const Node*> branch_bits(const Node* loop);
+  static std::string branch_word(const Node* branch);
+  bool has_continue(const Node* loop) const;
+  std::string bulk_first(const Node* loop) const;
+
+  // ----- the forward sweep (emit_forward.cpp)
+  void forward_node(Node* n, Code& code);
+  void forward_children(Node* block, Code& code);
+  void forward_jump(Node* n, Code& code);
+  void forward_loop(Node* n, Code& code);
+  void forward_parallel(Node* n, Code& code);
+
+  // ----- the reverse sweep: control flow (emit_reverse.cpp)
+  void recompute(Node* block, size_t upto, Code& code);
+  void reverse_block(Node* block, Code& code, bool recompute_locals);
+  void reverse_node(Node* n, Code& code);
+  void reverse_jump(Node* n, Code& code);
+  void dispatch(Node* loop, const std::string& exit, Code& code);
+  static const Node* only_branch(const Node* loop);
+  void reverse_taken_iterations(Node* n, const Node* branch, Code& code);
+  void reverse_loop(Node* n, Code& code);
+  bool simd_pragma(const Node* n, Code& code) const;
+  void declare_iteration_locals(const Node* loop, Code& code) const;
+  std::string bulk_restore(const Node* loop) const;
+  void reverse_parallel(Node* n, Code& code);
+
+  // ----- the reverse of one statement (emit_statement.cpp)
+  void reverse_statement(Node* n, Code& out);
+  static std::vector<std::string> split_lines(const std::string& text);
+  static void prune_temps(std::vector<std::string>& lines);
+  static void merge_accumulations(std::vector<std::string>& lines);
+  void reverse_assign(Node* n, Code& code);
+  void reverse_call(Node* n, Code& code);
+  std::string declare_scalar_adjoint(QualType t, Code& code);
+  std::string temp(const std::string& prefix = "_t");
+  bool private_adjoint(const Expr* e) const;
+  void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t = {});
+  void bind_values(const Expr* e, Code& code, const std::vector<const Expr*>& extra = {});
+  std::string bind_adjoint(const std::string& adj, QualType t, Code& code);
+  std::string value(const Expr* x) const;
+  std::string expand(const std::string& pattern, const std::string& adj, const DerivativeRule& rule, const Expr* e,
+                     QualType t) const;
+  void propagate(const Expr* e, const std::string& adj_in, Code& code);
+};
+
+}  // namespace adjc

@@ -1,0 +1,183 @@
+// Emission of the forward sweep, `f_forward`: the original computation plus the pushes the reverse
+// sweep pops (emit.hpp).
+#include "emit.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// f_forward: the original computation plus the pushes the reverse sweep pops.
+std::string Emitter::forward() {
+  Code body;
+  body.depth = 1;
+  for (Node* c : ir_.body->children) forward_node(c, body);
+  if (!ir_.returns.empty()) body.line("_forward_end:;");
+  push_kept(body, nullptr);
+  if (exit_codes()) body.line("::adjoint::detail::push(_exit);");
+  if (ir_.ret) body.line("return _ret;");
+  Code code;
+  line_directive(code, ir_.fn->getLocation());
+  code.open("inline " + forward_signature(&body.text) + " {");
+  declare_vars(code, nullptr, body.text, false);
+  if (exit_codes()) code.line("long _exit = 0;");
+  code.text += body.text;
+  code.close();
+  return code.text;
+}
+
+void Emitter::forward_node(Node* n, Code& code) {
+  switch (n->kind) {
+    case NodeKind::Block:
+      code.open("{");
+      for (Node* c : n->children) forward_node(c, code);
+      code.close();
+      return;
+    case NodeKind::Assign: {
+      line_directive(code, n->loc);
+      std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+      if (n->save && !n->bulk) code.line(push(lhs));
+      if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
+      else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
+      return;
+    }
+    case NodeKind::Call: {
+      line_directive(code, n->loc);
+      const FunctionDecl* f = n->call->getDirectCallee();
+      bool generated = ir_.hoisted.count(n->call) && n->active && callee_kind(f, custom_) == CalleeKind::User;
+      std::string s = print_.call_text(n->call) + ";";
+      if (generated) {
+        s = callee_name(f, "_forward") + "(";
+        bool first = true;
+        for (const AdArg& a : ad_args(n->call)) s += (first ? "" : ", ") + print_.argument(a), first = false;
+        s += ");";
+      }
+      if (!n->save) {
+        code.line(n->result ? n->result->name + " = " + s : s);
+        return;
+      }
+      // The old value goes on the tape after the callee's own pushes, so that the reverse pops
+      // it first (restoring what the arguments read) and the pullback then pops the callee's.
+      const std::string& r = n->result->name;
+      code.open("{");
+      code.line("const " + types_.declare(n->result->type.getUnqualifiedType(), "_saved") + " = " + r + ";");
+      code.line(r + " = " + s);
+      code.line(push("_saved"));
+      code.close();
+      return;
+    }
+    case NodeKind::If: {
+      line_directive(code, n->loc);
+      code.open("if (" + print_.primal(n->cond) + ") {");
+      forward_children(n->then_node, code);
+      const Node* bits = branch_bits_loop(n);
+      if (bits) code.line(branch_word(n) + " |= 1ull << ((_n" + std::to_string(bits->id) + " - 1) & 63);");
+      else if (n->reverse) code.line("::adjoint::detail::push(true);");
+      if (n->else_node || (n->reverse && !bits)) {
+        code.close("} else {");
+        ++code.depth;
+        if (n->else_node) forward_children(n->else_node, code);
+        if (n->reverse && !bits) code.line("::adjoint::detail::push(false);");
+      }
+      code.close();
+      return;
+    }
+    case NodeKind::Loop: return n->parallel ? forward_parallel(n, code) : forward_loop(n, code);
+    case NodeKind::Jump: return forward_jump(n, code);
+  }
+}
+
+void Emitter::forward_children(Node* block, Code& code) {
+  for (Node* c : block->children) forward_node(c, code);
+}
+
+void Emitter::forward_jump(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  if (n->jump == JumpKind::Return) {
+    if (exit_codes()) code.line("_exit = " + id + ";");
+    code.line("goto _forward_end;");
+    return;
+  }
+  Node* loop = n->target_loop;
+  std::string push = loop->reverse ? "::adjoint::detail::push(" + id + "l); " : "";
+  if (n->jump == JumpKind::Break) return code.line("{ " + push + "break; }");
+  if (loop->counter) return code.line("{ " + push + "continue; }");
+  code.line("{ " + push + "goto _continue" + std::to_string(loop->id) + "; }");
+}
+
+void Emitter::forward_loop(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  line_directive(code, n->loc);
+  code.open("{");
+  if (n->reverse) code.line("long _n" + id + " = 0;");
+  std::string cond = n->cond ? print_.primal(n->cond) : "true";
+  for (const Node* b : branch_bits(n)) code.line("unsigned long long " + branch_word(b) + " = 0;");
+  if (n->counter) {
+    code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+    if (n->bulk_write)
+      code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
+                print_.primal(n->end) + "));");
+    std::string inc = n->step == 1    ? "++" + n->counter->name
+                      : n->step == -1 ? "--" + n->counter->name
+                                      : n->counter->name + " += " + std::to_string(n->step);
+    code.open("for (" + n->counter->name + " = _s" + id + "; " + cond + "; " + inc + ") {");
+  } else if (n->form == LoopForm::Do) {
+    code.open("do {");
+  } else {
+    code.open("while (" + cond + ") {");
+  }
+  if (n->reverse) code.line("++_n" + id + ";");
+  forward_children(n->body, code);
+  push_iteration(code, n);
+  for (const Node* b : branch_bits(n))
+    code.line("if ((_n" + id + " & 63) == 0) { ::adjoint::detail::push(" + branch_word(b) + "); " + branch_word(b) +
+              " = 0; }");
+  if (n->reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
+  if (!n->counter && has_continue(n)) code.line("_continue" + id + ":;");
+  if (n->inc) forward_children(n->inc, code);
+  code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
+  for (const Node* b : branch_bits(n))
+    code.line("if ((_n" + id + " & 63) != 0) ::adjoint::detail::push(" + branch_word(b) + ");");
+  if (n->reverse) {
+    if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
+    code.line("::adjoint::detail::push(_n" + id + ");");
+  }
+  code.close();
+}
+
+void Emitter::forward_parallel(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  line_directive(code, n->loc);
+  code.open("{");
+  code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+  code.line("const long _e" + id + " = " + print_.primal(n->end) + ";");
+  code.line("int _threads" + id + " = 1;");
+  code.line("#pragma omp parallel");
+  code.open("{");
+  Code body;
+  body.depth = code.depth;
+  body.line("const int _thread = ::adjoint::detail::thread_index();");
+  body.line("if (_thread == 0) _threads" + id + " = ::adjoint::detail::thread_count();");
+  body.line("long _lo, _hi;");
+  body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
+            " : 0, _thread, ::adjoint::detail::thread_count(), _lo, _hi);");
+  body.open("for (long _k = _lo; _k < _hi; ++_k) {");
+  body.line(n->counter->name + " = _s" + id + " + _k;");
+  Node* saved = parallel_;
+  parallel_ = n;
+  forward_children(n->body, body);
+  push_iteration(body, n);
+  body.close();
+  push_kept(body, n);
+  parallel_ = saved;
+  declare_vars(code, n, body.text, false);
+  code.text += body.text;
+  code.close();
+  if (n->reverse) {
+    code.line("::adjoint::detail::push(_s" + id + ");");
+    code.line("::adjoint::detail::push(_e" + id + ");");
+    code.line("::adjoint::detail::push(static_cast<long>(_threads" + id + "));");
+  }
+  code.close();
+}
+
+}  // namespace adjc

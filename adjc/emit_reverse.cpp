@@ -1,0 +1,244 @@
+// Emission of the reverse sweep, `f_reverse`: the control flow run backwards, with the pops and
+// the recomputation of locals (emit.hpp).
+#include <algorithm>
+
+#include "emit.hpp"
+#include "iteration.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// f_reverse for one activity pattern.
+std::string Emitter::reverse(const Mask& mask, const Activity& act) {
+  act_ = act;
+  Code body;
+  body.depth = 1;
+  if (ir_.ret && ir_.returns_value && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
+  if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
+  pop_kept(body, nullptr);
+  if (exit_codes())
+    for (Node* r : ir_.returns)
+      body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
+  reverse_block(ir_.body, body, false);
+  for (auto& v : ir_.vars)
+    if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
+      body.line(accumulation("*_d_" + v->name, "_d_" + v->name + "_acc", v->type));
+  Code code;
+  line_directive(code, ir_.fn->getLocation());
+  code.open("inline " + reverse_signature(mask, "_reverse", &body.text) + " {");
+  declare_vars(code, nullptr, body.text, true);
+  code.text += body.text;
+  code.close();
+  return code.text;
+}
+
+void Emitter::recompute(Node* block, size_t upto, Code& code) {
+  for (size_t i = 0; i < upto && i < block->children.size(); ++i) {
+    Node* c = block->children[i];
+    if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
+      code.line(c->target->name + " = " + print_.primal(c->rhs) + ";");
+  }
+}
+
+void Emitter::reverse_block(Node* block, Code& code, bool recompute_locals) {
+  if (recompute_locals) recompute(block, block->children.size(), code);
+  scopes_.push_back({block, 0});
+  for (size_t i = block->children.size(); i-- > 0;) {
+    scopes_.back().second = i;
+    Node* c = block->children[i];
+    if (c->reverse) reverse_node(c, code);
+  }
+  scopes_.pop_back();
+}
+
+void Emitter::reverse_node(Node* n, Code& code) {
+  switch (n->kind) {
+    case NodeKind::Block:
+      code.open("{");
+      reverse_block(n, code, true);
+      code.close();
+      return;
+    case NodeKind::Assign:
+    case NodeKind::Call: return reverse_statement(n, code);
+    case NodeKind::If:
+      line_directive(code, n->loc);
+      if (const Node* bits = branch_bits_loop(n))
+        code.open("if (((" + branch_word(n) + " >> (_k" + std::to_string(bits->id) + " & 63)) & 1) != 0) {");
+      else code.open("if (::adjoint::detail::pop_branch()) {");
+      reverse_block(n->then_node, code, true);
+      code.close("} else {");
+      ++code.depth;
+      if (n->else_node) reverse_block(n->else_node, code, true);
+      code.close();
+      return;
+    case NodeKind::Loop: return n->parallel ? reverse_parallel(n, code) : reverse_loop(n, code);
+    case NodeKind::Jump: return reverse_jump(n, code);
+  }
+}
+
+void Emitter::reverse_jump(Node* n, Code& code) {
+  std::string label = "_L" + std::to_string(n->id) + ":;";
+  if (n->jump == JumpKind::Return) {
+    if (exit_codes()) code.line(label);
+    return;
+  }
+  code.line(label);
+  // Locals defined before the jump in this iteration: the dispatch skipped their recomputation.
+  size_t first = 0;
+  while (first < scopes_.size() && scopes_[first].first != n->target_loop->body) ++first;
+  for (size_t i = first; i < scopes_.size(); ++i) recompute(scopes_[i].first, scopes_[i].second, code);
+}
+
+void Emitter::dispatch(Node* loop, const std::string& exit, Code& code) {
+  for (Node* j : loop->jumps)
+    code.line("if (" + exit + " == " + std::to_string(j->id) + ") goto _L" + std::to_string(j->id) + ";");
+}
+
+// A loop whose only reverse work is one branch recorded in bits (a running maximum's `if`):
+// iterations that did not take it have nothing to undo, so the reverse visits only the set bits.
+const Node* Emitter::only_branch(const Node* loop) {
+  std::vector<const Node*> bits = branch_bits(loop);
+  if (bits.size() != 1 || loop->bulk_write || (bits[0]->else_node && bits[0]->else_node->reverse)) return nullptr;
+  for (const Node* c : loop->body->children)
+    if (c->reverse && c != bits[0]) return nullptr;
+  return bits[0];
+}
+
+void Emitter::reverse_taken_iterations(Node* n, const Node* branch, Code& code) {
+  std::string id = std::to_string(n->id), word = branch_word(branch), k = "_k" + id;
+  code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+  code.line("const long _w" + id + " = (_n" + id + " + 63) / 64;");
+  code.line("unsigned long long " + word + " = (_n" + id +
+            " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
+  code.open("for (long _i" + id + " = _w" + id + " - 1; _i" + id + " >= 0; --_i" + id + ") {");
+  code.line("if (_i" + id + " != _w" + id + " - 1 || (_n" + id + " & 63) == 0) " + word +
+            " = ::adjoint::detail::pop<unsigned long long>();");
+  code.open("while (" + word + " != 0) {");
+  code.line("const int _bit" + id + " = ::adjoint::detail::highest_bit(" + word + ");");
+  code.line("const long " + k + " = _i" + id + " * 64 + _bit" + id + ";");
+  code.line(n->counter->name + " = _s" + id + " + " + k + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") +
+            ";");
+  reverse_block(n->body, code, true);
+  code.line(word + " &= ~(1ull << _bit" + id + ");");
+  code.close();
+  code.close();
+}
+
+void Emitter::reverse_loop(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  line_directive(code, n->loc);
+  code.open("{");
+  code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
+  if (const Node* branch = only_branch(n); branch && !pop_iteration_needed(n)) {
+    reverse_taken_iterations(n, branch, code);
+    code.close();
+    return;
+  }
+  if (n->counter && n->jumps.empty()) {
+    // The counter steps back from the forward loop's exit value (start + trip count * step,
+    // which the forward computed), so it is an induction variable of its own type: computed
+    // from the long trip counter instead, an int counter is a truncation that keeps GCC from
+    // vectorising the loop.
+    const std::string& i = n->counter->name;
+    std::string step = std::to_string(n->step);
+    code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
+    if (n->bulk_write && n->bulk_restore_first) code.line(bulk_restore(n));
+    std::vector<const Node*> words = branch_bits(n);  // popped in the reverse of their push order
+    std::reverse(words.begin(), words.end());
+    for (const Node* b : words)
+      code.line("unsigned long long " + branch_word(b) + " = (_n" + id +
+                " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
+    bool simd = simd_pragma(n, code);
+    code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
+    code.line(n->step == 1 ? "--" + i + ";" : n->step == -1 ? "++" + i + ";" : i + " -= " + step + ";");
+    if (simd) declare_iteration_locals(n, code);
+    for (const Node* b : words)
+      code.line("if ((_k" + id + " & 63) == 63) " + branch_word(b) +
+                " = ::adjoint::detail::pop<unsigned long long>();");
+  } else if (n->counter) {
+    code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
+    code.line(n->counter->name + " = _s" + id + " + _k" + id +
+              (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
+  } else {
+    code.open("for (long _k" + id + " = 0; _k" + id + " < _n" + id + "; ++_k" + id + ") {");
+  }
+  std::string exit = "_exit" + id;
+  if (!n->jumps.empty()) code.line("const long " + exit + " = ::adjoint::detail::pop_count();");
+  if (n->inc && n->inc->reverse) {
+    std::string breaks;
+    for (Node* j : n->jumps)
+      if (j->jump == JumpKind::Break) breaks += (breaks.empty() ? "" : " && ") + exit + " != " + std::to_string(j->id);
+    if (!breaks.empty()) code.open("if (" + breaks + ") {");
+    reverse_block(n->inc, code, false);
+    if (!breaks.empty()) code.close();
+  }
+  pop_iteration(code, n);
+  dispatch(n, exit, code);
+  reverse_block(n->body, code, true);
+  code.close();
+  if (n->bulk_write && !n->bulk_restore_first) code.line(bulk_restore(n));
+  code.close();
+}
+
+// `omp simd` for a loop whose reverse iterations share nothing but sums (Node::simd_reverse),
+// when some of the sums are active under this mask; the counter steps back by the loop's step.
+bool Emitter::simd_pragma(const Node* n, Code& code) const {
+  if (!n->simd_reverse) return false;
+  std::string sums;
+  for (const Var* v : n->simd_sums)
+    if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
+  if (sums.empty()) return false;
+  code.line("ADJOINT_SIMD(linear(" + n->counter->name + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
+            "))");
+  return true;
+}
+
+// The locals of a vectorised reverse loop's iteration, and their adjoints, declared in it so that
+// each iteration has its own (their adjoints start at zero in every iteration, as in sequence).
+void Emitter::declare_iteration_locals(const Node* loop, Code& code) const {
+  for (auto& v : ir_.vars) {
+    if (v->kind != VarKind::Local || !declared_in(v.get(), loop->body)) continue;
+    code.line(zero_declaration(v.get(), v->name));
+    if (v->floating) code.line(zero_declaration(v.get(), "_d_" + v->name));
+  }
+}
+
+std::string Emitter::bulk_restore(const Node* loop) const {
+  return "::adjoint::detail::pop_n(" + bulk_first(loop) + ", _n" + std::to_string(loop->id) + ");";
+}
+
+void Emitter::reverse_parallel(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  line_directive(code, n->loc);
+  code.open("{");
+  code.line("const long _threads" + id + " = ::adjoint::detail::pop_count();");
+  code.line("const long _e" + id + " = ::adjoint::detail::pop_count();");
+  code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+  code.line("#pragma omp parallel num_threads(_threads" + id + ")");
+  code.open("{");
+  Code body;
+  body.depth = code.depth;
+  body.line("::adjoint::detail::require_thread_count(static_cast<int>(_threads" + id + "));");
+  Node* saved = parallel_;
+  parallel_ = n;
+  partitioned_ = counter_indexed_regions(ir_, n);
+  pop_kept(body, n);
+  body.line("long _lo, _hi;");
+  body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
+            " : 0, ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
+  body.open("for (long _k = _hi - 1; _k >= _lo; --_k) {");
+  body.line(n->counter->name + " = _s" + id + " + _k;");
+  pop_iteration(body, n);
+  reverse_block(n->body, body, true);
+  body.close();
+  parallel_ = saved;
+  declare_vars(code, n, body.text, true);
+  code.text += body.text;
+  code.close();
+  code.close();
+}
+
+}  // namespace adjc

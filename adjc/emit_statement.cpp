@@ -1,0 +1,310 @@
+// Emission of the reverse of one assignment or call: restoring the taped value and propagating the
+// adjoint through the expression (emit.hpp).
+#include <clang/AST/ExprCXX.h>
+
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include "derivatives.hpp"
+#include "emit.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// The reverse of an assignment or call, tidied.
+void Emitter::reverse_statement(Node* n, Code& out) {
+  Code code;
+  code.depth = out.depth;
+  if (n->kind == NodeKind::Assign) reverse_assign(n, code);
+  else reverse_call(n, code);
+  std::vector<std::string> lines = split_lines(code.text);
+  prune_temps(lines);
+  merge_accumulations(lines);
+  for (auto& l : lines) out.text += l + "\n";
+}
+
+std::vector<std::string> Emitter::split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+// Drops temporaries (`const T _t3 = ...;`) nothing in the statement's reverse code uses.
+void Emitter::prune_temps(std::vector<std::string>& lines) {
+  static const std::regex decl("^\\s*const [^=]* (_[tra][0-9]+) = .*;$");
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < lines.size() && !changed; ++i) {
+      std::smatch m;
+      if (!std::regex_match(lines[i], m, decl)) continue;
+      std::regex use("\\b" + m[1].str() + "\\b");
+      bool used = false;
+      for (size_t j = 0; j < lines.size() && !used; ++j) used = j != i && std::regex_search(lines[j], use);
+      if (!used) {
+        lines.erase(lines.begin() + long(i));
+        changed = true;
+      }
+    }
+  }
+}
+
+// Merges `t += a; ...; t += b;` within one statement's reverse into `t += a + b;` at the second
+// place (when nothing between mentions t), shortening the chain of dependent additions.
+void Emitter::merge_accumulations(std::vector<std::string>& lines) {
+  static const std::regex accumulate("^(\\s*)(.*[^ ]) \\+= (.*);$");
+  auto atomic = [&](size_t i) { return i > 0 && lines[i - 1].find("#pragma") != std::string::npos; };
+  for (size_t j = 0; j < lines.size(); ++j) {
+    std::smatch mj;
+    if (!std::regex_match(lines[j], mj, accumulate) || atomic(j)) continue;
+    std::string target = mj[2], value = mj[3];
+    for (size_t i = j; i-- > 0;) {
+      std::smatch mi;
+      if (std::regex_match(lines[i], mi, accumulate) && mi[2] == target && mi[1] == mj[1] && !atomic(i)) {
+        lines[j] = mj[1].str() + target + " += " + mi[3].str() + " + " + value + ";";
+        lines.erase(lines.begin() + long(i));
+        --j;
+        break;
+      }
+      if (lines[i].find(target) != std::string::npos || lines[i].find_first_of("{}") != std::string::npos) break;
+    }
+  }
+}
+
+void Emitter::reverse_assign(Node* n, Code& code) {
+  line_directive(code, n->loc);
+  code.open("{");
+  std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+  if (n->result_in_target) {  // the call's value, read before the pop restores the old one
+    std::string value = temp();
+    code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + value + " = " + lhs + ";");
+    print_.temps[strip(n->rhs)] = value;
+  }
+  if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
+  Var* written = n->target ? n->target : n->memory_root;
+  bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
+  if (floating && act_.of(written) && n->rhs) {
+    std::string adj = n->target ? print_.scalar_adjoint(n->target) : print_.adjoint(n->lhs);
+    QualType t = n->target ? n->target->type : n->lhs->getType();
+    bool target_private = n->target ? n->target->parallel == parallel_ : true;
+    std::string r = temp("_r");
+    code.line("const " + types_.str(t.getUnqualifiedType()) + " " + r + " = " + adj + ";");
+    std::vector<const Expr*> extra;
+    if (n->op == BO_MulAssign || n->op == BO_DivAssign) extra.push_back(n->rhs);
+    bind_values(n->rhs, code, extra);
+    std::string R = value(n->rhs);
+    auto set = [&](const std::string& value) {
+      if (!target_private) code.line("#pragma omp atomic write");
+      code.line(adj + " = " + value + ";");
+    };
+    switch (n->op) {
+      case BO_Assign: {
+        set(zero(t, types_));
+        // `y = f(...)` of a value class: the result's adjoint is still empty (the call appears
+        // once, here) and `d_y` was just reset, so its storage is handed over rather than
+        // copied by accumulate_adjoint.
+        auto* call = dyn_cast<CallExpr>(strip(n->rhs));
+        if (is_value_class(t) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
+          code.line("_d_" + ir_.call_result.at(call)->name + " = " + r + ";");
+        else propagate(n->rhs, r, code);
+        break;
+      }
+      case BO_AddAssign: propagate(n->rhs, r, code); break;
+      case BO_SubAssign: propagate(n->rhs, "-" + r, code); break;
+      case BO_MulAssign:
+        set(r + " * " + R);
+        propagate(n->rhs, r + " * " + lhs, code);
+        break;
+      case BO_DivAssign:
+        set(r + " / " + R);
+        propagate(n->rhs, "-" + r + " * " + lhs + " / (" + R + " * " + R + ")", code);
+        break;
+      default: break;
+    }
+  }
+  print_.temps.clear();
+  code.close();
+}
+
+void Emitter::reverse_call(Node* n, Code& code) {
+  line_directive(code, n->loc);
+  code.open("{");
+  if (n->save) code.line(pop(n->result->name, n->result->type));
+  const FunctionDecl* f = n->call->getDirectCallee();
+  bool custom = callee_kind(f, custom_) == CalleeKind::Custom;
+  bool active = n->active && call_active(ir_, act_, n);
+  if (n->active && (active || !custom)) {
+    Mask mask;
+    std::vector<std::string> args, adjoints;
+    std::vector<std::pair<const Expr*, std::string>> scalar_adjoints;
+    std::vector<AdParam> params = ad_params(f);
+    std::vector<AdArg> call_args = ad_args(n->call);
+    for (const AdArg& a : call_args) args.push_back(print_.argument(a));
+    QualType rt = f->getReturnType();
+    if (is_adjoint_value(rt)) {
+      Var* res = n->result;
+      adjoints.push_back(res && act_.of(res) ? "_d_" + res->name : zero(rt, types_));
+    }
+    for (size_t i = 0; i < params.size() && i < call_args.size(); ++i) {
+      QualType pt = params[i].type.getCanonicalType();
+      const Expr* arg = call_args[i].expr;
+      bool varied = false;
+      if (is_differentiable(pt)) {
+        // A value class (or the object of its member function) has a handle as its adjoint.
+        bool value = is_value_class(pt) || (pt->isPointerType() && is_value_class(pt->getPointeeType()));
+        bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
+        varied = arg_varied(ir_, act_, pt, arg);
+        if (!varied) {
+          adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code))
+                                    : "::adjoint::inactive{}");
+        } else if (value || (indirect && (call_args[i].address || !pt->isPointerType()))) {
+          adjoints.push_back("&" + print_.adjoint(arg));
+        } else if (indirect) {
+          adjoints.push_back(print_.adjoint(arg));
+        } else {
+          std::string d = declare_scalar_adjoint(pt, code);
+          scalar_adjoints.push_back({arg, d});
+          adjoints.push_back("&" + d);
+        }
+      }
+      mask.push_back(varied);
+    }
+    std::string space = params.size() > f->getNumParams() ? "class_functions::" : "";
+    std::string call = custom ? "::adjoint::custom_derivatives::" + space + base_name(f) + "_pullback("
+                              : callee_name(f, "_reverse") + "(";
+    bool first = true;
+    for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
+    for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
+    code.line(call + ");");
+    if (!custom) callees.push_back({f, mask});
+    if (n->result && (n->result->floating || n->result->value) && act_.of(n->result))
+      code.line("_d_" + n->result->name + " = " + zero(n->result->type, types_) + ";");
+    for (auto& [arg, d] : scalar_adjoints) {
+      bind_values(arg, code);
+      propagate(arg, d, code);
+    }
+    print_.temps.clear();
+  }
+  code.close();
+}
+
+std::string Emitter::declare_scalar_adjoint(QualType t, Code& code) {
+  std::string name = temp("_d_arg");
+  code.line(types_.str(t.getUnqualifiedType()) + " " + name + " = 0;");
+  return name;
+}
+
+std::string Emitter::temp(const std::string& prefix) { return prefix + std::to_string(temp_++); }
+
+bool Emitter::private_adjoint(const Expr* e) const {
+  if (!parallel_) return true;
+  e = strip(e);
+  Var* v = ir_.var(e);
+  if (!v) v = memory_root(ir_, e);
+  return v && (v->parallel == parallel_ || partitioned_.count(v));
+}
+
+void Emitter::accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t) {
+  if (!is_private) code.line("#pragma omp atomic");
+  code.line(accumulation(target, value, t));
+}
+
+// Binds the values the reverse of `e` needs to temporaries, innermost first.
+void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Expr*>& extra) {
+  std::vector<const Expr*> values = extra;
+  needed_values(ir_, act_, e, values);
+  // Operations whose derivative reads their own value (exp, sqrt, tanh, pow).
+  std::function<void(const Expr*)> calls = [&](const Expr* x) {
+    x = strip(x);
+    if (!reads_varied(ir_, act_, x)) return;
+    if (std::optional<DerivativeRule> rule = derivative_rule(x); rule && rule->needs_value) values.push_back(x);
+    for (const Stmt* ch : x->children())
+      if (auto* ce = dyn_cast_or_null<Expr>(ch)) calls(ce);
+  };
+  calls(e);
+  std::set<const Expr*> wanted;
+  for (const Expr* v : values) wanted.insert(strip(v));
+  // Post-order, so inner temporaries exist before the outer ones that use them.
+  std::function<void(const Expr*)> visit = [&](const Expr* x) {
+    x = strip(x);
+    for (const Stmt* ch : x->children())
+      if (auto* ce = dyn_cast_or_null<Expr>(ch)) visit(ce);
+    if (!wanted.count(x) || print_.temps.count(x) || isa<DeclRefExpr>(x) || isa<IntegerLiteral>(x) ||
+        isa<FloatingLiteral>(x) || (isa<CallExpr>(x) && ir_.call_result.count(cast<CallExpr>(x))))
+      return;
+    std::string name = temp();
+    code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + name + " = " + print_.primal(x) + ";");
+    print_.temps[x] = name;
+  };
+  visit(e);
+}
+
+std::string Emitter::bind_adjoint(const std::string& adj, QualType t, Code& code) {
+  if (is_identifier(adj)) return adj;
+  std::string name = temp("_a");
+  code.line("const " + types_.str(t.getUnqualifiedType()) + " " + name + " = " + adj + ";");
+  return name;
+}
+
+// The primal value of `x` as an operand: parenthesised unless it is a single term.
+std::string Emitter::value(const Expr* x) const {
+  const Expr* s = strip(x);
+  std::string text = print_.primal(x);
+  if (print_.temps.count(s) || isa<DeclRefExpr>(s) || isa<IntegerLiteral>(s) || isa<FloatingLiteral>(s) ||
+      isa<CallExpr>(s) || isa<ArraySubscriptExpr>(s) || isa<MemberExpr>(s) || isa<ParenExpr>(x->IgnoreImpCasts()))
+    return text;
+  return "(" + text + ")";
+}
+
+// A rule's template (derivatives.hpp) for expression `e` of type `t`, as C++ text.
+std::string Emitter::expand(const std::string& pattern, const std::string& adj, const DerivativeRule& rule,
+                            const Expr* e, QualType t) const {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '{') {
+      out += pattern[i];
+      continue;
+    }
+    size_t end = pattern.find('}', i);
+    std::string name = pattern.substr(i + 1, end - i - 1);
+    if (name == "adj") out += adj;
+    else if (name == "value") out += value(e);
+    else if (name.rfind("lit:", 0) == 0) out += literal(std::stod(name.substr(4)), t);
+    else out += value(rule.operands[std::stoul(name)]);
+    i = end;
+  }
+  return out;
+}
+
+// Adds `adj` times the derivative of `e` to the adjoints of what `e` reads.
+void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
+  e = strip(e);
+  if (!reads_varied(ir_, act_, e)) return;
+  QualType t = e->getType();
+  if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
+    return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in,
+                      ir_.call_result.at(call)->parallel == parallel_, t);
+  if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
+      (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
+    return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e), t);
+  if (is_value_class(t)) return;  // value classes change only through calls
+  std::string adj = bind_adjoint(adj_in, t, code);
+  std::optional<DerivativeRule> rule = derivative_rule(e);
+  if (!rule) return;
+  if (!rule->condition.empty()) {
+    code.open("if (" + expand(rule->condition, adj, *rule, e, t) + ") {");
+    propagate(rule->operands[rule->chosen], adj, code);
+    code.close("} else {");
+    ++code.depth;
+    propagate(rule->operands[rule->other], adj, code);
+    code.close();
+    return;
+  }
+  for (int i : differentiated_operands(*rule))
+    propagate(rule->operands[i], expand(rule->partials[i], adj, *rule, e, t), code);
+}
+
+}  // namespace adjc

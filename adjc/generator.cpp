@@ -1,0 +1,228 @@
+// The generator: runs the pipeline for each gradient request (lower -> activity -> tape plan ->
+// emit, for the requested function and every function it calls) and assembles the generated code.
+#include <clang/AST/DeclCXX.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "emit.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+std::string mask_key(const Mask& m) {
+  std::string s;
+  for (bool b : m) s += b ? '1' : '0';
+  return s;
+}
+
+}  // namespace
+
+struct Generator::Impl {
+  ASTContext& context;
+  Diagnostics& diags;
+  TypePrinter types;
+  CustomPullbacks custom;
+  std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
+  std::map<const FunctionDecl*, std::string> forwards;
+  std::map<std::string, const FunctionDecl*> overloads;                         // name(parameter types) -> function
+  std::map<std::pair<const FunctionDecl*, std::string>, Activity> activities;   // (fn, mask)
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> reverses;  // (fn, mask)
+  std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
+  std::vector<std::string> declarations;
+  std::vector<std::string> definitions;
+  std::vector<std::string> sources;  // per request
+  std::set<std::string> grads;
+
+  Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) {
+    find_value_classes(c);
+    custom = find_custom_pullbacks(c);
+  }
+
+  FunctionIR* ir_of(const FunctionDecl* fn) {
+    fn = fn->getDefinition();
+    auto& slot = irs[fn];
+    if (!slot) {
+      slot = lower(fn, context, diags, custom);
+      if (slot->valid) {
+        Activity full = analyze_activity(*slot, all_differentiable(fn));
+        plan_tape(*slot, full, custom, diags);
+      }
+    }
+    return slot->valid ? slot.get() : nullptr;
+  }
+
+  // The activity of `ir` under `mask`, computed once per (function, mask).
+  const Activity& activity_of(const FunctionIR& ir, const Mask& mask) {
+    auto key = std::make_pair(ir.fn, mask_key(mask));
+    auto it = activities.find(key);
+    if (it == activities.end()) it = activities.emplace(key, analyze_activity(ir, mask)).first;
+    return it->second;
+  }
+
+  // Derivatives of template specializations are overloads named after the template, told apart
+  // by their parameter types: two specializations with the same parameter types cannot both have one.
+  bool distinct_overload(const FunctionDecl* f) {
+    std::string key = qualifier(f) + base_name(f) + "(";
+    for (const AdParam& p : ad_params(f)) key += types.str(p.type) + ",";
+    auto [it, inserted] = overloads.emplace(key, f);
+    if (inserted || it->second == f) return true;
+    diags.error(f->getPointOfInstantiation().isValid() ? f->getPointOfInstantiation() : f->getLocation(),
+                "'" + f->getNameAsString() + types.template_arguments(f) +
+                    "' has the same parameter types as another differentiated specialization; adjc names "
+                    "derivatives of specializations by overloading, so their parameter types must differ");
+    return false;
+  }
+
+  std::string wrap(const FunctionDecl* fn, const std::string& text) {
+    auto [open, close] = namespaces(fn);
+    return open + text + close;
+  }
+
+  // Generates f_forward and f_reverse/f_pullback for `mask`, and everything they call.
+  bool generate(const FunctionDecl* fn, const Mask& mask) {
+    fn = fn->getDefinition();
+    std::vector<std::pair<const FunctionDecl*, Mask>> work = {{fn, mask}};
+    while (!work.empty()) {
+      auto [f, m] = work.back();
+      work.pop_back();
+      f = f->getDefinition();
+      auto key = std::make_pair(f, mask_key(m));
+      if (reverses.count(key)) continue;
+      FunctionIR* ir = ir_of(f);
+      if (!ir || diags.failed()) return false;
+      Emitter emitter(*ir, types, custom, context.getSourceManager());
+      if (!forwards.count(f)) {
+        if (!distinct_overload(f)) return false;
+        forwards[f] = emitter.forward();
+        declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
+        definitions.push_back(wrap(f, forwards[f]));
+      }
+      std::string rev = emitter.reverse(m, activity_of(*ir, m));
+      reverses[key] = rev;
+      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n"));
+      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
+      definitions.push_back(wrap(f, rev));
+      definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
+      for (auto& c : emitter.callees) {
+        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
+        work.push_back({c.fn, c.mask});
+      }
+    }
+    return !diags.failed();
+  }
+
+  std::string pullback(const FunctionIR& ir, const Emitter& e, const Mask& m) {
+    std::string args;
+    for (Var* v : ir.params) args += (args.empty() ? "" : ", ") + v->name;
+    std::string adjoints = args;
+    if (ir.returns_value) adjoints += std::string(args.empty() ? "" : ", ") + "_d_result";
+    for (Var* v : ir.params)
+      if (v->differentiable) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + v->name;
+    std::string name = base_name(ir.fn);
+    return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward(" + args + ");\n  " + name +
+           "_reverse(" + adjoints + ");\n}\n";
+  }
+
+  std::string source_of(const std::pair<const FunctionDecl*, std::string>& key,
+                        std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
+    if (!seen.insert(key).second) return "";
+    std::string s;
+    if (!seen.count({key.first, "forward"})) {
+      seen.insert({key.first, "forward"});
+      s += forwards[key.first] + "\n";
+    }
+    s += reverses[key] + "\n";
+    for (auto& d : deps[key]) s += source_of(d, seen);
+    return s;
+  }
+
+  static std::string strip_line_directives(const std::string& s) {
+    std::string out;
+    std::istringstream in(s);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("#line", 0) != 0) out += line + "\n";
+    return out;
+  }
+};
+
+Generator::Generator(ASTContext& context, Diagnostics& diagnostics)
+    : impl_(std::make_unique<Impl>(context, diagnostics)) {}
+Generator::~Generator() = default;
+
+GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where) {
+  Impl& I = *impl_;
+  GeneratedGradient out;
+  fn = fn->getDefinition();
+  if (isa<CXXMethodDecl>(fn) || !fn->getIdentifier()) {
+    I.diags.error(where,
+                  "a gradient can be requested for free functions only; request one that calls the member function");
+    return out;
+  }
+  if (is_value_class(fn->getReturnType())) {
+    I.diags.error(where, "a gradient can be requested for functions returning a floating value or void only "
+                         "(a value-class result has no seed); request a loss that calls it");
+    return out;
+  }
+  FunctionIR* ir = I.ir_of(fn);
+  if (!ir || I.diags.failed()) return out;
+  Mask mask(selected.begin(), selected.end());
+  check_unselected_writes(*ir, I.activity_of(*ir, mask), mask, I.diags, where);
+  if (I.diags.failed() || !I.generate(fn, mask)) return out;
+
+  Emitter e(*ir, I.types, I.custom, I.context.getSourceManager());
+  std::string name = fn->getName().str();
+  std::string params = e.params(), call_args, adjoint_params, pass;
+  for (const ParmVarDecl* p : fn->parameters()) call_args += (call_args.empty() ? "" : ", ") + ir->var_of.at(p)->name;
+  pass = call_args;
+  if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
+  std::string param_types;
+  for (const ParmVarDecl* p : fn->parameters())
+    param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
+  for (const ParmVarDecl* p : fn->parameters()) {
+    if (!is_differentiable(p)) continue;
+    std::string d = "_d_" + ir->var_of.at(p)->name;
+    if (mask[ir->var_of.at(p)->param_index]) {
+      std::string t = I.types.str(Emitter::adjoint_pointee(p->getType())) + "*";
+      adjoint_params += ", " + t + " " + d;
+      param_types += (param_types.empty() ? "" : ", ") + t;
+      pass += (pass.empty() ? "" : ", ") + d;
+    } else {
+      pass += std::string(pass.empty() ? "" : ", ") + "::adjoint::inactive{}";
+    }
+  }
+  std::string all_params = params + adjoint_params;
+  if (params.empty() && !adjoint_params.empty()) all_params = adjoint_params.substr(2);
+  std::string signature = "void " + name + "_grad(" + all_params + ")";
+  std::string key = qualifier(fn) + signature;
+  size_t index = I.sources.size();
+  std::string source_fn = "_adjc_source_" + name + "_" + std::to_string(index);
+  std::set<std::pair<const FunctionDecl*, std::string>> seen;
+  std::string grad_def = signature + " {\n  " + name + "_pullback(" + pass + ");\n}\n";
+  std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);
+  I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
+                                     Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
+  if (I.grads.insert(key).second) I.definitions.push_back(I.wrap(fn, grad_def));
+  out.declaration = I.wrap(fn, signature + "; inline const char* " + source_fn + "();\n");
+  // One line: inserting it must not shift the user's line numbers.
+  for (char& c : out.declaration)
+    if (c == '\n') c = ' ';
+  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + name + "_grad)";
+  out.source_function = qualifier(fn) + source_fn;
+  return out;
+}
+
+std::string Generator::generated_code() {
+  Impl& I = *impl_;
+  std::string s = "\n// ---- generated by adjc: derivative code ----\n#include <cmath>\n#include <adjoint/ad.hpp>\n";
+  for (auto& d : I.declarations) s += d;
+  for (auto& d : I.definitions) s += "\n" + d;
+  for (auto& d : I.sources) s += "\n" + d;
+  return s;
+}
+
+}  // namespace adjc

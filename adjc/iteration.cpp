@@ -1,0 +1,226 @@
+// Which elements each iteration of a loop owns (iteration.hpp).
+#include <clang/AST/ExprCXX.h>
+
+#include <functional>
+#include <optional>
+
+#include "iteration.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop) {
+  std::set<const Var*> indexed, other;
+  std::function<void(const Expr*)> expr = [&](const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
+      auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx()));
+      Var* v = base ? ir.var(base) : nullptr;
+      if (v && v->kind == VarKind::Param && v->pointer && index && ir.var(index) == loop->counter) {
+        indexed.insert(v);
+        return;
+      }
+    }
+    if (e->getType()->isPointerType() || e->getType()->isRecordType() || e->getType()->isArrayType() ||
+        isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e))
+      if (Var* root = memory_root(ir, e)) other.insert(root);
+    for (const Stmt* child : e->children())
+      if (auto* c = dyn_cast_or_null<Expr>(child)) expr(c);
+  };
+  for_each_node(loop->body, [&](const Node* n) {
+    expr(n->lhs);
+    expr(n->rhs);
+    expr(n->call);
+    expr(n->cond);
+    expr(n->start);
+    expr(n->end);
+    if (n->kind == NodeKind::Assign && n->memory_root && !n->lhs) other.insert(n->memory_root);
+  });
+  std::set<const Var*> out;
+  for (const Var* v : indexed)
+    if (!other.count(v)) out.insert(v);
+  return out;
+}
+
+bool same_expr(const Expr* a, const Expr* b, const ASTContext& context) {
+  if (!a || !b) return a == b;
+  llvm::FoldingSetNodeID ia, ib;
+  strip(a)->Profile(ia, context, true);
+  strip(b)->Profile(ib, context, true);
+  return ia == ib;
+}
+
+// Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
+// variable that the loop assigns.
+bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const std::vector<Node*>& all) {
+  std::function<bool(const Expr*)> pure = [&](const Expr* x) {
+    if (!x) return true;
+    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
+    for (const Stmt* c : x->children())
+      if (!pure(dyn_cast_or_null<Expr>(c))) return false;
+    return true;
+  };
+  if (!pure(e)) return false;
+  std::vector<Var*> vars;
+  variables_read(ir, e, vars);
+  for (Var* v : vars) {
+    if (v->memory) return false;
+    for (const Node* n : all)
+      if (inside(n, loop) &&
+          ((n->kind == NodeKind::Assign && n->target == v) || (n->kind == NodeKind::Loop && n->counter == v)))
+        return false;
+    if (v == loop->counter) return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool is_counter_of(const FunctionIR& ir, const Expr* e, const Node* loop) {
+  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  return r && ir.var(r) == loop->counter;
+}
+
+}  // namespace
+
+// `P[i]` or `P[X + i]` / `P[i + X]` with i the counter of `loop` and P a pointer variable: P and X.
+bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer, const Expr*& offset) {
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
+  if (!sub) return false;
+  auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
+  Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return false;
+  const Expr* idx = strip(sub->getIdx());
+  pointer = base;
+  offset = nullptr;
+  if (is_counter_of(ir, idx, loop)) return true;
+  auto* add = dyn_cast<BinaryOperator>(idx);
+  if (!add || add->getOpcode() != BO_Add) return false;
+  if (is_counter_of(ir, add->getRHS(), loop)) offset = add->getLHS();
+  else if (is_counter_of(ir, add->getLHS(), loop)) offset = add->getRHS();
+  return offset != nullptr;
+}
+
+// The subscripts `...[...]` of `region` in the assignments `nodes`, appended to `out`; false when
+// the region is also mentioned otherwise (a pointer passed on, dereferenced, or offset).
+bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nodes, const Var* region,
+                       std::vector<const Expr*>& out) {
+  bool only_subscripts = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
+      out.push_back(e);
+      return visit(cast<ArraySubscriptExpr>(e)->getIdx());
+    }
+    if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_subscripts = false;
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  for (const Node* n : nodes) {
+    if (n->kind != NodeKind::Assign) return false;
+    visit(n->lhs);
+    visit(n->rhs);
+  }
+  return only_subscripts;
+}
+
+namespace {
+
+// How an access of a region maps iterations of a loop with counter c to elements, when each
+// iteration gets elements of its own: `P[X + c]` (one element; P and X the same in every
+// iteration), or a row of length S: `R[c * S + j]`, or `p[j]` with `p = R + c * S` defined in
+// the loop, where j counts an inner loop `for (j = k; j < S; j++)` from a constant k >= 0.
+struct IterationElements {
+  const Var* pointer = nullptr;      // P (one element per iteration), nullptr for a row
+  const Expr* offset = nullptr;      // X
+  const Expr* row_length = nullptr;  // S
+};
+
+// `c * S` or `S * c` with c the counter of `loop`: S.
+const Expr* row_start(const FunctionIR& ir, const Expr* e, const Node* loop) {
+  auto* mul = dyn_cast<BinaryOperator>(strip(e));
+  if (!mul || mul->getOpcode() != BO_Mul) return nullptr;
+  if (is_counter_of(ir, mul->getLHS(), loop)) return mul->getRHS();
+  if (is_counter_of(ir, mul->getRHS(), loop)) return mul->getLHS();
+  return nullptr;
+}
+
+// Whether `e` is the counter of a loop inside `loop` that runs from a constant >= 0 while below
+// `row_length`.
+bool indexes_row(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr* row_length,
+                 const std::vector<Node*>& all) {
+  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  Var* j = r ? ir.var(r) : nullptr;
+  if (!j || !j->counter) return false;
+  for (const Node* inner : all) {
+    if (inner->kind != NodeKind::Loop || inner->counter != j || !inside(inner, loop)) continue;
+    Expr::EvalResult start;
+    return inner->end && same_expr(inner->end, row_length, ir.fn->getASTContext()) &&
+           inner->start->EvaluateAsInt(start, ir.fn->getASTContext()) && !start.Val.getInt().isNegative();
+  }
+  return false;
+}
+
+std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
+                                                    const std::vector<Node*>& all) {
+  if (!loop->counter) return std::nullopt;
+  const Expr *pointer, *offset;
+  if (counter_access(ir, access, loop, pointer, offset)) {
+    if (!invariant_in(ir, pointer, loop, all) || (offset && !invariant_in(ir, offset, loop, all))) return std::nullopt;
+    return IterationElements{ir.var(pointer), offset, nullptr};
+  }
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return std::nullopt;
+  const Expr* length = nullptr;
+  const Expr* index = sub->getIdx();
+  if (p->kind == VarKind::Param) {  // R[c * S + j]
+    auto* add = dyn_cast<BinaryOperator>(strip(index));
+    if (!add || add->getOpcode() != BO_Add) return std::nullopt;
+    if ((length = row_start(ir, add->getLHS(), loop))) index = add->getRHS();
+    else if ((length = row_start(ir, add->getRHS(), loop))) index = add->getLHS();
+  } else if (p->assignments == 1 && p->definition && inside(p->definition, loop)) {  // p = R + c * S; p[j]
+    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs));
+    if (add && add->getOpcode() == BO_Add && add->getLHS()->getType()->isPointerType() &&
+        isa<DeclRefExpr>(strip(add->getLHS())) && ir.var(strip(add->getLHS()))->kind == VarKind::Param)
+      length = row_start(ir, add->getRHS(), loop);
+  }
+  if (!length || !invariant_in(ir, length, loop, all) || !indexes_row(ir, index, loop, length, all))
+    return std::nullopt;
+  return IterationElements{nullptr, nullptr, length};
+}
+
+}  // namespace
+
+// Whether every one of `accesses` gives each iteration of `loop` elements of its own, all the same
+// way (one P and X, or one row length).
+bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
+                             const std::vector<Node*>& all) {
+  const ASTContext& context = ir.fn->getASTContext();
+  std::optional<IterationElements> first;
+  for (const Expr* e : accesses) {
+    std::optional<IterationElements> each = iteration_elements(ir, e, loop, all);
+    if (!each) return false;
+    if (!first) first = each;
+    else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
+             !same_expr(each->row_length, first->row_length, context))
+      return false;
+  }
+  return true;
+}
+
+bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
+                         const std::vector<Node*>& all) {
+  std::vector<const Expr*> accesses;
+  if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
+  for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
+       ++depth)
+    if (!same_iteration_elements(ir, accesses, a->loops[depth], all)) return false;
+  return true;
+}
+
+}  // namespace adjc

@@ -1,0 +1,153 @@
+// Loop plans: bulk saves and vectorised reverse loops (loop_plans.hpp).
+#include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
+
+#include "iteration.hpp"
+#include "loop_plans.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// Bulk saves: a straight loop `for (i = s; i < E; i++)` (assignments only, no jumps, not in a
+// parallel loop) whose one saved write `P[X + i] = ...` is the loop's only write to its region,
+// and that touches the region only as P[X + i] (P, X and E the same in every iteration). Then
+// iteration i overwrites exactly the element P[X + i] held before the loop, and its reverse reads
+// no other iteration's element, so one push of P[X + s .. X + E) before the loop and one pop
+// restore what a push and a pop per iteration would: before the reverse loop when the reverse
+// reads the old values (reads at or before the write), after it when it reads the new ones.
+void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads) {
+  for (Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() || loop->parallel ||
+        loop->inc)
+      continue;
+    bool in_parallel = false;
+    for (const Node* l : loop->loops) in_parallel |= l->parallel;
+    if (in_parallel || !loop->end || !invariant_in(ir, loop->end, loop, all)) continue;
+    // Nothing else in the loop pushes: its only saved node is the write.
+    std::vector<Node*> saved;
+    bool straight = true;
+    for (Node* n : loop->body->children) {
+      straight &= n->kind == NodeKind::Assign;
+      if (n->save) saved.push_back(n);
+    }
+    for (auto& v : ir.vars) straight &= !(v->iteration == loop && v->read_in_reverse && !v->recompute);
+    if (!straight || saved.size() != 1) continue;
+    Node* write = saved[0];
+    if (!write->memory_root || !write->lhs || !is_floating(write->lhs->getType())) continue;
+    const Var* region = write->memory_root;
+    const Expr *pointer, *offset;
+    if (!counter_access(ir, write->lhs, loop, pointer, offset) || !invariant_in(ir, pointer, loop, all) ||
+        (offset && !invariant_in(ir, offset, loop, all)))
+      continue;
+    // Every access of the region is the write's P[X + i] (the body has no inner loop, so no row
+    // form); any other mention of it (another index, the pointer passed on, a second write)
+    // disqualifies the loop.
+    std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
+    std::vector<const Expr*> accesses;
+    bool only_counter =
+        region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
+    for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
+    if (!only_counter) continue;
+    bool reads_old = false, reads_new = write->result_in_target;
+    for (const ReadSite& r : reads)
+      if (r.var == region && inside(r.node, loop)) (r.node->order <= write->order ? reads_old : reads_new) = true;
+    if (reads_old && reads_new) continue;
+    write->bulk = true;
+    loop->bulk_write = write;
+    loop->bulk_pointer = pointer;
+    loop->bulk_offset = offset;
+    loop->bulk_restore_first = reads_old;
+  }
+}
+
+namespace {
+
+// The assignments of `block` and of the blocks inside it; false when it holds anything else.
+bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
+  for (const Node* c : block->children) {
+    if (c->kind == NodeKind::Block) {
+      if (!straight_assignments(c, out)) return false;
+    } else if (c->kind == NodeKind::Assign) {
+      out.push_back(c);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Vectorised reverse loops. The reverse of a straight counted loop (assignments only, not parallel)
+// may run its iterations in any order, and so be marked `omp simd`, when they share nothing but
+// sums into the adjoints of outer scalars that the loop reads:
+//  - it pops nothing per iteration (a bulk save's pop_n is outside the loop), so primal memory
+//    stays as it is while the reverse loop runs, and its locals are recomputed, not taped;
+//  - every region with an adjoint is accessed only as P[X + i], so each iteration accumulates into
+//    its own adjoint elements (distinct parameters do not alias, as everywhere in adjc);
+//  - outer scalars it writes are only accumulated (`s += ...`) and not read in it: the reverse
+//    only reads their adjoints;
+//  - the outer floating scalars it reads get sums: each is a local, or an assigned parameter (whose
+//    adjoint is a local accumulator), and private to the enclosing parallel loop's thread, as the
+//    adjoints of regions are (no atomics, which `omp simd` does not allow).
+// Only loops with such sums are marked: other straight loops vectorise without being told.
+void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
+  for (Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || !loop->reverse || !loop->counter || !loop->jumps.empty() || loop->parallel ||
+        loop->inc)
+      continue;
+    std::vector<const Node*> body;
+    if (!straight_assignments(loop->body, body)) continue;
+    const Node* parallel = nullptr;
+    for (const Node* l : loop->loops)
+      if (l->parallel) parallel = l;
+    bool independent = true;
+    std::vector<Var*> read;
+    std::set<const Var*> accumulated;
+    for (const Node* n : body) {
+      independent &= !n->save || n->bulk;
+      variables_read(ir, n->rhs, read);
+      if (n->target && !declared_in(n->target, loop->body)) {
+        independent &= n->op == BO_AddAssign || n->op == BO_SubAssign;
+        accumulated.insert(n->target);
+      } else if (!n->target) {
+        variables_read(ir, n->lhs, read);
+      }
+    }
+    for (auto& v : ir.vars)
+      if (declared_in(v.get(), loop->body))
+        independent &= (!v->read_in_reverse || v->recompute) && !v->value && !v->memory;
+    std::vector<Var*> sums;
+    std::set<const Var*> regions;
+    for (Var* v : read) {
+      if (v->memory || v->pointer) {
+        if (Var* root = v->memory ? v : v->root) regions.insert(root);
+        continue;
+      }
+      if (v == loop->counter || declared_in(v, loop->body) || !full.of(v)) continue;
+      if (accumulated.count(v) || !v->floating || (v->kind == VarKind::Param && v->assignments == 0) ||
+          v->parallel != parallel) {
+        independent = false;
+      } else if (std::find(sums.begin(), sums.end(), v) == sums.end()) {
+        sums.push_back(v);
+      }
+    }
+    std::set<const Var*> partitioned;
+    if (parallel) partitioned = counter_indexed_regions(ir, parallel);
+    for (const Var* region : regions) {
+      if (!full.of(region)) continue;
+      independent &= !parallel || region->parallel == parallel || partitioned.count(region);
+      // The body has no inner loop, so every access is P[X + i].
+      std::vector<const Expr*> accesses;
+      independent &= region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
+    }
+    if (independent && !sums.empty()) {
+      loop->simd_reverse = true;
+      loop->simd_sums = sums;
+    }
+  }
+}
+
+}  // namespace adjc

@@ -1,0 +1,219 @@
+// Printing (print.hpp).
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/QualTypeNames.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "print.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// "::a::b::" for a declaration in namespaces a::b (anonymous and inline namespaces skipped).
+std::string qualifier(const Decl* d) {
+  std::vector<std::string> parts;
+  for (const DeclContext* dc = d->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (auto* ns = dyn_cast<NamespaceDecl>(dc); ns && !ns->isAnonymousNamespace() && !ns->isInline())
+      parts.insert(parts.begin(), ns->getName().str());
+  std::string q = "::";
+  for (auto& p : parts) q += p + "::";
+  return q;
+}
+
+// Opening and closing lines of the namespaces enclosing `d`.
+std::pair<std::string, std::string> namespaces(const Decl* d) {
+  std::string open, close;
+  for (const DeclContext* dc = d->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (auto* ns = dyn_cast<NamespaceDecl>(dc)) {
+      std::string head = ns->isAnonymousNamespace()
+                             ? "namespace {"
+                             : (ns->isInline() ? "inline " : std::string()) + "namespace " + ns->getName().str() + " {";
+      open = head + "\n" + open;
+      close += "}\n";
+    }
+  return {open, close};
+}
+
+TypePrinter::TypePrinter(ASTContext& c) : context(c), policy(c.getLangOpts()) {
+  policy.SuppressTagKeyword = true;
+  policy.Bool = true;
+}
+std::string TypePrinter::str(QualType t) const { return TypeName::getFullyQualifiedName(t, context, policy, true); }
+
+std::string TypePrinter::declare(QualType t, const std::string& name) const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  TypeName::getFullyQualifiedType(t, context, true).print(os, policy, name);
+  return os.str();
+}
+
+std::string TypePrinter::template_arguments(const FunctionDecl* f) const {
+  const TemplateArgumentList* args = f->getTemplateSpecializationArgs();
+  if (!args) return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  printTemplateArgumentList(os, args->asArray(), policy);
+  return os.str();
+}
+
+std::string literal(double v, QualType t) {
+  char buf[64];
+  bool single = t->isSpecificBuiltinType(BuiltinType::Float);
+  std::snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  if (single) s += "f";
+  if (t->isSpecificBuiltinType(BuiltinType::LongDouble)) s += "L";
+  return s;
+}
+
+// The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
+std::string zero(QualType t, const TypePrinter& types) {
+  if (is_value_class(t)) return types.str(t.getNonReferenceType().getUnqualifiedType()) + "{}";
+  return literal(0, t);
+}
+
+bool is_identifier(const std::string& s) {
+  static const std::regex id("[A-Za-z_][A-Za-z_0-9]*|\\(\\*[A-Za-z_][A-Za-z_0-9]*\\)");
+  return std::regex_match(s, id);
+}
+
+std::string Printer::primal(const Expr* e) const {
+  if (!e) return "";
+  if (auto it = temps.find(strip(e)); it != temps.end()) return it->second;
+  if (auto* ice = dyn_cast<ImplicitCastExpr>(e)) return primal(ice->getSubExpr());
+  if (auto* c = dyn_cast<ExprWithCleanups>(e)) return primal(c->getSubExpr());
+  if (auto* c = dyn_cast<ConstantExpr>(e)) return primal(c->getSubExpr());
+  if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return primal(d->getExpr());
+  if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
+  if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
+  if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c) != c) return primal(c->getArg(0));
+  if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
+  if (auto* i = dyn_cast<IntegerLiteral>(e)) {
+    llvm::SmallString<32> digits;
+    i->getValue().toString(digits, 10, i->getType()->isSignedIntegerType());
+    std::string s = digits.str().str();
+    QualType t = i->getType();
+    if (t->isUnsignedIntegerType()) s += "u";
+    if (t->isSpecificBuiltinType(BuiltinType::Long) || t->isSpecificBuiltinType(BuiltinType::ULong)) s += "l";
+    if (t->isSpecificBuiltinType(BuiltinType::LongLong) || t->isSpecificBuiltinType(BuiltinType::ULongLong)) s += "ll";
+    return s;
+  }
+  if (auto* f = dyn_cast<FloatingLiteral>(e)) return literal(f->getValueAsApproximateDouble(), f->getType());
+  if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? "true" : "false";
+  if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
+  if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
+  if (isa<CXXThisExpr>(e)) return ir_.self->name;
+  if (is_empty_value(e)) return types_.str(strip(e)->getType().getUnqualifiedType()) + "{}";
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    if (Var* v = ir_.var(ref)) return v->name;
+    const ValueDecl* d = ref->getDecl();
+    return qualifier(d) + d->getName().str();
+  }
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return it->second->name;
+    return call_text(call);
+  }
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+  if (auto* m = dyn_cast<MemberExpr>(e))
+    return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+  if (auto* u = dyn_cast<UnaryOperator>(e))
+    return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
+  if (auto* b = dyn_cast<BinaryOperator>(e))
+    return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
+  if (auto* c = dyn_cast<ConditionalOperator>(e))
+    return primal(c->getCond()) + " ? " + primal(c->getTrueExpr()) + " : " + primal(c->getFalseExpr());
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e))
+    return "static_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  e->printPretty(os, nullptr, types_.policy);
+  return os.str();
+}
+
+std::string Printer::call_text(const CallExpr* call) const {
+  const FunctionDecl* f = call->getDirectCallee();
+  std::vector<AdArg> args = ad_args(call);
+  auto list = [&](size_t from) {
+    std::string s;
+    for (size_t i = from; i < args.size(); ++i) s += (i > from ? ", " : "") + primal(args[i].expr);
+    return s;
+  };
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
+    auto* callee = cast<MemberExpr>(mc->getCallee()->IgnoreParens());
+    if (args.size() > f->getNumParams())
+      return "(" + primal(args[0].expr) + ")" + (args[0].address ? "." : "->") + f->getNameAsString() + "(" + list(1) +
+             ")";
+    return types_.str(QualType(cast<CXXMethodDecl>(f)->getParent()->getTypeForDecl(), 0)) +
+           "::" + callee->getMemberDecl()->getNameAsString() + "(" + list(0) + ")";
+  }
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call)) {
+    std::string spelling = getOperatorSpelling(op->getOperator());
+    if (op->getOperator() == OO_Call) return "(" + primal(op->getArg(0)) + ")(" + list(1) + ")";
+    if (op->getOperator() == OO_Subscript) return "(" + primal(op->getArg(0)) + ")[" + primal(op->getArg(1)) + "]";
+    if (op->getNumArgs() == 1) return "(" + spelling + "(" + primal(op->getArg(0)) + "))";
+    return "((" + primal(op->getArg(0)) + ") " + spelling + " (" + primal(op->getArg(1)) + "))";
+  }
+  if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
+    return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) +
+           ")";
+  std::string name = math_function(call) != MathFn::None
+                         ? f->getQualifiedNameAsString()
+                         : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
+  return name + "(" + list(0) + ")";
+}
+
+std::string Printer::scalar_adjoint(const Var* v) const {
+  if (v->kind == VarKind::Param) return v->assignments > 0 ? "_d_" + v->name + "_acc" : "(*_d_" + v->name + ")";
+  return "_d_" + v->name;
+}
+
+std::string Printer::adjoint(const Expr* e) const {
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e)) return "_d_" + ir_.call_result.at(call)->name;
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+    Var* v = ir_.var(e);
+    if (v->pointer && v->kind != VarKind::Param)
+      return "(" + adjoint(v->base) + " + (" + v->name + " - " + primal(v->base) + "))";
+    if (v->pointer) return "_d_" + v->name;
+    if (v->memory) return v->kind == VarKind::Param ? "(*_d_" + v->name + ")" : "_d_" + v->name;
+    return scalar_adjoint(v);
+  }
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return adjoint(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+  if (auto* m = dyn_cast<MemberExpr>(e)) {
+    std::string member = adjoint(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    // A `const T*` member of the adjoint struct points at the (writable) adjoint array.
+    QualType t = m->getType();
+    if (t->isPointerType() && t->getPointeeType().isConstQualified())
+      return "const_cast<" + types_.str(t->getPointeeType().getUnqualifiedType()) + "*>(" + member + ")";
+    return member;
+  }
+  if (auto* u = dyn_cast<UnaryOperator>(e))
+    return std::string("(") + (u->getOpcode() == UO_Deref ? "*" : "&") + adjoint(u->getSubExpr()) + ")";
+  auto* b = cast<BinaryOperator>(e);
+  std::string op = " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " ";
+  if (b->getLHS()->getType()->isPointerType()) return "(" + adjoint(b->getLHS()) + op + primal(b->getRHS()) + ")";
+  return "(" + primal(b->getLHS()) + op + adjoint(b->getRHS()) + ")";
+}
+
+void Code::line(const std::string& s) {
+  if (s.empty() || s[0] == '#') {
+    text += s + "\n";
+    return;
+  }
+  text += std::string(2 * depth, ' ') + s + "\n";
+}
+
+void Code::open(const std::string& s) {
+  line(s);
+  ++depth;
+}
+
+void Code::close(const std::string& s) {
+  --depth;
+  line(s);
+}
+
+}  // namespace adjc
