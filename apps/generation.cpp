@@ -8,8 +8,17 @@
 
 namespace adjoint::cli {
 
-TokenPrinter::TokenPrinter(int vocab_size, const GPT2Tokenizer* tokenizer)
+TokenPrinter::TokenPrinter(int vocab_size, const BytePairEncoding* tokenizer)
     : tokenizer_(tokenizer && tokenizer->vocab_size() == vocab_size ? tokenizer : nullptr) {}
+
+std::unique_ptr<BytePairEncoding> tokenizer_for(int vocab_size, const std::string& bpe_dir,
+                                                const std::string& llama3_dir) {
+  if (vocab_size == gpt2_vocab_size) return std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(bpe_dir));
+  if (vocab_size == Llama3Tokenizer::num_ranked_tokens + Llama3Tokenizer::num_special_tokens) {
+    return std::make_unique<Llama3Tokenizer>(Llama3Tokenizer::find_dir(llama3_dir));
+  }
+  return nullptr;
+}
 
 std::string TokenPrinter::add(int token) {
   if (!tokenizer_) return fmt::format("[{}]", token);

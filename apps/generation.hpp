@@ -2,6 +2,7 @@
 // how the tokens are shown.
 #pragma once
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -19,7 +20,7 @@ constexpr int gpt2_vocab_size = GPT2Tokenizer::eot_token + 1;
 class TokenPrinter {
  public:
   // tokenizer may be null; it must outlive the printer.
-  TokenPrinter(int vocab_size, const GPT2Tokenizer* tokenizer);
+  TokenPrinter(int vocab_size, const BytePairEncoding* tokenizer);
   bool prints_text() const { return tokenizer_ != nullptr; }
   // What to print for one more token. Text that ends inside a UTF-8 character is held back
   // until a later token completes it.
@@ -28,9 +29,15 @@ class TokenPrinter {
   std::string finish();
 
  private:
-  const GPT2Tokenizer* tokenizer_;  // null: print ids
+  const BytePairEncoding* tokenizer_;  // null: print ids
   std::string pending_;
 };
+
+// The tokenizer of a model's vocabulary: GPT-2's for 50257 tokens (its files from bpe_dir, else
+// $ADJOINT_BPE_DIR, else setup.sh's), Llama 3's for 128256 (llama3_dir, $ADJOINT_LLAMA3_DIR,
+// setup.sh's); null for any other vocabulary. Throws when that tokenizer's files cannot be read.
+std::unique_ptr<BytePairEncoding> tokenizer_for(int vocab_size, const std::string& bpe_dir,
+                                                const std::string& llama3_dir);
 
 struct SamplingOptions {
   float temperature = 1.0f;

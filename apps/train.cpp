@@ -73,7 +73,7 @@ float validation_loss(Model& model, DataLoader& val, int val_steps, const Commun
 }
 
 // A sample as text (token ids when the model's vocabulary is not the tokenizer's).
-std::string sample_text(const Model& model, const GPT2Tokenizer* tokenizer, int count, Rng& rng) {
+std::string sample_text(const Model& model, const BytePairEncoding* tokenizer, int count, Rng& rng) {
   TokenPrinter printer(model.vocab_size(), tokenizer);
   std::string text;
   const int context = model.start_token();
@@ -236,12 +236,12 @@ void run_training(const TrainOptions& o) {
   // Rank 0 alone prints, logs, samples and writes checkpoints; the others only compute.
   const GemmInfo& gemm = gemm_info();
   const int threads = omp_get_max_threads();
-  std::unique_ptr<GPT2Tokenizer> tokenizer;
+  std::unique_ptr<BytePairEncoding> tokenizer;
   std::optional<FolderLock> lock;
   std::optional<TrainingLog> log;
   if (root) {
     try {
-      tokenizer = std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(o.bpe_dir));
+      tokenizer = tokenizer_for(model->vocab_size(), o.bpe_dir, "");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "train: no tokenizer (%s); samples are printed as token ids\n", e.what());
     }

@@ -42,15 +42,14 @@ else
 fi
 
 bin="$root/build/bin/adjoint"
-# A Llama model (--model llama-...) trains on Llama 3's tokens; its samples print token ids (the
-# generation code shows text through GPT-2's tokenizer only: docs/llama.md).
-tokenizer=gpt2 prompt=(--prompt "ROMEO:")
+# A Llama model (--model llama-...) trains on Llama 3's tokens.
+tokenizer=gpt2
 for arg in "$@"; do
-  case $arg in llama*) tokenizer=llama3 prompt=() ;; esac
+  case $arg in llama*) tokenizer=llama3 ;; esac
 done
 "$bin" prepare --text "$data" --out "$out/data-$tokenizer" --tokenizer "$tokenizer"
 "$bin" train --model d4 --data "$out/data-$tokenizer" -B 8 -T 128 --steps 250 --warmup 20 --lr 1e-3 \
   --val-every 25 --val-steps 10 --sample-every 0 --sample-tokens 64 --out "$out/train" "$@"
 echo "--- sample (adjoint sample, KV cache, temperature 0.8, top-k 40) ---"
-"$bin" sample --model "$out/train/model.bin" "${prompt[@]}" --tokens 96 --temperature 0.8 --top-k 40
+"$bin" sample --model "$out/train/model.bin" --prompt "ROMEO:" --tokens 96 --temperature 0.8 --top-k 40
 /usr/bin/python3 scripts/plot_loss.py "$out/train/log.jsonl" "$out/train/loss.png"

@@ -40,6 +40,10 @@ std::size_t utf8_complete_prefix(std::string_view bytes);
 // adjacent pair has a merge.
 class BytePairEncoding {
  public:
+  virtual ~BytePairEncoding() = default;
+  // Text must be valid UTF-8 (std::invalid_argument otherwise); each tokenizer says how it treats
+  // its special tokens' text. Safe to call from several threads at once, like decode.
+  virtual std::vector<int> encode(std::string_view text) const = 0;
   // The bytes of the tokens, concatenated. A token can end inside a UTF-8 sequence, so a
   // prefix of a token stream may not be valid UTF-8; the whole of an encoded text is.
   std::string decode(std::span<const int> tokens) const;
@@ -91,7 +95,7 @@ class GPT2Tokenizer : public BytePairEncoding {
 
   // Text must be valid UTF-8 (std::invalid_argument otherwise). "<|endoftext|>" in the text is
   // ordinary text, as in gpt-3-encoder. Safe to call from several threads at once, like decode.
-  std::vector<int> encode(std::string_view text) const;
+  std::vector<int> encode(std::string_view text) const override;
 
  private:
   using TokenIds = std::unordered_map<std::string, int>;  // token bytes -> token id
@@ -125,7 +129,7 @@ class Llama3Tokenizer : public BytePairEncoding {
   // Text must be valid UTF-8 (std::invalid_argument otherwise). As in llama3-tokenizer-js, the
   // text of a special token is that token; no <|begin_of_text|> is added. A piece that is a
   // token is that token. Safe to call from several threads at once, like decode.
-  std::vector<int> encode(std::string_view text) const;
+  std::vector<int> encode(std::string_view text) const override;
 
  private:
   void read_vocabulary(const std::filesystem::path& file);

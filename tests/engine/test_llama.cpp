@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -175,6 +177,21 @@ TEST(LlamaCommand, SamplePrintsTokenIds) {
   EXPECT_NE(refused.status, 0);
   EXPECT_NE(refused.err.find("--prompt"), std::string::npos) << refused.err;
   EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+}
+
+// A model with Llama 3's vocabulary speaks text through the Llama 3 tokenizer, prompt included.
+TEST(LlamaCommand, SampleWithLlama3VocabularyPrintsText) {
+  const char* env = std::getenv("ADJOINT_LLAMA3_DIR");
+  const std::filesystem::path folder = env && *env ? env : ADJOINT_DEFAULT_LLAMA3_DIR;
+  if (!std::filesystem::exists(folder / "src/data-converted.js")) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: no Llama 3 tokenizer in " << folder << " (scripts/setup.sh installs it)";
+  }
+  TempDir dir;
+  const Output out = run_output(adjoint_bin() + " sample --model llama-d1 -n 6 --seed 2 --prompt 'ROMEO:' --llama3-dir " +
+                                    folder.string(), dir);
+  EXPECT_EQ(out.status, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("ROMEO:", 0), 0u) << out.out;
+  EXPECT_FALSE(std::regex_search(out.out, std::regex("\\[[0-9]+\\]"))) << "token ids instead of text: " << out.out;
 }
 
 // Training a Llama (manual backward) resumes bit-identically, through its own training-state file.

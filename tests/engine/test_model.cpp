@@ -225,7 +225,7 @@ TEST(Sample, OtherVocabularyPrintsTokenIds) {
   EXPECT_EQ(1, prompt.status);
   EXPECT_TRUE(prompt.out.empty()) << prompt.out;
   EXPECT_EQ(1, std::count(prompt.err.begin(), prompt.err.end(), '\n')) << prompt.err;
-  EXPECT_EQ(0u, prompt.err.find("adjoint: error: --prompt needs a model with GPT-2's 50257-token vocabulary"))
+  EXPECT_EQ(0u, prompt.err.find("adjoint: error: --prompt needs a model with GPT-2's 50257-token or Llama 3's 128256-token vocabulary"))
       << prompt.err;
   EXPECT_NE(std::string::npos, prompt.err.find("has 67 tokens")) << prompt.err;
 }
