@@ -14,7 +14,7 @@ TokenPrinter::TokenPrinter(int vocab_size, const BytePairEncoding* tokenizer)
 std::unique_ptr<BytePairEncoding> tokenizer_for(int vocab_size, const std::string& bpe_dir,
                                                 const std::string& llama3_dir) {
   if (vocab_size == gpt2_vocab_size) return std::make_unique<GPT2Tokenizer>(GPT2Tokenizer::find_bpe_dir(bpe_dir));
-  if (vocab_size == Llama3Tokenizer::num_ranked_tokens + Llama3Tokenizer::num_special_tokens) {
+  if (vocab_size == llama3_vocab_size) {
     return std::make_unique<Llama3Tokenizer>(Llama3Tokenizer::find_dir(llama3_dir));
   }
   return nullptr;

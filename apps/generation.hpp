@@ -14,6 +14,8 @@ namespace adjoint::cli {
 
 // <|endoftext|> is GPT-2's last token.
 constexpr int gpt2_vocab_size = GPT2Tokenizer::eot_token + 1;
+// Llama 3's ranked and special tokens.
+constexpr int llama3_vocab_size = Llama3Tokenizer::num_ranked_tokens + Llama3Tokenizer::num_special_tokens;
 
 // Text when the model's vocabulary is the tokenizer's; otherwise (no tokenizer, or a model
 // trained on other token ids, like the tiny vocabularies of the tests) the ids, "[12][7]".

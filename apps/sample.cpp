@@ -45,8 +45,8 @@ void add_sample_command(CLI::App& app) {
     TokenPrinter printer(vocab_size, tokenizer.get());
     if (!printer.prints_text() && !opt->prompt.empty()) {
       throw std::invalid_argument(fmt::format(
-          "--prompt needs a model with GPT-2's {}-token or Llama 3's 128256-token vocabulary, and this one has {} "
-          "tokens (without --prompt it prints sampled token ids)", gpt2_vocab_size, vocab_size));
+          "--prompt needs a model with GPT-2's {}-token or Llama 3's {}-token vocabulary, and this one has {} "
+          "tokens (without --prompt it prints sampled token ids)", gpt2_vocab_size, llama3_vocab_size, vocab_size));
     }
     std::vector<int> context{model->start_token()};
     if (tokenizer) {
