@@ -1,6 +1,6 @@
 #pragma once
 // The passes over the IR, in the order generator.cpp runs them (docs/adjc-internals.md):
-//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower.cpp
+//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower.cpp, supported.cpp
 //   analyze_activity which variables and memory depend on the active parameters  activity.cpp
 //   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_plan.cpp
 
@@ -12,6 +12,10 @@ namespace adjc {
 
 std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, clang::ASTContext& context, Diagnostics& diags,
                                   const CustomPullbacks& custom);
+
+// What adjc supports, checked while lowering; anything else is reported and marks `ir` invalid.
+void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags);
+void check_expression(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags, const clang::Expr* e);
 
 // Which variables (and, for memory, which regions) carry derivatives.
 struct Activity {

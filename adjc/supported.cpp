@@ -1,0 +1,163 @@
+// What adjc can differentiate: the checks lowering runs on the function and on each expression it
+// lowers, reporting anything else with its reason (passes.hpp).
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "passes.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+class ExpressionCheck {
+ public:
+  ExpressionCheck(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags)
+      : ir_(ir), custom_(custom), diags_(diags) {}
+
+  // Expressions adjc can print and differentiate; reports anything else.
+  void check_expr(const Expr* e) {
+    if (!e) return;
+    e = strip(e);
+    SourceLocation at = e->getExprLoc();
+    // Values of a value class change only through calls; anything else (`c ? a : b`, a
+    // construction from raw data) would carry a derivative adjc cannot see.
+    if (is_empty_value(e)) return;
+    if (is_value_class(e->getType()) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) && !isa<ArraySubscriptExpr>(e) &&
+        !isa<CallExpr>(e) && !is_empty_value(e))
+      return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
+                          e->getStmtClassName() + "); use a function with a custom pullback");
+    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
+        isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
+      return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      const ValueDecl* d = ref->getDecl();
+      if (isa<EnumConstantDecl>(d) || isa<FunctionDecl>(d)) return;
+      auto* vd = dyn_cast<VarDecl>(d);
+      if (vd && !ir_.var_of.count(vd) && !vd->hasGlobalStorage())
+        fail(at, "variable '" + vd->getName().str() + "' is not supported here");
+      if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && is_floating(vd->getType()) &&
+          !vd->getType().isConstQualified())
+        fail(at, "non-const global variable '" + vd->getName().str() + "' cannot be differentiated");
+      return;
+    }
+    if (auto* b = dyn_cast<BinaryOperator>(e)) {
+      if (b->isAssignmentOp())
+        return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported");
+      check_expr(b->getLHS());
+      check_expr(b->getRHS());
+      return;
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(e)) {
+      if (u->isIncrementDecrementOp())
+        return fail(at, "'++'/'--' inside expressions is not supported; write them as statements");
+      if (u->getOpcode() == UO_AddrOf && !memory_root(ir_, u->getSubExpr()))
+        return fail(at, "taking the address of a scalar is not supported");
+      if (u->getOpcode() == UO_Real || u->getOpcode() == UO_Imag || u->getOpcode() == UO_Extension)
+        return fail(at, "unsupported operator");
+      return check_expr(u->getSubExpr());
+    }
+    if (auto* c = dyn_cast<ConditionalOperator>(e)) {
+      check_expr(c->getCond());
+      check_expr(c->getTrueExpr());
+      check_expr(c->getFalseExpr());
+      return;
+    }
+    if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) return check_cast(cast, at);
+    if (isa<CXXThisExpr>(e)) return;
+    if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
+    if (auto* call = dyn_cast<CallExpr>(e)) return check_call(call, at);
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      if (!memory_root(ir_, e))
+        return fail(at, "indexing memory that is not a parameter or local array is not supported");
+      check_expr(sub->getBase());
+      check_expr(sub->getIdx());
+      return;
+    }
+    if (auto* m = dyn_cast<MemberExpr>(e)) {
+      if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
+      if (m->getMemberDecl()->getAccess() != AS_public)
+        return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +
+                            "' must be public: adjc's generated code reads it from outside the class");
+      if (!memory_root(ir_, e)) return fail(at, "member access on an unsupported object");
+      return check_expr(m->getBase());
+    }
+    fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");
+  }
+
+  void check_call(const CallExpr* call, SourceLocation at) {
+    const FunctionDecl* callee = call->getDirectCallee();
+    if (!callee) return fail(at, "calls through function pointers are not supported");
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp())
+      return fail(at, "assignments inside expressions are not supported; write them as statements");
+    if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
+      if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
+        return fail(at, "virtual calls are not supported");
+      if (m->getAccess() != AS_public && callee_kind(callee, custom_) != CalleeKind::Plain)
+        return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
+                            "' must be public: adjc's generated code calls it from outside the class");
+    }
+    if (callee_kind(callee, custom_) != CalleeKind::Plain && base_name(callee).empty())
+      return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
+    for (AdArg a : ad_args(call)) {
+      if (a.address && !isa<CXXThisExpr>(strip(a.expr)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
+          !isa<CallExpr>(strip(a.expr)))
+        return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
+      check_expr(a.expr);
+    }
+  }
+
+  void check_cast(const ExplicitCastExpr* cast, SourceLocation at) {
+    if (!isa<CStyleCastExpr>(cast) && !isa<CXXStaticCastExpr>(cast) && !isa<CXXFunctionalCastExpr>(cast))
+      return fail(at, std::string("unsupported cast '") + cast->getStmtClassName() + "'");
+    QualType to = cast->getType(), from = cast->getSubExpr()->getType();
+    if (!to->isArithmeticType() || !from->isArithmeticType())
+      return fail(at, "casts other than between arithmetic types are not supported");
+    return check_expr(cast->getSubExpr());
+  }
+
+ private:
+  FunctionIR& ir_;
+  const CustomPullbacks& custom_;
+  Diagnostics& diags_;
+
+  void fail(SourceLocation where, const std::string& message) {
+    diags_.error(where, message);
+    ir_.valid = false;
+  }
+};
+
+}  // namespace
+
+void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
+  const FunctionDecl* fn = ir.fn;
+  auto fail = [&](SourceLocation where, const std::string& message) {
+    diags.error(where, message);
+    ir.valid = false;
+  };
+  if (auto* m = dyn_cast<CXXMethodDecl>(fn)) {
+    if (m->isVirtual()) fail(fn->getLocation(), "virtual member functions cannot be differentiated");
+    if (isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || isa<CXXConversionDecl>(m))
+      fail(fn->getLocation(), "constructors, destructors and conversions cannot be differentiated");
+    if (is_value_class(context.getRecordType(m->getParent())))
+      fail(fn->getLocation(), "member function '" + m->getNameAsString() + "' of value class '" +
+                                  m->getParent()->getNameAsString() +
+                                  "' needs a custom pullback (adjoint::custom_derivatives::"
+                                  "class_functions::" +
+                                  base_name(m) + "_pullback)");
+  }
+  if (base_name(fn).empty())
+    fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
+  // A template is differentiated per specialization (its instantiated body); the pattern itself
+  // has no types to differentiate.
+  if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
+  if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
+}
+
+void check_expression(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags, const Expr* e) {
+  ExpressionCheck(ir, custom, diags).check_expr(e);
+}
+
+}  // namespace adjc
