@@ -159,6 +159,11 @@ void run_bench(const BenchOptions& o) {
   // Built once, before any timing: each keeps its memory (arenas) from shape to shape.
   std::vector<std::unique_ptr<ForwardBackward>> steps;
   for (const Variant& v : variants) steps.push_back(std::make_unique<ForwardBackward>(*model, v.engine, v.backward));
+  // The rows take turns on one model: each arrays row first selects its backward pass.
+  auto run_variant = [&](std::size_t k, const int* inputs, const int* targets, int B, int T) {
+    if (variants[k].engine == Engine::arrays) model->use_backward(variants[k].backward);
+    (*steps[k])(inputs, targets, B, T);
+  };
   AdamW optimizer(*model, AdamWConfig{});
   Rng rng(1);
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
@@ -177,12 +182,12 @@ void run_bench(const BenchOptions& o) {
     const int* inputs = tokens.data();
     const int* targets = tokens.data() + 1;
     const std::vector<double> fwdbwd_ms = interleaved_median_ms(
-        variants.size(), o.warmup, o.iters, [&](std::size_t k) { (*steps[k])(inputs, targets, B, T); });
+        variants.size(), o.warmup, o.iters, [&](std::size_t k) { run_variant(k, inputs, targets, B, T); });
     model->zero_grad();
     int step = 0;
     const std::vector<double> step_medians =
         interleaved_median_ms(variants.size(), o.warmup, o.iters, [&](std::size_t k) {
-          (*steps[k])(inputs, targets, B, T);
+          run_variant(k, inputs, targets, B, T);
           const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
           optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
         });

@@ -17,7 +17,7 @@ void check_backward_applies(Engine engine, bool backward_given) {
 }
 
 ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward)
-    : model_(model), engine_(engine), backward_(backward) {
+    : model_(model), engine_(engine) {
   if (engine == Engine::tensor) {
     auto* gpt2 = dynamic_cast<GPT2*>(&model);
     if (!gpt2) throw std::invalid_argument("--engine tensor runs GPT-2 models only (use --engine arrays)");
@@ -29,7 +29,7 @@ ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward)
 
 float ForwardBackward::operator()(const int* inputs, const int* targets, int B, int T) {
   if (tensor_) return tensor_->forward_backward(inputs, targets, B, T);
-  return model_.forward_backward(inputs, targets, B, T, backward_);
+  return model_.forward_backward(inputs, targets, B, T);
 }
 
 }  // namespace adjoint::cli

@@ -20,7 +20,8 @@ Engine engine_from_name(const std::string& name);
 void check_backward_applies(Engine engine, bool backward_given);
 
 // One forward+backward of the chosen engine: the loss, its gradient added into the model's
-// gradients. The tensor engine runs GPT-2 only.
+// gradients. The arrays engine's backward pass is the model's (Model::use_backward). The tensor
+// engine runs GPT-2 only.
 class ForwardBackward {
  public:
   ForwardBackward(Model& model, Engine engine, Backward backward);
@@ -32,7 +33,6 @@ class ForwardBackward {
  private:
   Model& model_;
   Engine engine_;
-  Backward backward_;
   std::unique_ptr<nn::TensorGPT2> tensor_;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "adjoint/model.hpp"
+#include "adjoint/arena_model.hpp"
 
 namespace adjoint {
 
@@ -32,27 +32,6 @@ GPT2Config gpt2_config_from_name(const std::string& name);
 std::string describe(const GPT2Config& config);
 // Throws std::invalid_argument naming the first impossible field (C not divisible by NH…).
 void validate_config(const GPT2Config& config);
-// Throws std::invalid_argument naming the first of the n ids (inputs, or targets when given) that
-// is outside [0, vocab_size): ids between V and the padded Vp are not tokens either.
-void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size);
-
-// One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
-// here, so it must never happen inside a training step).
-class FloatArena {
- public:
-  FloatArena() = default;
-  explicit FloatArena(std::size_t count);
-  float* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-
- private:
-  struct Free {
-    void operator()(float* p) const;
-  };
-  std::unique_ptr<float[], Free> data_;
-  std::size_t size_ = 0;
-};
-
 constexpr int kNumParameterTensors = 16;
 
 // Views into the parameter (or gradient) arena, in llm.c's file order.
@@ -127,24 +106,24 @@ void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inp
 float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets, int B,
                 int T, int C, int NH, int L, int V, int Vp);
 
-// Backward (adjoint/model.hpp): manual is GPT2::backward, generated the one adjc generates from
-// gpt2_loss (src/llm/gpt2_loss.cpp).
-// "manual" or "generated"; throws std::invalid_argument otherwise, or for "generated" when the
-// build had no adjc.
-Backward backward_from_name(const std::string& name);
-// Whether this build contains the adjc-generated backward.
-bool have_generated_backward();
+// The backward adjc generates from gpt2_loss (src/llm/gpt2_loss.cpp; absent from builds without
+// adjc): gpt2_generated_forward runs the forward sweep (the loss; the bytes it taped into
+// *tape_bytes), gpt2_generated_backward the reverse sweep, adding into d_p.
+float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                             const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes);
+void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                             const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
+                             ActivationTensors& d_a);
 // The C++ that adjc generated for the GPT-2 backward, for people to read ("" without adjc).
 const char* generated_backward_source();
 
-class GPT2 : public Model {
+// GPT-2 over the arrays engine's arenas (adjoint/arena_model.hpp): manual backward GPT2's own,
+// generated backward adjc's.
+class GPT2 : public ArenaModel {
  public:
   explicit GPT2(const GPT2Config& config);
 
   const GPT2Config& config() const { return config_; }
-  std::size_t num_parameters() const override { return params_memory_.size(); }
-  float* params_memory() const override { return params_memory_.data(); }
-  float* grads_memory() const override { return grads_memory_.data(); }
   const ParameterTensors& params() const { return params_; }
   const ParameterTensors& grads() const { return grads_; }
 
@@ -152,34 +131,16 @@ class GPT2 : public Model {
   // zero biases, unit layernorm gains. Deterministic for a seed.
   void init_random(std::uint64_t seed);
 
-  // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
-  void reserve_activations(int B, int T) override;
-  std::size_t activation_floats() const override { return acts_memory_.size(); }
   std::size_t activation_floats(int B, int T) const override;
-
-  // Runs the model on inputs (B,T). With targets (B,T), returns the mean cross-entropy;
-  // without, returns 0 and logits() holds the (B,T,Vp) logits.
-  float forward(const int* inputs, const int* targets, int B, int T) override;
+  using ArenaModel::activation_floats;
+  // The last forward's (B,T,Vp) logits (a forward without targets).
   const float* logits() const { return acts_.probs; }
-  // Accumulates the gradient of the last forward's mean loss into grads().
-  void backward();
-  // One forward and backward with the chosen backward pass; returns the mean loss. The
-  // generated pass needs the adjoint arena that reserve_activations allocates after
-  // use_backward(Backward::generated).
-  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) override;
-  void use_backward(Backward backward) override;
-  // Bytes the generated forward sweep left on the tape for the reverse sweep, last step.
-  std::size_t tape_bytes() const override { return tape_bytes_; }
-  // Floats of the activations' adjoint arena (the generated backward's extra memory).
-  std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
-  void zero_grad() override;
 
   // The rest of Model (src/llm/model.cpp).
   std::vector<ParameterTensor> parameter_tensors() const override;
   int vocab_size() const override { return config_.vocab_size; }
   int max_seq_len() const override { return config_.max_seq_len; }
   int start_token() const override;
-  bool has_backward(Backward backward) const override;
   std::string describe() const override;
   double step_flops(int B, int T) const override;
   void save_file(const std::string& path, const float* values) const override;
@@ -189,25 +150,21 @@ class GPT2 : public Model {
   std::unique_ptr<TokenGenerator> generator(int positions) const override;
 
  private:
-  // Sizes the activations for (B, T) if needed, checks the token ids, remembers the batch.
-  void prepare_batch(const int* inputs, const int* targets, int B, int T);
+  std::size_t lay_out_activations(float* memory, int B, int T) override;
+  std::size_t lay_out_adjoints(float* memory, int B, int T) override;
+  float run_forward(const int* inputs, const int* targets, int B, int T) override;
+  void run_backward(const int* inputs, const int* targets, int B, int T) override;
+  float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
+  int tokens() const override { return config_.vocab_size; }
 
   GPT2Config config_;
-  FloatArena params_memory_, grads_memory_, acts_memory_;
   ParameterTensors params_{}, grads_{};
   ActivationTensors acts_{};
   std::vector<LayerActivations> layer_acts_;
   // Adjoints of the activations for the generated backward (zero between steps: its pullbacks
-  // clear what they consume), allocated only when that backward is used; see adjoint_views.
-  FloatArena dacts_memory_;
+  // clear what they consume); see adjoint_views.
   ActivationTensors dacts_{};
   std::vector<LayerActivations> layer_dacts_;
-  Backward backward_ = Backward::manual;
-  std::size_t tape_bytes_ = 0;
-  int act_B_ = 0, act_T_ = 0;                 // the shape the arena was sized for
-  int B_ = 0, T_ = 0;                         // the last forward's shape
-  const int* inputs_ = nullptr;               // the last forward's batch (caller-owned)
-  const int* targets_ = nullptr;
 };
 
 }  // namespace adjoint

@@ -122,17 +122,21 @@ void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inpu
 float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
                  const float* rope_cos, const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L,
                  int V, float eps);
+// The backward adjc generates from llama_loss (src/llm/llama_loss.cpp; absent from builds without
+// adjc): the loss, its gradient added into d_p, the bytes taped into *tape_bytes.
+float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
+                                       const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
+                                       int C, int NH, int NKV, int H, int L, int V, float eps, LlamaParameters& d_p,
+                                       LlamaActivations& d_a, std::size_t* tape_bytes);
 // The C++ adjc generated for the Llama backward, for people to read ("" without adjc).
 const char* llama_generated_backward_source();
 
-class Llama : public Model {
+// Llama 3 over the arrays engine's arenas (adjoint/arena_model.hpp), as GPT2.
+class Llama : public ArenaModel {
  public:
   explicit Llama(const LlamaConfig& config);
 
   const LlamaConfig& config() const { return config_; }
-  std::size_t num_parameters() const override { return params_memory_.size(); }
-  float* params_memory() const override { return params_memory_.data(); }
-  float* grads_memory() const override { return grads_memory_.data(); }
   const LlamaParameters& params() const { return params_; }
   const LlamaParameters& grads() const { return grads_; }
 
@@ -140,29 +144,16 @@ class Llama : public Model {
   // RMSNorm gains. Deterministic for a seed.
   void init_random(std::uint64_t seed);
 
-  // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
-  void reserve_activations(int B, int T) override;
-  std::size_t activation_floats() const override { return acts_memory_.size(); }
   std::size_t activation_floats(int B, int T) const override;
-
-  // Runs the model on inputs (B,T). With targets, returns the mean cross-entropy; without,
-  // returns 0 and logits() holds the (B,T,V) logits.
-  float forward(const int* inputs, const int* targets, int B, int T) override;
+  using ArenaModel::activation_floats;
+  // The last forward's (B,T,V) logits (a forward without targets).
   const float* logits() const { return acts_.probs; }
-  // Accumulates the gradient of the last forward's mean loss into grads().
-  void backward();
-  float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) override;
-  void use_backward(Backward backward) override;
-  std::size_t tape_bytes() const override { return tape_bytes_; }
-  std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
-  void zero_grad() override;
 
   // The rest of Model (src/llm/model.cpp).
   std::vector<ParameterTensor> parameter_tensors() const override;
   int vocab_size() const override { return config_.vocab_size; }
   int max_seq_len() const override { return config_.max_seq_len; }
   int start_token() const override;
-  bool has_backward(Backward backward) const override;
   std::string describe() const override;
   double step_flops(int B, int T) const override;
   void save_file(const std::string& path, const float* values) const override;
@@ -172,29 +163,27 @@ class Llama : public Model {
   std::unique_ptr<TokenGenerator> generator(int positions) const override;
 
  private:
-  void prepare_batch(const int* inputs, const int* targets, int B, int T);
+  std::size_t lay_out_activations(float* memory, int B, int T) override;
+  std::size_t lay_out_adjoints(float* memory, int B, int T) override;
+  void activations_reserved(int B, int T) override;
+  float run_forward(const int* inputs, const int* targets, int B, int T) override;
+  void run_backward(const int* inputs, const int* targets, int B, int T) override;
+  float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
+  int tokens() const override { return config_.vocab_size; }
   const float* rope_cos() const { return rope_table_.data(); }
   const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 
   LlamaConfig config_;
   int hidden_ = 0;
-  FloatArena params_memory_, grads_memory_, acts_memory_;
   // RoPE's cos, then sin (reserved T, hs/2), outside the activation arena, whose layout changes
   // with (B, T): the same rows serve every shorter T.
   FloatArena rope_table_;
   LlamaParameters params_{}, grads_{};
   LlamaActivations acts_{};
   std::vector<LlamaLayerActivations> layer_acts_;
-  // The generated backward's activation adjoints (allocated when it is used; see adjoint_views).
-  FloatArena dacts_memory_;
+  // The generated backward's activation adjoints (see adjoint_views).
   LlamaActivations dacts_{};
   std::vector<LlamaLayerActivations> layer_dacts_;
-  Backward backward_ = Backward::manual;
-  std::size_t tape_bytes_ = 0;
-  int act_B_ = 0, act_T_ = 0;
-  int B_ = 0, T_ = 0;
-  const int* inputs_ = nullptr;
-  const int* targets_ = nullptr;
 };
 
 // Text generation with a KV cache for Llama: per layer and position the NKV rotated key heads and

@@ -15,6 +15,11 @@ struct TrainingProgress;
 // Which backward pass computes the gradients: the hand-written one or the one adjc generates from
 // the model's forward (gpt2_loss).
 enum class Backward { manual, generated };
+// "manual" or "generated"; throws std::invalid_argument otherwise, or for "generated" when the
+// build had no adjc.
+Backward backward_from_name(const std::string& name);
+// Whether this build contains the adjc-generated backward passes.
+bool have_generated_backward();
 
 // One parameter tensor of the arena, in file order.
 struct ParameterTensor {
@@ -59,9 +64,12 @@ class Model {
   virtual std::size_t activation_floats(int B, int T) const = 0;
   // With targets (B,T) returns the mean cross-entropy; without, 0.
   virtual float forward(const int* inputs, const int* targets, int B, int T) = 0;
-  // One forward and backward with the chosen backward pass (gradients added into grads_memory).
-  virtual float forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) = 0;
+  // One forward and backward with the backward pass use_backward chose (manual unless told), the
+  // gradients added into grads_memory.
+  virtual float forward_backward(const int* inputs, const int* targets, int B, int T) = 0;
+  // Throws std::invalid_argument when this build lacks that pass (has_backward).
   virtual void use_backward(Backward backward) = 0;
+  virtual Backward backward_pass() const = 0;
   // Whether this build has that backward pass for this model.
   virtual bool has_backward(Backward backward) const = 0;
   // Bytes the generated forward sweep left on the tape, last step (0 for the manual backward).

@@ -65,32 +65,6 @@ void validate_config(const GPT2Config& c) {
   if (std::int64_t(c.num_layers) * 4 * c.channels > INT32_MAX) fail("num_layers * 4 * channels is above 2^31");
 }
 
-void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
-  for (std::size_t i = 0; i < n; i++) {
-    for (const int* ids : {inputs, targets}) {
-      if (ids && (ids[i] < 0 || ids[i] >= vocab_size)) {
-        throw std::invalid_argument(std::string(ids == inputs ? "input" : "target") + " token id " +
-                                    std::to_string(ids[i]) + " at position " + std::to_string(i) +
-                                    " is out of range for vocabulary of " + std::to_string(vocab_size));
-      }
-    }
-  }
-}
-
-void FloatArena::Free::operator()(float* p) const { std::free(p); }
-
-FloatArena::FloatArena(std::size_t count) : size_(count) {
-  const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
-  if (!data_) {
-    throw std::runtime_error("out of memory: cannot allocate " + std::to_string(bytes / 1048576) + " MB");
-  }
-  // Zero in parallel with the kernels' static schedule, so pages land near their users.
-  float* p = data_.get();
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < count; i++) p[i] = 0.0f;
-}
-
 const std::array<const char*, kNumParameterTensors> kParameterNames = {
     "wte",  "wpe", "ln1w",    "ln1b",    "qkvw", "qkvb", "attprojw", "attprojb",
     "ln2w", "ln2b", "fcw",    "fcb",     "fcprojw", "fcprojb", "lnfw", "lnfb"};
@@ -123,7 +97,9 @@ ParameterTensors parameter_views(float* memory, const GPT2Config& config) {
 
 namespace {
 
+// Checks the config first: the arenas are sized from it.
 std::size_t total_parameters(const GPT2Config& config) {
+  validate_config(config);
   std::size_t n = 0;
   for (std::size_t s : parameter_sizes(config)) n += s;
   return n;
@@ -209,11 +185,7 @@ std::size_t GPT2::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-GPT2::GPT2(const GPT2Config& config) : config_(config) {
-  validate_config(config);
-  const std::size_t n = total_parameters(config);
-  params_memory_ = FloatArena(n);
-  grads_memory_ = FloatArena(n);
+GPT2::GPT2(const GPT2Config& config) : ArenaModel(total_parameters(config)), config_(config) {
   params_ = parameter_views(params_memory_.data(), config);
   grads_ = parameter_views(grads_memory_.data(), config);
 }
@@ -244,80 +216,15 @@ void GPT2::init_random(std::uint64_t seed) {
               (std::size_t)(config_.padded_vocab_size - config_.vocab_size) * C * sizeof(float));
 }
 
-// Defined in gpt2_loss.cpp, whose backward adjc generates (absent from builds without adjc).
-float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
-                             const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes);
-void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
-                             const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
-                             ActivationTensors& d_a);
-
-#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
-bool have_generated_backward() { return true; }
-#else
-bool have_generated_backward() { return false; }
-const char* generated_backward_source() { return ""; }
-#endif
-
-Backward backward_from_name(const std::string& name) {
-  if (name == "manual") return Backward::manual;
-  if (name == "generated") {
-    if (!have_generated_backward()) {
-      throw std::invalid_argument("this build has no generated backward (configure with -DADJOINT_BUILD_ADJC=ON)");
-    }
-    return Backward::generated;
-  }
-  throw std::invalid_argument("unknown backward '" + name + "' (expected manual or generated)");
+std::size_t GPT2::lay_out_activations(float* memory, int B, int T) {
+  return activation_views(acts_, layer_acts_, memory, config_, B, T);
 }
 
-void GPT2::use_backward(Backward backward) {
-  backward_ = backward;
-  // reserve_activations allocates the adjoint arena; the next batch calls it.
-  if (backward == Backward::generated && dacts_memory_.size() == 0) B_ = T_ = 0;
+std::size_t GPT2::lay_out_adjoints(float* memory, int B, int T) {
+  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_, B, T);
 }
 
-float GPT2::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
-  if (backward == Backward::manual) {
-    const float loss = forward(inputs, targets, B, T);
-    this->backward();
-    return loss;
-  }
-#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
-  use_backward(Backward::generated);
-  prepare_batch(inputs, targets, B, T);
-  const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T, &tape_bytes_);
-  gpt2_generated_backward(config_, params_, acts_, inputs, targets, B, T, grads_, dacts_);
-  return loss;
-#else
-  throw std::invalid_argument("this build has no generated backward");
-#endif
-}
-
-void GPT2::reserve_activations(int B, int T) {
-  check_batch_shape(B, T, config_.max_seq_len);
-  if (acts_memory_.size() == 0) {
-    acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
-    act_B_ = B;
-    act_T_ = T;
-  }
-  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
-    dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));
-  }
-  check_within_reserved(B, T, act_B_, act_T_);
-  activation_views(acts_, layer_acts_, acts_memory_.data(), config_, B, T);
-  if (dacts_memory_.size() != 0) adjoint_views(dacts_, layer_dacts_, dacts_memory_.data(), acts_, config_, B, T);
-}
-
-void GPT2::prepare_batch(const int* inputs, const int* targets, int B, int T) {
-  if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  check_token_ids(inputs, targets, (std::size_t)B * T, config_.vocab_size);
-  B_ = B;
-  T_ = T;
-  inputs_ = inputs;
-  targets_ = targets;
-}
-
-float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
-  prepare_batch(inputs, targets, B, T);
+float GPT2::run_forward(const int* inputs, const int* targets, int B, int T) {
   const GPT2Config& c = config_;
   if (!targets) {
     gpt2_logits(params_, acts_, inputs, B, T, c.channels, c.num_heads, c.num_layers, c.padded_vocab_size);
@@ -327,9 +234,18 @@ float GPT2::forward(const int* inputs, const int* targets, int B, int T) {
                    c.padded_vocab_size);
 }
 
-void GPT2::backward() {
-  if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
-  const int B = B_, T = T_;
+float GPT2::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
+#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+  const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T, tape_bytes);
+  gpt2_generated_backward(config_, params_, acts_, inputs, targets, B, T, grads_, dacts_);
+  return loss;
+#else
+  (void)inputs, (void)targets, (void)B, (void)T, (void)tape_bytes;
+  throw std::invalid_argument("this build has no generated backward");
+#endif
+}
+
+void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
   const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
   const int N = B * T;
@@ -342,7 +258,7 @@ void GPT2::backward() {
 
   // The loss is the mean over the N positions.
   for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
-  softmax_crossentropy_backward(a.probs, a.probs, targets_, a.dlosses, N, V, Vp);
+  softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, Vp);
   std::memset(a.dln, 0, NC * sizeof(float));
   matmul_backward(a.dln, g.wte, static_cast<float*>(nullptr), a.probs, a.lnf, p.wte, N, C, Vp);
   std::memset(a.dresidual, 0, NC * sizeof(float));
@@ -375,9 +291,7 @@ void GPT2::backward() {
     layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual,
                        p.ln1w + l * C, x.ln1_mean, x.ln1_rstd, N, C);
   }
-  encoder_backward(g.wte, g.wpe, a.dresidual, inputs_, B, T, C);
+  encoder_backward(g.wte, g.wpe, a.dresidual, inputs, B, T, C);
 }
-
-void GPT2::zero_grad() { std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float)); }
 
 }  // namespace adjoint

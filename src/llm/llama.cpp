@@ -162,7 +162,9 @@ LlamaParameters parameter_views(float* memory, const LlamaConfig& config) {
 
 namespace {
 
+// Checks the config first: the arenas are sized from it.
 std::size_t total_parameters(const LlamaConfig& config) {
+  validate_config(config);
   std::size_t n = 0;
   for (std::size_t s : parameter_sizes(config)) n += s;
   return n;
@@ -244,12 +246,8 @@ std::size_t Llama::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-Llama::Llama(const LlamaConfig& config) : config_(config) {
-  validate_config(config);
-  hidden_ = llama_hidden_size(config);
-  const std::size_t n = total_parameters(config);
-  params_memory_ = FloatArena(n);
-  grads_memory_ = FloatArena(n);
+Llama::Llama(const LlamaConfig& config)
+    : ArenaModel(total_parameters(config)), config_(config), hidden_(llama_hidden_size(config)) {
   params_ = parameter_views(params_memory_.data(), config);
   grads_ = parameter_views(grads_memory_.data(), config);
 }
@@ -272,33 +270,18 @@ void Llama::init_random(std::uint64_t seed) {
   }
 }
 
-void Llama::reserve_activations(int B, int T) {
-  check_batch_shape(B, T, config_.max_seq_len);
-  if (acts_memory_.size() == 0) {
-    acts_memory_ = FloatArena(activation_views(acts_, layer_acts_, nullptr, config_, B, T));
-    act_B_ = B;
-    act_T_ = T;
-    rope_table_ = rope_table(config_, T);
-  }
-  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
-    dacts_memory_ = FloatArena(adjoint_views(dacts_, layer_dacts_, nullptr, acts_, config_, act_B_, act_T_));
-  }
-  check_within_reserved(B, T, act_B_, act_T_);
-  activation_views(acts_, layer_acts_, acts_memory_.data(), config_, B, T);
-  if (dacts_memory_.size() != 0) adjoint_views(dacts_, layer_dacts_, dacts_memory_.data(), acts_, config_, B, T);
+std::size_t Llama::lay_out_activations(float* memory, int B, int T) {
+  return activation_views(acts_, layer_acts_, memory, config_, B, T);
 }
 
-void Llama::prepare_batch(const int* inputs, const int* targets, int B, int T) {
-  if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
-  check_token_ids(inputs, targets, (std::size_t)B * T, config_.vocab_size);
-  B_ = B;
-  T_ = T;
-  inputs_ = inputs;
-  targets_ = targets;
+std::size_t Llama::lay_out_adjoints(float* memory, int B, int T) {
+  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_, B, T);
 }
 
-float Llama::forward(const int* inputs, const int* targets, int B, int T) {
-  prepare_batch(inputs, targets, B, T);
+// RoPE's table for the reserved T serves every shorter T.
+void Llama::activations_reserved(int, int T) { rope_table_ = rope_table(config_, T); }
+
+float Llama::run_forward(const int* inputs, const int* targets, int B, int T) {
   const LlamaConfig& c = config_;
   if (!targets) {
     llama_logits(params_, acts_, inputs, rope_cos(), rope_sin(), B, T, c.channels, c.num_heads, c.num_kv_heads,
@@ -309,37 +292,14 @@ float Llama::forward(const int* inputs, const int* targets, int B, int T) {
                     c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps);
 }
 
-// Defined in llama_loss.cpp, whose backward adjc generates (absent from builds without adjc).
-float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
-                                       const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
-                                       int C, int NH, int NKV, int H, int L, int V, float eps, LlamaParameters& d_p,
-                                       LlamaActivations& d_a, std::size_t* tape_bytes);
-
-bool Llama::has_backward(Backward backward) const {
-  return backward == Backward::manual || have_generated_backward();
-}
-
-void Llama::use_backward(Backward backward) {
-  if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
-  backward_ = backward;
-  // reserve_activations allocates the adjoint arena; the next batch calls it.
-  if (backward == Backward::generated && dacts_memory_.size() == 0) B_ = T_ = 0;
-}
-
-float Llama::forward_backward(const int* inputs, const int* targets, int B, int T, Backward backward) {
-  if (backward == Backward::manual) {
-    const float loss = forward(inputs, targets, B, T);
-    this->backward();
-    return loss;
-  }
+float Llama::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
-  use_backward(Backward::generated);
-  prepare_batch(inputs, targets, B, T);
   const LlamaConfig& c = config_;
   return llama_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels,
                                           c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size,
-                                          c.norm_eps, grads_, dacts_, &tape_bytes_);
+                                          c.norm_eps, grads_, dacts_, tape_bytes);
 #else
+  (void)inputs, (void)targets, (void)B, (void)T, (void)tape_bytes;
   throw std::invalid_argument("this build has no generated backward");
 #endif
 }
@@ -348,9 +308,7 @@ float Llama::forward_backward(const int* inputs, const int* targets, int B, int 
 const char* llama_generated_backward_source() { return ""; }
 #endif
 
-void Llama::backward() {
-  if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
-  const int B = B_, T = T_;
+void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
   const int C = config_.channels, NH = config_.num_heads, NKV = config_.num_kv_heads, L = config_.num_layers;
   const int V = config_.vocab_size, H = hidden_, hs = C / NH, QKV = (NH + 2 * NKV) * hs;
   const int N = B * T;
@@ -361,7 +319,7 @@ void Llama::backward() {
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
 
   for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
-  softmax_crossentropy_backward(a.probs, a.probs, targets_, a.dlosses, N, V, V);
+  softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, V);
   std::memset(a.dln, 0, NC * sizeof(float));
   matmul_backward(a.dln, g.lm_head, static_cast<float*>(nullptr), a.probs, a.lnf, p.lm_head, N, C, V);
   std::memset(a.dresidual, 0, NC * sizeof(float));
@@ -390,9 +348,7 @@ void Llama::backward() {
                     p.qkvw + (std::size_t)l * QKV * C, N, C, QKV);
     rmsnorm_backward(a.dresidual, g.ln1w + l * C, a.dln, residual, p.ln1w + l * C, x.ln1_rstd, N, C);
   }
-  encoder_backward(g.wte, static_cast<float*>(nullptr), a.dresidual, inputs_, B, T, C);
+  encoder_backward(g.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
 }
-
-void Llama::zero_grad() { std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float)); }
 
 }  // namespace adjoint

@@ -27,10 +27,6 @@ std::vector<ParameterTensor> GPT2::parameter_tensors() const {
 
 int GPT2::start_token() const { return GPT2Tokenizer::eot_token < config_.vocab_size ? GPT2Tokenizer::eot_token : 0; }
 
-bool GPT2::has_backward(Backward backward) const {
-  return backward == Backward::manual || have_generated_backward();
-}
-
 std::string describe(const GPT2Config& c) {
   return fmt::format("L={} NH={} C={} V={} maxT={}", c.num_layers, c.num_heads, c.channels, c.vocab_size,
                      c.max_seq_len);

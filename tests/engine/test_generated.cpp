@@ -30,9 +30,9 @@ void expect_same_gradients(const Config& c, int B, int T, std::uint64_t seed) {
   const std::vector<int> tokens = random_tokens((std::size_t)B * T + 1, c.vocab_size, seed + 1);
   // Two steps: the second checks that the generated backward leaves its adjoints clean.
   for (int step = 0; step < 2; step++) {
-    const float loss_manual = manual.forward_backward(tokens.data(), tokens.data() + 1, B, T, Backward::manual);
+    const float loss_manual = manual.forward_backward(tokens.data(), tokens.data() + 1, B, T);
     const float loss_generated =
-        generated.forward_backward(tokens.data(), tokens.data() + 1, B, T, Backward::generated);
+        generated.forward_backward(tokens.data(), tokens.data() + 1, B, T);
     EXPECT_EQ(loss_manual, loss_generated);
   }
   const float* a = manual.grads_memory();
@@ -73,7 +73,7 @@ TEST(GeneratedBackward, TapeHoldsPointersPerLayerNotActivations) {
     model.init_random(4);
     const std::vector<int> tokens = random_tokens((std::size_t)B * T + 1, 67, 5);
     model.use_backward(Backward::generated);
-    model.forward_backward(tokens.data(), tokens.data() + 1, B, T, Backward::generated);
+    model.forward_backward(tokens.data(), tokens.data() + 1, B, T);
     return model.tape_bytes();
   };
   const std::size_t small = tape_bytes(2, 1, 4);
@@ -117,7 +117,7 @@ TEST(GeneratedBackward, LlamaTapeHoldsCountersNotActivations) {
     model.init_random(4);
     const std::vector<int> tokens = random_tokens((std::size_t)B * T + 1, 97, 5);
     model.use_backward(Backward::generated);
-    model.forward_backward(tokens.data(), tokens.data() + 1, B, T, Backward::generated);
+    model.forward_backward(tokens.data(), tokens.data() + 1, B, T);
     return model.tape_bytes();
   };
   const std::size_t small = tape_bytes(2, 1, 4), large = tape_bytes(2, 4, 32);

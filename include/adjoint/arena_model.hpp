@@ -1,0 +1,88 @@
+// What the arrays engine's models (GPT2, Llama) share: one arena each for parameters, gradients
+// and activations (plus the generated backward's activation adjoints), the batch the last forward
+// ran, and the choice of backward pass. Each model adds its config, its views into the arenas and
+// its passes.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "adjoint/model.hpp"
+
+namespace adjoint {
+
+// One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
+// here, so it must never happen inside a training step).
+class FloatArena {
+ public:
+  FloatArena() = default;
+  explicit FloatArena(std::size_t count);
+  float* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float[], Free> data_;
+  std::size_t size_ = 0;
+};
+
+// Throws std::invalid_argument naming the first of the n ids (inputs, or targets when given) that
+// is outside [0, vocab_size): ids between V and a padded Vp are not tokens either.
+void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size);
+
+class ArenaModel : public Model {
+ public:
+  std::size_t num_parameters() const override { return params_memory_.size(); }
+  float* params_memory() const override { return params_memory_.data(); }
+  float* grads_memory() const override { return grads_memory_.data(); }
+
+  // Sizes the activation arena (and, for the generated backward, the adjoint arena) for (B, T) on
+  // first use; later batches must fit in it.
+  void reserve_activations(int B, int T) override;
+  std::size_t activation_floats() const override { return acts_memory_.size(); }
+
+  // With targets (B,T) returns the mean cross-entropy; without, 0 and the model's logits().
+  float forward(const int* inputs, const int* targets, int B, int T) override;
+  // Accumulates the gradient of the last forward's mean loss into the gradients (the manual pass).
+  void backward();
+  float forward_backward(const int* inputs, const int* targets, int B, int T) override;
+  void use_backward(Backward backward) override;
+  Backward backward_pass() const override { return backward_; }
+  bool has_backward(Backward backward) const override;
+  std::size_t tape_bytes() const override { return tape_bytes_; }
+  std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
+  void zero_grad() override;
+
+ protected:
+  explicit ArenaModel(std::size_t num_parameters);
+
+  // The model's views of the activations laid out for (B, T) from `memory` (or, with null
+  // memory, only their count); likewise the generated backward's adjoints of them.
+  virtual std::size_t lay_out_activations(float* memory, int B, int T) = 0;
+  virtual std::size_t lay_out_adjoints(float* memory, int B, int T) = 0;
+  // Called once, when the activation arena is sized for (B, T).
+  virtual void activations_reserved(int /*B*/, int /*T*/) {}
+  // The passes over a prepared batch: forward (loss with targets, else logits), the hand-written
+  // backward of the last forward, and adjc's forward+backward (bytes it taped into *tape_bytes).
+  virtual float run_forward(const int* inputs, const int* targets, int B, int T) = 0;
+  virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
+  virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
+  virtual int tokens() const = 0;  // the vocabulary ids are checked against
+
+  FloatArena params_memory_, grads_memory_;
+
+ private:
+  // Sizes the arenas if needed, checks the token ids, remembers the batch.
+  void prepare_batch(const int* inputs, const int* targets, int B, int T);
+
+  FloatArena acts_memory_, dacts_memory_;
+  Backward backward_ = Backward::manual;
+  std::size_t tape_bytes_ = 0;
+  int reserved_B_ = 0, reserved_T_ = 0;  // the shape the arenas were sized for
+  int B_ = 0, T_ = 0;                    // the shape the views are laid out for
+  const int* inputs_ = nullptr;          // the last forward's batch (caller-owned)
+  const int* targets_ = nullptr;
+};
+
+}  // namespace adjoint

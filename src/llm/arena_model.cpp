@@ -1,0 +1,119 @@
+// The arenas, batch bookkeeping and backward choice GPT2 and Llama share (adjoint/arena_model.hpp).
+#include "adjoint/arena_model.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "layout.hpp"
+
+namespace adjoint {
+
+void FloatArena::Free::operator()(float* p) const { std::free(p); }
+
+FloatArena::FloatArena(std::size_t count) : size_(count) {
+  const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
+  if (!data_) {
+    throw std::runtime_error("out of memory: cannot allocate " + std::to_string(bytes / 1048576) + " MB");
+  }
+  // Zero in parallel with the kernels' static schedule, so pages land near their users.
+  float* p = data_.get();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < count; i++) p[i] = 0.0f;
+}
+
+void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
+  for (std::size_t i = 0; i < n; i++) {
+    for (const int* ids : {inputs, targets}) {
+      if (ids && (ids[i] < 0 || ids[i] >= vocab_size)) {
+        throw std::invalid_argument(std::string(ids == inputs ? "input" : "target") + " token id " +
+                                    std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                                    " is out of range for vocabulary of " + std::to_string(vocab_size));
+      }
+    }
+  }
+}
+
+#ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+bool have_generated_backward() { return true; }
+#else
+bool have_generated_backward() { return false; }
+#endif
+
+Backward backward_from_name(const std::string& name) {
+  if (name == "manual") return Backward::manual;
+  if (name == "generated") {
+    if (!have_generated_backward()) {
+      throw std::invalid_argument("this build has no generated backward (configure with -DADJOINT_BUILD_ADJC=ON)");
+    }
+    return Backward::generated;
+  }
+  throw std::invalid_argument("unknown backward '" + name + "' (expected manual or generated)");
+}
+
+ArenaModel::ArenaModel(std::size_t num_parameters)
+    : params_memory_(num_parameters), grads_memory_(num_parameters) {}
+
+void ArenaModel::reserve_activations(int B, int T) {
+  check_batch_shape(B, T, max_seq_len());
+  if (acts_memory_.size() == 0) {
+    acts_memory_ = FloatArena(lay_out_activations(nullptr, B, T));
+    reserved_B_ = B;
+    reserved_T_ = T;
+    activations_reserved(B, T);
+  }
+  check_within_reserved(B, T, reserved_B_, reserved_T_);
+  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
+    dacts_memory_ = FloatArena(lay_out_adjoints(nullptr, reserved_B_, reserved_T_));
+  }
+  lay_out_activations(acts_memory_.data(), B, T);
+  if (dacts_memory_.size() != 0) lay_out_adjoints(dacts_memory_.data(), B, T);
+  B_ = B;
+  T_ = T;
+}
+
+void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int T) {
+  if (B != B_ || T != T_ || acts_memory_.size() == 0) reserve_activations(B, T);
+  check_token_ids(inputs, targets, (std::size_t)B * T, tokens());
+  inputs_ = inputs;
+  targets_ = targets;
+}
+
+bool ArenaModel::has_backward(Backward backward) const {
+  return backward == Backward::manual || have_generated_backward();
+}
+
+void ArenaModel::use_backward(Backward backward) {
+  if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
+  backward_ = backward;
+  // Already sized for a batch: add the adjoint arena for that shape now.
+  if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
+    reserve_activations(B_, T_);
+  }
+}
+
+float ArenaModel::forward(const int* inputs, const int* targets, int B, int T) {
+  prepare_batch(inputs, targets, B, T);
+  return run_forward(inputs, targets, B, T);
+}
+
+void ArenaModel::backward() {
+  if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
+  run_backward(inputs_, targets_, B_, T_);
+}
+
+float ArenaModel::forward_backward(const int* inputs, const int* targets, int B, int T) {
+  if (backward_ == Backward::manual) {
+    const float loss = forward(inputs, targets, B, T);
+    backward();
+    return loss;
+  }
+  prepare_batch(inputs, targets, B, T);
+  return run_generated(inputs, targets, B, T, &tape_bytes_);
+}
+
+void ArenaModel::zero_grad() { std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float)); }
+
+}  // namespace adjoint
