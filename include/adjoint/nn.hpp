@@ -74,11 +74,6 @@ inline float gpt2_loss(const GPT2& model, const int* idx, const int* targets, in
   return cross_entropy(gpt2_logits(model, idx, B, T), targets, model.vocab_size);
 }
 
-// gpt2_loss, and its gradient ADDED into the tensors of `grads` (a model-shaped gradient, e.g.
-// GPT2Views over the engine's gradient arena), by calling the ops' pullbacks by hand in reverse
-// order: the reference for the gradient adjc generates from gpt2_loss.
-float gpt2_loss_backward_by_hand(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T);
-
 // gpt2_loss, and its gradient ADDED into the tensors of `grads`, by the backward adjc generates
 // from gpt2_loss (src/tensor/gpt2_gradient.cpp). Allocates in the current arena; throws
 // std::invalid_argument when the build had no adjc (have_tensor_gradient()).

@@ -9,6 +9,7 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/nn.hpp"
+#include "gpt2_backward_by_hand.hpp"
 #include "adjoint/token_file.hpp"
 
 int main(int argc, char** argv) {

@@ -8,6 +8,7 @@
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
+#include "gpt2_backward_by_hand.hpp"
 #include "../common/random_tokens.hpp"
 
 namespace {

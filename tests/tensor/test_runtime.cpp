@@ -10,6 +10,7 @@
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
+#include "gpt2_backward_by_hand.hpp"
 #include "adjoint/random.hpp"
 #include "adjoint/tensor.hpp"
 #include "op_cases.hpp"

@@ -1,8 +1,8 @@
 // The tensor GPT-2's backward written by hand: gpt2_loss's forward with every intermediate
-// kept, then each op's pullback in reverse order.
-#include <vector>
+// kept, then each op's pullback in reverse order. The tests' reference for the generated one.
+#include "gpt2_backward_by_hand.hpp"
 
-#include "adjoint/nn.hpp"
+#include <vector>
 
 namespace adjoint::nn {
 
