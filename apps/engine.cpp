@@ -19,9 +19,13 @@ void check_backward_applies(Engine engine, bool backward_given) {
 ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward)
     : model_(model), engine_(engine) {
   if (engine == Engine::tensor) {
-    auto* gpt2 = dynamic_cast<GPT2*>(&model);
-    if (!gpt2) throw std::invalid_argument("--engine tensor runs GPT-2 models only (use --engine arrays)");
-    tensor_ = std::make_unique<nn::TensorGPT2>(*gpt2);
+    if (auto* gpt2 = dynamic_cast<GPT2*>(&model)) {
+      tensor_ = std::make_unique<nn::TensorGPT2>(*gpt2);
+    } else if (auto* llama = dynamic_cast<Llama*>(&model)) {
+      tensor_ = std::make_unique<nn::TensorLlama>(*llama);
+    } else {
+      throw std::invalid_argument("--engine tensor runs GPT-2 and Llama models only (use --engine arrays)");
+    }
   } else {
     model.use_backward(backward);
   }

@@ -98,24 +98,33 @@ class GPT2Views {
   GPT2 model_{};
 };
 
-// The tensor engine: an engine's parameters and gradients seen as GPT2 modules, and the arena
-// of a step's activations and adjoints. Only forward+backward differ from the engine's; weights,
-// gradients, the optimizer and files stay the engine's.
-class TensorGPT2 {
+// The tensor engine: an engine's parameters and gradients seen as modules, and the arena of a
+// step's activations and adjoints. Only forward+backward differ from the engine's; weights,
+// gradients, the optimizer and files stay the engine's. TensorGPT2 and TensorLlama (nn_llama.hpp).
+class TensorEngine {
  public:
-  // Throws std::invalid_argument when the build had no adjc.
-  explicit TensorGPT2(adjoint::GPT2& engine);
-  // gpt2_loss on inputs/targets (B, T), its gradient added into engine.grads(); returns the loss.
-  float forward_backward(const int* inputs, const int* targets, int B, int T);
+  virtual ~TensorEngine() = default;
+  // The loss on inputs/targets (B, T), its gradient added into the engine's gradients.
+  virtual float forward_backward(const int* inputs, const int* targets, int B, int T) = 0;
   // Holds the last step's activations and adjoints (its capacity is the step's peak).
   const Arena& arena() const { return arena_; }
   // Bytes the last step's forward sweep left on the tape for the reverse sweep.
   std::size_t tape_bytes() const { return tape_bytes_; }
 
- private:
-  GPT2Views model_, grads_;
+ protected:
   Arena arena_;
   std::size_t tape_bytes_ = 0;
+};
+
+class TensorGPT2 : public TensorEngine {
+ public:
+  // Throws std::invalid_argument when the build had no adjc.
+  explicit TensorGPT2(adjoint::GPT2& engine);
+  // gpt2_loss on inputs/targets (B, T), its gradient added into engine.grads(); returns the loss.
+  float forward_backward(const int* inputs, const int* targets, int B, int T) override;
+
+ private:
+  GPT2Views model_, grads_;
 };
 
 }  // namespace adjoint::nn

@@ -134,6 +134,18 @@ Tensor softmax(const Tensor& x);
 Tensor gelu(const Tensor& x);
 // qkv (B, T, 3C) holding q, k, v side by side -> (B, T, C), n_head heads.
 Tensor causal_attention(const Tensor& qkv, int n_head);
+// Root-mean-square normalisation over the last dimension C: x (..., C) / sqrt(mean(x²) + eps) · weight (C).
+Tensor rmsnorm(const Tensor& x, const Tensor& weight, float eps);
+// Rotary position embedding, Meta's pairing: x (B, T, heads, hs); in each of the first rotated_heads
+// heads at position t, channels (2i, 2i+1) are rotated by the angle whose cosine and sine are
+// cos[t, i], sin[t, i] (cos, sin: contiguous (≥ T, hs/2)); the other heads are copied.
+Tensor rotary(const Tensor& x, const Tensor& cos, const Tensor& sin, int rotated_heads);
+// silu(gate) · up element-wise, silu(a) = a·σ(a) (gate and up of one shape): SwiGLU's gate.
+Tensor swiglu(const Tensor& gate, const Tensor& up);
+// Causal attention with grouped query heads: qkv (B, T, n_head + 2·n_kv_head, hs) holding per
+// position the query heads, then the key heads, then the value heads -> (B, T, n_head·hs). Query
+// head h reads key/value head h / (n_head / n_kv_head), shared, not copied.
+Tensor grouped_attention(const Tensor& qkv, int n_head, int n_kv_head);
 // Mean over rows of -log softmax(logits[row, :V])[target]: logits (..., Vp), the last Vp - V
 // columns (padding) take no part; targets has one id in [0, V) per row.
 float cross_entropy(const Tensor& logits, const int* targets, int V);
@@ -161,6 +173,12 @@ void layernorm_pullback(const Tensor& x, const Tensor& weight, const Tensor& bia
 void softmax_pullback(const Tensor& x, Tensor d_result, Tensor* d_x);
 void gelu_pullback(const Tensor& x, Tensor d_result, Tensor* d_x);
 void causal_attention_pullback(const Tensor& qkv, int n_head, Tensor d_result, Tensor* d_qkv);
+void rmsnorm_pullback(const Tensor& x, const Tensor& weight, float eps, Tensor d_result, Tensor* d_x, Tensor* d_weight,
+                      float* d_eps);
+void rotary_pullback(const Tensor& x, const Tensor& cos, const Tensor& sin, int rotated_heads, Tensor d_result,
+                     Tensor* d_x, Tensor* d_cos, Tensor* d_sin);
+void swiglu_pullback(const Tensor& gate, const Tensor& up, Tensor d_result, Tensor* d_gate, Tensor* d_up);
+void grouped_attention_pullback(const Tensor& qkv, int n_head, int n_kv_head, Tensor d_result, Tensor* d_qkv);
 void cross_entropy_pullback(const Tensor& logits, const int* targets, int V, float d_result, Tensor* d_logits);
 
 // Tensor's member functions.

@@ -1,6 +1,7 @@
 """`adjoint grad` on Llama files against the PyTorch Llama of llama_reference.py (float64), on odd
 shapes: 6 query heads on 2 and 3 key/value heads, T not a power of two and T=1, RoPE scaling on and
-off, tied and untied heads, with every backward pass `adjoint grad --help` lists. The model file is written by the Python writer in llm.c's layout, so
+off, tied and untied heads, with every engine and backward pass `adjoint grad --help` lists (the
+arrays engine's backward passes and the tensor engine's adjc-generated gradient). The model file is written by the Python writer in llm.c's layout, so
 this also checks that we read llm.c's Llama 3 files.
 
 Pass: loss |a-b|/|b| < LOSS_TOL; every tensor max|a-b| / max|b| < GRAD_TOL (cases.py), a being
@@ -15,7 +16,7 @@ import gpt2_reference
 import harness
 import numpy as np
 import torch
-from test_grad import choices, parse_loss
+from test_grad import backward_passes, parse_loss
 
 SCALED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=2, channels=48,
                          multiple_of=32, ffn_dim_multiplier=1.3, rope_theta=10000.0, use_scaled_rope=True,
@@ -35,7 +36,7 @@ CASES = [("nkv2_scaled_untied_B2_T7", SCALED, 1, 2, 7),
 
 def main():
     adjoint = harness.adjoint_program(sys.argv)
-    backwards = choices(harness.run_ok(adjoint, "grad", "--help").stdout, "--backward")
+    passes = backward_passes(adjoint)
     torch.set_num_threads(1)
     failures, rows = [], []
     with tempfile.TemporaryDirectory() as workdir:
@@ -47,9 +48,9 @@ def main():
             ref.write_model(model, cfg, params, llmc_header=name.startswith("llmc"))
             gpt2_reference.write_tokens(token_file, tokens)
             loss, grads = ref.loss_and_grads(cfg, params, tokens, B, T)
-            for backward in backwards:
+            for backward, flags in passes.items():
                 result = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file, "-B", B, "-T", T,
-                                        "--out", out, "--backward", backward)
+                                        "--out", out, *flags)
                 ours = ref.read_tensors(out, cfg)
                 errors = {"loss": harness.relative_difference(parse_loss(result.stdout), loss)}
                 errors.update({n: gpt2_reference.relative_error(ours[n], grads[n]) for n in grads})

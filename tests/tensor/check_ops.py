@@ -28,6 +28,31 @@ def causal_attention(qkv, n_head):
     return (att @ v).transpose(1, 2).reshape(B, T, C)
 
 
+def grouped_attention(qkv, n_head, n_kv_head):
+    B, T, _, hs = qkv.shape
+    q, k, v = qkv.split([n_head, n_kv_head, n_kv_head], dim=2)
+    k, v = (t.repeat_interleave(n_head // n_kv_head, dim=2) for t in (k, v))
+    q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    att = (q @ k.transpose(-2, -1)) / hs**0.5
+    att = att.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return (att @ v).transpose(1, 2).reshape(B, T, n_head * hs)
+
+
+def rotary(x, cos, sin, rotated_heads):
+    """Meta's pairing: channels (2i, 2i+1) of the first rotated_heads heads rotated by cos, sin [t, i]."""
+    T = x.shape[1]
+    c, s = cos[:T, None, :], sin[:T, None, :]
+    head = x[:, :, :rotated_heads]
+    even, odd = head[..., 0::2], head[..., 1::2]
+    rotated = torch.stack((even * c - odd * s, even * s + odd * c), dim=-1).flatten(-2)
+    return torch.cat((rotated, x[:, :, rotated_heads:]), dim=2)
+
+
+def constant_table(T, half):
+    angles = torch.outer(torch.arange(1, T + 1), torch.arange(1, half + 1)).to(torch.float32) * 0.3
+    return angles.cos().double(), angles.sin().double()
+
+
 def cross_entropy(logits, ints):
     V, targets = ints[0], torch.tensor(ints[1:])
     return F.cross_entropy(logits[..., :V].reshape(-1, V), targets)
@@ -55,6 +80,11 @@ OPS = {
     "softmax": lambda x, i: x[0].softmax(-1),
     "gelu": lambda x, i: F.gelu(x[0], approximate="tanh"),
     "causal_attention": lambda x, i: causal_attention(x[0], i[0]),
+    "rmsnorm": lambda x, i: x[0] * (x[0].pow(2).mean(-1, keepdim=True) + 1e-5).rsqrt() * x[1],
+    "rotary": lambda x, i: rotary(x[0], x[1], x[2], i[0]),
+    "rotary_constant_table": lambda x, i: rotary(x[0], *constant_table(x[0].shape[1], x[0].shape[3] // 2), i[0]),
+    "swiglu": lambda x, i: F.silu(x[0]) * x[1],
+    "grouped_attention": lambda x, i: grouped_attention(x[0], i[0], i[1]),
     "cross_entropy": lambda x, i: cross_entropy(x[0], i),
     "view": lambda x, i: x[0].view(*i),
     "reshape": lambda x, i: x[0].reshape(*i),

@@ -1,9 +1,11 @@
 """`adjoint train --engine tensor` against `--engine arrays` on tests/pytorch's training cases
 (AdamW with weight decay and clipping; warmup, cosine and data wrap-around), plus gradient
-accumulation: every logged step's loss and gradient norm agree to relative 1e-5 (~5 significant
-digits), the model files have the same header and size and weights within relative 1e-5
-(2-norm per tensor; for qkvb the query and value biases: see KEY_BIAS), the training-state files
-the same size, and `adjoint sample` loads the tensor engine's model."""
+accumulation, and on two small Llamas over 20 steps (test_llama_grad's odd shapes: grouped heads,
+RoPE scaling, tied and untied heads): every logged step's loss and gradient norm agree to
+relative 1e-5 (~5 significant digits), the model files have the same header and size and weights
+within relative 1e-5 (2-norm per tensor; for GPT-2's qkvb the query and value biases: see
+KEY_BIAS), the training-state files the same size, and `adjoint sample` loads the tensor engine's
+GPT-2 and Llama models."""
 import os
 import json
 import sys
@@ -12,9 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pytorch"))
 import gpt2_reference as ref  # noqa: E402
+import llama_reference  # noqa: E402
 import cases  # noqa: E402
 import harness  # noqa: E402
 import numpy as np  # noqa: E402
+from test_llama_grad import SCALED, TIED  # noqa: E402
 
 TOLERANCE = 1e-5
 HEADER_BYTES = 4 * ref.HEADER_INTS
@@ -44,9 +48,31 @@ def train_steps(log):
     return [json.loads(line) for line in log.read_text().splitlines() if '"loss"' in line]
 
 
-def compare_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
-    """Trains with both engines; returns the failures."""
+def gpt2_tensors(cfg):
+    """A GPT-2 model file's tensors (name -> array), the key biases left out (KEY_BIAS)."""
+    def read(path):
+        _, params = ref.read_model(path)
+        params[KEY_BIAS] = without_key_bias(params[KEY_BIAS], cfg)
+        return params
+    return read
+
+
+def compare_gpt2_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
     _, _, model, token_file = harness.write_case_files(workdir, cfg, seed, num_tokens)
+    return compare_case(adjoint, name, model, token_file, gpt2_tensors(cfg), flags, workdir)
+
+
+def compare_llama_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
+    model, token_file = workdir / "llama.bin", workdir / "llama_tokens.bin"
+    llama_reference.write_model(model, cfg, llama_reference.random_params(cfg, seed))
+    ref.write_tokens(token_file, np.random.default_rng(seed).integers(0, cfg.vocab_size, num_tokens))
+    return compare_case(adjoint, name, model, token_file, lambda path: llama_reference.read_tensors(path, cfg), flags,
+                        workdir)
+
+
+def compare_case(adjoint, name, model, token_file, read_tensors, flags, workdir):
+    """Trains model with both engines; returns the failures. read_tensors(path): a model file's
+    tensors by name, as compared."""
     outs = {}
     for engine in ["arrays", "tensor"]:
         outs[engine] = workdir / f"{name}_{engine}"
@@ -71,11 +97,9 @@ def compare_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
     if len(bytes_a) != len(bytes_t) or bytes_a[:HEADER_BYTES] != bytes_t[:HEADER_BYTES]:
         failures.append(f"{name}: model files differ in header or size")
     else:
-        (_, params_a), (_, params_t) = ref.read_model(model_a), ref.read_model(model_t)
-        for tensor_name in ref.PARAM_NAMES:
+        params_a, params_t = read_tensors(model_a), read_tensors(model_t)
+        for tensor_name in params_a:
             a, t = params_a[tensor_name].astype(np.float64), params_t[tensor_name].astype(np.float64)
-            if tensor_name == KEY_BIAS:
-                a, t = without_key_bias(a, cfg), without_key_bias(t, cfg)
             error = np.linalg.norm(t - a) / max(np.linalg.norm(a), 1e-30)
             worst = max(worst, error)
             if not error < TOLERANCE:
@@ -107,19 +131,37 @@ def check_sample(adjoint, workdir):
     return []
 
 
+def check_llama_sample(adjoint, workdir):
+    """`adjoint sample` continues from a Llama the tensor engine trained (its vocabulary of 97:
+    token ids)."""
+    sample = harness.run(adjoint, "sample", "--model", workdir / "llama_tied_tensor" / "model.bin", "-n", "4",
+                         "--seed", "1")
+    if sample.returncode != 0:
+        return [f"adjoint sample on the tensor engine's Llama: {sample.stderr.strip()}"]
+    print(f"adjoint sample on the tensor engine's Llama: {sample.stdout.strip()!r}")
+    return []
+
+
 def main():
     adjoint = harness.adjoint_program(sys.argv)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         for case in cases.TRAIN_CASES:
-            failures += compare_case(adjoint, case.name, case.cfg, case.seed, case.num_tokens,
-                                     case.settings.cli_flags(), workdir)
+            failures += compare_gpt2_case(adjoint, case.name, case.cfg, case.seed, case.num_tokens,
+                                          case.settings.cli_flags(), workdir)
         # Two micro-batches per step, clipped.
-        failures += compare_case(adjoint, "grad_accum", cases.ODD, 13, 200,
+        failures += compare_gpt2_case(adjoint, "grad_accum", cases.ODD, 13, 200,
                                  ["-B", "2", "-T", "5", "--steps", "3", "--grad-accum", "2", "--lr", "1e-2",
                                   "--grad-clip", "1.0", "--val-every", "0"], workdir)
         failures += check_sample(adjoint, workdir)
+        # Llama: 20 steps with weight decay (not on the RMSNorm gains), clipping, warmup + cosine,
+        # data wrap-around.
+        llama = ref.TrainSettings(B=2, T=7, steps=20, lr=1e-2, warmup=2, lr_min_fraction=0.1, weight_decay=0.1,
+                                  grad_clip=1.0).cli_flags()
+        failures += compare_llama_case(adjoint, "llama_untied_scaled", SCALED, 21, 60, llama, workdir)
+        failures += compare_llama_case(adjoint, "llama_tied", TIED, 22, 60, llama, workdir)
+        failures += check_llama_sample(adjoint, workdir)
     if failures:
         sys.exit("tensor engine vs arrays engine:\n  " + "\n  ".join(failures))
     print("the tensor engine trains as the arrays engine")

@@ -1,6 +1,7 @@
 #include "op_cases.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tensor_test {
 
@@ -209,6 +210,77 @@ std::vector<OpCase> make_cases(Rng& rng) {
                      [n_head](const Inputs& in) { return causal_attention(in[0], n_head); },
                      [n_head](const Inputs& in, Tensor g, const Adjoints& d) {
                        cd::causal_attention_pullback(in[0], n_head, g, d[0]);
+                     }});
+  }
+
+  // rmsnorm over the last dim (eps 1e-5), on 2-D and 3-D inputs.
+  for (int k = 0; k < 2; k++) {
+    const int C = uniform_int(rng, 2, 7);
+    const std::vector<int> shape = k ? std::vector<int>{2, uniform_int(rng, 1, 3), C} : std::vector<int>{3, C};
+    cases.push_back({"rmsnorm",
+                     {random_tensor(rng, shape, -2, 2), random_tensor(rng, {C}, 0.5f, 1.5f)},
+                     {},
+                     [](const Inputs& in) { return rmsnorm(in[0], in[1], 1e-5f); },
+                     [](const Inputs& in, Tensor g, const Adjoints& d) {
+                       cd::rmsnorm_pullback(in[0], in[1], 1e-5f, g, d[0], d[1], nullptr);
+                     }});
+  }
+  // rotary: x (B, T, heads, hs), cos and sin tables with more rows than T; ints are rotated_heads.
+  // The first case is strided (a transposed view), the second rotates every head.
+  for (int k = 0; k < 2; k++) {
+    const int B = 2, T = uniform_int(rng, 1, 4), heads = uniform_int(rng, 2, 3), hs = 2 * uniform_int(rng, 1, 3);
+    const int rotated = k ? heads : uniform_int(rng, 1, heads - 1);
+    const Tensor x = k ? random_tensor(rng, {B, T, heads, hs}) : random_tensor(rng, {B, heads, T, hs}).transpose(1, 2);
+    cases.push_back({"rotary",
+                     {x, random_tensor(rng, {T + 1, hs / 2}), random_tensor(rng, {T + 1, hs / 2})},
+                     {rotated},
+                     [rotated](const Inputs& in) { return rotary(in[0], in[1], in[2], rotated); },
+                     [rotated](const Inputs& in, Tensor g, const Adjoints& d) {
+                       cd::rotary_pullback(in[0], in[1], in[2], rotated, g, d[0], d[1], d[2]);
+                     }});
+  }
+  // rotary with the table a constant (the model's case, a pullback of its own): x only; ints are
+  // rotated_heads, and the table is cos and sin of the angle (t + 1)·(i + 1)·0.3.
+  {
+    const int T = 3, hs = 4;
+    Tensor cos = random_tensor(rng, {T, hs / 2}), sin = random_tensor(rng, {T, hs / 2});
+    for (int t = 0; t < T; t++)
+      for (int i = 0; i < hs / 2; i++) {
+        cos.data[t * hs / 2 + i] = std::cos((t + 1) * (i + 1) * 0.3f);
+        sin.data[t * hs / 2 + i] = std::sin((t + 1) * (i + 1) * 0.3f);
+      }
+    cases.push_back({"rotary_constant_table",
+                     {random_tensor(rng, {2, T, 3, hs})},
+                     {2},
+                     [cos, sin](const Inputs& in) { return rotary(in[0], cos, sin, 2); },
+                     [cos, sin](const Inputs& in, Tensor g, const Adjoints& d) {
+                       cd::rotary_pullback(in[0], cos, sin, 2, g, d[0], nullptr, nullptr);
+                     }});
+  }
+  // swiglu, contiguous and strided.
+  for (int k = 0; k < 2; k++) {
+    const std::vector<int> shape = random_shape(rng, 1, 4, 4);
+    cases.push_back({"swiglu",
+                     {random_tensor(rng, shape, -3, 3), random_tensor(rng, shape)},
+                     {},
+                     [](const Inputs& in) { return swiglu(in[0], in[1]); },
+                     [](const Inputs& in, Tensor g, const Adjoints& d) { cd::swiglu_pullback(in[0], in[1], g, d[0], d[1]); }});
+  }
+  cases.push_back({"swiglu",
+                   {random_tensor(rng, {3, 4}, -3, 3).transpose(0, 1), random_tensor(rng, {4, 3})},
+                   {},
+                   [](const Inputs& in) { return swiglu(in[0], in[1]); },
+                   [](const Inputs& in, Tensor g, const Adjoints& d) { cd::swiglu_pullback(in[0], in[1], g, d[0], d[1]); }});
+
+  // grouped_attention: qkv (B, T, NH + 2·NKV, hs); ints are NH, NKV. NH = 6 on NKV = 2, 3, 6.
+  for (int nkv : {2, 3, 6}) {
+    const int T = uniform_int(rng, 1, 5), hs = uniform_int(rng, 1, 3);
+    cases.push_back({"grouped_attention",
+                     {random_tensor(rng, {2, T, 6 + 2 * nkv, hs})},
+                     {6, nkv},
+                     [nkv](const Inputs& in) { return grouped_attention(in[0], 6, nkv); },
+                     [nkv](const Inputs& in, Tensor g, const Adjoints& d) {
+                       cd::grouped_attention_pullback(in[0], 6, nkv, g, d[0]);
                      }});
   }
 

@@ -11,6 +11,7 @@
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
 #include "gpt2_backward_by_hand.hpp"
+#include "adjoint/nn_llama.hpp"
 #include "adjoint/random.hpp"
 #include "adjoint/tensor.hpp"
 #include "op_cases.hpp"
@@ -117,6 +118,30 @@ TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
     EXPECT_EQ(arena.block_allocations(), blocks) << what;
     EXPECT_EQ(allocations, 0u) << what;
   }
+}
+
+// The same for a step of the tensor Llama engine (TensorLlama: its arena, RoPE table, and the
+// tapes of adjc's kernel gradients that rmsnorm, rotary and swiglu's pullbacks run).
+TEST(TensorArena, WarmLlamaStepDoesNotGrow) {
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  LlamaConfig c;
+  c.max_seq_len = 8, c.vocab_size = 50, c.num_layers = 2, c.num_heads = 4, c.num_kv_heads = 2, c.channels = 16;
+  c.multiple_of = 16, c.use_scaled_rope = true, c.rope_original_context = 4;
+  adjoint::Llama engine(c);
+  engine.init_random(3);
+  std::vector<int> tokens(2 * 8 + 1);
+  for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 7 % 50);
+  nn::TensorLlama tensor(engine);
+  std::size_t blocks = 0;
+  allocations = 0;
+  for (int step = 0; step < 3; step++) {
+    counting_allocations = step == 2;
+    tensor.forward_backward(tokens.data(), tokens.data() + 1, 2, 8);
+    counting_allocations = false;
+    if (step == 1) blocks = tensor.arena().block_allocations();
+  }
+  EXPECT_EQ(tensor.arena().block_allocations(), blocks);
+  EXPECT_EQ(allocations, 0u);
 }
 
 class TensorRuntime : public ::testing::Test {

@@ -1,0 +1,129 @@
+// Llama 3 as modules over adjoint::Tensor, beside GPT-2's (nn.hpp) and in the same style: plain
+// structs with public Tensor members and const forward functions for adjc to differentiate
+// through (adjoint::gradient(llama_loss, "model") yields a model-shaped gradient).
+#pragma once
+#include <memory>
+
+#include "adjoint/llama.hpp"
+#include "adjoint/nn.hpp"
+
+namespace adjoint::nn {
+
+// x (..., C) -> (..., C)
+struct RMSNorm {
+  Tensor weight;  // (C)
+  float eps;
+  Tensor forward(const Tensor& x) const { return rmsnorm(x, weight, eps); }
+};
+
+// Rotary position embedding: cos and sin of position · frequency (positions, hs/2), the
+// frequencies the engine computes (rope_theta, Llama 3.1's scaling). A constant of the model,
+// passed beside it (as Meta's reference passes freqs_cis), so it takes no gradient.
+struct Rotary {
+  Tensor cos, sin;
+  // x (B, T, heads, hs): the first rotated_heads heads rotated by their position, the rest copied.
+  Tensor forward(const Tensor& x, int rotated_heads) const {
+    const int T = x.size(1);
+    return rotary(x, cos.slice(0, 0, T), sin.slice(0, 0, T), rotated_heads);
+  }
+};
+
+// x (B, T, C) -> (B, T, C): NH query heads over NKV key/value heads, q and k rotated.
+struct GroupedQueryAttention {
+  Linear c_attn, c_proj;  // C -> (NH + 2·NKV)·hs (q, k, v), C -> C
+  int n_head, n_kv_head;
+  Tensor forward(const Tensor& x, const Rotary& rope) const {
+    const Tensor qkv = c_attn.forward(x).view(x.size(0), x.size(1), n_head + 2 * n_kv_head, -1);
+    return c_proj.forward(grouped_attention(rope.forward(qkv, n_head + n_kv_head), n_head, n_kv_head));
+  }
+};
+
+// x (B, T, C) -> (B, T, C): w2(silu(w1 x) · w3 x)
+struct SwiGLU {
+  Linear c_fc, c_fc2, c_proj;  // up (Meta's w3), gate (w1): C -> H; down (w2): H -> C
+  Tensor forward(const Tensor& x) const { return c_proj.forward(swiglu(c_fc2.forward(x), c_fc.forward(x))); }
+};
+
+// x (B, T, C) -> (B, T, C): pre-norm attention and MLP, each added to the residual stream.
+struct LlamaBlock {
+  RMSNorm ln_1;
+  GroupedQueryAttention attn;
+  RMSNorm ln_2;
+  SwiGLU mlp;
+  Tensor forward(const Tensor& x, const Rotary& rope) const {
+    const Tensor y = x + attn.forward(ln_1.forward(x), rope);
+    return y + mlp.forward(ln_2.forward(y));
+  }
+};
+
+struct Llama {
+  Embedding wte;   // (V, C)
+  LlamaBlock* h;   // n_layer blocks
+  int n_layer;
+  RMSNorm ln_f;
+  Linear lm_head;  // (V, C), no bias; wte's weight when the head is tied
+};
+
+// idx (B, T) -> logits (B, T, V)
+inline Tensor llama_logits(const Llama& model, const Rotary& rope, const int* idx, int B, int T) {
+  Tensor x = model.wte.forward(idx, B, T);
+  for (int l = 0; l < model.n_layer; l++) x = model.h[l].forward(x, rope);
+  return model.lm_head.forward(model.ln_f.forward(x));
+}
+
+// The mean cross-entropy of the next tokens targets (B, T).
+inline float llama_loss(const Llama& model, const Rotary& rope, const int* idx, const int* targets, int B, int T) {
+  return cross_entropy(llama_logits(model, rope, idx, B, T), targets, model.lm_head.weight.size(0));
+}
+
+// llama_loss, and its gradient ADDED into the tensors of `grads` (a model-shaped gradient, e.g.
+// LlamaViews over the engine's gradient arena), by the backward adjc generates from llama_loss
+// (src/tensor/llama_gradient.cpp). Allocates in the current arena; throws std::invalid_argument
+// when the build had no adjc (have_tensor_gradient()).
+float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, const int* idx, const int* targets,
+                          int B, int T);
+// The C++ adjc generated for llama_loss's gradient and the kernels' gradients its ops call.
+std::string llama_tensor_gradient_source();
+
+// A Llama whose tensors view an engine-layout arena (LlamaParameters: the engine's parameters,
+// or its gradients for a model-shaped gradient), so both engines share weights and files.
+class LlamaViews {
+ public:
+  LlamaViews(const LlamaConfig& config, const LlamaParameters& p);
+  LlamaViews(const LlamaViews&) = delete;
+  LlamaViews& operator=(const LlamaViews&) = delete;
+  const Llama& model() const { return model_; }
+  Llama& model() { return model_; }
+
+ private:
+  std::unique_ptr<LlamaBlock[]> blocks_;
+  Llama model_{};
+};
+
+// RoPE's table for `positions` positions (adjoint::rope_table: the engine's frequencies), and a
+// Rotary over it.
+class RotaryTable {
+ public:
+  RotaryTable(const LlamaConfig& config, int positions);
+  const Rotary& rotary() const { return rotary_; }
+  int positions() const { return rotary_.cos.size(0); }
+
+ private:
+  FloatArena table_;
+  Rotary rotary_;
+};
+
+// The tensor engine for Llama: the engine's parameters and gradients seen as Llama modules.
+class TensorLlama : public TensorEngine {
+ public:
+  // Throws std::invalid_argument when the build had no adjc.
+  explicit TensorLlama(adjoint::Llama& engine);
+  float forward_backward(const int* inputs, const int* targets, int B, int T) override;
+
+ private:
+  const LlamaConfig config_;
+  LlamaViews model_, grads_;
+  std::unique_ptr<RotaryTable> rope_;  // for the longest T so far
+};
+
+}  // namespace adjoint::nn

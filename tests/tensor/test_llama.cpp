@@ -1,0 +1,118 @@
+// The tensor Llama (nn_llama.hpp) against the engine on the same weights: the loss, and every
+// parameter's gradient of the backward adjc generates from llama_loss against both of the
+// engine's backward passes (manual and generated), on the odd shapes of the engine's tests.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "adjoint/llama.hpp"
+#include "adjoint/nn_llama.hpp"
+#include "../common/random_tokens.hpp"
+
+namespace {
+
+using namespace adjoint;
+
+// Odd everywhere: V = 97, 6 query heads of 8 channels on NKV key/value heads, hidden size from
+// multiple_of 32, RoPE scaling at a short original context so that it changes frequencies.
+LlamaConfig odd_config(int NKV, bool tied, bool scaled) {
+  LlamaConfig c;
+  c.max_seq_len = 64, c.vocab_size = 97, c.num_layers = 2, c.num_heads = 6, c.num_kv_heads = NKV, c.channels = 48;
+  c.multiple_of = 32, c.tied_head = tied, c.use_scaled_rope = scaled, c.rope_original_context = 16;
+  c.rope_theta = 10000.0f;
+  return c;
+}
+
+double relative_error(const float* a, const float* b, std::size_t n) {
+  double err = 0, ref = 0;
+  for (std::size_t i = 0; i < n; i++) {
+    err += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    ref += double(b[i]) * b[i];
+  }
+  return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
+}
+
+// Every parameter tensor of `ours` against `reference` (engine layout): rel. err. (2-norm) < 1e-5 each.
+void expect_same_gradients(const LlamaConfig& config, const float* ours, const float* reference, const char* what) {
+  const auto sizes = parameter_sizes(config);
+  for (int i = 0; i < kNumLlamaParameterTensors; i++) {
+    if (sizes[i] == 0) continue;  // a tied head's lm_head is wte
+    double norm = 0;
+    for (std::size_t j = 0; j < sizes[i]; j++) norm += double(reference[j]) * reference[j];
+    EXPECT_GT(norm, 0) << what << ", " << kLlamaParameterNames[i] << ": the reference is zero";
+    EXPECT_LT(relative_error(ours, reference, sizes[i]), 1e-5) << what << ", " << kLlamaParameterNames[i];
+    ours += sizes[i];
+    reference += sizes[i];
+  }
+}
+
+// On one batch and the same weights: the tensor engine's loss and gradient (adjc's, through
+// TensorLlama, and llama_loss_gradient on a model-shaped gradient of plain memory) against the
+// engine's manual and generated backward passes.
+void expect_same_as_engine(const LlamaConfig& config, int B, int T) {
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  adjoint::Llama engine(config);
+  engine.init_random(7);
+  const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
+  const std::vector<int> targets = random_tokens(std::size_t(B) * T, config.vocab_size, 2);
+  std::vector<std::vector<float>> engine_grads;
+  float engine_loss = 0;
+  for (Backward backward : {Backward::manual, Backward::generated}) {
+    if (!engine.has_backward(backward)) continue;
+    engine.zero_grad();
+    engine_loss = engine.forward_backward(inputs.data(), targets.data(), B, T, backward);
+    engine_grads.emplace_back(engine.grads_memory(), engine.grads_memory() + engine.num_parameters());
+  }
+  EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
+
+  nn::TensorLlama tensor(engine);
+  engine.zero_grad();
+  const float loss = tensor.forward_backward(inputs.data(), targets.data(), B, T);
+  EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss);
+  for (const auto& reference : engine_grads) expect_same_gradients(config, engine.grads_memory(), reference.data(), "TensorLlama");
+
+  // The same through llama_loss_gradient into a gradient object over memory of our own.
+  std::vector<float> grads(engine.num_parameters(), 0.0f);
+  nn::LlamaViews model(config, engine.params()), gradient(config, parameter_views(grads.data(), config));
+  const nn::RotaryTable rope(config, T);
+  Arena arena;
+  ArenaScope scope(arena);
+  EXPECT_NEAR(nn::llama_loss(model.model(), rope.rotary(), inputs.data(), targets.data(), B, T), engine_loss,
+              1e-6 * engine_loss);
+  const float loss2 = nn::llama_loss_gradient(model.model(), gradient.model(), rope.rotary(), inputs.data(),
+                                              targets.data(), B, T);
+  EXPECT_NEAR(loss2, engine_loss, 1e-6 * engine_loss);
+  expect_same_gradients(config, grads.data(), engine_grads.front().data(), "llama_loss_gradient");
+}
+
+TEST(TensorLlama, SameAsEngineGroupedNKV2ScaledUntied) { expect_same_as_engine(odd_config(2, false, true), 3, 13); }
+TEST(TensorLlama, SameAsEngineGroupedNKV3UnscaledTied) { expect_same_as_engine(odd_config(3, true, false), 2, 7); }
+TEST(TensorLlama, SameAsEngineSinglePosition) { expect_same_as_engine(odd_config(3, false, true), 2, 1); }
+// llama3-bench's body (C=768, 12 heads on 4 key/value heads, hidden 2048) in 2 layers on a
+// 4096-token vocabulary, at (B,T) = (4,64).
+TEST(TensorLlama, SameAsEngineAtBenchWidth) {
+  LlamaConfig c = llama_config_from_name("llama3-bench");
+  c.num_layers = 2, c.vocab_size = 4096;
+  expect_same_as_engine(c, 4, 64);
+}
+
+TEST(TensorLlama, RejectsTokenIdsAndLengthsOutOfRange) {
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  adjoint::Llama engine(odd_config(2, true, false));
+  engine.init_random(1);
+  nn::TensorLlama tensor(engine);
+  std::vector<int> inputs(4, 1), targets(4, 2);
+  inputs[2] = 97;
+  try {
+    tensor.forward_backward(inputs.data(), targets.data(), 1, 4);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "input token id 97 at position 2 is out of range for vocabulary of 97");
+  }
+  inputs[2] = 1;
+  std::vector<int> long_inputs(65, 1), long_targets(65, 1);
+  EXPECT_THROW(tensor.forward_backward(long_inputs.data(), long_targets.data(), 1, 65), std::invalid_argument);
+}
+
+}  // namespace
