@@ -61,7 +61,8 @@ void expect_same_as_engine(const LlamaConfig& config, int B, int T) {
   for (Backward backward : {Backward::manual, Backward::generated}) {
     if (!engine.has_backward(backward)) continue;
     engine.zero_grad();
-    engine_loss = engine.forward_backward(inputs.data(), targets.data(), B, T, backward);
+    engine.use_backward(backward);
+    engine_loss = engine.forward_backward(inputs.data(), targets.data(), B, T);
     engine_grads.emplace_back(engine.grads_memory(), engine.grads_memory() + engine.num_parameters());
   }
   EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
