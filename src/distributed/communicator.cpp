@@ -160,6 +160,39 @@ double Communicator::sum(double value) const {
   return value;
 }
 
+void Communicator::reduce_scatter(const float* send, float* recv, std::size_t count) const {
+#ifdef ADJOINT_HAVE_MPI
+  if (size_ > 1) {
+    const Waiting waiting;
+    MPI_Reduce_scatter_block(send, recv, int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    return;
+  }
+#endif
+  std::copy(send, send + count, recv);
+}
+
+void Communicator::all_gather(float* data, std::size_t count) const {
+  if (size_ == 1) return;
+#ifdef ADJOINT_HAVE_MPI
+  const Waiting waiting;
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, int(count), MPI_FLOAT, MPI_COMM_WORLD);
+#else
+  (void)data;
+  (void)count;
+#endif
+}
+
+void Communicator::gather(const float* send, float* recv, std::size_t count) const {
+#ifdef ADJOINT_HAVE_MPI
+  if (size_ > 1) {
+    const Waiting waiting;
+    MPI_Gather(send, int(count), MPI_FLOAT, recv, int(count), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    return;
+  }
+#endif
+  std::copy(send, send + count, recv);
+}
+
 void Communicator::check_same(const std::string& what, const std::string& value) const {
   if (size_ == 1) return;
 #ifdef ADJOINT_HAVE_MPI
