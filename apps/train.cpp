@@ -46,6 +46,7 @@ struct TrainOptions {
   bool backward_given = false, model_given = false;
   int skip_nonfinite = 0;
   int zero = 0;  // ZeRO stage: 1 shards AdamW's moments over the processes
+  bool overlap = false;  // sum each layer's gradients during the manual backward
   int B = 8, T = 128, steps = 200, warmup = 20, grad_accum = 1, stop_at = 0;
   float lr = 6e-4f, lr_min_fraction = 0.1f, grad_clip = 1.0f;
   AdamWConfig adamw;
@@ -200,7 +201,7 @@ void run_training(const TrainOptions& o) {
   ForwardBackward forward_backward(*model, engine, backward_from_name(backward));
   // Under mpirun each process reads its slice of every global batch of size*B rows.
   const Communicator& world = Communicator::world();
-  DataParallelAdamW optimizer(*model, o.adamw, world, o.zero);
+  DataParallelAdamW optimizer(*model, o.adamw, world, o.zero, o.overlap);
   const bool root = world.root();
   DataLoader train(train_path, o.B, o.T, model->vocab_size(), world.rank(), world.size());
   std::optional<DataLoader> val;
@@ -209,7 +210,8 @@ void run_training(const TrainOptions& o) {
            {"--model", o.model}, {"--resume", o.resume}, {"-B", std::to_string(o.B)}, {"-T", std::to_string(o.T)},
            {"--grad-accum", std::to_string(o.grad_accum)}, {"--steps", std::to_string(o.steps)},
            {"--lr", fmt::format("{}", o.lr)}, {"--seed", std::to_string(o.seed)}, {"--engine", o.engine},
-           {"--backward", o.backward}, {"--zero", std::to_string(o.zero)}}) {
+           {"--backward", o.backward}, {"--zero", std::to_string(o.zero)},
+           {"--overlap", o.overlap ? "on" : "off"}}) {
     world.check_same(flag, value.empty() ? "(none)" : value);
   }
   world.check_same("the data", fmt::format("{} ({} tokens), validation {} ({} tokens)", train_path,
@@ -312,6 +314,7 @@ void run_training(const TrainOptions& o) {
     double loss = 0;
     for (int micro = 0; micro < o.grad_accum; micro++) {
       train.next_batch();
+      if (micro == o.grad_accum - 1) optimizer.overlap_next_backward();
       loss += forward_backward(train.inputs(), train.targets(), o.B, o.T);
     }
     // Micro-batch gradients were summed, and are summed over the processes: their mean is the
@@ -330,7 +333,8 @@ void run_training(const TrainOptions& o) {
                   format_duration(eta).c_str());
       if (root) {
         log->write({{"step", step + 1}, {"loss", loss},         {"lr", lr},
-                    {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)}});
+                    {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)},
+                    {"reduce_ms", optimizer.last_reduce_ms()}});
       }
     } else {
       // A diverged run or bad data: never an update from it. Large-scale trainers skip such a
@@ -442,6 +446,9 @@ void add_train_command(CLI::App& app) {
                   "ZeRO stage: 0 keeps AdamW's moments whole on every process, 1 shards them over the processes "
                   "(each 1/N; gradients reduce-scattered, parameters all-gathered)")
       ->check(whole_number(0, 1))->capture_default_str();
+  cmd->add_flag("--overlap", o->overlap,
+                "Under mpirun, start summing each layer's gradients while the hand-written backward computes "
+                "the earlier layers (the generated backward and the tensor engine sum after their backward)");
   cmd->add_option("--seed", o->seed, "Seed for initialisation and sampling")->capture_default_str();
   cmd->callback([o] { run_training(*o); });
 }

@@ -374,6 +374,7 @@ void GPT2::backward() {
                     x.ln1, p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
     layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual,
                        p.ln1w + l * C, x.ln1_mean, x.ln1_rstd, N, C);
+    if (layer_backward_hook_) layer_backward_hook_(l);
   }
   encoder_backward(g.wte, g.wpe, a.dresidual, inputs_, B, T, C);
 }

@@ -9,6 +9,8 @@
   kept by --grad-accum), and one of 1 process resumed by 2 with `--zero 1`: the progress in
   state.bin identical, parameters and both AdamW moments within 1e-6 relative in norm of the
   uninterrupted run's.
+- `--overlap` (each layer's gradients summed during the manual backward): bit-identical to the
+  blocking sum on 2 processes, with `--zero 0` and `--zero 1`, GPT-2 and Llama.
 - `--zero 2` is refused with the one-line flag error.
 - Llama (llama-d1): 2 processes x B=2 equal 1 process x B=4, manual backward (--zero 0) and
   generated (--zero 1).
@@ -181,6 +183,14 @@ def main():
             train(workdir, f"llama-one-{backward}", 1, 2, ["--backward", backward], B=4, model="llama-d1")
             failures += compare_models(workdir, f"llama-one-{backward}", f"llama-two-{backward}",
                                        header=LLAMA_HEADER)
+
+        # Overlapped reduction during the manual backward: the same pieces summed in the same order
+        # (2 layers, so that pieces start between layers).
+        for model, zero in (("d2", "0"), ("d2", "1"), ("llama-d2", "0")):
+            extra = ["--backward", "manual", "--zero", zero]
+            train(workdir, f"{model}-{zero}", 2, 2, extra, model=model)
+            train(workdir, f"{model}-{zero}-overlap", 2, 2, [*extra, "--overlap"], model=model)
+            failures += identical(workdir, f"{model}-{zero}", f"{model}-{zero}-overlap")
 
         # --zero other than 0 or 1: the flags' one line.
         done = subprocess.run([ADJOINT, "train", "--zero", "2", "--train-tokens", f"{workdir}/train.bin"], env=ENV,
