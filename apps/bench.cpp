@@ -15,6 +15,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "adjoint/data_parallel_adamw.hpp"
+#include "adjoint/distributed.hpp"
 #include "adjoint/gemm.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
@@ -97,6 +99,7 @@ struct BenchOptions {
   std::string model = "gpt2-124M", engine = "arrays", backward = have_generated_backward() ? "generated" : "manual";
   bool backward_given = false;
   int B = 0, T = 0, warmup = 2, iters = 7;
+  int zero = 0;  // ZeRO stage of the step's AdamW (under mpirun a data-parallel step)
 };
 
 // The items of a comma-separated list, each checked by check (which throws) before any timing.
@@ -143,6 +146,9 @@ void run_bench(const BenchOptions& o) {
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
   const std::vector<Variant> variants = bench_variants(o);
+  // Under mpirun every process times the data-parallel step; rank 0 alone prints.
+  const Communicator& world = Communicator::world();
+  if (!world.root() && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot close stdout");
   const GemmInfo& gemm_kernel = gemm_info();
   const double peak = measure_sgemm_gflops();
   const double bandwidth = measure_memory_gbps();
@@ -164,7 +170,7 @@ void run_bench(const BenchOptions& o) {
     if (variants[k].engine == Engine::arrays) model->use_backward(variants[k].backward);
     (*steps[k])(inputs, targets, B, T);
   };
-  AdamW optimizer(*model, AdamWConfig{});
+  DataParallelAdamW optimizer(*model, AdamWConfig{}, world, o.zero);
   Rng rng(1);
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
   for (int& t : tokens) t = int(rng.next_u64() % model->vocab_size());
@@ -174,6 +180,9 @@ void run_bench(const BenchOptions& o) {
   fmt::print("{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
              gemm_kernel.line(omp_get_max_threads()), describe(gemm_kernel.cpu), peak, bandwidth);
   if (!gemm_kernel.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_kernel.warning());
+  const double moment_mb = optimizer.moment_bytes() / 1048576.0;
+  fmt::print("step: AdamW with --zero {} over {} process{}: moments {:.1f} MB per process\n", o.zero, world.size(),
+             world.size() > 1 ? "es (data-parallel)" : "", moment_mb);
   fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
              "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
              "RSS MB");
@@ -188,8 +197,8 @@ void run_bench(const BenchOptions& o) {
     const std::vector<double> step_medians =
         interleaved_median_ms(variants.size(), o.warmup, o.iters, [&](std::size_t k) {
           run_variant(k, inputs, targets, B, T);
-          const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters());
-          optimizer.update(*model, 1e-4f, clip_scale(norm, 1.0f), ++step);
+          const double norm = optimizer.reduce_gradients();
+          optimizer.update(1e-4f, clip_scale(norm, 1.0f), ++step);
         });
     for (std::size_t i = 0; i < variants.size(); i++) {
       const Variant& v = variants[i];
@@ -212,7 +221,8 @@ void run_bench(const BenchOptions& o) {
           v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
           : double(model->activation_floats()) +
                 (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
-      const double arena_mb = (4.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0;
+      const double arena_mb =
+          (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb;
       const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;
@@ -237,6 +247,9 @@ void run_bench(const BenchOptions& o) {
                                           {"fwdbwd_floor_ms", fwdbwd_floor_ms},
                                           {"floor_ms", floor_ms},
                                           {"arena_mb", arena_mb},
+                                          {"processes", world.size()},
+                                          {"zero", o.zero},
+                                          {"adamw_moment_mb", moment_mb},
                                           {"tape_bytes", tape},
                                           {"peak_rss_mb", rss}}
                                .dump());
@@ -263,6 +276,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(whole_number(0))->capture_default_str();
   cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(whole_number(1))
       ->capture_default_str();
+  cmd->add_option("--zero", o->zero,
+                  "ZeRO stage of the step's AdamW: 0 (whole moments) or 1 (sharded over the processes mpirun starts)")
+      ->check(whole_number(0, 1))->capture_default_str();
   cmd->callback([o] { run_bench(*o); });
 }
 

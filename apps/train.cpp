@@ -21,6 +21,7 @@
 #include <omp.h>
 
 #include "adjoint/checkpoint.hpp"
+#include "adjoint/data_parallel_adamw.hpp"
 #include "adjoint/dataloader.hpp"
 #include "adjoint/distributed.hpp"
 #include "adjoint/file_io.hpp"
@@ -44,6 +45,8 @@ struct TrainOptions {
   std::string engine = "arrays", backward = have_generated_backward() ? "generated" : "manual";
   bool backward_given = false, model_given = false;
   int skip_nonfinite = 0;
+  int zero = 0;  // ZeRO stage: 1 shards AdamW's moments over the processes
+  bool overlap = false;  // sum each layer's gradients during the manual backward
   int B = 8, T = 128, steps = 200, warmup = 20, grad_accum = 1, stop_at = 0;
   float lr = 6e-4f, lr_min_fraction = 0.1f, grad_clip = 1.0f;
   AdamWConfig adamw;
@@ -196,9 +199,9 @@ void run_training(const TrainOptions& o) {
   const std::string backward =
       o.backward_given || model->has_backward(Backward::generated) ? o.backward : std::string("manual");
   ForwardBackward forward_backward(*model, engine, backward_from_name(backward));
-  AdamW optimizer(*model, o.adamw);
   // Under mpirun each process reads its slice of every global batch of size*B rows.
   const Communicator& world = Communicator::world();
+  DataParallelAdamW optimizer(*model, o.adamw, world, o.zero, o.overlap);
   const bool root = world.root();
   DataLoader train(train_path, o.B, o.T, model->vocab_size(), world.rank(), world.size());
   std::optional<DataLoader> val;
@@ -207,7 +210,8 @@ void run_training(const TrainOptions& o) {
            {"--model", o.model}, {"--resume", o.resume}, {"-B", std::to_string(o.B)}, {"-T", std::to_string(o.T)},
            {"--grad-accum", std::to_string(o.grad_accum)}, {"--steps", std::to_string(o.steps)},
            {"--lr", fmt::format("{}", o.lr)}, {"--seed", std::to_string(o.seed)}, {"--engine", o.engine},
-           {"--backward", o.backward}}) {
+           {"--backward", o.backward}, {"--zero", std::to_string(o.zero)},
+           {"--overlap", o.overlap ? "on" : "off"}}) {
     world.check_same(flag, value.empty() ? "(none)" : value);
   }
   world.check_same("the data", fmt::format("{} ({} tokens), validation {} ({} tokens)", train_path,
@@ -216,7 +220,7 @@ void run_training(const TrainOptions& o) {
   int start_step = 0;
   std::int64_t skipped_steps = 0;
   if (!o.resume.empty()) {
-    const TrainingProgress progress = model->load_training_state(o.resume, optimizer);
+    const TrainingProgress progress = optimizer.load_training_state(o.resume);
     if (progress.batch_size != o.B || progress.seq_len != o.T) {
       throw std::invalid_argument(fmt::format("{} was trained with -B {} -T {}; resume with the same",
                                               o.resume, progress.batch_size, progress.seq_len));
@@ -261,13 +265,18 @@ void run_training(const TrainOptions& o) {
     std::printf("data: %s (%zu tokens)%s\n", train_path.c_str(), train.num_tokens(),
                 val ? fmt::format(", val {} ({} tokens)", val_path, val->num_tokens()).c_str() : "");
     std::printf("%s\n", gemm.line(threads).c_str());
+    if (o.zero == 1) {
+      std::printf("ZeRO-1: AdamW moments %.1f MB per process (%.1f MB whole)\n", optimizer.moment_bytes() / 1e6,
+                  2.0 * sizeof(float) * model->num_parameters() / 1e6);
+    }
     if (!gemm.warning().empty()) std::fprintf(stderr, "train: %s\n", gemm.warning().c_str());
     std::fflush(stdout);
     // One record per run (a resumed run adds its own): what ran, on what.
     log->write({{"step", start_step},
                 {"run",
                  {{"gemm", gemm.line(threads)}, {"gemm_kernel", gemm.kernel}, {"cpu", describe(gemm.cpu)},
-                  {"threads", threads}, {"processes", world.size()}}}});
+                  {"threads", threads}, {"processes", world.size()}, {"zero", o.zero},
+                  {"adamw_moment_bytes_per_process", optimizer.moment_bytes()}}}});
   }
 
   int checkpoint_step = o.resume.empty() ? -1 : start_step;  // the step the folder's checkpoint holds
@@ -275,8 +284,8 @@ void run_training(const TrainOptions& o) {
     return checkpoint_step < 0 ? fmt::format("{} holds no checkpoint of this run yet", o.out)
                                : fmt::format("the checkpoint in {} is from step {}", o.out, checkpoint_step);
   };
-  auto save = [&](int steps_done) {
-    for (const float* values : {model->params_memory(), optimizer.m(), optimizer.v()}) {
+  auto save = [&](int steps_done, const AdamW& moments) {
+    for (const float* values : {model->params_memory(), moments.m(), moments.v()}) {
       if (first_nonfinite(values, model->num_parameters()) != model->num_parameters()) {
         throw std::runtime_error(fmt::format("step {}: the parameters or AdamW moments are not finite after the "
                                              "update; stopped without saving ({})",
@@ -293,7 +302,7 @@ void run_training(const TrainOptions& o) {
     progress.seq_len = o.T;
     progress.skipped_steps = skipped_steps;
     log->sync();
-    save_checkpoint(o.out, *model, optimizer, progress);
+    save_checkpoint(o.out, *model, moments, progress);
     checkpoint_step = steps_done;
   };
 
@@ -305,17 +314,17 @@ void run_training(const TrainOptions& o) {
     double loss = 0;
     for (int micro = 0; micro < o.grad_accum; micro++) {
       train.next_batch();
+      if (micro == o.grad_accum - 1) optimizer.overlap_next_backward();
       loss += forward_backward(train.inputs(), train.targets(), o.B, o.T);
     }
     // Micro-batch gradients were summed, and are summed over the processes: their mean is the
     // global batch's gradient. Every process sees the same sums, so all take the same branch below.
-    world.sum(model->grads_memory(), model->num_parameters());
     const int batches = o.grad_accum * world.size();
+    const double norm = optimizer.reduce_gradients() / batches;
     loss = world.sum(loss) / batches;
-    const double norm = gradient_global_norm(model->grads_memory(), model->num_parameters()) / batches;
     if (std::isfinite(loss) && std::isfinite(norm)) {
       const float scale = clip_scale(norm, o.grad_clip) / batches;
-      optimizer.update(*model, lr, scale, step + 1);
+      optimizer.update(lr, scale, step + 1);
       const double ms = seconds_since(step_start) * 1e3;
       const double elapsed = seconds_since(run_start);
       const double eta = elapsed / (step + 1 - start_step) * (o.steps - step - 1);
@@ -324,7 +333,8 @@ void run_training(const TrainOptions& o) {
                   format_duration(eta).c_str());
       if (root) {
         log->write({{"step", step + 1}, {"loss", loss},         {"lr", lr},
-                    {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)}});
+                    {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)},
+                    {"reduce_ms", optimizer.last_reduce_ms()}});
       }
     } else {
       // A diverged run or bad data: never an update from it. Large-scale trainers skip such a
@@ -356,17 +366,16 @@ void run_training(const TrainOptions& o) {
         log->write({{"step", step + 1}, {"val_loss", val_loss}});
       }
     }
-    if (!root) {
-      if (stop) break;
-      continue;
-    }
-    if ((o.sample_every > 0 && (step + 1) % o.sample_every == 0) || last) {
+    if (root && ((o.sample_every > 0 && (step + 1) % o.sample_every == 0) || last)) {
       std::printf("--- sample at step %d ---\n%s\n---\n", step + 1,
                   sample_text(*model, tokenizer.get(), o.sample_tokens, rng).c_str());
     }
     // Saved after the sample, whose draws advance the RNG, so a run resumed from this
-    // checkpoint samples as an uninterrupted one does.
-    if ((o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0) || stop) save(step + 1);
+    // checkpoint samples as an uninterrupted one does. Every process takes part (ZeRO-1 gathers
+    // the moments to rank 0, which writes).
+    if ((o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0) || stop) {
+      optimizer.with_whole_moments([&](const AdamW& moments) { save(step + 1, moments); });
+    }
     if (stop) break;
   }
   if (root) std::printf("done: %s/model.bin, %s/state.bin, %s\n", o.out.c_str(), o.out.c_str(), log->path().c_str());
@@ -433,6 +442,13 @@ void add_train_command(CLI::App& app) {
       ->check(whole_number(0))->capture_default_str();
   cmd->add_option("--stop-at", o->stop_at, "Stop (with a checkpoint) after this step, as if interrupted")
       ->check(whole_number(0));
+  cmd->add_option("--zero", o->zero,
+                  "ZeRO stage: 0 keeps AdamW's moments whole on every process, 1 shards them over the processes "
+                  "(each 1/N; gradients reduce-scattered, parameters all-gathered)")
+      ->check(whole_number(0, 1))->capture_default_str();
+  cmd->add_flag("--overlap", o->overlap,
+                "Under mpirun, start summing each layer's gradients while the hand-written backward computes "
+                "the earlier layers (the generated backward and the tensor engine sum after their backward)");
   cmd->add_option("--seed", o->seed, "Seed for initialisation and sampling")->capture_default_str();
   cmd->callback([o] { run_training(*o); });
 }

@@ -23,6 +23,20 @@ class Communicator {
   // In place, the element-wise sum over all processes (the same bits on every process).
   void sum(float* data, std::size_t count) const;
   double sum(double value) const;
+  // The collectives of ZeRO-1 (adjoint/sharded_adamw.hpp), on pieces of fewer than 2^31 floats each:
+  // recv (count floats) = the sum over the processes of their send[rank·count, rank·count + count);
+  void reduce_scatter(const float* send, float* recv, std::size_t count) const;
+  // in place, data[r·count, r·count + count) from process r, on every process;
+  void all_gather(float* data, std::size_t count) const;
+  // on rank 0, recv[r·count, r·count + count) = process r's send (count floats); recv is unused elsewhere.
+  void gather(const float* send, float* recv, std::size_t count) const;
+  // Non-blocking sum and reduce_scatter (MPI_Iallreduce, MPI_Ireduce_scatter_block), to overlap
+  // communication with the backward: they complete in wait(). Open MPI moves them on only inside
+  // MPI calls, which progress() is (MPI_Testall). The buffers must stay untouched until wait().
+  void start_sum(float* data, std::size_t count) const;
+  void start_reduce_scatter(const float* send, float* recv, std::size_t count) const;
+  void progress() const;
+  void wait() const;
   // Throws std::runtime_error on every process when `value` differs between processes, naming
   // `what` (a flag, say), this process's value and rank 0's.
   void check_same(const std::string& what, const std::string& value) const;

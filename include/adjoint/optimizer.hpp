@@ -1,6 +1,7 @@
 // AdamW (as torch.optim.AdamW), the learning-rate schedule and global-norm clipping.
 #pragma once
 #include <cstddef>
+#include <vector>
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/model.hpp"
@@ -32,6 +33,12 @@ class AdamW {
   FloatArena m_, v_;
 };
 
+// AdamW's update of the parameters [begin, begin + count) of the model's flat array (the range may
+// cross tensors; `tensors` says which are decayed): params, grads, m and v point at the values of
+// parameter `begin`. Zeroes those gradients in the same pass. A ZeRO-1 shard updates its pieces this way.
+void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>& tensors, std::size_t begin,
+                  std::size_t count, float* params, float* grads, float* m, float* v, float lr, float grad_scale,
+                  int step);
 // sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
 double gradient_global_norm(const float* grads, std::size_t n);
 // The index of the first value that is NaN or infinite, or n when all are finite.

@@ -21,7 +21,11 @@ namespace adjoint {
 std::vector<ParameterTensor> GPT2::parameter_tensors() const {
   const auto sizes = parameter_sizes(config_);
   std::vector<ParameterTensor> tensors;
-  for (int i = 0; i < kNumParameterTensors; i++) tensors.push_back({kParameterNames[i], sizes[i], parameter_is_decayed(i)});
+  // wte, wpe, then ln1w … fcprojb with the layers' slices one after another, then lnfw, lnfb.
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    const bool per_layer = i >= 2 && i < kNumParameterTensors - 2;
+    tensors.push_back({kParameterNames[i], sizes[i], parameter_is_decayed(i), per_layer ? config_.num_layers : 0});
+  }
   return tensors;
 }
 
@@ -62,7 +66,10 @@ std::vector<ParameterTensor> Llama::parameter_tensors() const {
   const auto sizes = parameter_sizes(config_);
   std::vector<ParameterTensor> tensors;
   for (int i = 0; i < kNumLlamaParameterTensors; i++) {
-    tensors.push_back({kLlamaParameterNames[i], sizes[i], llama_parameter_is_decayed(i)});
+    // wte, then the layers' tensors (their slices one after another), then lnfw and lm_head.
+    const bool per_layer = i >= 1 && i < kNumLlamaParameterTensors - 2;
+    tensors.push_back(
+        {kLlamaParameterNames[i], sizes[i], llama_parameter_is_decayed(i), per_layer ? config_.num_layers : 0});
   }
   return tensors;
 }

@@ -13,21 +13,29 @@ AdamW::AdamW(const Model& model, const AdamWConfig& config)
     : config_(config), m_(model.num_parameters()), v_(model.num_parameters()) {}
 
 void AdamW::update(Model& model, float lr, float grad_scale, int step) {
-  const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.eps;
+  adamw_update(config_, model.parameter_tensors(), 0, model.num_parameters(), model.params_memory(),
+               model.grads_memory(), m_.data(), v_.data(), lr, grad_scale, step);
+}
+
+void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>& tensors, std::size_t begin,
+                  std::size_t count, float* params, float* grads, float* m, float* v, float lr, float grad_scale,
+                  int step) {
+  const float b1 = config.beta1, b2 = config.beta2, eps = config.eps;
   // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps).
   const float step_size = lr / (1.0f - std::pow(b1, float(step)));
   const float inv_sqrt_bias2 = 1.0f / std::sqrt(1.0f - std::pow(b2, float(step)));
-  const std::vector<ParameterTensor> tensors = model.parameter_tensors();
-  float* params = model.params_memory();
-  float* grads = model.grads_memory();
-  float* m = m_.data();
-  float* v = v_.data();
-  std::size_t offset = 0;
+  const std::size_t end = begin + count;
+  std::size_t tensor_begin = 0;
+  // The range's pieces tensor by tensor (weight decay is per tensor), indexed from `begin`.
   for (const ParameterTensor& tensor : tensors) {
-    const float keep = 1.0f - lr * (tensor.decayed ? config_.weight_decay : 0.0f);
-    const std::size_t end = offset + tensor.size;
+    const std::size_t tensor_end = tensor_begin + tensor.size;
+    const std::size_t first = std::max(begin, tensor_begin), last = std::min(end, tensor_end);
+    tensor_begin = tensor_end;
+    if (first >= last) continue;
+    const float keep = 1.0f - lr * (tensor.decayed ? config.weight_decay : 0.0f);
+    const std::size_t from = first - begin, to = last - begin;
 #pragma omp parallel for simd schedule(static)
-    for (std::size_t i = offset; i < end; i++) {
+    for (std::size_t i = from; i < to; i++) {
       const float g = grads[i] * grad_scale;
       const float mi = b1 * m[i] + (1.0f - b1) * g;
       const float vi = b2 * v[i] + (1.0f - b2) * g * g;
@@ -36,7 +44,6 @@ void AdamW::update(Model& model, float lr, float grad_scale, int step) {
       params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
       grads[i] = 0.0f;
     }
-    offset = end;
   }
 }
 
