@@ -1,6 +1,7 @@
 // AdamW (as torch.optim.AdamW), the learning-rate schedule and global-norm clipping.
 #pragma once
 #include <cstddef>
+#include <vector>
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/model.hpp"
@@ -31,6 +32,18 @@ class AdamW {
   AdamWConfig config_;
   FloatArena m_, v_;
 };
+
+// AdamW on the elements [begin, end) of the flat arrays, in one pass over memory: reads the
+// gradients, moments and parameters, writes the moments and parameters, and zeroes the gradients
+// for the next step (36 bytes an element with the norm's read, against the 28 that reading g, m,
+// v, p and writing m, v, p cannot avoid; docs/performance.md). All four arrays are indexed by the
+// position in the model's parameter arena; tensors (the model's parameter_tensors(), laid out
+// from 0) give each element its weight decay. grad_scale multiplies the gradients (clipping);
+// step counts from 1 (bias correction). The result of an element does not depend on the range or
+// the thread count.
+void adamw_update(float* params, float* grads, float* m, float* v, std::size_t begin, std::size_t end,
+                  const std::vector<ParameterTensor>& tensors, const AdamWConfig& config, float lr, float grad_scale,
+                  int step);
 
 // sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
 double gradient_global_norm(const float* grads, std::size_t n);

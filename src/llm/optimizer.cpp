@@ -13,30 +13,41 @@ AdamW::AdamW(const Model& model, const AdamWConfig& config)
     : config_(config), m_(model.num_parameters()), v_(model.num_parameters()) {}
 
 void AdamW::update(Model& model, float lr, float grad_scale, int step) {
-  const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.eps;
+  adamw_update(model.params_memory(), model.grads_memory(), m_.data(), v_.data(), 0, size(), model.parameter_tensors(),
+               config_, lr, grad_scale, step);
+}
+
+void adamw_update(float* params, float* grads, float* m, float* v, std::size_t begin, std::size_t end,
+                  const std::vector<ParameterTensor>& tensors, const AdamWConfig& config, float lr, float grad_scale,
+                  int step) {
+  const float b1 = config.beta1, b2 = config.beta2, eps = config.eps;
   // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps).
   const float step_size = lr / (1.0f - std::pow(b1, float(step)));
   const float inv_sqrt_bias2 = 1.0f / std::sqrt(1.0f - std::pow(b2, float(step)));
-  const std::vector<ParameterTensor> tensors = model.parameter_tensors();
-  float* params = model.params_memory();
-  float* grads = model.grads_memory();
-  float* m = m_.data();
-  float* v = v_.data();
-  std::size_t offset = 0;
-  for (const ParameterTensor& tensor : tensors) {
-    const float keep = 1.0f - lr * (tensor.decayed ? config_.weight_decay : 0.0f);
-    const std::size_t end = offset + tensor.size;
-#pragma omp parallel for simd schedule(static)
-    for (std::size_t i = offset; i < end; i++) {
-      const float g = grads[i] * grad_scale;
-      const float mi = b1 * m[i] + (1.0f - b1) * g;
-      const float vi = b2 * v[i] + (1.0f - b2) * g * g;
-      m[i] = mi;
-      v[i] = vi;
-      params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
-      grads[i] = 0.0f;
+  // One parallel region over the whole range, each thread a contiguous slice of it, cut at the
+  // tensors' boundaries where the weight decay changes (small tensors cost no fork/join each).
+#pragma omp parallel
+  {
+    const std::size_t threads = omp_get_num_threads(), id = omp_get_thread_num(), n = end - begin;
+    const std::size_t slice_begin = begin + n * id / threads, slice_end = begin + n * (id + 1) / threads;
+    std::size_t tensor_begin = 0;
+    for (const ParameterTensor& tensor : tensors) {
+      const std::size_t tensor_end = tensor_begin + tensor.size;
+      const std::size_t from = std::max(tensor_begin, slice_begin), to = std::min(tensor_end, slice_end);
+      tensor_begin = tensor_end;
+      if (from >= to) continue;
+      const float keep = 1.0f - lr * (tensor.decayed ? config.weight_decay : 0.0f);
+#pragma omp simd
+      for (std::size_t i = from; i < to; i++) {
+        const float g = grads[i] * grad_scale;
+        const float mi = b1 * m[i] + (1.0f - b1) * g;
+        const float vi = b2 * v[i] + (1.0f - b2) * g * g;
+        m[i] = mi;
+        v[i] = vi;
+        params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
+        grads[i] = 0.0f;
+      }
     }
-    offset = end;
   }
 }
 
