@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -28,6 +29,17 @@
 namespace adjoint::cli {
 namespace {
 
+// Whether timings read the process's CPU time instead of the wall clock (--clock cpu): with one
+// thread, a kernel's own time whatever other jobs on the machine do to the wall clock.
+bool cpu_clock = false;
+
+double now_ms() {
+  if (!cpu_clock) return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
+}
+
 // Median milliseconds of fn(k) for each k < count, the k interleaved iteration by iteration
 // (k = 0, 1, ..., 0, 1, ...) so that changes in the machine's load hit all of them alike.
 template <typename Fn>
@@ -37,9 +49,9 @@ std::vector<double> interleaved_median_ms(std::size_t count, int warmup, int ite
   std::vector<std::vector<double>> times(count);
   for (int i = 0; i < iters; i++) {
     for (std::size_t k = 0; k < count; k++) {
-      const auto start = std::chrono::steady_clock::now();
+      const double start = now_ms();
       fn(k);
-      times[k].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times[k].push_back(now_ms() - start);
     }
   }
   std::vector<double> medians;
@@ -100,6 +112,7 @@ struct BenchOptions {
   bool backward_given = false;
   int B = 0, T = 0, warmup = 2, iters = 7;
   int zero = 0;  // ZeRO stage of the step's AdamW (under mpirun a data-parallel step)
+  std::string clock = "wall";
 };
 
 // The items of a comma-separated list, each checked by check (which throws) before any timing.
@@ -142,7 +155,28 @@ std::vector<Variant> bench_variants(const BenchOptions& o) {
   return variants;
 }
 
+// The step's two passes over all parameters, timed alone (interleaved) against their share of the
+// floor: the gradient norm reads the gradients (4 bytes a parameter), the update reads g, m, v, p
+// and writes m, v, p and the zeroed g (32 bytes); the floor counts 28 (optimizer_bytes).
+void print_optimizer_passes(Model& model, DataParallelAdamW& optimizer, const BenchOptions& o, double bandwidth) {
+  const std::size_t n = model.num_parameters();
+  int step = 0;
+  const std::vector<double> ms = interleaved_median_ms(2, o.warmup, o.iters, [&](std::size_t k) {
+    if (k == 0) {
+      gradient_global_norm(model.grads_memory(), n);
+    } else {
+      optimizer.update(1e-4f, 1.0f, ++step);
+    }
+  });
+  const double floor_ms = optimizer_bytes(n) / (bandwidth * 1e6);
+  fmt::print("adamw: norm {:.1f} ms ({:.1f} GB/s) + update {:.1f} ms ({:.1f} GB/s) = {:.2f}x the floor's {:.1f} ms "
+             "({} bytes a parameter)\n",
+             ms[0], 4.0 * n / (ms[0] * 1e6), ms[1], 32.0 * n / (ms[1] * 1e6), (ms[0] + ms[1]) / floor_ms, floor_ms,
+             optimizer_bytes(1));
+}
+
 void run_bench(const BenchOptions& o) {
+  cpu_clock = o.clock == "cpu";
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
   const std::vector<Variant> variants = bench_variants(o);
@@ -175,14 +209,15 @@ void run_bench(const BenchOptions& o) {
   std::vector<int> tokens((std::size_t)max_B * max_T + 1);
   for (int& t : tokens) t = int(rng.next_u64() % model->vocab_size());
 
-  fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn\n", o.model,
-             model->num_parameters() / 1e6, o.iters);
+  fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn{}\n", o.model,
+             model->num_parameters() / 1e6, o.iters, cpu_clock ? ", process CPU time" : "");
   fmt::print("{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
              gemm_kernel.line(omp_get_max_threads()), describe(gemm_kernel.cpu), peak, bandwidth);
   if (!gemm_kernel.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_kernel.warning());
   const double moment_mb = optimizer.moment_bytes() / 1048576.0;
   fmt::print("step: AdamW with --zero {} over {} process{}: moments {:.1f} MB per process\n", o.zero, world.size(),
              world.size() > 1 ? "es (data-parallel)" : "", moment_mb);
+  print_optimizer_passes(*model, optimizer, o, bandwidth);
   fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
              "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
              "RSS MB");
@@ -238,6 +273,7 @@ void run_bench(const BenchOptions& o) {
                                           {"step_ms", step_ms},
                                           {"fwdbwd_ms", fwdbwd},
                                           {"tok_per_s", tok_per_s},
+                                          {"parameters", model->num_parameters()},
                                           {"gflops", gflops},
                                           {"sgemm_peak_gflops", peak},
                                           {"memory_gbps", bandwidth},
@@ -273,6 +309,10 @@ void add_bench_command(CLI::App& app) {
                   "Arrays engine's backward: manual (hand-written), generated (by adjc), or both as manual,generated")
       ->capture_default_str()
       ->each([o](const std::string&) { o->backward_given = true; });
+  cmd->add_option("--clock", o->clock,
+                  "wall, or cpu: the process's CPU time (with OMP_NUM_THREADS=1, steady on a shared machine)")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(whole_number(0))->capture_default_str();
   cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(whole_number(1))
       ->capture_default_str();

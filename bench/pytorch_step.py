@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The steps `adjoint bench` times, for the same GPT-2 in eager PyTorch (CPU, float32): forward
+"""The steps `adjoint bench` times, for the same GPT-2 or Llama in eager PyTorch (CPU, float32): forward
 + backward, and a full step (forward + backward + global-norm clip + torch.optim.AdamW with
 foreach=True, the fastest CPU AdamW in 1.13). Medians after warm-up; prints a table, then one
 JSON line per config in `adjoint bench`'s format plus "impl":"pytorch".
@@ -18,50 +18,92 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "pytorch"))
-import gpt2_reference as ref  # noqa: E402
+import gpt2_reference as gpt2  # noqa: E402
+import llama_reference as llama  # noqa: E402
 
-MODELS = {"gpt2-124M": ref.GPT2_124M}
 DEFAULT_SHAPES = [(1, 16), (1, 32), (2, 16), (1, 64), (4, 64)]
+NORM_GAINS = frozenset({"ln1w", "ln2w", "lnfw"})
 
 
-def initial_value(name, shape, generator):
-    if name in ("ln1w", "ln2w", "lnfw"):
-        return torch.ones(shape)
-    return 0.02 * torch.randn(shape, generator=generator)
+class Gpt2:
+    """GPT-2 124M (tests/pytorch/gpt2_reference.py), wte unpadded: PyTorch needs no padding rows."""
+    cfg = gpt2.GPT2_124M
+    names, decayed, loss = gpt2.PARAM_NAMES, gpt2.DECAYED, staticmethod(gpt2.gpt2_loss)
+    per_layer = gpt2.PER_LAYER
+
+    @classmethod
+    def shapes(cls):
+        shapes = gpt2.param_shapes(cls.cfg)
+        shapes["wte"] = (cls.cfg.vocab_size, cls.cfg.channels)
+        return shapes
+
+    @classmethod
+    def matmul_flops_per_token(cls):
+        C = cls.cfg.channels
+        return 2.0 * (cls.cfg.num_layers * 12 * C * C + C * cls.cfg.padded_vocab_size)
 
 
-def make_params(cfg, generator):
-    """GPT-2-like random weights, wte unpadded. Per-layer tensors are separate leaves (lists
-    indexed by layer, as nn.Module GPT-2s hold them), so the backward does not build a full
+class Llama3Bench:
+    """`adjoint bench --model llama3-bench` (tests/pytorch/llama_reference.py): GPT-2 124M's body
+    (C=768, L=12, 12 query and 4 key/value heads, SwiGLU hidden 2048) on Llama 3's vocabulary, head
+    tied to the embedding."""
+    cfg = llama.LlamaConfig(max_seq_len=1024, vocab_size=128256, num_layers=12, num_heads=12,
+                            num_kv_heads=4, channels=768, tied_head=True)
+    names = tuple(llama.trained_names(cfg))
+    decayed = frozenset(names) - NORM_GAINS
+    loss = staticmethod(llama.llama_loss)
+    per_layer = frozenset(names) - {"wte", "lnfw", "lm_head"}
+
+    @classmethod
+    def shapes(cls):
+        return {name: shape for name, shape in llama.param_shapes(cls.cfg).items() if name in cls.names}
+
+    @classmethod
+    def matmul_flops_per_token(cls):
+        c = cls.cfg
+        C, H = c.channels, c.hidden_size
+        qkv = (c.num_heads + 2 * c.num_kv_heads) * c.head_size
+        return 2.0 * (c.num_layers * (qkv * C + C * C + 3 * H * C) + C * c.vocab_size)
+
+
+MODELS = {"gpt2-124M": Gpt2, "llama3-bench": Llama3Bench}
+
+
+def make_params(model, generator):
+    """Random weights (norm gains 1, the rest N(0, 0.02)). Per-layer tensors are separate leaves
+    (lists indexed by layer, as nn.Module models hold them), so the backward does not build a full
     (L, ...) gradient per layer the way slicing one stacked tensor would."""
-    shapes = ref.param_shapes(cfg)
-    shapes["wte"] = (cfg.vocab_size, cfg.channels)  # no padding rows: PyTorch needs none
+    def initial_value(name, shape):
+        return torch.ones(shape) if name in NORM_GAINS else 0.02 * torch.randn(shape, generator=generator)
+
     params = {}
-    for name, shape in shapes.items():
-        if name in ref.PER_LAYER:
-            params[name] = [initial_value(name, shape[1:], generator).requires_grad_()
-                            for _ in range(cfg.num_layers)]
+    for name, shape in model.shapes().items():
+        if name in model.per_layer:
+            params[name] = [initial_value(name, shape[1:]).requires_grad_() for _ in range(shape[0])]
         else:
-            params[name] = initial_value(name, shape, generator).requires_grad_()
+            params[name] = initial_value(name, shape).requires_grad_()
     return params
 
 
-def leaves(params, decayed):
+def leaves(model, params, decayed):
     out = []
-    for name in ref.PARAM_NAMES:
-        if (name in ref.DECAYED) == decayed:
+    for name in model.names:
+        if (name in model.decayed) == decayed:
             value = params[name]
             out += value if isinstance(value, list) else [value]
     return out
 
 
-def step_flops(cfg, B, T):
-    """Same count as `adjoint bench`: matmuls with the padded vocab, causal attention's two
-    batched products, backward = 2x forward."""
-    C, L, N = cfg.channels, cfg.num_layers, B * T
-    matmul = 2.0 * N * (L * 12 * C * C + C * cfg.padded_vocab_size)
+def step_flops(model, B, T):
+    """Same count as `adjoint bench`: the matmuls (GPT-2's with the padded vocab), causal
+    attention's two batched products, backward = 2x forward."""
+    C, L = model.cfg.channels, model.cfg.num_layers
     attention = L * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C
-    return 3.0 * (matmul + attention)
+    return 3.0 * (B * T * model.matmul_flops_per_token() + attention)
+
+
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCKS["wall"]
 
 
 def median_ms(warmup, iters, fn):
@@ -69,9 +111,9 @@ def median_ms(warmup, iters, fn):
         fn()
     times = []
     for _ in range(iters):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
+        times.append((clock() - start) * 1e3)
     return statistics.median(times)
 
 
@@ -109,6 +151,8 @@ def parse_args():
     parser.add_argument("--warmup", type=int, default=2, help="untimed iterations first")
     parser.add_argument("--iters", type=int, default=7, help="timed iterations (median)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="cpu: the process's CPU time (as adjoint bench --clock cpu)")
     args = parser.parse_args()
     for flag in ("batch", "seq_len", "iters"):
         value = getattr(args, flag)
@@ -120,9 +164,12 @@ def parse_args():
 
 
 def main():
+    global clock
     args = parse_args()
+    clock = CLOCKS[args.clock]
     torch.set_num_threads(args.threads)
-    cfg = MODELS[args.model]
+    model = MODELS[args.model]
+    cfg = model.cfg
     shapes = DEFAULT_SHAPES
     if args.batch or args.seq_len:
         shapes = [(args.batch or 4, args.seq_len or 64)]
@@ -130,12 +177,12 @@ def main():
         sys.exit(f"pytorch_step: error: T exceeds max_seq_len {cfg.max_seq_len}")
     peak = sgemm_gflops()
     generator = torch.Generator().manual_seed(1)
-    params = make_params(cfg, generator)
+    params = make_params(model, generator)
     optimizer = torch.optim.AdamW(
-        [{"params": leaves(params, True), "weight_decay": 0.1},
-         {"params": leaves(params, False), "weight_decay": 0.0}],
+        [{"params": leaves(model, params, True), "weight_decay": 0.1},
+         {"params": leaves(model, params, False), "weight_decay": 0.0}],
         lr=1e-4, betas=(0.9, 0.95), eps=1e-8, foreach=True)
-    all_leaves = leaves(params, True) + leaves(params, False)
+    all_leaves = leaves(model, params, True) + leaves(model, params, False)
     num_params = sum(p.numel() for p in all_leaves)
     tokens = torch.randint(0, cfg.vocab_size, (max(B * T for B, T in shapes) + 1,),
                            generator=generator)
@@ -156,7 +203,7 @@ def main():
 
         def forward_backward():
             optimizer.zero_grad(set_to_none=True)
-            ref.gpt2_loss(cfg, params, inputs, targets).backward()
+            model.loss(cfg, params, inputs, targets).backward()
 
         def full_step():
             forward_backward()
@@ -165,7 +212,7 @@ def main():
 
         fwdbwd_ms = median_ms(args.warmup, args.iters, forward_backward)
         step_ms = median_ms(args.warmup, args.iters, full_step)
-        gflops = step_flops(cfg, B, T) / (fwdbwd_ms * 1e6)
+        gflops = step_flops(model, B, T) / (fwdbwd_ms * 1e6)
         tok_per_s = B * T / (step_ms / 1e3)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         print(f"{B:>3} {T:>5} {fwdbwd_ms:>11.1f} {step_ms:>11.1f} {tok_per_s:>9.0f} "
@@ -173,6 +220,7 @@ def main():
         lines.append(json.dumps({"impl": "pytorch", "model": args.model, "B": B, "T": T,
                                  "step_ms": step_ms, "fwdbwd_ms": fwdbwd_ms,
                                  "tok_per_s": tok_per_s, "gflops": gflops,
+                                 "parameters": num_params,
                                  "sgemm_peak_gflops": peak, "peak_rss_mb": rss,
                                  "blas": blas, "gemm_kernel": kernel,
                                  "malloc": malloc, "malloc_conf": malloc_conf}))

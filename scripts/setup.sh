@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build git          # build
   libgtest-dev libbenchmark-dev                  # tests, benchmarks
   libopenblas-dev libopenblas0-openmp            # sgemm (OpenMP build, loaded at run time by src/kernels/gemm.cpp)
-  libdnnl2 libblis4-openmp                       # the other GEMM libraries bench/gemm measures
+  libdnnl2 libblis4-openmp                       # oneDNN: sgemm for small-M dout*W (run time); both measured by bench/gemm
   nlohmann-json3-dev libcli11-dev libfmt-dev     # JSON (encoder.json, logs), flags, formatting
   llvm-19-dev libclang-19-dev clang-19           # adjc is a Clang 19 LibTooling program
   libclang-rt-19-dev                             # libFuzzer and sanitizers for clang 19: the loader fuzzers

@@ -5,13 +5,21 @@
 // constructor runs), so "OpenBLAS as detected" and "OpenBLAS with the right kernel" run in one
 // process. Repetitions interleave the libraries so that the machine's drift hits all alike.
 //
-// Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick]
+// The last column is adjoint::gemm, which picks a library per shape (src/kernels/gemm.cpp).
+//
+// Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick] [--backward] [--threads N] [--cpu-time]
+//   --backward: the backward's products (dinp = dout W, dW += dout^T inp, accumulating as the
+//   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 64, 256 rows, for OpenBLAS with
+//   the ISA's kernel, oneDNN and adjoint::gemm.
+//   --cpu-time: time by the process's CPU time instead of the wall clock. With --threads 1 on a
+//   machine other jobs share, this is the kernel's own time whatever the preemption.
 #include <dlfcn.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +42,7 @@ using DnnlSgemm = int (*)(char, char, long, long, long, float, const float*, lon
 struct Library {
   std::string name;     // the table's column
   std::string kernel;   // what the library says it runs
-  std::function<void(bool, bool, int, int, int, const float*, const float*, float*)> sgemm;  // C = op(A) op(B)
+  std::function<void(bool, bool, int, int, int, const float*, const float*, float, float*)> sgemm;  // C = op(A) op(B) + beta C
   std::function<void(int)> set_threads;
 };
 
@@ -53,9 +61,9 @@ Fn symbol(void* handle, const char* name) {
 Library cblas_library(const std::string& name, void* handle, std::string kernel) {
   auto sgemm = symbol<CblasSgemm>(handle, "cblas_sgemm");
   return {name, std::move(kernel),
-          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float* c) {
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
             sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
-                  tb ? k : n, 0.0f, c, n);
+                  tb ? k : n, beta, c, n);
           },
           [](int t) { omp_set_num_threads(t); }};
 }
@@ -119,8 +127,8 @@ Library dnnl() {
                                : level == 0xe7 ? "avx512_core_bf16"
                                                : "isa " + std::to_string(level);
   return {"oneDNN", isa_name,
-          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float* c) {
-            sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
+            sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
           },
           [](int t) { omp_set_num_threads(t); }};
 }
@@ -128,8 +136,16 @@ Library dnnl() {
 struct Shape {
   int m, n, k;
   bool ta, tb;
-  const char* what;
+  std::string what;
+  float beta = 0;  // 1 where the engine accumulates (the backward's products)
 };
+
+double seconds_now(bool cpu_time) {
+  if (!cpu_time) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -140,12 +156,16 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int reps = 7;
-  bool quick = false;
+  bool quick = false, backward = false, cpu_time = false;
+  std::vector<int> thread_counts = {1, 2};
   std::vector<std::string> cores;
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (arg == "--quick") quick = true;
+    else if (arg == "--backward") backward = true;
+    else if (arg == "--cpu-time") cpu_time = true;
+    else if (arg == "--threads" && i + 1 < argc) thread_counts = {std::max(1, std::atoi(argv[++i]))};
     else if (arg == "--openblas-cores" && i + 1 < argc) {
       std::string list = argv[++i];
       for (std::size_t start = 0; start <= list.size();) {
@@ -155,7 +175,7 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr, "gemm_bench: error: unknown argument '%s' (usage: gemm_bench [--reps N] "
-                           "[--openblas-cores A,B] [--quick])\n", arg.c_str());
+                           "[--openblas-cores A,B] [--quick] [--backward] [--threads N] [--cpu-time])\n", arg.c_str());
       return 2;
     }
   }
@@ -164,10 +184,16 @@ int main(int argc, char** argv) {
 
   std::vector<Library> libs;
   try {
-    libs.push_back(openblas(""));
+    // The backward table asks one question: OpenBLAS with the right kernel, or oneDNN.
+    if (!backward) libs.push_back(openblas(""));
     for (const std::string& core : cores) libs.push_back(openblas(core));
     libs.push_back(dnnl());
-    libs.push_back(blis());
+    if (!backward) libs.push_back(blis());
+    libs.push_back({"adjoint::gemm", adjoint::gemm_info().line(0),
+                    [](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
+                      adjoint::gemm(ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
+                    },
+                    [](int t) { omp_set_num_threads(t); }});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemm_bench: error: %s\n", e.what());
     return 1;
@@ -181,7 +207,7 @@ int main(int argc, char** argv) {
   // LM head), and the backward's two forms of the MLP-up layer (dinp = dout W, dW = dout^T inp).
   std::vector<Shape> shapes;
   const std::vector<int> rows = quick ? std::vector<int>{64, 1024} : std::vector<int>{16, 64, 256, 1024, 4096};
-  for (int m : rows) {
+  for (int m : backward ? std::vector<int>{} : rows) {
     shapes.push_back({m, 2304, 768, false, true, "qkv"});
     shapes.push_back({m, 768, 768, false, true, "attn proj"});
     shapes.push_back({m, 3072, 768, false, true, "fc"});
@@ -190,9 +216,22 @@ int main(int argc, char** argv) {
     shapes.push_back({m, 768, 3072, false, false, "fc dinp"});
     shapes.push_back({3072, 768, m, true, false, "fc dW"});
   }
+  // (in, out) of each matmul: GPT-2's qkv, attention projection, MLP up, MLP down, LM head; llama3-bench's
+  // qkv (12 + 2 x 4 heads), SwiGLU up (w1, w3) and down (w2), LM head (tied, Llama 3's vocabulary).
+  const struct { int in, out; const char* what; } layers[] = {
+      {768, 2304, "qkv"},          {768, 768, "attn proj"},       {768, 3072, "fc"},
+      {3072, 768, "fc proj"},      {768, 50304, "lm head"},       {768, 1280, "llama qkv"},
+      {768, 2048, "llama w1"},     {2048, 768, "llama w2"},       {768, 128256, "llama head"}};
+  for (int m : backward ? std::vector<int>{16, 64, 256} : std::vector<int>{}) {
+    for (const auto& layer : layers) {
+      shapes.push_back({m, layer.in, layer.out, false, false, std::string(layer.what) + " dinp", 1.0f});  // += dout W
+      shapes.push_back({layer.out, layer.in, m, true, false, std::string(layer.what) + " dW", 1.0f});  // += dout^T inp
+    }
+  }
 
-  for (int threads : {1, 2}) {
-    std::printf("\nthreads: %d   (GFLOP/s, median of %d; ratio = column / best column)\n", threads, reps);
+  for (int threads : thread_counts) {
+    std::printf("\nthreads: %d   (GFLOP/s, median of %d, %s; ratio = column / best column)\n", threads, reps,
+                cpu_time ? "process CPU time" : "wall clock");
     std::printf("| %-9s | %5s | %5s | %5s |", "matmul", "M", "N", "K");
     for (const Library& lib : libs) std::printf(" %22s |", lib.name.c_str());
     std::printf("\n|---|---:|---:|---:|");
@@ -209,16 +248,16 @@ int main(int argc, char** argv) {
       for (int r = -1; r < reps; r++) {
         for (std::size_t l = 0; l < libs.size(); l++) {
           libs[l].set_threads(threads);
-          const auto start = std::chrono::steady_clock::now();
-          for (int call = 0; call < calls; call++) libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b.data(), c.data());
-          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
+          const double start = seconds_now(cpu_time);
+          for (int call = 0; call < calls; call++) libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b.data(), s.beta, c.data());
+          const double t = (seconds_now(cpu_time) - start) / calls;
           if (r >= 0) seconds[l].push_back(t);
         }
       }
       std::vector<double> gflops;
       for (auto& t : seconds) gflops.push_back(flops / median(t) / 1e9);
       const double best = *std::max_element(gflops.begin(), gflops.end());
-      std::printf("| %-9s | %5d | %5d | %5d |", s.what, s.m, s.n, s.k);
+      std::printf("| %-9s | %5d | %5d | %5d |", s.what.c_str(), s.m, s.n, s.k);
       for (double g : gflops) std::printf(" %9.1f (%.2f) |", g, g / best);
       std::printf("\n");
       std::fflush(stdout);

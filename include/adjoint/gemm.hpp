@@ -1,5 +1,7 @@
 // The GEMM under every matmul: OpenBLAS's OpenMP build (it shares one OpenMP thread pool with our
-// kernels), loaded at first use with the kernel for this CPU's instruction set.
+// kernels), loaded at first use with the kernel for this CPU's instruction set, and for the
+// backward's dinp = dout W of few rows, where it is measurably faster, oneDNN (its OpenMP build: the
+// same pool), when installed. ADJOINT_GEMM=openblas runs every product on OpenBLAS.
 //
 // OpenBLAS picks its kernel by CPU model when it is loaded, and falls back to its oldest (SSE3)
 // kernel on a model it does not know (a 4x loss on new Xeons). So nothing links OpenBLAS: the
@@ -37,7 +39,8 @@ struct GemmInfo {
   Isa kernel_isa = Isa::unknown;
   CpuFeatures cpu;
   bool user_coretype = false;  // the kernel came from the user's OPENBLAS_CORETYPE
-  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512), 2 threads"
+  std::string onednn;          // "oneDNN 2.6.3" when it runs some shapes, else ""
+  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512); oneDNN 2.6.3 for dinp = dout W (<= 256 rows), 2 threads"
   std::string line(int threads) const;
   // "" or a one-line warning that the kernel is weaker than the CPU supports.
   std::string warning() const;
@@ -45,7 +48,19 @@ struct GemmInfo {
 // Loads the library if needed. Throws std::runtime_error naming the library if it cannot.
 const GemmInfo& gemm_info();
 
+// Which library runs an sgemm of that shape: oneDNN (when loaded) for no-transpose products of at
+// most kOnednnMaxRows rows by a weight-sized B (n·k >= 2^19): the backward's dinp = dout W;
+// OpenBLAS otherwise.
+enum class GemmLibrary { openblas, onednn };
+constexpr int kOnednnMaxRows = 256;
+GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k);
+std::string onednn_shapes();
+
 // Row-major C (m,n) = alpha op(A) op(B) + beta C, op(A) (m,k), op(B) (k,n); ld* as in CBLAS.
+// The float one on the library gemm_library chooses; gemm_with on the one given (tests, benchmarks;
+// throws std::runtime_error if it is not loaded).
+void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
+               int lda, const float* b, int ldb, float beta, float* c, int ldc);
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc);
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,

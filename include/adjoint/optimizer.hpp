@@ -33,12 +33,18 @@ class AdamW {
   FloatArena m_, v_;
 };
 
-// AdamW's update of the parameters [begin, begin + count) of the model's flat array (the range may
-// cross tensors; `tensors` says which are decayed): params, grads, m and v point at the values of
-// parameter `begin`. Zeroes those gradients in the same pass. A ZeRO-1 shard updates its pieces this way.
+// AdamW on the parameters [begin, begin + count) of the model's flat arena, in one pass over
+// memory: reads the gradients, moments and parameters, writes the moments and parameters, and
+// zeroes the gradients for the next step (36 bytes an element with the norm's read, against the 28
+// that reading g, m, v, p and writing m, v, p cannot avoid; docs/performance.md). params, grads, m
+// and v point at the values of parameter `begin` (a ZeRO-1 shard updates its pieces this way);
+// tensors (the model's parameter_tensors(), laid out from 0) give each element its weight decay.
+// grad_scale multiplies the gradients (clipping); step counts from 1 (bias correction). The result
+// of an element does not depend on the range or the thread count.
 void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>& tensors, std::size_t begin,
                   std::size_t count, float* params, float* grads, float* m, float* v, float lr, float grad_scale,
                   int step);
+
 // sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
 double gradient_global_norm(const float* grads, std::size_t n);
 // The index of the first value that is NaN or infinite, or n when all are finite.

@@ -1,4 +1,5 @@
-// The GEMM: OpenBLAS loaded at first use with the kernel for this CPU's ISA (adjoint/gemm.hpp).
+// The GEMM: OpenBLAS loaded at first use with the kernel for this CPU's ISA, and oneDNN for the
+// shapes where it is faster (adjoint/gemm.hpp).
 #include "adjoint/gemm.hpp"
 
 #include <cblas.h>
@@ -16,6 +17,7 @@
 #ifndef ADJOINT_OPENBLAS_LIBRARY
 #define ADJOINT_OPENBLAS_LIBRARY "libopenblas.so.0"
 #endif
+#define ADJOINT_ONEDNN_LIBRARY "libdnnl.so.2"
 
 namespace adjoint {
 namespace {
@@ -72,21 +74,50 @@ using Sgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, b
 using Dgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
                        const double*, blasint, const double*, blasint, double, double*, blasint);
 
-struct OpenBlas {
+// oneDNN's row-major sgemm and version record (oneapi/dnnl/dnnl.h; declared here so that only the
+// library, not its headers, is needed).
+using DnnlSgemm = int (*)(char, char, long, long, long, float, const float*, long, const float*, long, float, float*,
+                          long);
+struct DnnlVersion {
+  int major, minor, patch;
+  const char* hash;
+  unsigned cpu_runtime, gpu_runtime;
+};
+constexpr unsigned kDnnlRuntimeOmp = 2;
+
+struct Libraries {
   GemmInfo info;
   Sgemm sgemm = nullptr;
   Dgemm dgemm = nullptr;
+  DnnlSgemm onednn_sgemm = nullptr;  // null: OpenBLAS runs every shape
 };
 
 template <typename Fn>
-Fn symbol(void* handle, const char* name) {
+Fn symbol(void* handle, const char* name, const char* library = "OpenBLAS (" ADJOINT_OPENBLAS_LIBRARY ")") {
   void* p = dlsym(handle, name);
-  if (!p) throw std::runtime_error(std::string("OpenBLAS (" ADJOINT_OPENBLAS_LIBRARY ") has no ") + name);
+  if (!p) throw std::runtime_error(std::string(library) + " has no " + name);
   return reinterpret_cast<Fn>(p);
 }
 
-OpenBlas load_openblas() {
-  OpenBlas blas;
+// oneDNN if it is installed and runs on OpenMP (our thread pool), unless ADJOINT_GEMM=openblas.
+void load_onednn(Libraries& libs) {
+  const char* choice = std::getenv("ADJOINT_GEMM");
+  const std::string wanted = choice ? choice : "";
+  if (wanted == "openblas") return;
+  if (!wanted.empty() && wanted != "auto") {
+    throw std::runtime_error("ADJOINT_GEMM='" + wanted + "' is not one of: auto (the default), openblas");
+  }
+  void* handle = dlopen(ADJOINT_ONEDNN_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return;  // not installed: OpenBLAS alone
+  const auto version = symbol<const DnnlVersion* (*)()>(handle, "dnnl_version", "oneDNN")();
+  if (version->cpu_runtime != kDnnlRuntimeOmp) return;  // a second thread pool would fight ours
+  libs.onednn_sgemm = symbol<DnnlSgemm>(handle, "dnnl_sgemm", "oneDNN");
+  libs.info.onednn = "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
+                     std::to_string(version->patch);
+}
+
+Libraries load_libraries() {
+  Libraries blas;
   blas.info.cpu = cpu_features();
   const char* user = std::getenv("OPENBLAS_CORETYPE");
   blas.info.user_coretype = user && *user;
@@ -106,12 +137,13 @@ OpenBlas load_openblas() {
   const std::size_t space = config.find(' ', config.find(' ') + 1);
   blas.info.library = config.substr(0, space);
   blas.info.kernel_isa = openblas_core_isa(blas.info.kernel);
+  load_onednn(blas);
   return blas;
 }
 
-const OpenBlas& openblas() {
-  static const OpenBlas blas = load_openblas();
-  return blas;
+const Libraries& libraries() {
+  static const Libraries libs = load_libraries();
+  return libs;
 }
 
 CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
@@ -169,8 +201,10 @@ Isa openblas_core_isa(const std::string& core) {
 }
 
 std::string GemmInfo::line(int threads) const {
-  return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + "), " + std::to_string(threads) +
-         (threads == 1 ? " thread" : " threads") + (user_coretype ? ", from OPENBLAS_CORETYPE" : "");
+  return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + ")" +
+         (user_coretype ? " from OPENBLAS_CORETYPE" : "") +
+         (onednn.empty() ? "" : "; " + onednn + " for " + onednn_shapes()) + ", " + std::to_string(threads) +
+         (threads == 1 ? " thread" : " threads");
 }
 
 std::string GemmInfo::warning() const {
@@ -180,17 +214,47 @@ std::string GemmInfo::warning() const {
          (user_coretype ? "; unset OPENBLAS_CORETYPE to use it" : "");
 }
 
-const GemmInfo& gemm_info() { return openblas().info; }
+const GemmInfo& gemm_info() { return libraries().info; }
+
+// Decided by `gemm_bench --backward` (docs/performance.md, GEMM): oneDNN is 1.1-2.7x faster than
+// OpenBLAS on dinp = dout W (no transpose) with up to 256 rows at every GPT-2 and Llama weight
+// shape, and not faster on the other forms (dW += dout^T inp, the forward's inp W^T). Products
+// smaller than a weight matrix (the tensor engine's per-head attention) were not measured and stay
+// on OpenBLAS.
+bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
+  return !trans_a && !trans_b && m <= kOnednnMaxRows && double(n) * k >= double(1 << 19);
+}
+
+std::string onednn_shapes() {
+  return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) + " rows)";
+}
+
+GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k) {
+  return libraries().onednn_sgemm && onednn_is_faster(trans_a, trans_b, m, n, k) ? GemmLibrary::onednn
+                                                                                 : GemmLibrary::openblas;
+}
+
+void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
+               int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  const Libraries& libs = libraries();
+  if (library == GemmLibrary::onednn) {
+    if (!libs.onednn_sgemm) throw std::runtime_error("oneDNN (" ADJOINT_ONEDNN_LIBRARY ") is not loaded");
+    const int status = libs.onednn_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
+                                         beta, c, ldc);
+    if (status != 0) throw std::runtime_error("oneDNN's sgemm failed (status " + std::to_string(status) + ")");
+    return;
+  }
+  libs.sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
-  openblas().sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
-                   ldc);
+  gemm_with(gemm_library(trans_a, trans_b, m, n, k), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
           int ldb, double beta, double* c, int ldc) {
-  openblas().dgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
+  libraries().dgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
                    ldc);
 }
 

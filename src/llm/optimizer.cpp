@@ -24,25 +24,30 @@ void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>&
   // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps).
   const float step_size = lr / (1.0f - std::pow(b1, float(step)));
   const float inv_sqrt_bias2 = 1.0f / std::sqrt(1.0f - std::pow(b2, float(step)));
-  const std::size_t end = begin + count;
-  std::size_t tensor_begin = 0;
-  // The range's pieces tensor by tensor (weight decay is per tensor), indexed from `begin`.
-  for (const ParameterTensor& tensor : tensors) {
-    const std::size_t tensor_end = tensor_begin + tensor.size;
-    const std::size_t first = std::max(begin, tensor_begin), last = std::min(end, tensor_end);
-    tensor_begin = tensor_end;
-    if (first >= last) continue;
-    const float keep = 1.0f - lr * (tensor.decayed ? config.weight_decay : 0.0f);
-    const std::size_t from = first - begin, to = last - begin;
-#pragma omp parallel for simd schedule(static)
-    for (std::size_t i = from; i < to; i++) {
-      const float g = grads[i] * grad_scale;
-      const float mi = b1 * m[i] + (1.0f - b1) * g;
-      const float vi = b2 * v[i] + (1.0f - b2) * g * g;
-      m[i] = mi;
-      v[i] = vi;
-      params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
-      grads[i] = 0.0f;
+  // One parallel region over the whole range, each thread a contiguous slice of it, cut at the
+  // tensors' boundaries where the weight decay changes (small tensors cost no fork/join each).
+#pragma omp parallel
+  {
+    const std::size_t threads = omp_get_num_threads(), id = omp_get_thread_num();
+    const std::size_t slice_begin = begin + count * id / threads, slice_end = begin + count * (id + 1) / threads;
+    std::size_t tensor_begin = 0;
+    for (const ParameterTensor& tensor : tensors) {
+      const std::size_t tensor_end = tensor_begin + tensor.size;
+      const std::size_t from = std::max(tensor_begin, slice_begin), to = std::min(tensor_end, slice_end);
+      tensor_begin = tensor_end;
+      if (from >= to) continue;
+      const float keep = 1.0f - lr * (tensor.decayed ? config.weight_decay : 0.0f);
+      // Indexed from `begin`, where the arrays start.
+#pragma omp simd
+      for (std::size_t i = from - begin; i < to - begin; i++) {
+        const float g = grads[i] * grad_scale;
+        const float mi = b1 * m[i] + (1.0f - b1) * g;
+        const float vi = b2 * v[i] + (1.0f - b2) * g * g;
+        m[i] = mi;
+        v[i] = vi;
+        params[i] = params[i] * keep - step_size * mi / (std::sqrt(vi) * inv_sqrt_bias2 + eps);
+        grads[i] = 0.0f;
+      }
     }
   }
 }

@@ -3,6 +3,9 @@
 // every user gets) and with it set to the oldest kernel (the user's choice wins, with a warning).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -83,6 +86,43 @@ void check_against_loops(double tolerance) {
           }
           EXPECT_NEAR(double(c[i * n + j]), 2 * sum + 0.5, tolerance) << "ta=" << ta << " tb=" << tb;
         }
+      }
+    }
+  }
+}
+
+// oneDNN computes what OpenBLAS computes, for every transpose, at shapes of few rows and larger
+// ones, with ld* wider than the matrices; gemm_library picks it for dinp = dout W of few rows only.
+TEST(Gemm, OnednnMatchesOpenblasForEveryTranspose) {
+  if (gemm_info().onednn.empty()) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: oneDNN is not loaded (" << gemm_info().line(1)
+                 << "); apt-get install libdnnl2, and leave ADJOINT_GEMM unset";
+  }
+  EXPECT_EQ(gemm_library(false, false, 16, 768, 3072), GemmLibrary::onednn);
+  EXPECT_EQ(gemm_library(false, false, 256, 768, 768), GemmLibrary::onednn);
+  EXPECT_EQ(gemm_library(true, false, 3072, 768, 16), GemmLibrary::openblas);
+  EXPECT_EQ(gemm_library(false, true, 16, 3072, 768), GemmLibrary::openblas);
+  EXPECT_EQ(gemm_library(false, false, 1024, 768, 3072), GemmLibrary::openblas);
+  EXPECT_EQ(gemm_library(false, false, 16, 64, 16), GemmLibrary::openblas);
+  EXPECT_NE(gemm_info().line(2).find("oneDNN"), std::string::npos) << gemm_info().line(2);
+  for (const auto [m, n, k] : {std::array{16, 40, 300}, std::array{300, 40, 16}, std::array{100, 90, 80}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        const int lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 5, ldc = n + 2;
+        std::vector<float> a(std::size_t(ta ? k : m) * lda), b(std::size_t(tb ? n : k) * ldb);
+        for (std::size_t i = 0; i < a.size(); i++) a[i] = float(i % 13) * 0.1f - 0.6f;
+        for (std::size_t i = 0; i < b.size(); i++) b[i] = float(i % 7) * 0.2f - 0.5f;
+        std::vector<float> c_openblas(std::size_t(m) * ldc, 1.0f), c_onednn = c_openblas;
+        gemm_with(GemmLibrary::openblas, ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 1.0f,
+                  c_openblas.data(), ldc);
+        gemm_with(GemmLibrary::onednn, ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 1.0f, c_onednn.data(),
+                  ldc);
+        double worst = 0;
+        for (std::size_t i = 0; i < c_openblas.size(); i++) {
+          worst = std::max(worst, double(std::fabs(c_openblas[i] - c_onednn[i])));
+        }
+        // k products of magnitude <= 0.6 x 0.7 summed in float: a few ulps of k x 0.42.
+        EXPECT_LT(worst, 1e-5 * k) << "m=" << m << " n=" << n << " k=" << k << " ta=" << ta << " tb=" << tb;
       }
     }
   }

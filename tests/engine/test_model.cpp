@@ -177,6 +177,34 @@ TEST(Optimizer, LearningRateSchedule) {
   EXPECT_FLOAT_EQ(adjoint::clip_scale(4.0, 0.0f), 1.0f);  // off
 }
 
+// The ranged update (what a sharded optimizer calls for its slice) over pieces cut inside tensors
+// gives the same bits as AdamW::update over the whole arena, decays each tensor as its own, and
+// zeroes the gradients it read.
+TEST(Optimizer, RangedUpdateEqualsWholeUpdate) {
+  GPT2 whole(tiny_config()), pieces(tiny_config());
+  whole.init_random(8);
+  pieces.init_random(8);
+  const std::size_t n = whole.num_parameters();
+  adjoint::AdamW whole_optimizer(whole, {}), pieces_optimizer(pieces, {});
+  for (int step = 1; step <= 3; step++) {
+    for (std::size_t i = 0; i < n; i++) {
+      whole.grads_memory()[i] = pieces.grads_memory()[i] = std::sin(0.37f * float(i) + float(step));
+    }
+    whole_optimizer.update(whole, 1e-2f, 0.5f, step);
+    const std::size_t cuts[] = {0, 1, n / 3, n / 3 + 17, n - 5, n};
+    for (std::size_t c = 0; c + 1 < std::size(cuts); c++) {
+      const std::size_t at = cuts[c];
+      adjoint::adamw_update({}, pieces.parameter_tensors(), at, cuts[c + 1] - at, pieces.params_memory() + at,
+                            pieces.grads_memory() + at, pieces_optimizer.m() + at, pieces_optimizer.v() + at, 1e-2f,
+                            0.5f, step);
+    }
+  }
+  EXPECT_EQ(0, std::memcmp(whole.params_memory(), pieces.params_memory(), n * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(whole_optimizer.m(), pieces_optimizer.m(), n * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(whole_optimizer.v(), pieces_optimizer.v(), n * sizeof(float)));
+  EXPECT_EQ(std::count(pieces.grads_memory(), pieces.grads_memory() + n, 0.0f), std::ptrdiff_t(n));
+}
+
 TEST(Train, ResumeIsBitIdentical) {
   TempDir dir;
   GPT2 model(tiny_config());

@@ -110,7 +110,9 @@ def llama_logits(cfg, p, inputs):
     C, NH, NKV, hs = cfg.channels, cfg.num_heads, cfg.num_kv_heads, cfg.head_size
     positions = torch.arange(T, dtype=torch.float64)
     angles = torch.outer(positions, rope_frequencies(cfg))
-    freqs_cis = torch.polar(torch.ones_like(angles), angles)
+    # In the parameters' precision (float32 parameters times complex128 would compute in float64).
+    complex_dtype = torch.complex64 if p["wte"].dtype == torch.float32 else torch.complex128
+    freqs_cis = torch.polar(torch.ones_like(angles), angles).to(complex_dtype)
     causal = torch.ones(T, T, dtype=torch.bool).tril()
     x = F.embedding(inputs, p["wte"])
     for l in range(cfg.num_layers):
