@@ -3,6 +3,7 @@
 // through (adjoint::gradient(llama_loss, "model") yields a model-shaped gradient).
 #pragma once
 #include <memory>
+#include <string>
 
 #include "adjoint/llama.hpp"
 #include "adjoint/nn.hpp"

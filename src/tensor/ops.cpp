@@ -608,13 +608,14 @@ void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, 
   crossentropy_shape(logits_in, targets, V, &N, &Vp);
   overwriting_pullback(d_logits, logits_in, [&](float* dlogits) {
     const Tensor logits = logits_in.contiguous();
-    float* probs = current_arena().allocate(std::size_t(N) * Vp);
+    // The probabilities go where the gradient goes (the kernel reads each one before overwriting
+    // it), so the pullback holds one (N, Vp) array besides the logits, not two.
+    float* probs = dlogits ? dlogits : current_arena().allocate(std::size_t(N) * Vp);
     float* losses = current_arena().allocate(std::size_t(N));
     kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
     for (int i = 0; i < N; i++) losses[i] = d_result / float(N);  // the mean's adjoint per row
-    float* out = dlogits ? dlogits : probs;  // the kernel reads each probability before overwriting it
-    kernels::softmax_crossentropy_backward(out, probs, targets, losses, N, V, Vp);
-    return out;
+    kernels::softmax_crossentropy_backward(probs, probs, targets, losses, N, V, Vp);
+    return probs;
   });
 }
 
