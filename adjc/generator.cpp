@@ -37,6 +37,7 @@ struct Generator::Impl {
   std::vector<std::string> definitions;
   std::vector<std::string> sources;  // per request
   std::set<std::string> grads;
+  std::map<std::string, std::string> grad_masks;  // f_grad's parameter types -> the mask that has that name
 
   Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) {
     find_value_classes(c);
@@ -197,7 +198,13 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   }
   std::string all_params = params + adjoint_params;
   if (params.empty() && !adjoint_params.empty()) all_params = adjoint_params.substr(2);
-  std::string signature = "void " + name + "_grad(" + all_params + ")";
+  // Requests of one function for different parameters of the same types would be the same
+  // overload of `f_grad`: the later ones are named after their parameters (`f_grad_01`).
+  std::string grad_name = name + "_grad";
+  std::string types_key = qualifier(fn) + grad_name + "(" + param_types + ")";
+  auto [taken, fresh] = I.grad_masks.emplace(types_key, mask_key(mask));
+  if (!fresh && taken->second != mask_key(mask)) grad_name += "_" + mask_key(mask);
+  std::string signature = "void " + grad_name + "(" + all_params + ")";
   std::string key = qualifier(fn) + signature;
   size_t index = I.sources.size();
   std::string source_fn = "_adjc_source_" + name + "_" + std::to_string(index);
@@ -211,7 +218,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   // One line: inserting it must not shift the user's line numbers.
   for (char& c : out.declaration)
     if (c == '\n') c = ' ';
-  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + name + "_grad)";
+  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + grad_name + ")";
   out.source_function = qualifier(fn) + source_fn;
   return out;
 }

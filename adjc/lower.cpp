@@ -5,6 +5,7 @@
 #include <clang/AST/StmtOpenMP.h>
 
 #include <functional>
+#include <set>
 
 #include "passes.hpp"
 
@@ -89,6 +90,8 @@ class Lowering {
   std::vector<Node*> loops_;
   Node* parallel_ = nullptr;
   int next_id_ = 1;
+  std::set<Node*> returns_from_;       // loops a `return` inside leaves
+  const VarDecl* returned_ = nullptr;  // `_returned`, set by a return inside a loop
 
   void fail(SourceLocation where, const std::string& message) {
     diags_.error(where, message);
@@ -294,6 +297,13 @@ class Lowering {
   void lower_expr_stmt(const Expr* e, Node* block) {
     const Stmt* stmt = e;
     e = strip(e);
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
+      lower_expr_stmt(b->getLHS(), block);
+      return lower_expr_stmt(b->getRHS(), block);
+    }
+    // `(void)x;`: a use that computes nothing.
+    if (auto* c = dyn_cast<CStyleCastExpr>(e); c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr())))
+      return;
     if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
       BinaryOperatorKind op = b->getOpcode();
       return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
@@ -381,10 +391,10 @@ class Lowering {
       return add(block, n);
     }
     if (auto* rs = dyn_cast<ReturnStmt>(s)) {
-      if (!loops_.empty()) return fail(at, "return inside a loop is not supported; break out of the loop first");
       if (const Expr* value = rs->getRetValue()) {
         lower_return_value(s, value, block);
       }
+      if (!loops_.empty()) return lower_return_in_loop(s, block);
       Node* n = make(NodeKind::Jump, s);
       n->jump = JumpKind::Return;
       n->id = next_id_++;
@@ -405,9 +415,187 @@ class Lowering {
       return lower_for(fs, block, true);
     }
     if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
-    if (isa<SwitchStmt>(s)) return fail(at, "switch statements are not supported; use if/else");
+    if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
     if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
     fail(at, std::string("unsupported statement (") + s->getStmtClassName() + ")");
+  }
+
+  // `return` inside loops: sets `_returned` and breaks out of the innermost loop; after each
+  // loop it leaves, `if (_returned)` breaks out of the next one, and after the outermost returns.
+  // Only constructs the sweeps already handle (an integer local, breaks, branches).
+  void lower_return_in_loop(const Stmt* s, Node* block) {
+    Node* loop = loops_.back();
+    if (parallel_) return fail(s->getBeginLoc(), "return inside an OpenMP parallel loop is not supported");
+    lower_assign(s, new_ref(returned_flag()), BO_Assign, int_literal(1), block);
+    add(block, jump(s, JumpKind::Break, loop));
+    returns_from_.insert(loop);
+  }
+
+  // After loop `n` (added to `block`): leaves the enclosing loop, or the function, when a return
+  // inside `n` ran.
+  void leave_after_return(Node* n, Node* block) {
+    if (!returns_from_.count(n)) return;
+    Node* branch = make(NodeKind::If, n->stmt);
+    branch->cond = new_ref(returned_flag());
+    branch->then_node = make(NodeKind::Block, n->stmt);
+    branch->then_node->parent = branch;
+    if (loops_.empty()) {
+      Node* r = jump(n->stmt, JumpKind::Return, nullptr);
+      ir_.returns.push_back(r);
+      add(branch->then_node, r);
+    } else {
+      add(branch->then_node, jump(n->stmt, JumpKind::Break, loops_.back()));
+      returns_from_.insert(loops_.back());
+    }
+    add(block, branch);
+  }
+
+  Node* jump(const Stmt* s, JumpKind kind, Node* loop) {
+    Node* n = make(NodeKind::Jump, s);
+    n->jump = kind;
+    n->target_loop = loop;
+    n->id = next_id_++;
+    if (loop) loop->jumps.push_back(n);
+    return n;
+  }
+
+  // The integer local `_returned`, declared (zero) at function scope.
+  const VarDecl* returned_flag() {
+    if (returned_) return returned_;
+    auto* fn = const_cast<FunctionDecl*>(ir_.fn);
+    returned_ = VarDecl::Create(context_, fn, fn->getLocation(), fn->getLocation(), &context_.Idents.get("_returned"),
+                                context_.IntTy, context_.getTrivialTypeSourceInfo(context_.IntTy), SC_None);
+    Var* v = make_var("_returned", context_.IntTy, VarKind::Local, returned_, fn->getLocation());
+    v->block = ir_.body;
+    return returned_;
+  }
+
+  const Expr* int_literal(int value) {
+    return IntegerLiteral::Create(context_, llvm::APInt(32, value), context_.IntTy, SourceLocation());
+  }
+
+  // A case label's statements, up to the next label.
+  struct CaseGroup {
+    std::vector<const Expr*> values;  // empty with `is_default`
+    bool is_default = false;
+    std::vector<const Stmt*> body;
+    SourceLocation loc;
+  };
+
+  // `switch` as an if/else chain on `cond == value`: each case (labels sharing statements are one
+  // case) must end in break, return or continue, or be the last; `default` is the final else.
+  void lower_switch(const SwitchStmt* sw, Node* block) {
+    SourceLocation at = sw->getBeginLoc();
+    if (sw->getInit() || sw->getConditionVariable())
+      return fail(at, "switch statements with initialisers or condition variables are not supported");
+    auto* body = dyn_cast<CompoundStmt>(sw->getBody());
+    if (!body) return fail(at, "a switch body must be a braced block of cases");
+    bool has_call = false;
+    std::function<void(const Stmt*)> find_call = [&](const Stmt* e) {
+      if (!e) return;
+      has_call |= isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e);
+      for (const Stmt* c : e->children()) find_call(c);
+    };
+    find_call(sw->getCond());
+    if (has_call)
+      return fail(sw->getCond()->getBeginLoc(),
+                  "a switch condition that calls a function is not supported; store its value in a local first");
+    check_expression(ir_, custom_, diags_, sw->getCond());
+    std::vector<CaseGroup> cases;
+    for (const Stmt* c : body->body()) {
+      const Stmt* sub = c;
+      bool labelled = false;
+      while (isa<clang::SwitchCase>(sub)) {
+        if (!labelled && (cases.empty() || !cases.back().body.empty())) cases.push_back({});
+        labelled = true;
+        cases.back().loc = sub->getBeginLoc();
+        if (auto* cs = dyn_cast<CaseStmt>(sub)) {
+          if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), "case ranges are not supported");
+          cases.back().values.push_back(cs->getLHS());
+          sub = cs->getSubStmt();
+        } else {
+          cases.back().is_default = true;
+          sub = cast<DefaultStmt>(sub)->getSubStmt();
+        }
+      }
+      if (cases.empty()) return fail(c->getBeginLoc(), "statements before the first case label are not supported");
+      cases.back().body.push_back(sub);
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+      CaseGroup& k = cases[i];
+      // `case 1: { ...; break; }`: the block's statements are the case's.
+      while (!k.body.empty() && isa<CompoundStmt>(k.body.back()) && !cast<CompoundStmt>(k.body.back())->body_empty()) {
+        auto* inner = cast<CompoundStmt>(k.body.back());
+        k.body.pop_back();
+        k.body.insert(k.body.end(), inner->body_begin(), inner->body_end());
+      }
+      const Stmt* last = k.body.empty() ? nullptr : k.body.back();
+      bool ends = last && (isa<BreakStmt>(last) || isa<ReturnStmt>(last) || isa<ContinueStmt>(last));
+      if (!ends && i + 1 < cases.size())
+        return fail(k.loc, "a switch case that falls through into the next is not supported; end it with 'break'");
+      if (last && isa<BreakStmt>(last)) k.body.pop_back();
+      for (const Stmt* st : k.body)
+        if (const Stmt* b = switch_break(st))
+          return fail(b->getBeginLoc(),
+                      "'break' out of a switch from inside a statement of its case is not supported; restructure "
+                      "the case with if/else");
+    }
+    // The chain, built from its end: the default's statements are the last else.
+    Node* chain = nullptr;
+    const Expr* cond = new (context_) ParenExpr(at, at, const_cast<Expr*>(sw->getCond()));
+    for (size_t i = cases.size(); i-- > 0;) {
+      const CaseGroup& k = cases[i];
+      if (k.is_default) continue;
+      Node* n = make(NodeKind::If, sw);
+      n->loc = k.loc;
+      Expr* test = nullptr;
+      for (const Expr* v : k.values) {
+        Expr* eq = BinaryOperator::Create(context_, const_cast<Expr*>(cond), const_cast<Expr*>(v), BO_EQ,
+                                          context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc, FPOptionsOverride());
+        test = test ? BinaryOperator::Create(context_, test, eq, BO_LOr, context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc,
+                                             FPOptionsOverride())
+                    : eq;
+      }
+      n->cond = test;
+      n->then_node = lower_statements(k.body, sw);
+      n->then_node->parent = n;
+      if (chain) {
+        n->else_node = make(NodeKind::Block, sw);
+        add(n->else_node, chain);
+        n->else_node->parent = n;
+      }
+      chain = n;
+    }
+    for (const CaseGroup& k : cases)
+      if (k.is_default) {
+        Node* d = lower_statements(k.body, sw);
+        if (!chain) {
+          add(block, d);
+          return;
+        }
+        // The default goes at the end of the chain.
+        Node* last = chain;
+        while (last->else_node) last = last->else_node->children.front();
+        last->else_node = d;
+        d->parent = last;
+      }
+    if (chain) add(block, chain);
+  }
+
+  Node* lower_statements(const std::vector<const Stmt*>& stmts, const Stmt* owner) {
+    Node* b = make(NodeKind::Block, owner);
+    for (const Stmt* st : stmts) lower_stmt(st, b);
+    return b;
+  }
+
+  // A `break` in `s` that leaves the enclosing switch (not inside a loop or switch of its own).
+  static const Stmt* switch_break(const Stmt* s) {
+    if (!s) return nullptr;
+    if (isa<BreakStmt>(s)) return s;
+    if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s)) return nullptr;
+    for (const Stmt* c : s->children())
+      if (const Stmt* b = switch_break(c)) return b;
+    return nullptr;
   }
 
   // The return value's assignment (`_ret = value`).
@@ -480,6 +668,7 @@ class Lowering {
     loops_.pop_back();
     parallel_ = saved_parallel;
     add(block, n);
+    leave_after_return(n, block);
   }
 
   void lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
@@ -499,6 +688,7 @@ class Lowering {
     }
     loops_.pop_back();
     add(block, n);
+    leave_after_return(n, block);
   }
 };
 
