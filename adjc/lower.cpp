@@ -75,6 +75,7 @@ class Lowering {
       ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
       ir_.returns_value = is_adjoint_value(rt);
     }
+    find_split_structs(fn->getBody());
     ir_.body = make(NodeKind::Block, fn->getBody());
     lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
     int order = 0;
@@ -92,6 +93,7 @@ class Lowering {
   int next_id_ = 1;
   std::set<Node*> returns_from_;       // loops a `return` inside leaves
   const VarDecl* returned_ = nullptr;  // `_returned`, set by a return inside a loop
+  std::set<const VarDecl*> split_;     // local structs split into one variable per member
 
   void fail(SourceLocation where, const std::string& message) {
     diags_.error(where, message);
@@ -264,8 +266,11 @@ class Lowering {
     SourceLocation at = vd->getLocation();
     if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+    if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
     const Expr* init = vd->getInit();
     if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
+    if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
+      return lower_array_init(vd, list, stmt, block);
     if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
@@ -285,6 +290,202 @@ class Lowering {
       block->children.back()->definition = true;
       block->children.back()->loc = at;
       v->definition = block->children.back();
+    }
+  }
+
+  // Local structs whose every use is a member `s.x` of a scalar, pointer or array member: each
+  // member becomes a variable of its own (`s_x`), so a struct of pointers into parameters is a set
+  // of local pointers, and each member is a region of its own.
+  void find_split_structs(const Stmt* body) {
+    std::set<const VarDecl*> whole;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return;
+      if (auto* m = dyn_cast<MemberExpr>(s); m && !m->isArrow() && isa<FieldDecl>(m->getMemberDecl()))
+        if (isa<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts())) return;
+      if (auto* ref = dyn_cast<DeclRefExpr>(s))
+        if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
+      if (auto* ds = dyn_cast<DeclStmt>(s))
+        for (const Decl* d : ds->decls())
+          if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->isLocalVarDecl() && splittable(vd->getType()))
+            split_.insert(vd);
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    walk(body);
+    for (const VarDecl* vd : whole) split_.erase(vd);
+  }
+
+  bool splittable(QualType t) {
+    auto* record = t->getAsRecordDecl();
+    if (!record || is_value_class(t) || record->isUnion() || t->isReferenceType()) return false;
+    if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isPolymorphic() || cxx->getNumBases() > 0))
+      return false;
+    for (const FieldDecl* f : record->fields()) {
+      QualType ft = f->getType().getCanonicalType();
+      if (f->isBitField() || ft->isReferenceType()) return false;
+      if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
+      if (!ft->isArithmeticType() && !ft->isPointerType()) return false;
+    }
+    return true;
+  }
+
+  // A literal zero of arithmetic type `t` (nullptr for other types): what a member or element
+  // without an initialiser in a braced list starts with.
+  const Expr* zero_of(QualType t) {
+    t = t.getCanonicalType();
+    if (t->isRealFloatingType())
+      return FloatingLiteral::Create(context_, llvm::APFloat::getZero(context_.getFloatTypeSemantics(t)), true, t,
+                                     SourceLocation());
+    if (t->isIntegerType() && !t->isBooleanType() && !t->isEnumeralType())
+      return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), 0), t, SourceLocation());
+    return nullptr;
+  }
+
+  // A member `s.x` of local `vd` as an expression.
+  Expr* member_ref(const VarDecl* vd, const FieldDecl* f) {
+    return MemberExpr::CreateImplicit(context_, const_cast<Expr*>(new_ref(vd)), false, const_cast<FieldDecl*>(f),
+                                      f->getType(), VK_LValue, OK_Ordinary);
+  }
+
+  // The value each member of a struct initialised by `init` starts with (nullptr: zero, as every
+  // local starts): an initialiser list (designated or not), a constructor whose members are
+  // initialised from its parameters or constants and whose body is empty, or a copy of another
+  // split struct.
+  bool member_inits(const VarDecl* vd, const Expr* init, std::vector<const Expr*>& out) {
+    const RecordDecl* record = vd->getType()->getAsRecordDecl();
+    std::vector<const FieldDecl*> fields(record->field_begin(), record->field_end());
+    out.assign(fields.size(), nullptr);
+    auto in_class = [&](size_t i) {
+      if (fields[i]->hasInClassInitializer()) out[i] = fields[i]->getInClassInitializer();
+    };
+    if (!init) {
+      for (size_t i = 0; i < fields.size(); ++i) in_class(i);
+      return true;
+    }
+    init = strip(init);
+    if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr());
+    if (auto* list = dyn_cast<InitListExpr>(init)) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+        if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(fields[i]->getType());
+        if (!e) continue;
+        if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
+        out[i] = e;
+      }
+      return true;
+    }
+    auto* construct = dyn_cast<CXXConstructExpr>(init);
+    if (!construct) return false;
+    const CXXConstructorDecl* ctor = construct->getConstructor();
+    if (ctor->isCopyOrMoveConstructor()) {
+      const Expr* from = strip(construct->getArg(0));
+      auto* ref = dyn_cast<DeclRefExpr>(from);
+      auto* other = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (!other || !split_.count(other)) return false;
+      for (size_t i = 0; i < fields.size(); ++i) out[i] = member_ref(other, fields[i]);
+      return true;
+    }
+    if (ctor->isDefaultConstructor() && ctor->isTrivial()) {
+      for (size_t i = 0; i < fields.size(); ++i) in_class(i);
+      return true;
+    }
+    const FunctionDecl* definition = nullptr;
+    if (!ctor->hasBody(definition)) return false;
+    ctor = cast<CXXConstructorDecl>(definition);
+    auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
+    if (!body || !body->body_empty()) return false;
+    for (const CXXCtorInitializer* ci : ctor->inits()) {
+      const FieldDecl* f = ci->getMember();
+      if (!f) return false;
+      size_t i = std::find(fields.begin(), fields.end(), f) - fields.begin();
+      const Expr* e = strip(ci->getInit());
+      if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) {
+        out[i] = d->getExpr();
+        continue;
+      }
+      if (isa<ImplicitValueInitExpr>(e)) continue;
+      if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1) e = strip(paren->getExpr(0));
+      if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+        auto* p = dyn_cast<ParmVarDecl>(ref->getDecl());
+        if (!p) return false;
+        out[i] = construct->getArg(p->getFunctionScopeIndex());
+        continue;
+      }
+      if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) {
+        out[i] = e;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  void lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
+    SourceLocation at = vd->getLocation();
+    std::vector<const Expr*> inits;
+    if (!member_inits(vd, vd->getInit(), inits))
+      return fail(at, "initialising struct '" + vd->getName().str() +
+                          "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
+                          "constructor that only initialises members from its parameters");
+    const RecordDecl* record = vd->getType()->getAsRecordDecl();
+    size_t i = 0;
+    for (const FieldDecl* f : record->fields()) {
+      const Expr* init = inits[i++];
+      Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
+      v->block = block;
+      ir_.member_var[{vd, f}] = v;
+      if (v->pointer) {
+        if (!init)
+          return fail(at, "pointer member '" + f->getName().str() + "' of local struct '" + vd->getName().str() +
+                              "' must be initialised where the struct is declared");
+        v->base = pointer_base(init);
+        v->root = memory_root(ir_, init);
+        if (!v->base || !v->root)
+          return fail(init->getBeginLoc(), "pointer member '" + f->getName().str() + "' of local struct '" +
+                                               vd->getName().str() + "' must point into a parameter or local array");
+      }
+      if (!init) continue;
+      if (v->memory) {
+        auto* list = dyn_cast<InitListExpr>(strip(init));
+        if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+        continue;
+      }
+      size_t before = block->children.size();
+      lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
+      if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+        block->children.back()->definition = true;
+        block->children.back()->loc = at;
+        v->definition = block->children.back();
+      }
+    }
+  }
+
+  // `T a[N] = {x, y}`: the local array, then one assignment per element given (the rest are zero,
+  // as every local starts).
+  void lower_array_init(const VarDecl* vd, const InitListExpr* list, const Stmt* stmt, Node* block) {
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, vd->getLocation());
+    v->block = block;
+    lower_array_elements(const_cast<Expr*>(new_ref(vd)), list, stmt, block);
+  }
+
+  void lower_array_elements(Expr* array, const InitListExpr* list, const Stmt* stmt, Node* block) {
+    auto* type = cast<ConstantArrayType>(array->getType().getCanonicalType());
+    QualType element = type->getElementType();
+    // The elements not given are zero; locals start zero, so only a declaration that runs again
+    // (in a loop) assigns them.
+    uint64_t count = loops_.empty() ? list->getNumInits() : type->getSize().getZExtValue();
+    if (count - list->getNumInits() > 64)
+      return fail(list->getBeginLoc(), "a partly initialised array of more than 64 elements inside a loop is not "
+                                       "supported; zero it with a loop");
+    for (unsigned i = 0; i < count; ++i) {
+      const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+      if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
+      if (!e) continue;
+      if (isa<InitListExpr>(strip(e)))
+        return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
+      Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
+      auto* target = new (context_) ArraySubscriptExpr(array, index, element, VK_LValue, OK_Ordinary, e->getBeginLoc());
+      lower_assign(stmt, target, BO_Assign, e, block);
     }
   }
 

@@ -77,6 +77,7 @@ class ExpressionCheck {
       return;
     }
     if (auto* m = dyn_cast<MemberExpr>(e)) {
+      if (ir_.var(m)) return;
       if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
       if (m->getMemberDecl()->getAccess() != AS_public)
         return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +

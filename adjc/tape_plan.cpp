@@ -25,12 +25,12 @@ void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out)
   e = strip(e);
   if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call))
     return out.values.push_back(ir.call_result.at(call));
-  if (is_memory_read(e))
-    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
-  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
     if (Var* v = ir.var(e); v && !v->memory) out.values.push_back(v);
     return;
   }
+  if (is_memory_read(e))
+    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
 }
@@ -56,9 +56,9 @@ bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
 // Variables an lvalue's address depends on: indices and pointer variables.
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   e = strip(e);
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || ir.var(e)) {
     // Pointer parameters cannot be reassigned, so only local pointers' values matter.
-    if (Var* v = ir.var(ref); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
+    if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
     return;
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {
