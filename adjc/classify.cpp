@@ -11,7 +11,19 @@ namespace adjc {
 
 using namespace clang;
 
-// Parens, implicit casts, cleanups, and copies of value-class handles (copying one is the value).
+// A cast between pointers to the same type that adds qualifiers (`static_cast<const T*>(p)`):
+// the same pointer, which converts back implicitly where it was written.
+static bool qualifying_pointer_cast(const Expr* e) {
+  auto* c = dyn_cast<ExplicitCastExpr>(e);
+  if (!c || isa<CXXReinterpretCastExpr>(c)) return false;
+  QualType to = c->getType().getCanonicalType(), from = c->getSubExpr()->getType().getCanonicalType();
+  if (!to->isPointerType() || !from->isPointerType()) return false;
+  QualType pt = to->getPointeeType(), pf = from->getPointeeType();
+  return pt.getUnqualifiedType() == pf.getUnqualifiedType() && pt.isAtLeastAsQualifiedAs(pf);
+}
+
+// Parens, implicit casts, cleanups, qualifying pointer casts, and copies of value-class handles
+// (copying one is the value).
 const Expr* strip(const Expr* e) {
   while (true) {
     e = e->IgnoreParenImpCasts();
@@ -19,6 +31,7 @@ const Expr* strip(const Expr* e) {
     else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
     else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
     else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (qualifying_pointer_cast(e)) e = cast<ExplicitCastExpr>(e)->getSubExpr();
     else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
                                                       c->getConstructor()->isCopyOrMoveConstructor() &&
                                                       is_value_class(c->getType()))

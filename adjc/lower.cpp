@@ -271,6 +271,10 @@ class Lowering {
     if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
     if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
       return lower_array_init(vd, list, stmt, block);
+    if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
+      return fail(at, "local struct '" + vd->getName().str() +
+                          "' is used as a whole (passed, assigned or copied into an object that is), which is not "
+                          "supported; use and pass its members");
     if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
@@ -298,20 +302,41 @@ class Lowering {
   // of local pointers, and each member is a region of its own.
   void find_split_structs(const Stmt* body) {
     std::set<const VarDecl*> whole;
+    std::vector<std::pair<const VarDecl*, const VarDecl*>> copies;  // `S b = a;`: split both or neither
     std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
       if (!s) return;
+
       if (auto* m = dyn_cast<MemberExpr>(s); m && !m->isArrow() && isa<FieldDecl>(m->getMemberDecl()))
         if (isa<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts())) return;
       if (auto* ref = dyn_cast<DeclRefExpr>(s))
         if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
-      if (auto* ds = dyn_cast<DeclStmt>(s))
+      if (auto* ds = dyn_cast<DeclStmt>(s)) {
         for (const Decl* d : ds->decls())
-          if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->isLocalVarDecl() && splittable(vd->getType()))
-            split_.insert(vd);
+          if (auto* vd = dyn_cast<VarDecl>(d)) {
+            if (vd->isLocalVarDecl() && splittable(vd->getType())) split_.insert(vd);
+            const Expr* init = vd->getInit() ? strip(vd->getInit()) : nullptr;
+            auto* c = dyn_cast_or_null<CXXConstructExpr>(init);
+            auto* ref = c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor()
+                            ? dyn_cast<DeclRefExpr>(strip(c->getArg(0)))
+                            : nullptr;
+            if (auto* from = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr) copies.push_back({vd, from});
+            else walk(vd->getInit());
+          }
+        return;
+      }
       for (const Stmt* c : s->children()) walk(c);
     };
     walk(body);
     for (const VarDecl* vd : whole) split_.erase(vd);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto [to, from] : copies)
+        if (split_.count(to) != split_.count(from)) {
+          split_.erase(to);
+          split_.erase(from);
+          changed = true;
+        }
+    }
   }
 
   bool splittable(QualType t) {
@@ -366,6 +391,9 @@ class Lowering {
     if (auto* list = dyn_cast<InitListExpr>(init)) {
       for (size_t i = 0; i < fields.size(); ++i) {
         const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+        if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e)) : nullptr;  // `{}` or `{v}` for a scalar member
+            inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
+          e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
         if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(fields[i]->getType());
         if (!e) continue;
         if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();

@@ -127,6 +127,8 @@ std::string Printer::primal(const Expr* e) const {
     return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
   if (auto* c = dyn_cast<ConditionalOperator>(e))
     return primal(c->getCond()) + " ? " + primal(c->getTrueExpr()) + " : " + primal(c->getFalseExpr());
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && c->getSubExpr()->getType()->isPointerType())
+    return "reinterpret_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
   if (auto* c = dyn_cast<ExplicitCastExpr>(e))
     return "static_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
   std::string out;
