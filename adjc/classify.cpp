@@ -108,9 +108,15 @@ std::vector<bool> all_differentiable(const FunctionDecl* fn) {
   return active;
 }
 
+// A lambda without captures has no state: its call operator is differentiated as a free function
+// (its closure type cannot be named in generated code).
+static bool stateless_lambda(const CXXMethodDecl* m) {
+  return m->getParent()->isLambda() && m->getParent()->capture_size() == 0;
+}
+
 const CXXMethodDecl* with_object(const FunctionDecl* fn) {
   auto* m = dyn_cast<CXXMethodDecl>(fn);
-  return m && m->isInstance() ? m : nullptr;
+  return m && m->isInstance() && !stateless_lambda(m) ? m : nullptr;
 }
 
 std::vector<AdParam> ad_params(const FunctionDecl* fn) {
@@ -129,9 +135,9 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
     for (const Expr* a : call->arguments()) out.push_back({a});
     return out;
   }
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call);
-      op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
-    out.push_back({op->getArg(0), true});
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee())) {
+    // The object: passed to a member operator, dropped for a stateless lambda's call.
+    if (with_object(op->getDirectCallee())) out.push_back({op->getArg(0), true});
     for (unsigned i = 1; i < op->getNumArgs(); ++i) out.push_back({op->getArg(i)});
     return out;
   }
@@ -141,6 +147,12 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
 
 std::string base_name(const FunctionDecl* fn) {
   if (fn->getIdentifier()) return fn->getName().str();
+  if (auto* m = dyn_cast<CXXMethodDecl>(fn); m && m->getParent()->isLambda()) {
+    // Lambdas are numbered in the order adjc meets them: `lambda1`, `lambda2`, ...
+    static std::map<const CXXRecordDecl*, int> numbers;
+    auto it = numbers.emplace(m->getParent()->getCanonicalDecl(), int(numbers.size()) + 1).first;
+    return "lambda" + std::to_string(it->second);
+  }
   switch (fn->getOverloadedOperator()) {
     case OO_Plus: return "operator_plus";
     case OO_Minus: return "operator_minus";

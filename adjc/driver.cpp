@@ -196,15 +196,40 @@ class Consumer : public ASTConsumer {
     SourceLocation at = call->getBeginLoc();
     const Expr* target = strip(call->getArg(0));
     if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf) target = strip(u->getSubExpr());
-    auto* ref = dyn_cast<DeclRefExpr>(target);
-    auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0));
+    // A function, a member function (`&S::f`), or a lambda or function object: its operator().
+    const FunctionDecl* fn = nullptr;
+    const CXXRecordDecl* callable = nullptr;
+    if (auto* lambda = dyn_cast<LambdaExpr>(target)) callable = lambda->getLambdaClass();
+    if (auto* ref = dyn_cast<DeclRefExpr>(target)) {
+      fn = dyn_cast<FunctionDecl>(ref->getDecl());
+      if (isa<VarDecl>(ref->getDecl())) callable = ref->getType()->getAsCXXRecordDecl();
+    }
+    if (callable) {
+      for (const CXXMethodDecl* m : callable->methods())
+        if (m->getOverloadedOperator() == OO_Call) {
+          if (fn)
+            return diags.error(call->getArg(0)->getBeginLoc(),
+                               "the function object has several operator() overloads; request a function that "
+                               "calls the one you mean");
+          fn = m;
+        }
+      if (callable->isLambda() && callable->capture_size() != 0)
+        return diags.error(call->getArg(0)->getBeginLoc(),
+                           "a gradient cannot be requested for a lambda with captures; pass the captured values as "
+                           "parameters");
+    }
     if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
-                         "the first argument of adjoint::gradient must name a function");
+                         "the first argument of adjoint::gradient must name a function, a member function "
+                         "(&S::f), a lambda or a function object");
+    if (fn->isTemplated())
+      return diags.error(call->getArg(0)->getBeginLoc(),
+                         "a generic lambda or template operator() cannot be requested; give its parameters types");
     if (!fn->getDefinition())
       return diags.error(
           call->getArg(0)->getBeginLoc(),
-          quoted(fn->getName()) + " has no body in this translation unit, so adjc cannot differentiate it");
+          quoted(fn->getNameAsString()) + " has no body in this translation unit, so adjc cannot differentiate it");
     fn = fn->getDefinition();
 
     std::string names;
@@ -215,31 +240,39 @@ class Consumer : public ASTConsumer {
                            "the parameters of adjoint::gradient must be a string literal");
       names = lit->getString().str();
     }
-    std::vector<bool> selected(fn->getNumParams(), false);
+    // One flag per parameter as adjc differentiates them: a member function's object first,
+    // selected by the name `this` (not by default).
+    const bool object = with_object(fn) != nullptr;
+    std::vector<bool> selected(fn->getNumParams() + (object ? 1 : 0), false);
     bool any = false;
     std::stringstream list(names);
     for (std::string name; std::getline(list, name, ',');) {
       name.erase(0, name.find_first_not_of(" \t"));
       name.erase(name.find_last_not_of(" \t") + 1);
       if (name.empty()) continue;
+      if (name == "this" && object) {
+        selected[0] = any = true;
+        continue;
+      }
       bool found = false;
       for (unsigned i = 0; i < fn->getNumParams(); ++i) {
         if (fn->getParamDecl(i)->getName() != name) continue;
         found = true;
         if (!is_differentiable(fn->getParamDecl(i)))
           return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter " + quoted(name) + " of " + quoted(fn->getName()) +
+                             "parameter " + quoted(name) + " of " + quoted(fn->getNameAsString()) +
                                  " is not differentiable (type " +
                                  quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
-        selected[i] = any = true;
+        selected[i + (object ? 1 : 0)] = any = true;
       }
       if (!found)
         return diags.error(call->getArg(1)->getBeginLoc(),
-                           quoted(fn->getName()) + " has no parameter named " + quoted(name));
+                           quoted(fn->getNameAsString()) + " has no parameter named " + quoted(name));
     }
     if (!any)
-      for (unsigned i = 0; i < fn->getNumParams(); ++i) any |= selected[i] = is_differentiable(fn->getParamDecl(i));
-    if (!any) return diags.error(at, quoted(fn->getName()) + " has no differentiable parameters");
+      for (unsigned i = 0; i < fn->getNumParams(); ++i)
+        any |= selected[i + (object ? 1 : 0)] = is_differentiable(fn->getParamDecl(i));
+    if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);
     if (diags.failed()) return;

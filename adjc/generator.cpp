@@ -159,9 +159,9 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   Impl& I = *impl_;
   GeneratedGradient out;
   fn = fn->getDefinition();
-  if (isa<CXXMethodDecl>(fn) || !fn->getIdentifier()) {
-    I.diags.error(where,
-                  "a gradient can be requested for free functions only; request one that calls the member function");
+  if (base_name(fn).empty()) {
+    I.diags.error(where, "a gradient cannot be requested for operator '" + fn->getNameAsString() +
+                             "'; request a function that uses it");
     return out;
   }
   if (is_value_class(fn->getReturnType())) {
@@ -176,19 +176,19 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
   Emitter e(*ir, I.types, I.custom, I.context.getSourceManager());
-  std::string name = fn->getName().str();
+  // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
+  std::string name = base_name(fn);
   std::string params = e.params(), call_args, adjoint_params, pass;
-  for (const ParmVarDecl* p : fn->parameters()) call_args += (call_args.empty() ? "" : ", ") + ir->var_of.at(p)->name;
+  for (const Var* v : ir->params) call_args += (call_args.empty() ? "" : ", ") + v->name;
   pass = call_args;
   if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
   std::string param_types;
-  for (const ParmVarDecl* p : fn->parameters())
-    param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
-  for (const ParmVarDecl* p : fn->parameters()) {
-    if (!is_differentiable(p)) continue;
-    std::string d = "_d_" + ir->var_of.at(p)->name;
-    if (mask[ir->var_of.at(p)->param_index]) {
-      std::string t = I.types.str(Emitter::adjoint_pointee(p->getType())) + "*";
+  for (const Var* v : ir->params) param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
+  for (const Var* v : ir->params) {
+    if (!v->differentiable) continue;
+    std::string d = "_d_" + v->name;
+    if (mask[v->param_index]) {
+      std::string t = I.types.str(Emitter::adjoint_pointee(v->param_type)) + "*";
       adjoint_params += ", " + t + " " + d;
       param_types += (param_types.empty() ? "" : ", ") + t;
       pass += (pass.empty() ? "" : ", ") + d;

@@ -93,7 +93,9 @@ class Lowering {
   int next_id_ = 1;
   std::set<Node*> returns_from_;       // loops a `return` inside leaves
   const VarDecl* returned_ = nullptr;  // `_returned`, set by a return inside a loop
-  std::set<const VarDecl*> split_;     // local structs split into one variable per member
+  std::set<const VarDecl*> split_;      // local structs split into one variable per member
+  std::set<const VarDecl*> objects_;    // local structs whose member functions are called: one object
+  std::set<const VarDecl*> addressed_;  // floating locals passed by address or non-const reference
 
   void fail(SourceLocation where, const std::string& message) {
     diags_.error(where, message);
@@ -155,6 +157,8 @@ class Lowering {
       v->pointer = true;
     } else if (t->isArrayType() || t->isRecordType()) {
       v->memory = true;
+    } else if (t->isRealFloatingType() && decl && addressed_.count(decl)) {
+      v->memory = true;  // passed by address: a one-element region
     } else if (t->isRealFloatingType()) {
       v->floating = !v->reference;
     } else if (!t->isIntegralOrEnumerationType() && !t->isBooleanType()) {
@@ -267,10 +271,17 @@ class Lowering {
     if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
     if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
+    // A lambda without captures: its calls are calls of its generated forward; no state to keep.
+    if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
+      if (closure->capture_size() != 0)
+        return fail(at, "lambdas with captures are not supported; pass the captured values as parameters");
+      return;
+    }
     const Expr* init = vd->getInit();
     if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
     if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
       return lower_array_init(vd, list, stmt, block);
+    if (objects_.count(vd)) return lower_object(vd, stmt, block);
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
       return fail(at, "local struct '" + vd->getName().str() +
                           "' is used as a whole (passed, assigned or copied into an object that is), which is not "
@@ -279,7 +290,8 @@ class Lowering {
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
     v->block = block;
-    if (v->memory && init) return fail(at, "initialising arrays or structs where they are declared is not supported");
+    if (v->memory && init && !is_floating(vd->getType()))
+      return fail(at, "initialising arrays or structs where they are declared is not supported");
     if (v->pointer) {
       if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
       v->base = pointer_base(init);
@@ -303,11 +315,35 @@ class Lowering {
   void find_split_structs(const Stmt* body) {
     std::set<const VarDecl*> whole;
     std::vector<std::pair<const VarDecl*, const VarDecl*>> copies;  // `S b = a;`: split both or neither
+    auto local = [](const Expr* e) -> const VarDecl* {
+      auto* ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+      auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      return vd && vd->isLocalVarDecl() ? vd : nullptr;
+    };
     std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
       if (!s) return;
-
       if (auto* m = dyn_cast<MemberExpr>(s); m && !m->isArrow() && isa<FieldDecl>(m->getMemberDecl()))
         if (isa<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts())) return;
+      // The object of a member call (`p.f(x)`, `p(x)`): the struct stays one object in memory.
+      const Expr* object = nullptr;
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) object = mc->getImplicitObjectArgument();
+      if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee()))
+        object = op->getArg(0);
+      if (const VarDecl* vd = local(object)) {
+        objects_.insert(vd);
+        for (const Stmt* c : s->children())
+          if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
+        return;
+      }
+      // A floating local whose address is taken or that a call writes through a reference.
+      if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+        if (const VarDecl* vd = local(u->getSubExpr()); vd && is_floating(vd->getType())) addressed_.insert(vd);
+      if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && call->getDirectCallee())
+        for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
+          QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
+          if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
+            if (const VarDecl* vd = local(call->getArg(i)); vd && is_floating(vd->getType())) addressed_.insert(vd);
+        }
       if (auto* ref = dyn_cast<DeclRefExpr>(s))
         if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
       if (auto* ds = dyn_cast<DeclStmt>(s)) {
@@ -328,6 +364,8 @@ class Lowering {
     };
     walk(body);
     for (const VarDecl* vd : whole) split_.erase(vd);
+    for (const VarDecl* vd : objects_) split_.erase(vd);
+    for (const VarDecl* vd : whole) objects_.erase(vd);
     for (bool changed = true; changed;) {
       changed = false;
       for (auto [to, from] : copies)
@@ -408,8 +446,15 @@ class Lowering {
       const Expr* from = strip(construct->getArg(0));
       auto* ref = dyn_cast<DeclRefExpr>(from);
       auto* other = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-      if (!other || !split_.count(other)) return false;
-      for (size_t i = 0; i < fields.size(); ++i) out[i] = member_ref(other, fields[i]);
+      if (other && split_.count(other)) {
+        for (size_t i = 0; i < fields.size(); ++i) out[i] = member_ref(other, fields[i]);
+        return true;
+      }
+      // A copy of a struct in memory (`S s = samples[i];`): member by member.
+      if (!memory_root(ir_, from)) return false;
+      for (size_t i = 0; i < fields.size(); ++i)
+        out[i] = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(from), false, const_cast<FieldDecl*>(fields[i]),
+                                            fields[i]->getType(), VK_LValue, OK_Ordinary);
       return true;
     }
     if (ctor->isDefaultConstructor() && ctor->isTrivial()) {
@@ -484,6 +529,34 @@ class Lowering {
         block->children.back()->definition = true;
         block->children.back()->loc = at;
         v->definition = block->children.back();
+      }
+    }
+  }
+
+  // A local struct whose member functions are called (a function object): one object in memory,
+  // its members initialised as a split struct's are, its adjoint a struct of the same type.
+  void lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
+    SourceLocation at = vd->getLocation();
+    auto* record = vd->getType()->getAsCXXRecordDecl();
+    if (!record || !splittable(vd->getType()) || !(record->isAggregate() || record->hasTrivialDefaultConstructor()))
+      return fail(at, "local object '" + vd->getName().str() +
+                          "' must be a struct of scalar, pointer and array members with a default constructor");
+    std::vector<const Expr*> inits;
+    if (!member_inits(vd, vd->getInit(), inits))
+      return fail(at, "initialising object '" + vd->getName().str() +
+                          "' this way is not supported; use an initialiser list ({a, b} or {.x = a})");
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+    v->block = block;
+    size_t i = 0;
+    for (const FieldDecl* f : record->fields()) {
+      const Expr* init = inits[i++];
+      if (!init) continue;
+      if (f->getType()->isArrayType()) {
+        auto* list = dyn_cast<InitListExpr>(strip(init));
+        if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+      } else {
+        lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
       }
     }
   }
