@@ -727,7 +727,6 @@ class Lowering {
   // Only constructs the sweeps already handle (an integer local, breaks, branches).
   void lower_return_in_loop(const Stmt* s, Node* block) {
     Node* loop = loops_.back();
-    if (parallel_) return fail(s->getBeginLoc(), "return inside an OpenMP parallel loop is not supported");
     lower_assign(s, new_ref(returned_flag()), BO_Assign, int_literal(1), block);
     add(block, jump(s, JumpKind::Break, loop));
     returns_from_.insert(loop);
