@@ -17,10 +17,7 @@ bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   if (is_value_class(t)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
   if (t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, e));
   if (!is_floating(t)) return false;
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    Var* v = ir.var(ref);
-    return act.of(v);
-  }
+  if (isa<DeclRefExpr>(e) || ir.var(e)) return act.of(ir.var(e));
   if (is_memory_read(e)) return act.of(memory_root(ir, e));
   for (const Stmt* child : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(child); ce && reads_varied(ir, act, ce)) return true;

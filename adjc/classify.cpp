@@ -11,7 +11,19 @@ namespace adjc {
 
 using namespace clang;
 
-// Parens, implicit casts, cleanups, and copies of value-class handles (copying one is the value).
+// A cast between pointers to the same type that adds qualifiers (`static_cast<const T*>(p)`):
+// the same pointer, which converts back implicitly where it was written.
+static bool qualifying_pointer_cast(const Expr* e) {
+  auto* c = dyn_cast<ExplicitCastExpr>(e);
+  if (!c || isa<CXXReinterpretCastExpr>(c)) return false;
+  QualType to = c->getType().getCanonicalType(), from = c->getSubExpr()->getType().getCanonicalType();
+  if (!to->isPointerType() || !from->isPointerType()) return false;
+  QualType pt = to->getPointeeType(), pf = from->getPointeeType();
+  return pt.getUnqualifiedType() == pf.getUnqualifiedType() && pt.isAtLeastAsQualifiedAs(pf);
+}
+
+// Parens, implicit casts, cleanups, qualifying pointer casts, and copies of value-class handles
+// (copying one is the value).
 const Expr* strip(const Expr* e) {
   while (true) {
     e = e->IgnoreParenImpCasts();
@@ -19,6 +31,7 @@ const Expr* strip(const Expr* e) {
     else if (auto* c = dyn_cast<ConstantExpr>(e)) e = c->getSubExpr();
     else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
     else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (qualifying_pointer_cast(e)) e = cast<ExplicitCastExpr>(e)->getSubExpr();
     else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
                                                       c->getConstructor()->isCopyOrMoveConstructor() &&
                                                       is_value_class(c->getType()))
@@ -95,9 +108,15 @@ std::vector<bool> all_differentiable(const FunctionDecl* fn) {
   return active;
 }
 
+// A lambda without captures has no state: its call operator is differentiated as a free function
+// (its closure type cannot be named in generated code).
+static bool stateless_lambda(const CXXMethodDecl* m) {
+  return m->getParent()->isLambda() && m->getParent()->capture_size() == 0;
+}
+
 const CXXMethodDecl* with_object(const FunctionDecl* fn) {
   auto* m = dyn_cast<CXXMethodDecl>(fn);
-  return m && m->isInstance() ? m : nullptr;
+  return m && m->isInstance() && !stateless_lambda(m) ? m : nullptr;
 }
 
 std::vector<AdParam> ad_params(const FunctionDecl* fn) {
@@ -116,9 +135,9 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
     for (const Expr* a : call->arguments()) out.push_back({a});
     return out;
   }
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call);
-      op && op->getDirectCallee() && with_object(op->getDirectCallee())) {
-    out.push_back({op->getArg(0), true});
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee())) {
+    // The object: passed to a member operator, dropped for a stateless lambda's call.
+    if (with_object(op->getDirectCallee())) out.push_back({op->getArg(0), true});
     for (unsigned i = 1; i < op->getNumArgs(); ++i) out.push_back({op->getArg(i)});
     return out;
   }
@@ -128,6 +147,12 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
 
 std::string base_name(const FunctionDecl* fn) {
   if (fn->getIdentifier()) return fn->getName().str();
+  if (auto* m = dyn_cast<CXXMethodDecl>(fn); m && m->getParent()->isLambda()) {
+    // Lambdas are numbered in the order adjc meets them: `lambda1`, `lambda2`, ...
+    static std::map<const CXXRecordDecl*, int> numbers;
+    auto it = numbers.emplace(m->getParent()->getCanonicalDecl(), int(numbers.size()) + 1).first;
+    return "lambda" + std::to_string(it->second);
+  }
   switch (fn->getOverloadedOperator()) {
     case OO_Plus: return "operator_plus";
     case OO_Minus: return "operator_minus";

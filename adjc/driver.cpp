@@ -11,12 +11,15 @@
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Syntax/Tokens.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -63,7 +66,8 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
 
 class Consumer : public ASTConsumer {
  public:
-  Consumer(CompilerInstance& ci, Output& out) : ci_(ci), out_(out) {}
+  Consumer(CompilerInstance& ci, Output& out, std::unique_ptr<syntax::TokenCollector> tokens)
+      : ci_(ci), out_(out), collector_(std::move(tokens)) {}
 
   void HandleTranslationUnit(ASTContext& context) override {
     if (context.getDiagnostics().hasErrorOccurred()) return;
@@ -78,8 +82,10 @@ class Consumer : public ASTConsumer {
     Generator generator(context, diags);
     Rewriter rewriter(sm, context.getLangOpts());
     std::set<std::string> inserted;
-    for (auto& r : finder.requests) handle(r, context, diags, generator, rewriter, inserted);
+    std::vector<Replacement> replacements;
+    for (auto& r : finder.requests) handle(r, context, diags, generator, rewriter, inserted, replacements);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
+    replace_requests(replacements, sm, context.getLangOpts(), rewriter);
 
     const FileEntryRef main = *sm.getFileEntryRefForID(sm.getMainFileID());
     std::string path = main.getName().str();
@@ -98,6 +104,76 @@ class Consumer : public ASTConsumer {
  private:
   CompilerInstance& ci_;
   Output& out_;
+  std::unique_ptr<syntax::TokenCollector> collector_;
+
+  // A request's call and the expression that replaces it.
+  struct Replacement {
+    const CallExpr* call;
+    std::string text;
+  };
+
+  // Rewrites each request in place. A request spelled in the file is replaced as written; one
+  // written as a macro argument (`CHECK(adjoint::gradient(f))`) is replaced where it is spelled; one
+  // produced by a macro body (`#define GRAD(f) adjoint::gradient(f)`) cannot be edited there, so
+  // the whole outermost macro invocation is replaced by its expansion, with the requests in it
+  // replaced, on the invocation's first line (newlines appended keep the later line numbers).
+  void replace_requests(const std::vector<Replacement>& replacements, SourceManager& sm, const LangOptions& lo,
+                        Rewriter& rewriter) {
+    std::map<unsigned, std::vector<const Replacement*>> expansions;  // by the invocation's file offset
+    std::map<unsigned, CharSourceRange> invocation;
+    for (const Replacement& r : replacements) {
+      SourceLocation b = r.call->getBeginLoc(), e = r.call->getEndLoc();
+      if (!b.isMacroID() && !e.isMacroID()) {
+        rewriter.ReplaceText(CharSourceRange::getTokenRange(r.call->getSourceRange()), r.text);
+        continue;
+      }
+      SourceLocation sb = sm.getSpellingLoc(b), se = sm.getSpellingLoc(e);
+      if (sm.isMacroArgExpansion(b) && sm.isMacroArgExpansion(e) && sm.isInMainFile(sb) &&
+          sm.getFileID(sb) == sm.getFileID(se) && !sm.isBeforeInTranslationUnit(se, sb) &&
+          sm.getExpansionRange(b).getBegin() == sm.getExpansionRange(e).getBegin()) {
+        rewriter.ReplaceText(CharSourceRange::getTokenRange(sb, se), r.text);
+        continue;
+      }
+      CharSourceRange range = sm.getExpansionRange(r.call->getSourceRange());
+      unsigned offset = sm.getFileOffset(range.getBegin());
+      expansions[offset].push_back(&r);
+      invocation[offset] = range;
+    }
+    if (expansions.empty()) return;
+    syntax::TokenBuffer tokens = std::move(*collector_).consume();
+    for (auto& [offset, group] : expansions) {
+      CharSourceRange range = invocation[offset];
+      unsigned end = sm.getFileOffset(Lexer::getLocForEndOfToken(range.getEnd(), 0, sm, lo));
+      if (range.isCharRange()) end = sm.getFileOffset(range.getEnd());
+      FileID file = sm.getFileID(range.getBegin());
+      std::string text;
+      const Replacement* open = nullptr;
+      for (const syntax::Token& t : tokens.expandedTokens()) {
+        if (t.kind() == tok::eof) continue;
+        SourceLocation at = sm.getExpansionLoc(t.location());
+        if (sm.getFileID(at) != file || sm.getFileOffset(at) < offset || sm.getFileOffset(at) >= end) continue;
+        if (!open)
+          for (const Replacement* r : group)
+            if (r->call->getBeginLoc() == t.location()) open = r;
+        if (open) {
+          if (t.location() == open->call->getEndLoc()) {
+            text += (text.empty() ? "" : " ") + open->text;
+            open = nullptr;
+          }
+          continue;
+        }
+        text += (text.empty() ? "" : " ") + t.text(sm).str();
+      }
+      StringRef original = Lexer::getSourceText(CharSourceRange::getCharRange(range.getBegin(),
+                                                                              range.getBegin().getLocWithOffset(
+                                                                                  int(end - offset))),
+                                                sm, lo);
+      text += std::string(std::count(original.begin(), original.end(), '\n'), '\n');
+      rewriter.ReplaceText(CharSourceRange::getCharRange(range.getBegin(), range.getBegin().getLocWithOffset(
+                                                                               int(end - offset))),
+                           text);
+    }
+  }
 
   // 'name' (built by appending: GCC 12 warns falsely on "'" + std::string).
   static std::string quoted(llvm::StringRef name) {
@@ -114,23 +190,46 @@ class Consumer : public ASTConsumer {
   }
 
   void handle(const RequestFinder::Request& r, ASTContext& context, Diagnostics& diags, Generator& generator,
-              Rewriter& rewriter, std::set<std::string>& inserted) {
+              Rewriter& rewriter, std::set<std::string>& inserted, std::vector<Replacement>& replacements) {
     const CallExpr* call = r.call;
     SourceManager& sm = context.getSourceManager();
     SourceLocation at = call->getBeginLoc();
-    if (at.isMacroID() || call->getEndLoc().isMacroID())
-      return diags.error(sm.getExpansionLoc(at), "adjoint::gradient cannot be requested inside a macro");
     const Expr* target = strip(call->getArg(0));
     if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf) target = strip(u->getSubExpr());
-    auto* ref = dyn_cast<DeclRefExpr>(target);
-    auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0));
+    // A function, a member function (`&S::f`), or a lambda or function object: its operator().
+    const FunctionDecl* fn = nullptr;
+    const CXXRecordDecl* callable = nullptr;
+    if (auto* lambda = dyn_cast<LambdaExpr>(target)) callable = lambda->getLambdaClass();
+    if (auto* ref = dyn_cast<DeclRefExpr>(target)) {
+      fn = dyn_cast<FunctionDecl>(ref->getDecl());
+      if (isa<VarDecl>(ref->getDecl())) callable = ref->getType()->getAsCXXRecordDecl();
+    }
+    if (callable) {
+      for (const CXXMethodDecl* m : callable->methods())
+        if (m->getOverloadedOperator() == OO_Call) {
+          if (fn)
+            return diags.error(call->getArg(0)->getBeginLoc(),
+                               "the function object has several operator() overloads; request a function that "
+                               "calls the one you mean");
+          fn = m;
+        }
+      if (callable->isLambda() && callable->capture_size() != 0)
+        return diags.error(call->getArg(0)->getBeginLoc(),
+                           "a gradient cannot be requested for a lambda with captures; pass the captured values as "
+                           "parameters");
+    }
     if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
-                         "the first argument of adjoint::gradient must name a function");
+                         "the first argument of adjoint::gradient must name a function, a member function "
+                         "(&S::f), a lambda or a function object");
+    if (fn->isTemplated())
+      return diags.error(call->getArg(0)->getBeginLoc(),
+                         "a generic lambda or template operator() cannot be requested; give its parameters types");
     if (!fn->getDefinition())
       return diags.error(
           call->getArg(0)->getBeginLoc(),
-          quoted(fn->getName()) + " has no body in this translation unit, so adjc cannot differentiate it");
+          quoted(fn->getNameAsString()) + " has no body in this translation unit, so adjc cannot differentiate it");
     fn = fn->getDefinition();
 
     std::string names;
@@ -141,36 +240,44 @@ class Consumer : public ASTConsumer {
                            "the parameters of adjoint::gradient must be a string literal");
       names = lit->getString().str();
     }
-    std::vector<bool> selected(fn->getNumParams(), false);
+    // One flag per parameter as adjc differentiates them: a member function's object first,
+    // selected by the name `this` (not by default).
+    const bool object = with_object(fn) != nullptr;
+    std::vector<bool> selected(fn->getNumParams() + (object ? 1 : 0), false);
     bool any = false;
     std::stringstream list(names);
     for (std::string name; std::getline(list, name, ',');) {
       name.erase(0, name.find_first_not_of(" \t"));
       name.erase(name.find_last_not_of(" \t") + 1);
       if (name.empty()) continue;
+      if (name == "this" && object) {
+        selected[0] = any = true;
+        continue;
+      }
       bool found = false;
       for (unsigned i = 0; i < fn->getNumParams(); ++i) {
         if (fn->getParamDecl(i)->getName() != name) continue;
         found = true;
         if (!is_differentiable(fn->getParamDecl(i)))
           return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter " + quoted(name) + " of " + quoted(fn->getName()) +
+                             "parameter " + quoted(name) + " of " + quoted(fn->getNameAsString()) +
                                  " is not differentiable (type " +
                                  quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
-        selected[i] = any = true;
+        selected[i + (object ? 1 : 0)] = any = true;
       }
       if (!found)
         return diags.error(call->getArg(1)->getBeginLoc(),
-                           quoted(fn->getName()) + " has no parameter named " + quoted(name));
+                           quoted(fn->getNameAsString()) + " has no parameter named " + quoted(name));
     }
     if (!any)
-      for (unsigned i = 0; i < fn->getNumParams(); ++i) any |= selected[i] = is_differentiable(fn->getParamDecl(i));
-    if (!any) return diags.error(at, quoted(fn->getName()) + " has no differentiable parameters");
+      for (unsigned i = 0; i < fn->getNumParams(); ++i)
+        any |= selected[i + (object ? 1 : 0)] = is_differentiable(fn->getParamDecl(i));
+    if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);
     if (diags.failed()) return;
-    rewriter.ReplaceText(CharSourceRange::getTokenRange(call->getSourceRange()),
-                         "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}");
+    replacements.push_back(
+        {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});
     if (!inserted.insert(g.declaration).second) return;
     // Declare the grad where the function itself is declared in this file, else before the
     // top-level declaration holding the request.
@@ -197,7 +304,8 @@ class Action : public ASTFrontendAction {
  public:
   explicit Action(Output& out) : out_(out) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<Consumer>(ci, out_);
+    // Tokens are recorded while the unit is parsed: requests made by macros are rewritten from them.
+    return std::make_unique<Consumer>(ci, out_, std::make_unique<syntax::TokenCollector>(ci.getPreprocessor()));
   }
 
  private:

@@ -37,6 +37,7 @@ struct Generator::Impl {
   std::vector<std::string> definitions;
   std::vector<std::string> sources;  // per request
   std::set<std::string> grads;
+  std::map<std::string, std::string> grad_masks;  // f_grad's parameter types -> the mask that has that name
 
   Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) {
     find_value_classes(c);
@@ -158,9 +159,9 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   Impl& I = *impl_;
   GeneratedGradient out;
   fn = fn->getDefinition();
-  if (isa<CXXMethodDecl>(fn) || !fn->getIdentifier()) {
-    I.diags.error(where,
-                  "a gradient can be requested for free functions only; request one that calls the member function");
+  if (base_name(fn).empty()) {
+    I.diags.error(where, "a gradient cannot be requested for operator '" + fn->getNameAsString() +
+                             "'; request a function that uses it");
     return out;
   }
   if (is_value_class(fn->getReturnType())) {
@@ -175,19 +176,19 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
   Emitter e(*ir, I.types, I.custom, I.context.getSourceManager());
-  std::string name = fn->getName().str();
+  // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
+  std::string name = base_name(fn);
   std::string params = e.params(), call_args, adjoint_params, pass;
-  for (const ParmVarDecl* p : fn->parameters()) call_args += (call_args.empty() ? "" : ", ") + ir->var_of.at(p)->name;
+  for (const Var* v : ir->params) call_args += (call_args.empty() ? "" : ", ") + v->name;
   pass = call_args;
   if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
   std::string param_types;
-  for (const ParmVarDecl* p : fn->parameters())
-    param_types += (param_types.empty() ? "" : ", ") + I.types.str(p->getType());
-  for (const ParmVarDecl* p : fn->parameters()) {
-    if (!is_differentiable(p)) continue;
-    std::string d = "_d_" + ir->var_of.at(p)->name;
-    if (mask[ir->var_of.at(p)->param_index]) {
-      std::string t = I.types.str(Emitter::adjoint_pointee(p->getType())) + "*";
+  for (const Var* v : ir->params) param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
+  for (const Var* v : ir->params) {
+    if (!v->differentiable) continue;
+    std::string d = "_d_" + v->name;
+    if (mask[v->param_index]) {
+      std::string t = I.types.str(Emitter::adjoint_pointee(v->param_type)) + "*";
       adjoint_params += ", " + t + " " + d;
       param_types += (param_types.empty() ? "" : ", ") + t;
       pass += (pass.empty() ? "" : ", ") + d;
@@ -197,7 +198,13 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   }
   std::string all_params = params + adjoint_params;
   if (params.empty() && !adjoint_params.empty()) all_params = adjoint_params.substr(2);
-  std::string signature = "void " + name + "_grad(" + all_params + ")";
+  // Requests of one function for different parameters of the same types would be the same
+  // overload of `f_grad`: the later ones are named after their parameters (`f_grad_01`).
+  std::string grad_name = name + "_grad";
+  std::string types_key = qualifier(fn) + grad_name + "(" + param_types + ")";
+  auto [taken, fresh] = I.grad_masks.emplace(types_key, mask_key(mask));
+  if (!fresh && taken->second != mask_key(mask)) grad_name += "_" + mask_key(mask);
+  std::string signature = "void " + grad_name + "(" + all_params + ")";
   std::string key = qualifier(fn) + signature;
   size_t index = I.sources.size();
   std::string source_fn = "_adjc_source_" + name + "_" + std::to_string(index);
@@ -211,7 +218,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   // One line: inserting it must not shift the user's line numbers.
   for (char& c : out.declaration)
     if (c == '\n') c = ' ';
-  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + name + "_grad)";
+  out.function_value = "static_cast<void (*)(" + param_types + ")>(&" + qualifier(fn) + grad_name + ")";
   out.source_function = qualifier(fn) + source_fn;
   return out;
 }

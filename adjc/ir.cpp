@@ -12,6 +12,13 @@ using namespace clang;
 
 Var* FunctionIR::var(const Expr* e) const {
   if (isa<CXXThisExpr>(strip(e))) return self;
+  if (auto* m = dyn_cast<MemberExpr>(strip(e)); m && !m->isArrow() && !member_var.empty()) {
+    auto* base = dyn_cast<DeclRefExpr>(strip(m->getBase()));
+    auto* vd = base ? dyn_cast<VarDecl>(base->getDecl()) : nullptr;
+    auto* field = dyn_cast<FieldDecl>(m->getMemberDecl());
+    auto it = member_var.find({vd, field});
+    return it == member_var.end() ? nullptr : it->second;
+  }
   auto* ref = dyn_cast<DeclRefExpr>(strip(e));
   if (!ref) return nullptr;
   auto* vd = dyn_cast<VarDecl>(ref->getDecl());
@@ -22,7 +29,7 @@ Var* FunctionIR::var(const Expr* e) const {
 
 Var* memory_root(const FunctionIR& ir, const Expr* e) {
   e = strip(e);
-  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
     Var* v = ir.var(e);
     if (!v) return nullptr;
     if (v->memory) return v;
@@ -54,7 +61,7 @@ void variables_read(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out)
     auto it = ir.call_result.find(call);
     if (it != ir.call_result.end()) return out.push_back(it->second);
   }
-  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
     if (Var* v = ir.var(e)) out.push_back(v);
     return;
   }

@@ -128,6 +128,8 @@ struct FunctionIR {
   std::vector<std::unique_ptr<Var>> vars;
   std::vector<std::unique_ptr<Node>> nodes;
   std::map<const clang::VarDecl*, Var*> var_of;
+  // Local structs used only through their members (`s.x`) are split: each member is a variable.
+  std::map<std::pair<const clang::VarDecl*, const clang::FieldDecl*>, Var*> member_var;
   std::map<const clang::CallExpr*, Var*> call_result;  // hoisted call -> its result temp
   std::set<const clang::CallExpr*> hoisted;
   Node* body = nullptr;
@@ -139,7 +141,8 @@ struct FunctionIR {
   bool returns_value = false;  // returns a floating value or a value class (has a d_result)
   bool valid = true;
 
-  Var* var(const clang::Expr* e) const;  // DeclRef to a variable of this function, or `this`
+  // DeclRef to a variable of this function, `this`, or a member `s.x` of a split local struct.
+  Var* var(const clang::Expr* e) const;
 };
 
 // Visits `n` and every node under it in pre-order (a block's children, then an if's branches, a

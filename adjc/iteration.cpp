@@ -116,7 +116,7 @@ bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nod
       out.push_back(e);
       return visit(cast<ArraySubscriptExpr>(e)->getIdx());
     }
-    if (isa<DeclRefExpr>(e) && memory_root(ir, e) == region) only_subscripts = false;
+    if ((isa<DeclRefExpr>(e) || ir.var(e)) && memory_root(ir, e) == region) only_subscripts = false;
     for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
   };
   for (const Node* n : nodes) {

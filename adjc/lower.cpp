@@ -5,6 +5,7 @@
 #include <clang/AST/StmtOpenMP.h>
 
 #include <functional>
+#include <set>
 
 #include "passes.hpp"
 
@@ -74,6 +75,7 @@ class Lowering {
       ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
       ir_.returns_value = is_adjoint_value(rt);
     }
+    find_split_structs(fn->getBody());
     ir_.body = make(NodeKind::Block, fn->getBody());
     lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
     int order = 0;
@@ -89,6 +91,11 @@ class Lowering {
   std::vector<Node*> loops_;
   Node* parallel_ = nullptr;
   int next_id_ = 1;
+  std::set<Node*> returns_from_;       // loops a `return` inside leaves
+  const VarDecl* returned_ = nullptr;  // `_returned`, set by a return inside a loop
+  std::set<const VarDecl*> split_;      // local structs split into one variable per member
+  std::set<const VarDecl*> objects_;    // local structs whose member functions are called: one object
+  std::set<const VarDecl*> addressed_;  // floating locals passed by address or non-const reference
 
   void fail(SourceLocation where, const std::string& message) {
     diags_.error(where, message);
@@ -150,6 +157,8 @@ class Lowering {
       v->pointer = true;
     } else if (t->isArrayType() || t->isRecordType()) {
       v->memory = true;
+    } else if (t->isRealFloatingType() && decl && addressed_.count(decl)) {
+      v->memory = true;  // passed by address: a one-element region
     } else if (t->isRealFloatingType()) {
       v->floating = !v->reference;
     } else if (!t->isIntegralOrEnumerationType() && !t->isBooleanType()) {
@@ -261,13 +270,28 @@ class Lowering {
     SourceLocation at = vd->getLocation();
     if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+    if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
+    // A lambda without captures: its calls are calls of its generated forward; no state to keep.
+    if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
+      if (closure->capture_size() != 0)
+        return fail(at, "lambdas with captures are not supported; pass the captured values as parameters");
+      return;
+    }
     const Expr* init = vd->getInit();
     if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
+    if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
+      return lower_array_init(vd, list, stmt, block);
+    if (objects_.count(vd)) return lower_object(vd, stmt, block);
+    if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
+      return fail(at, "local struct '" + vd->getName().str() +
+                          "' is used as a whole (passed, assigned or copied into an object that is), which is not "
+                          "supported; use and pass its members");
     if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
       return fail(at, "initialiser lists and constructors are not supported; assign the members");
     Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
     v->block = block;
-    if (v->memory && init) return fail(at, "initialising arrays or structs where they are declared is not supported");
+    if (v->memory && init && !is_floating(vd->getType()))
+      return fail(at, "initialising arrays or structs where they are declared is not supported");
     if (v->pointer) {
       if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
       v->base = pointer_base(init);
@@ -285,6 +309,287 @@ class Lowering {
     }
   }
 
+  // Local structs whose every use is a member `s.x` of a scalar, pointer or array member: each
+  // member becomes a variable of its own (`s_x`), so a struct of pointers into parameters is a set
+  // of local pointers, and each member is a region of its own.
+  void find_split_structs(const Stmt* body) {
+    std::set<const VarDecl*> whole;
+    std::vector<std::pair<const VarDecl*, const VarDecl*>> copies;  // `S b = a;`: split both or neither
+    auto local = [](const Expr* e) -> const VarDecl* {
+      auto* ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+      auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      return vd && vd->isLocalVarDecl() ? vd : nullptr;
+    };
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return;
+      if (auto* m = dyn_cast<MemberExpr>(s); m && !m->isArrow() && isa<FieldDecl>(m->getMemberDecl()))
+        if (isa<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts())) return;
+      // The object of a member call (`p.f(x)`, `p(x)`): the struct stays one object in memory.
+      const Expr* object = nullptr;
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) object = mc->getImplicitObjectArgument();
+      if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee()))
+        object = op->getArg(0);
+      if (const VarDecl* vd = local(object)) {
+        objects_.insert(vd);
+        for (const Stmt* c : s->children())
+          if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
+        return;
+      }
+      // A floating local whose address is taken or that a call writes through a reference.
+      if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+        if (const VarDecl* vd = local(u->getSubExpr()); vd && is_floating(vd->getType())) addressed_.insert(vd);
+      if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && call->getDirectCallee())
+        for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
+          QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
+          if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
+            if (const VarDecl* vd = local(call->getArg(i)); vd && is_floating(vd->getType())) addressed_.insert(vd);
+        }
+      if (auto* ref = dyn_cast<DeclRefExpr>(s))
+        if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
+      if (auto* ds = dyn_cast<DeclStmt>(s)) {
+        for (const Decl* d : ds->decls())
+          if (auto* vd = dyn_cast<VarDecl>(d)) {
+            if (vd->isLocalVarDecl() && splittable(vd->getType())) split_.insert(vd);
+            const Expr* init = vd->getInit() ? strip(vd->getInit()) : nullptr;
+            auto* c = dyn_cast_or_null<CXXConstructExpr>(init);
+            auto* ref = c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor()
+                            ? dyn_cast<DeclRefExpr>(strip(c->getArg(0)))
+                            : nullptr;
+            if (auto* from = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr) copies.push_back({vd, from});
+            else walk(vd->getInit());
+          }
+        return;
+      }
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    walk(body);
+    for (const VarDecl* vd : whole) split_.erase(vd);
+    for (const VarDecl* vd : objects_) split_.erase(vd);
+    for (const VarDecl* vd : whole) objects_.erase(vd);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto [to, from] : copies)
+        if (split_.count(to) != split_.count(from)) {
+          split_.erase(to);
+          split_.erase(from);
+          changed = true;
+        }
+    }
+  }
+
+  bool splittable(QualType t) {
+    auto* record = t->getAsRecordDecl();
+    if (!record || is_value_class(t) || record->isUnion() || t->isReferenceType()) return false;
+    if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isPolymorphic() || cxx->getNumBases() > 0))
+      return false;
+    for (const FieldDecl* f : record->fields()) {
+      QualType ft = f->getType().getCanonicalType();
+      if (f->isBitField() || ft->isReferenceType()) return false;
+      if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
+      if (!ft->isArithmeticType() && !ft->isPointerType()) return false;
+    }
+    return true;
+  }
+
+  // A literal zero of arithmetic type `t` (nullptr for other types): what a member or element
+  // without an initialiser in a braced list starts with.
+  const Expr* zero_of(QualType t) {
+    t = t.getCanonicalType();
+    if (t->isRealFloatingType())
+      return FloatingLiteral::Create(context_, llvm::APFloat::getZero(context_.getFloatTypeSemantics(t)), true, t,
+                                     SourceLocation());
+    if (t->isIntegerType() && !t->isBooleanType() && !t->isEnumeralType())
+      return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), 0), t, SourceLocation());
+    return nullptr;
+  }
+
+  // A member `s.x` of local `vd` as an expression.
+  Expr* member_ref(const VarDecl* vd, const FieldDecl* f) {
+    return MemberExpr::CreateImplicit(context_, const_cast<Expr*>(new_ref(vd)), false, const_cast<FieldDecl*>(f),
+                                      f->getType(), VK_LValue, OK_Ordinary);
+  }
+
+  // The value each member of a struct initialised by `init` starts with (nullptr: zero, as every
+  // local starts): an initialiser list (designated or not), a constructor whose members are
+  // initialised from its parameters or constants and whose body is empty, or a copy of another
+  // split struct.
+  bool member_inits(const VarDecl* vd, const Expr* init, std::vector<const Expr*>& out) {
+    const RecordDecl* record = vd->getType()->getAsRecordDecl();
+    std::vector<const FieldDecl*> fields(record->field_begin(), record->field_end());
+    out.assign(fields.size(), nullptr);
+    auto in_class = [&](size_t i) {
+      if (fields[i]->hasInClassInitializer()) out[i] = fields[i]->getInClassInitializer();
+    };
+    if (!init) {
+      for (size_t i = 0; i < fields.size(); ++i) in_class(i);
+      return true;
+    }
+    init = strip(init);
+    if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr());
+    if (auto* list = dyn_cast<InitListExpr>(init)) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+        if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e)) : nullptr;  // `{}` or `{v}` for a scalar member
+            inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
+          e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
+        if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(fields[i]->getType());
+        if (!e) continue;
+        if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
+        out[i] = e;
+      }
+      return true;
+    }
+    auto* construct = dyn_cast<CXXConstructExpr>(init);
+    if (!construct) return false;
+    const CXXConstructorDecl* ctor = construct->getConstructor();
+    if (ctor->isCopyOrMoveConstructor()) {
+      const Expr* from = strip(construct->getArg(0));
+      auto* ref = dyn_cast<DeclRefExpr>(from);
+      auto* other = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (other && split_.count(other)) {
+        for (size_t i = 0; i < fields.size(); ++i) out[i] = member_ref(other, fields[i]);
+        return true;
+      }
+      // A copy of a struct in memory (`S s = samples[i];`): member by member.
+      if (!memory_root(ir_, from)) return false;
+      for (size_t i = 0; i < fields.size(); ++i)
+        out[i] = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(from), false, const_cast<FieldDecl*>(fields[i]),
+                                            fields[i]->getType(), VK_LValue, OK_Ordinary);
+      return true;
+    }
+    if (ctor->isDefaultConstructor() && ctor->isTrivial()) {
+      for (size_t i = 0; i < fields.size(); ++i) in_class(i);
+      return true;
+    }
+    const FunctionDecl* definition = nullptr;
+    if (!ctor->hasBody(definition)) return false;
+    ctor = cast<CXXConstructorDecl>(definition);
+    auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
+    if (!body || !body->body_empty()) return false;
+    for (const CXXCtorInitializer* ci : ctor->inits()) {
+      const FieldDecl* f = ci->getMember();
+      if (!f) return false;
+      size_t i = std::find(fields.begin(), fields.end(), f) - fields.begin();
+      const Expr* e = strip(ci->getInit());
+      if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) {
+        out[i] = d->getExpr();
+        continue;
+      }
+      if (isa<ImplicitValueInitExpr>(e)) continue;
+      if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1) e = strip(paren->getExpr(0));
+      if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+        auto* p = dyn_cast<ParmVarDecl>(ref->getDecl());
+        if (!p) return false;
+        out[i] = construct->getArg(p->getFunctionScopeIndex());
+        continue;
+      }
+      if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) {
+        out[i] = e;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  void lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
+    SourceLocation at = vd->getLocation();
+    std::vector<const Expr*> inits;
+    if (!member_inits(vd, vd->getInit(), inits))
+      return fail(at, "initialising struct '" + vd->getName().str() +
+                          "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
+                          "constructor that only initialises members from its parameters");
+    const RecordDecl* record = vd->getType()->getAsRecordDecl();
+    size_t i = 0;
+    for (const FieldDecl* f : record->fields()) {
+      const Expr* init = inits[i++];
+      Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
+      v->block = block;
+      ir_.member_var[{vd, f}] = v;
+      if (v->pointer) {
+        if (!init)
+          return fail(at, "pointer member '" + f->getName().str() + "' of local struct '" + vd->getName().str() +
+                              "' must be initialised where the struct is declared");
+        v->base = pointer_base(init);
+        v->root = memory_root(ir_, init);
+        if (!v->base || !v->root)
+          return fail(init->getBeginLoc(), "pointer member '" + f->getName().str() + "' of local struct '" +
+                                               vd->getName().str() + "' must point into a parameter or local array");
+      }
+      if (!init) continue;
+      if (v->memory) {
+        auto* list = dyn_cast<InitListExpr>(strip(init));
+        if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+        continue;
+      }
+      size_t before = block->children.size();
+      lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
+      if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+        block->children.back()->definition = true;
+        block->children.back()->loc = at;
+        v->definition = block->children.back();
+      }
+    }
+  }
+
+  // A local struct whose member functions are called (a function object): one object in memory,
+  // its members initialised as a split struct's are, its adjoint a struct of the same type.
+  void lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
+    SourceLocation at = vd->getLocation();
+    auto* record = vd->getType()->getAsCXXRecordDecl();
+    if (!record || !splittable(vd->getType()) || !(record->isAggregate() || record->hasTrivialDefaultConstructor()))
+      return fail(at, "local object '" + vd->getName().str() +
+                          "' must be a struct of scalar, pointer and array members with a default constructor");
+    std::vector<const Expr*> inits;
+    if (!member_inits(vd, vd->getInit(), inits))
+      return fail(at, "initialising object '" + vd->getName().str() +
+                          "' this way is not supported; use an initialiser list ({a, b} or {.x = a})");
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+    v->block = block;
+    size_t i = 0;
+    for (const FieldDecl* f : record->fields()) {
+      const Expr* init = inits[i++];
+      if (!init) continue;
+      if (f->getType()->isArrayType()) {
+        auto* list = dyn_cast<InitListExpr>(strip(init));
+        if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+      } else {
+        lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
+      }
+    }
+  }
+
+  // `T a[N] = {x, y}`: the local array, then one assignment per element given (the rest are zero,
+  // as every local starts).
+  void lower_array_init(const VarDecl* vd, const InitListExpr* list, const Stmt* stmt, Node* block) {
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, vd->getLocation());
+    v->block = block;
+    lower_array_elements(const_cast<Expr*>(new_ref(vd)), list, stmt, block);
+  }
+
+  void lower_array_elements(Expr* array, const InitListExpr* list, const Stmt* stmt, Node* block) {
+    auto* type = cast<ConstantArrayType>(array->getType().getCanonicalType());
+    QualType element = type->getElementType();
+    // The elements not given are zero; locals start zero, so only a declaration that runs again
+    // (in a loop) assigns them.
+    uint64_t count = loops_.empty() ? list->getNumInits() : type->getSize().getZExtValue();
+    if (count - list->getNumInits() > 64)
+      return fail(list->getBeginLoc(), "a partly initialised array of more than 64 elements inside a loop is not "
+                                       "supported; zero it with a loop");
+    for (unsigned i = 0; i < count; ++i) {
+      const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+      if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
+      if (!e) continue;
+      if (isa<InitListExpr>(strip(e)))
+        return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
+      Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
+      auto* target = new (context_) ArraySubscriptExpr(array, index, element, VK_LValue, OK_Ordinary, e->getBeginLoc());
+      lower_assign(stmt, target, BO_Assign, e, block);
+    }
+  }
+
   // A DeclRefExpr naming `vd` (the left side of a declaration's initialisation).
   const Expr* new_ref(const VarDecl* vd) {
     return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
@@ -294,6 +599,13 @@ class Lowering {
   void lower_expr_stmt(const Expr* e, Node* block) {
     const Stmt* stmt = e;
     e = strip(e);
+    if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
+      lower_expr_stmt(b->getLHS(), block);
+      return lower_expr_stmt(b->getRHS(), block);
+    }
+    // `(void)x;`: a use that computes nothing.
+    if (auto* c = dyn_cast<CStyleCastExpr>(e); c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr())))
+      return;
     if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
       BinaryOperatorKind op = b->getOpcode();
       return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
@@ -381,10 +693,10 @@ class Lowering {
       return add(block, n);
     }
     if (auto* rs = dyn_cast<ReturnStmt>(s)) {
-      if (!loops_.empty()) return fail(at, "return inside a loop is not supported; break out of the loop first");
       if (const Expr* value = rs->getRetValue()) {
         lower_return_value(s, value, block);
       }
+      if (!loops_.empty()) return lower_return_in_loop(s, block);
       Node* n = make(NodeKind::Jump, s);
       n->jump = JumpKind::Return;
       n->id = next_id_++;
@@ -405,9 +717,186 @@ class Lowering {
       return lower_for(fs, block, true);
     }
     if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
-    if (isa<SwitchStmt>(s)) return fail(at, "switch statements are not supported; use if/else");
+    if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
     if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
     fail(at, std::string("unsupported statement (") + s->getStmtClassName() + ")");
+  }
+
+  // `return` inside loops: sets `_returned` and breaks out of the innermost loop; after each
+  // loop it leaves, `if (_returned)` breaks out of the next one, and after the outermost returns.
+  // Only constructs the sweeps already handle (an integer local, breaks, branches).
+  void lower_return_in_loop(const Stmt* s, Node* block) {
+    Node* loop = loops_.back();
+    lower_assign(s, new_ref(returned_flag()), BO_Assign, int_literal(1), block);
+    add(block, jump(s, JumpKind::Break, loop));
+    returns_from_.insert(loop);
+  }
+
+  // After loop `n` (added to `block`): leaves the enclosing loop, or the function, when a return
+  // inside `n` ran.
+  void leave_after_return(Node* n, Node* block) {
+    if (!returns_from_.count(n)) return;
+    Node* branch = make(NodeKind::If, n->stmt);
+    branch->cond = new_ref(returned_flag());
+    branch->then_node = make(NodeKind::Block, n->stmt);
+    branch->then_node->parent = branch;
+    if (loops_.empty()) {
+      Node* r = jump(n->stmt, JumpKind::Return, nullptr);
+      ir_.returns.push_back(r);
+      add(branch->then_node, r);
+    } else {
+      add(branch->then_node, jump(n->stmt, JumpKind::Break, loops_.back()));
+      returns_from_.insert(loops_.back());
+    }
+    add(block, branch);
+  }
+
+  Node* jump(const Stmt* s, JumpKind kind, Node* loop) {
+    Node* n = make(NodeKind::Jump, s);
+    n->jump = kind;
+    n->target_loop = loop;
+    n->id = next_id_++;
+    if (loop) loop->jumps.push_back(n);
+    return n;
+  }
+
+  // The integer local `_returned`, declared (zero) at function scope.
+  const VarDecl* returned_flag() {
+    if (returned_) return returned_;
+    auto* fn = const_cast<FunctionDecl*>(ir_.fn);
+    returned_ = VarDecl::Create(context_, fn, fn->getLocation(), fn->getLocation(), &context_.Idents.get("_returned"),
+                                context_.IntTy, context_.getTrivialTypeSourceInfo(context_.IntTy), SC_None);
+    Var* v = make_var("_returned", context_.IntTy, VarKind::Local, returned_, fn->getLocation());
+    v->block = ir_.body;
+    return returned_;
+  }
+
+  const Expr* int_literal(int value) {
+    return IntegerLiteral::Create(context_, llvm::APInt(32, value), context_.IntTy, SourceLocation());
+  }
+
+  // A case label's statements, up to the next label.
+  struct CaseGroup {
+    std::vector<const Expr*> values;  // empty with `is_default`
+    bool is_default = false;
+    std::vector<const Stmt*> body;
+    SourceLocation loc;
+  };
+
+  // `switch` as an if/else chain on `cond == value`: each case (labels sharing statements are one
+  // case) must end in break, return or continue, or be the last; `default` is the final else.
+  void lower_switch(const SwitchStmt* sw, Node* block) {
+    SourceLocation at = sw->getBeginLoc();
+    if (sw->getInit() || sw->getConditionVariable())
+      return fail(at, "switch statements with initialisers or condition variables are not supported");
+    auto* body = dyn_cast<CompoundStmt>(sw->getBody());
+    if (!body) return fail(at, "a switch body must be a braced block of cases");
+    bool has_call = false;
+    std::function<void(const Stmt*)> find_call = [&](const Stmt* e) {
+      if (!e) return;
+      has_call |= isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e);
+      for (const Stmt* c : e->children()) find_call(c);
+    };
+    find_call(sw->getCond());
+    if (has_call)
+      return fail(sw->getCond()->getBeginLoc(),
+                  "a switch condition that calls a function is not supported; store its value in a local first");
+    check_expression(ir_, custom_, diags_, sw->getCond());
+    std::vector<CaseGroup> cases;
+    for (const Stmt* c : body->body()) {
+      const Stmt* sub = c;
+      bool labelled = false;
+      while (isa<clang::SwitchCase>(sub)) {
+        if (!labelled && (cases.empty() || !cases.back().body.empty())) cases.push_back({});
+        labelled = true;
+        cases.back().loc = sub->getBeginLoc();
+        if (auto* cs = dyn_cast<CaseStmt>(sub)) {
+          if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), "case ranges are not supported");
+          cases.back().values.push_back(cs->getLHS());
+          sub = cs->getSubStmt();
+        } else {
+          cases.back().is_default = true;
+          sub = cast<DefaultStmt>(sub)->getSubStmt();
+        }
+      }
+      if (cases.empty()) return fail(c->getBeginLoc(), "statements before the first case label are not supported");
+      cases.back().body.push_back(sub);
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+      CaseGroup& k = cases[i];
+      // `case 1: { ...; break; }`: the block's statements are the case's.
+      while (!k.body.empty() && isa<CompoundStmt>(k.body.back()) && !cast<CompoundStmt>(k.body.back())->body_empty()) {
+        auto* inner = cast<CompoundStmt>(k.body.back());
+        k.body.pop_back();
+        k.body.insert(k.body.end(), inner->body_begin(), inner->body_end());
+      }
+      const Stmt* last = k.body.empty() ? nullptr : k.body.back();
+      bool ends = last && (isa<BreakStmt>(last) || isa<ReturnStmt>(last) || isa<ContinueStmt>(last));
+      if (!ends && i + 1 < cases.size())
+        return fail(k.loc, "a switch case that falls through into the next is not supported; end it with 'break'");
+      if (last && isa<BreakStmt>(last)) k.body.pop_back();
+      for (const Stmt* st : k.body)
+        if (const Stmt* b = switch_break(st))
+          return fail(b->getBeginLoc(),
+                      "'break' out of a switch from inside a statement of its case is not supported; restructure "
+                      "the case with if/else");
+    }
+    // The chain, built from its end: the default's statements are the last else.
+    Node* chain = nullptr;
+    const Expr* cond = new (context_) ParenExpr(at, at, const_cast<Expr*>(sw->getCond()));
+    for (size_t i = cases.size(); i-- > 0;) {
+      const CaseGroup& k = cases[i];
+      if (k.is_default) continue;
+      Node* n = make(NodeKind::If, sw);
+      n->loc = k.loc;
+      Expr* test = nullptr;
+      for (const Expr* v : k.values) {
+        Expr* eq = BinaryOperator::Create(context_, const_cast<Expr*>(cond), const_cast<Expr*>(v), BO_EQ,
+                                          context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc, FPOptionsOverride());
+        test = test ? BinaryOperator::Create(context_, test, eq, BO_LOr, context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc,
+                                             FPOptionsOverride())
+                    : eq;
+      }
+      n->cond = test;
+      n->then_node = lower_statements(k.body, sw);
+      n->then_node->parent = n;
+      if (chain) {
+        n->else_node = make(NodeKind::Block, sw);
+        add(n->else_node, chain);
+        n->else_node->parent = n;
+      }
+      chain = n;
+    }
+    for (const CaseGroup& k : cases)
+      if (k.is_default) {
+        Node* d = lower_statements(k.body, sw);
+        if (!chain) {
+          add(block, d);
+          return;
+        }
+        // The default goes at the end of the chain.
+        Node* last = chain;
+        while (last->else_node) last = last->else_node->children.front();
+        last->else_node = d;
+        d->parent = last;
+      }
+    if (chain) add(block, chain);
+  }
+
+  Node* lower_statements(const std::vector<const Stmt*>& stmts, const Stmt* owner) {
+    Node* b = make(NodeKind::Block, owner);
+    for (const Stmt* st : stmts) lower_stmt(st, b);
+    return b;
+  }
+
+  // A `break` in `s` that leaves the enclosing switch (not inside a loop or switch of its own).
+  static const Stmt* switch_break(const Stmt* s) {
+    if (!s) return nullptr;
+    if (isa<BreakStmt>(s)) return s;
+    if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s)) return nullptr;
+    for (const Stmt* c : s->children())
+      if (const Stmt* b = switch_break(c)) return b;
+    return nullptr;
   }
 
   // The return value's assignment (`_ret = value`).
@@ -480,6 +969,7 @@ class Lowering {
     loops_.pop_back();
     parallel_ = saved_parallel;
     add(block, n);
+    leave_after_return(n, block);
   }
 
   void lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
@@ -499,6 +989,7 @@ class Lowering {
     }
     loops_.pop_back();
     add(block, n);
+    leave_after_return(n, block);
   }
 };
 

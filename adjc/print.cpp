@@ -117,14 +117,18 @@ std::string Printer::primal(const Expr* e) const {
     return call_text(call);
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
-  if (auto* m = dyn_cast<MemberExpr>(e))
+  if (auto* m = dyn_cast<MemberExpr>(e)) {
+    if (Var* v = ir_.var(m)) return v->name;
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+  }
   if (auto* u = dyn_cast<UnaryOperator>(e))
     return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
   if (auto* b = dyn_cast<BinaryOperator>(e))
     return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
   if (auto* c = dyn_cast<ConditionalOperator>(e))
     return primal(c->getCond()) + " ? " + primal(c->getTrueExpr()) + " : " + primal(c->getFalseExpr());
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && c->getSubExpr()->getType()->isPointerType())
+    return "reinterpret_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
   if (auto* c = dyn_cast<ExplicitCastExpr>(e))
     return "static_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
   std::string out;
@@ -173,7 +177,7 @@ std::string Printer::scalar_adjoint(const Var* v) const {
 std::string Printer::adjoint(const Expr* e) const {
   e = strip(e);
   if (auto* call = dyn_cast<CallExpr>(e)) return "_d_" + ir_.call_result.at(call)->name;
-  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir_.var(e)) {
     Var* v = ir_.var(e);
     if (v->pointer && v->kind != VarKind::Param)
       return "(" + adjoint(v->base) + " + (" + v->name + " - " + primal(v->base) + "))";

@@ -45,7 +45,7 @@ class ExpressionCheck {
     if (auto* b = dyn_cast<BinaryOperator>(e)) {
       if (b->isAssignmentOp())
         return fail(at, "assignments inside expressions are not supported; write them as statements");
-      if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported");
+      if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported inside expressions; write its operands as statements");
       check_expr(b->getLHS());
       check_expr(b->getRHS());
       return;
@@ -77,6 +77,7 @@ class ExpressionCheck {
       return;
     }
     if (auto* m = dyn_cast<MemberExpr>(e)) {
+      if (ir_.var(m)) return;
       if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
       if (m->getMemberDecl()->getAccess() != AS_public)
         return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +
@@ -110,9 +111,13 @@ class ExpressionCheck {
   }
 
   void check_cast(const ExplicitCastExpr* cast, SourceLocation at) {
+    QualType to = cast->getType(), from = cast->getSubExpr()->getType();
+    // An address as an integer (`reinterpret_cast<std::uintptr_t>(p) % 64`): no derivative.
+    if ((isa<CXXReinterpretCastExpr>(cast) || isa<CStyleCastExpr>(cast)) && from->isPointerType() &&
+        to->isIntegerType())
+      return check_expr(cast->getSubExpr());
     if (!isa<CStyleCastExpr>(cast) && !isa<CXXStaticCastExpr>(cast) && !isa<CXXFunctionalCastExpr>(cast))
       return fail(at, std::string("unsupported cast '") + cast->getStmtClassName() + "'");
-    QualType to = cast->getType(), from = cast->getSubExpr()->getType();
     if (!to->isArithmeticType() || !from->isArithmeticType())
       return fail(at, "casts other than between arithmetic types are not supported");
     return check_expr(cast->getSubExpr());

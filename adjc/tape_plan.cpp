@@ -25,12 +25,12 @@ void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out)
   e = strip(e);
   if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call))
     return out.values.push_back(ir.call_result.at(call));
-  if (is_memory_read(e))
-    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
-  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
     if (Var* v = ir.var(e); v && !v->memory) out.values.push_back(v);
     return;
   }
+  if (is_memory_read(e))
+    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
 }
@@ -56,9 +56,9 @@ bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
 // Variables an lvalue's address depends on: indices and pointer variables.
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   e = strip(e);
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+  if (isa<DeclRefExpr>(e) || ir.var(e)) {
     // Pointer parameters cannot be reassigned, so only local pointers' values matter.
-    if (Var* v = ir.var(ref); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
+    if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
     return;
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {
@@ -308,6 +308,57 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
     }
 }
 
+// The member of a struct a pointer or lvalue expression addresses memory through (`a.out + k`,
+// `a.layers[l].qkv`, `&s.buf[i]`: the pointer or array member `out`, `qkv`, `buf`); nullptr when it is
+// not reached through one. Distinct pointer members are assumed not to alias, as distinct pointer
+// parameters are, so each member is a region of its own within its struct.
+const FieldDecl* member_region(const Expr* e) {
+  e = strip(e);
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
+    return member_region(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref))
+    return member_region(u->getSubExpr());
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return member_region(s->getBase());
+  if (auto* m = dyn_cast<MemberExpr>(e)) {
+    QualType t = m->getType().getCanonicalType();
+    if (t->isPointerType() || t->isArrayType()) return dyn_cast<FieldDecl>(m->getMemberDecl());
+    return member_region(m->getBase());
+  }
+  return nullptr;
+}
+
+// Whether node `n` accesses `region` other than through pointer or array members other than `member`.
+bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, const FieldDecl* member) {
+  bool found = false;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e || found) return;
+    e = strip(e);
+    if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param && v->root == region) {
+      const FieldDecl* through = member_region(v->base);  // a local pointer into the region
+      found = !through || through == member;
+      return;
+    }
+    if (auto* m = dyn_cast<MemberExpr>(e); m && memory_root(ir, m) == region) {
+      QualType t = m->getType().getCanonicalType();
+      if (t->isPointerType() || t->isArrayType()) {
+        found = m->getMemberDecl() == member;
+        return;
+      }
+    }
+    if ((isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region) {
+      found = true;  // the whole struct
+      return;
+    }
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  if (n->kind == NodeKind::Call)
+    for (const AdArg& a : ad_args(n->call)) visit(a.expr);
+  visit(n->lhs);
+  visit(n->rhs);
+  visit(n->cond);
+  return found;
+}
+
 // A call's result is taped like an assignment's target. Memory the call writes is not taped: a
 // call that overwrites what the reverse reads is rejected, as is an argument read from memory the
 // call writes.
@@ -327,11 +378,13 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
     if (!is_written_param(params[i].type)) continue;
     Var* region = memory_root(ir, args[i].expr);
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
+    const FieldDecl* member = member_region(args[i].expr);
     for (const ReadSite& r : reads)
       // A custom pullback reads memory as its call left it, so a call in a loop also destroys
       // what its own earlier iterations' pullbacks read (generated callees restore it from
-      // their tape).
-      if (r.var == region && (r.node != n || custom_callee) && (r.node->order < n->order || shares_loop(r.node, n))) {
+      // their tape). Reads through other pointer members of a struct read other memory.
+      if (r.var == region && (r.node != n || custom_callee) && (r.node->order < n->order || shares_loop(r.node, n)) &&
+          (!member || accesses_member(ir, r.node, region, member))) {
         diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
                                 "' but the derivative needs its earlier value; copy it first");
         break;

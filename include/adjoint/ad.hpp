@@ -216,8 +216,11 @@ struct gradient_function {
 // Requests the gradient of `fn` with respect to the named parameters (comma-separated; empty
 // = every differentiable parameter). adjc replaces the call; see docs/adjc.md.
 #ifdef ADJOINT_ADJC
+// Defined, so that a lambda's (unnamed) type may be passed while adjc parses the unit.
 template <class F>
-detail::gradient_request gradient(F&& fn, const char* parameters = "");
+detail::gradient_request gradient(F&&, const char* = "") {
+  return {};
+}
 #else
 template <class F>
 detail::gradient_request gradient(F&&, const char* = "") {

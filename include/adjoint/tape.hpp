@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 
+#include "adjoint/tape/fail.hpp"
 #include "adjoint/tape/slab_store.hpp"
 
 namespace adjoint {
@@ -96,8 +97,8 @@ class tape {
   // push_n). Throws std::out_of_range, popping nothing, if the tape holds fewer than n.
   void pop_n(T* out, std::size_t n) {
     if (n > size()) {
-      throw std::out_of_range("adjoint::tape::pop_n: " + std::to_string(n) +
-                              " elements requested, " + std::to_string(size()) + " on the tape");
+      ADJOINT_THROW(std::out_of_range("adjoint::tape::pop_n: " + std::to_string(n) +
+                              " elements requested, " + std::to_string(size()) + " on the tape"));
     }
     while (n > 0) {
       if (top_ == begin_) step_back();
@@ -131,7 +132,7 @@ class tape {
 
   // The current block is empty: continue at the end of the (full) block before it.
   [[gnu::noinline]] void step_back() {
-    if (below_ == 0) throw std::out_of_range("adjoint::tape: pop or back on an empty tape");
+    if (below_ == 0) ADJOINT_THROW(std::out_of_range("adjoint::tape: pop or back on an empty tape"));
     std::byte* slab = store_.retreat();
     if (slab == nullptr) {
       enter_inline_block();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "adjoint/tape/fail.hpp"
 #include "adjoint/tape/spill_file.hpp"
 
 namespace adjoint {
@@ -50,16 +51,16 @@ class slab_store {
       : options_(std::move(options)),
         slab_bytes_(options_.slab_bytes / element_bytes * element_bytes) {
     if (slab_bytes_ == 0) {
-      throw std::invalid_argument("adjoint::tape: slab_bytes (" +
+      ADJOINT_THROW(std::invalid_argument("adjoint::tape: slab_bytes (" +
                                   std::to_string(options_.slab_bytes) +
                                   ") is smaller than one element (" +
-                                  std::to_string(element_bytes) + " bytes)");
+                                  std::to_string(element_bytes) + " bytes)"));
     }
     if (options_.memory_budget_bytes != 0) {
       if (options_.memory_budget_bytes < 3 * slab_bytes_) {
-        throw std::invalid_argument(
+        ADJOINT_THROW(std::invalid_argument(
             "adjoint::tape: memory_budget_bytes (" + std::to_string(options_.memory_budget_bytes) +
-            ") must be 0 or at least 3 slabs (" + std::to_string(3 * slab_bytes_) + " bytes)");
+            ") must be 0 or at least 3 slabs (" + std::to_string(3 * slab_bytes_) + " bytes)"));
       }
       max_buffers_ = options_.memory_budget_bytes / slab_bytes_;
       write_ahead_ = std::max<std::size_t>(1, max_buffers_ / 8);
@@ -129,7 +130,7 @@ class slab_store {
 
   std::byte* new_buffer() {
     std::byte* b = try_new_buffer();
-    if (!b) throw std::bad_alloc();
+    if (!b) ADJOINT_THROW(std::bad_alloc());
     return b;
   }
   std::byte* try_new_buffer() noexcept {
@@ -183,7 +184,7 @@ class slab_store {
   }
 
   void evict_oldest() {
-    if (!evictable()) throw std::logic_error("adjoint::tape: no slab to spill (budget too small)");
+    if (!evictable()) ADJOINT_THROW(std::logic_error("adjoint::tape: no slab to spill (budget too small)"));
     std::size_t i = *resident_.begin();
     slab& s = slabs_[i];
     if (!s.dirty) {  // its disk copy is current: just drop the buffer
@@ -244,8 +245,8 @@ class slab_store {
       start_read(i, acquire_buffer());
       while (s.st == state::reading) wait_front(false);
       if (s.st != state::resident) {
-        throw tape_error("adjoint::tape: reading spill file '" + file_->path().string() +
-                         "' failed: " + std::strerror(last_read_error_));
+        ADJOINT_THROW(tape_error("adjoint::tape: reading spill file '" + file_->path().string() +
+                         "' failed: " + std::strerror(last_read_error_)));
       }
     }
   }
@@ -298,9 +299,9 @@ class slab_store {
       inflight_head_ = 0;
     }
     if (write_error != 0 && throw_write_errors) {
-      throw tape_error("adjoint::tape: writing spill file '" + file_->path().string() +
+      ADJOINT_THROW(tape_error("adjoint::tape: writing spill file '" + file_->path().string() +
                        "' failed: " + std::strerror(write_error) +
-                       " (the tape keeps its data in memory)");
+                       " (the tape keeps its data in memory)"));
     }
   }
 

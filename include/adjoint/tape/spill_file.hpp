@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "adjoint/tape/fail.hpp"
+
 namespace adjoint {
 
 // Every failure of the tape's disk layer (cannot create the file, a write or read failed).
@@ -45,12 +47,12 @@ class spill_file {
       : fault_(std::move(fault)) {
     std::error_code ec;
     std::filesystem::path folder = dir.empty() ? std::filesystem::temp_directory_path(ec) : dir;
-    if (ec) throw tape_error("adjoint::tape: no temp folder for the spill file: " + ec.message());
+    if (ec) ADJOINT_THROW(tape_error("adjoint::tape: no temp folder for the spill file: " + ec.message()));
     std::string name = (folder / "adjoint-tape-XXXXXX").string();
     fd_ = ::mkstemp(name.data());
     if (fd_ < 0) {
-      throw tape_error("adjoint::tape: cannot create a spill file in '" + folder.string() +
-                       "': " + std::strerror(errno));
+      ADJOINT_THROW(tape_error("adjoint::tape: cannot create a spill file in '" + folder.string() +
+                       "': " + std::strerror(errno)));
     }
     ::unlink(name.c_str());
     path_ = name;

@@ -1,8 +1,11 @@
 #include <adjoint/ad.hpp>
 double f(double x, int k) {
-  switch (k) {  // error: switch statements are not supported
-    case 0: return x;
-    default: return x * x;
+  double r = x;
+  switch (k) {
+    case 0: r = r * x;  // error: a switch case that falls through into the next is not supported; end it with 'break'
+    case 1: r = r * x; break;
+    default: r = -x;
   }
+  return r;
 }
 void request() { auto g = adjoint::gradient(f, "x"); (void)g; }

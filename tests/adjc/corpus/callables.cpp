@@ -1,0 +1,61 @@
+// Corpus: gradients of member functions (`&S::f`, the object first by pointer), of function
+// objects and of lambdas without captures; lambdas and function objects called inside
+// differentiated code; floating locals passed by address or by reference to callees.
+#include <adjoint/ad.hpp>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+struct Quadratic {
+  double a, b;
+  double at(double x) const { return a * x * x + b * x; }
+  double operator()(double x, double y) const { return at(x) * y; }
+};
+struct Stateless {
+  float operator()(const float* x, int n) const {
+    float s = 0;
+    for (int i = 0; i < n; i++) s += x[i] * x[i] * x[i];
+    return s;
+  }
+};
+void scale_into(double* out, double v, double k) { *out = v * k; }
+void accumulate_square(double& acc, double v) { acc += v * v; }
+double calls_callables(double x, double y) {
+  auto cube = [](double v) { return v * v * v; };
+  Quadratic q = {0.5, -1.5};
+  double u = 0;
+  scale_into(&u, cube(x), y);
+  double w = u * 2;
+  accumulate_square(w, x);
+  return q(w, y) + cube(y);
+}
+
+TEST(Callables, member_function) {
+  Quadratic q{0.75, -0.25};
+  check("Quadratic::at", adjoint::gradient(&Quadratic::at, "x"), [](const Quadratic* s, double x) { return s->at(x); },
+        Fixed<const Quadratic*>{&q}, Scalar<double>{});
+  Quadratic dq{};
+  double x = 0.6, dx = 0;
+  adjoint::gradient(&Quadratic::at, "this, x").execute(&q, x, &dq, &dx);
+  EXPECT_NEAR(dq.a, x * x, 1e-12);
+  EXPECT_NEAR(dq.b, x, 1e-12);
+  EXPECT_NEAR(dx, 2 * q.a * x + q.b, 1e-12);
+}
+TEST(Callables, function_objects) {
+  Quadratic q{0.75, -0.25};
+  check("Quadratic()", adjoint::gradient(q, "x, y"), [](const Quadratic* s, double x, double y) { return (*s)(x, y); },
+        Fixed<const Quadratic*>{&q}, Scalar<double>{}, Scalar<double>{});
+  Stateless s;
+  check("Stateless()", adjoint::gradient(s, "x"), [](const Stateless* f, const float* x, int n) { return (*f)(x, n); },
+        Fixed<const Stateless*>{&s}, In<float>{4}, 4);
+}
+TEST(Callables, lambdas) {
+  auto f = [](double x, double y) { return x * x * y + y / (1 + x * x); };
+  check("lambda", adjoint::gradient(f), f, Scalar<double>{}, Scalar<double>{});
+  auto inline_lambda = adjoint::gradient([](float x) { return x * x * 3.0f; });
+  check("inline lambda", inline_lambda, [](float x) { return x * x * 3.0f; }, Scalar<float>{});
+}
+TEST(Callables, callables_as_callees) {
+  check("calls_callables", adjoint::gradient(calls_callables), calls_callables, Scalar<double>{}, Scalar<double>{});
+}
