@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
     const char* names[] = {"arrays manual", "arrays generated", "tensor"};
     auto run = [&](int k) {
       if (k == 2) return tensor->forward_backward(tokens.data(), tokens.data() + 1, B, T);
-      return model->forward_backward(tokens.data(), tokens.data() + 1, B, T, k ? Backward::generated : Backward::manual);
+      model->use_backward(k ? Backward::generated : Backward::manual);
+      return model->forward_backward(tokens.data(), tokens.data() + 1, B, T);
     };
     // fwdbwd, then the whole step (AdamW's update too), each in CPU and wall time.
     std::vector<double> fwdbwd_cpu[3], step_cpu[3], fwdbwd_wall[3], step_wall[3];
