@@ -350,9 +350,22 @@ class Lowering {
     if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
     const Expr* init = vd->getInit();
     if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
-    if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
-      return fail(at, "initialiser lists and constructors are not supported; assign the members");
-    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+    std::string name = vd->getName().str();
+    if (init && isa<LambdaExpr>(strip(init)))
+      return fail(at, "lambdas are not supported ('" + name + "'); write it as a named function and call that");
+    QualType type = vd->getType().getCanonicalType();
+    if (init && !is_library_class(type) && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init)))) {
+      if (type->isArrayType())
+        return fail(at, "initialising local array '" + name +
+                            "' where it is declared is not supported; declare it, then assign its elements");
+      if (type->isRecordType() && !is_value_class(type))
+        return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
+                            "' is not supported (structs are supported as parameters); use a local variable per "
+                            "member");
+      return fail(at, "initialiser lists and constructors are not supported ('" + name +
+                          "'); declare it, then assign it a value");
+    }
+    Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
     v->block = block;
     if (v->memory && init) return fail(at, "initialising arrays or structs where they are declared is not supported");
     if (v->pointer) {
