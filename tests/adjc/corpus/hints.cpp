@@ -1,5 +1,6 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
-// library_class_param, lambda, local_struct, initializer_list); each builds and is right.
+// library_class_param, lambda, local_struct, initializer_list,
+// reference_result); each builds and is right.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -39,7 +40,14 @@ double local_array(double x) {
   v[1] = x * x;
   return v[0] * v[1];
 }
+// reference_result: the value returned.
+double element(const double* p, int k) { return p[k]; }
+double element_product(const double* x) { return element(x, 1) * x[0]; }
 
+TEST(Hints, value_result) {
+  auto g = adjoint::gradient(element_product);
+  check("element_product", g, element_product, In<double>{2});
+}
 TEST(Hints, custom_pullback_for_a_library_function) {
   auto g = adjoint::gradient(blend);
   check("blend", g, blend, Scalar<double>{}, Scalar<double>{});
