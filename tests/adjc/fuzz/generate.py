@@ -17,7 +17,8 @@ assignment, ++/--, ?:, if/else, counted for loops (up, down, step 2; nested up t
 continue), while and do loops with a bounded int counter, reads x[i], x[i + 1], x[n - 1 - i],
 c[k], y[...], in-place updates of y, local pointers into x and y (and walking ones), int locals
 used as indices and loop bounds, local double[3] arrays, running maxima, the math functions exp
-log sqrt tanh sin cos fabs fmax fmin pow erf on arguments kept in their domains, and calls of up
+log sqrt tanh sin cos fabs fmax fmin pow erf and the rule table's library functions (std::max,
+min, clamp, the <cmath> set; C and float spellings) on arguments kept in their domains, and calls of up
 to three random helper functions (double(double, double), double(const double*, double), and
 void(double* o, const double* p, double) writing o[0]). n is mostly 3..6, sometimes 63..130.
 
