@@ -49,7 +49,10 @@ TEST(Branches, logical) {
   adjoint::gradient(logical, "x").execute(0.5, nullptr, 0, &dx);
   EXPECT_EQ(dx, 2 * 0.5 + 1);
 }
-TEST(Branches, nested) { auto g = adjoint::gradient(nested); check("nested", g, nested, Out<double>{6}, In<double>{6}, 6); }
+TEST(Branches, nested) {
+  auto g = adjoint::gradient(nested);
+  check("nested", g, nested, Out<double>{6}, In<double>{6}, 6);
+}
 TEST(Branches, argument) {
   auto g = adjoint::gradient(argument, "x");
   check("argument_2", g, argument, Scalar<double>{}, 2);

@@ -56,8 +56,14 @@ TEST(Hints, pointer_and_length) {
   auto g = adjoint::gradient(sum_squares);
   check("sum_squares", g, sum_squares, In<double>{3}, 3);
 }
-TEST(Hints, named_function) { auto g = adjoint::gradient(with_square); check("with_square", g, with_square, Scalar<double>{}); }
-TEST(Hints, local_per_member) { auto g = adjoint::gradient(layer); check("layer", g, layer, In<double>{2}, Scalar<double>{}); }
+TEST(Hints, named_function) {
+  auto g = adjoint::gradient(with_square);
+  check("with_square", g, with_square, Scalar<double>{});
+}
+TEST(Hints, local_per_member) {
+  auto g = adjoint::gradient(layer);
+  check("layer", g, layer, In<double>{2}, Scalar<double>{});
+}
 TEST(Hints, array_elements_assigned) {
   auto g = adjoint::gradient(local_array);
   check("local_array", g, local_array, Scalar<double>{});
