@@ -19,7 +19,7 @@ double logical(double x, const double* p, int n) {
   return (both ? x * 2 : x) + (either ? x * x : 1.0);
 }
 // Nested conditionals with calls on both sides, in a loop, and in a call's argument.
-void nested(double* y, const double* x, int n) {
+void nested_calls(double* y, const double* x, int n) {
   for (int i = 0; i < n; i++)
     y[i] = x[i] > 0 ? (i % 2 == 0 ? power(x[i], 2) : positive_part(x[i]) * 3) : power(x[i], 3) + 1;
 }
@@ -49,9 +49,9 @@ TEST(Branches, logical) {
   adjoint::gradient(logical, "x").execute(0.5, nullptr, 0, &dx);
   EXPECT_EQ(dx, 2 * 0.5 + 1);
 }
-TEST(Branches, nested) {
-  auto g = adjoint::gradient(nested);
-  check("nested", g, nested, Out<double>{6}, In<double>{6}, 6);
+TEST(Branches, nested_calls) {
+  auto g = adjoint::gradient(nested_calls);
+  check("nested_calls", g, nested_calls, Out<double>{6}, In<double>{6}, 6);
 }
 TEST(Branches, argument) {
   auto g = adjoint::gradient(argument, "x");

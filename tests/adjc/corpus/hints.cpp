@@ -19,22 +19,22 @@ inline void lerp_pullback(double a, double b, double t, double d_result, double*
 }  // namespace adjoint::custom_derivatives
 double blend(double x, double y) { return std::lerp(x, y, 0.25) * x; }
 // library_class_param: the elements as a pointer and a length.
-double sum_squares(const double* v, int n) {
+double squares_sum(const double* v, int n) {
   double s = 0;
   for (int i = 0; i < n; i++) s += v[i] * v[i];
   return s;
 }
 // lambda: a named function.
-double square(double v) { return v * v; }
-double with_square(double x) { return square(x) + x; }
+double squared(double v) { return v * v; }
+double with_square(double x) { return squared(x) + x; }
 // local_struct: a local per member.
-double layer(const double* p, double x) {
+double layer_members(const double* p, double x) {
   const double* w = p + 1;
   double scale = 2.0;
   return w[0] * scale * x;
 }
 // initializer_list: declared, then its elements assigned.
-double local_array(double x) {
+double assigned_array(double x) {
   double v[2];
   v[0] = x;
   v[1] = x * x;
@@ -53,18 +53,18 @@ TEST(Hints, custom_pullback_for_a_library_function) {
   check("blend", g, blend, Scalar<double>{}, Scalar<double>{});
 }
 TEST(Hints, pointer_and_length) {
-  auto g = adjoint::gradient(sum_squares);
-  check("sum_squares", g, sum_squares, In<double>{3}, 3);
+  auto g = adjoint::gradient(squares_sum);
+  check("squares_sum", g, squares_sum, In<double>{3}, 3);
 }
 TEST(Hints, named_function) {
   auto g = adjoint::gradient(with_square);
   check("with_square", g, with_square, Scalar<double>{});
 }
 TEST(Hints, local_per_member) {
-  auto g = adjoint::gradient(layer);
-  check("layer", g, layer, In<double>{2}, Scalar<double>{});
+  auto g = adjoint::gradient(layer_members);
+  check("layer_members", g, layer_members, In<double>{2}, Scalar<double>{});
 }
 TEST(Hints, array_elements_assigned) {
-  auto g = adjoint::gradient(local_array);
-  check("local_array", g, local_array, Scalar<double>{});
+  auto g = adjoint::gradient(assigned_array);
+  check("assigned_array", g, assigned_array, Scalar<double>{});
 }
