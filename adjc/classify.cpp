@@ -171,24 +171,22 @@ bool derivative_free(const FunctionDecl* callee) {
   return true;
 }
 
-MathFn math_function(const CallExpr* call) {
-  const FunctionDecl* f = call->getDirectCallee();
-  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f)) return MathFn::None;
-  const DeclContext* dc = f->getDeclContext()->getRedeclContext();
-  while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
-  bool std_or_c = dc->isTranslationUnit() || dc->isStdNamespace() ||
-                  (dc->isNamespace() && cast<NamespaceDecl>(dc)->getName() == "__gnu_cxx");
-  if (!std_or_c) return MathFn::None;
-  std::string name = f->getName().str();
-  static const std::map<std::string, MathFn> table = {
-      {"exp", MathFn::Exp},   {"log", MathFn::Log},   {"sqrt", MathFn::Sqrt}, {"tanh", MathFn::Tanh},
-      {"pow", MathFn::Pow},   {"sin", MathFn::Sin},   {"cos", MathFn::Cos},   {"fabs", MathFn::Fabs},
-      {"fmax", MathFn::Fmax}, {"fmin", MathFn::Fmin}, {"erf", MathFn::Erf},   {"abs", MathFn::Fabs}};
-  auto it = table.find(name);
-  if (it == table.end() && name.size() > 1 && name.back() == 'f') it = table.find(name.substr(0, name.size() - 1));
-  if (it == table.end()) return MathFn::None;
-  if (it->second == MathFn::Fabs && name == "abs" && !is_floating(call->getType())) return MathFn::None;
-  return it->second;
+bool is_library(const FunctionDecl* f) {
+  for (const DeclContext* dc = f->getDeclContext(); dc; dc = dc->getParent())
+    if (dc->isStdNamespace()) return true;
+  const SourceManager& sm = f->getASTContext().getSourceManager();
+  return sm.isInSystemHeader(f->getLocation());
+}
+
+bool is_library_class(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType();
+  while (t->isPointerType() || t->isArrayType())
+    t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
+  const CXXRecordDecl* record = t->getAsCXXRecordDecl();
+  if (!record || is_value_class(t)) return false;
+  for (const DeclContext* dc = record->getDeclContext(); dc; dc = dc->getParent())
+    if (dc->isStdNamespace()) return true;
+  return record->getASTContext().getSourceManager().isInSystemHeader(record->getLocation());
 }
 
 bool is_write_once(const Var* region) {
@@ -229,6 +227,17 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPull
   return nullptr;
 }
 
+std::string no_derivative(const FunctionDecl* callee) {
+  std::string pullback = "adjoint::custom_derivatives::" + std::string(with_object(callee) ? "class_functions::" : "") +
+                         base_name(callee) + "_pullback";
+  std::string name = "'" + callee->getQualifiedNameAsString() + "'";
+  if (is_library(callee))
+    return "call to library function " + name +
+           ", which adjc has no derivative rule for (it never differentiates a library's code; docs/adjc.md, "
+           "\"Library functions\"); define " + pullback;
+  return "call to " + name + " which has no body and no custom pullback (define " + pullback + ")";
+}
+
 static bool has_differentiable_param(const FunctionDecl* callee) {
   for (const AdParam& p : ad_params(callee))
     if (is_differentiable(p.type)) return true;
@@ -243,7 +252,7 @@ bool hoisted_callee(const FunctionDecl* callee, const CustomPullbacks& custom) {
 CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
   if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
   if (custom_pullback(callee, custom)) return CalleeKind::Custom;
-  if (callee->getDefinition() && callee->getDefinition()->hasBody()) return CalleeKind::User;
+  if (callee->getDefinition() && callee->getDefinition()->hasBody() && !is_library(callee)) return CalleeKind::User;
   return CalleeKind::Plain;
 }
 

@@ -13,10 +13,26 @@
 
 namespace adjc {
 
-enum class MathFn { None, Exp, Log, Sqrt, Tanh, Pow, Sin, Cos, Fabs, Fmax, Fmin, Erf };
+// The library functions adjc differentiates by rule (their table: derivatives.cpp).
+enum class MathFn {
+  None, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Cbrt, Pow, Hypot, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
+  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Floor, Ceil, Round, Trunc, Fabs, Fmax, Fmin,
+  Max, Min, Clamp
+};
 
-// exp/expf/std::exp, ... ; MathFn::None for anything else.
+// exp/expf/std::exp, std::max, ... with a floating result; MathFn::None for anything else
+// (defined beside the rule table, derivatives.cpp).
 MathFn math_function(const clang::CallExpr* call);
+
+// A library function: declared in a system header (a header found through the compiler's own or
+// -isystem folders, or marked `#pragma GCC system_header`) or in namespace std. adjc never
+// differentiates a library function's body: it has a rule (math_function), a custom pullback, or
+// no derivative (docs/adjc.md, "Library functions").
+bool is_library(const clang::FunctionDecl* f);
+// A class from a library (std::vector, std::complex, ...; the same rule as is_library) that is
+// not a value class, behind any references, pointers and arrays: adjc does not model its
+// contents, so variables of it are rejected.
+bool is_library_class(clang::QualType t);
 
 // Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
 // adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`).
@@ -65,6 +81,8 @@ CalleeKind callee_kind(const clang::FunctionDecl* callee, const CustomPullbacks&
 // a derivative, and derivative-free calls that read differentiable arguments.
 bool hoisted_callee(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
 const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+// Why a call of `callee` has no derivative, and the custom pullback that would give it one.
+std::string no_derivative(const clang::FunctionDecl* callee);
 
 // A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory
 // at most once, so a call's write never destroys a value another call's pullback reads.

@@ -2,6 +2,7 @@
 #include <clang/AST/Expr.h>
 
 #include <algorithm>
+#include <map>
 
 #include "derivatives.hpp"
 
@@ -34,37 +35,116 @@ std::optional<DerivativeRule> operator_rule(const Expr* e) {
   return std::nullopt;
 }
 
+// The library's math and algorithm functions adjc differentiates by rule (docs/adjc.md, "Library
+// functions"): name (C spelling; `f`/`l`-suffixed C names and std:: overloads map to it), arity,
+// and the adjoint each argument receives, or a choice (`condition`: argument `chosen` receives
+// {adj}, otherwise `other`). An empty partial: the argument receives nothing (zero derivative).
+// Ties of max/min give the adjoint to the argument the function returns (std::max(a, b) and
+// std::min(a, b) return a when a == b).
+struct MathRule {
+  MathFn fn;
+  int arity;
+  std::vector<std::string> partials;
+  std::string condition;
+  int chosen = 0, other = 1;
+};
+
+const std::map<std::string, MathRule>& math_rules() {
+  static const std::map<std::string, MathRule> rules = {
+      {"exp", {MathFn::Exp, 1, {"{adj} * {value}"}, ""}},
+      {"exp2", {MathFn::Exp2, 1, {"{adj} * {value} * {lit:0.69314718055994531}"}, ""}},
+      {"expm1", {MathFn::Expm1, 1, {"{adj} * ({value} + {lit:1})"}, ""}},
+      {"log", {MathFn::Log, 1, {"{adj} / {0}"}, ""}},
+      {"log2", {MathFn::Log2, 1, {"{adj} / ({0} * {lit:0.69314718055994531})"}, ""}},
+      {"log10", {MathFn::Log10, 1, {"{adj} / ({0} * {lit:2.3025850929940457})"}, ""}},
+      {"log1p", {MathFn::Log1p, 1, {"{adj} / ({lit:1} + {0})"}, ""}},
+      {"sqrt", {MathFn::Sqrt, 1, {"{adj} / ({lit:2} * {value})"}, ""}},
+      {"cbrt", {MathFn::Cbrt, 1, {"{adj} / ({lit:3} * {value} * {value})"}, ""}},
+      {"pow", {MathFn::Pow, 2, {"{adj} * {1} * std::pow({0}, {1} - {lit:1})", "{adj} * {value} * std::log({0})"}, ""}},
+      {"hypot", {MathFn::Hypot, 2, {"{adj} * {0} / {value}", "{adj} * {1} / {value}"}, ""}},
+      {"sin", {MathFn::Sin, 1, {"{adj} * std::cos({0})"}, ""}},
+      {"cos", {MathFn::Cos, 1, {"-{adj} * std::sin({0})"}, ""}},
+      {"tan", {MathFn::Tan, 1, {"{adj} * ({lit:1} + {value} * {value})"}, ""}},
+      {"asin", {MathFn::Asin, 1, {"{adj} / std::sqrt({lit:1} - {0} * {0})"}, ""}},
+      {"acos", {MathFn::Acos, 1, {"-{adj} / std::sqrt({lit:1} - {0} * {0})"}, ""}},
+      {"atan", {MathFn::Atan, 1, {"{adj} / ({lit:1} + {0} * {0})"}, ""}},
+      {"atan2",
+       {MathFn::Atan2, 2, {"{adj} * {1} / ({0} * {0} + {1} * {1})", "-{adj} * {0} / ({0} * {0} + {1} * {1})"}, ""}},
+      {"sinh", {MathFn::Sinh, 1, {"{adj} * std::cosh({0})"}, ""}},
+      {"cosh", {MathFn::Cosh, 1, {"{adj} * std::sinh({0})"}, ""}},
+      {"tanh", {MathFn::Tanh, 1, {"{adj} * ({lit:1} - {value} * {value})"}, ""}},
+      {"asinh", {MathFn::Asinh, 1, {"{adj} / std::sqrt({0} * {0} + {lit:1})"}, ""}},
+      {"acosh", {MathFn::Acosh, 1, {"{adj} / std::sqrt({0} * {0} - {lit:1})"}, ""}},
+      {"atanh", {MathFn::Atanh, 1, {"{adj} / ({lit:1} - {0} * {0})"}, ""}},
+      {"erf", {MathFn::Erf, 1, {"{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"}, ""}},
+      {"erfc", {MathFn::Erfc, 1, {"-{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"}, ""}},
+      {"fma", {MathFn::Fma, 3, {"{adj} * {1}", "{0} * {adj}", "{adj}"}, ""}},
+      {"copysign", {MathFn::Copysign, 2, {"(std::signbit({0}) == std::signbit({1}) ? {adj} : -{adj})", ""}, ""}},
+      {"floor", {MathFn::Floor, 1, {""}, ""}},
+      {"ceil", {MathFn::Ceil, 1, {""}, ""}},
+      {"round", {MathFn::Round, 1, {""}, ""}},
+      {"trunc", {MathFn::Trunc, 1, {""}, ""}},
+      // |x|' at 0 is taken as 1.
+      {"fabs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {adj})"}, ""}},
+      {"abs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {adj})"}, ""}},
+      {"fmax", {MathFn::Fmax, 2, {}, "{0} >= {1}"}},
+      {"fmin", {MathFn::Fmin, 2, {}, "{0} <= {1}"}},
+      {"max", {MathFn::Max, 2, {}, "!({0} < {1})"}},
+      {"min", {MathFn::Min, 2, {}, "!({1} < {0})"}},
+      // std::clamp(v, lo, hi) returns lo when v < lo, else hi when hi < v, else v.
+      {"clamp",
+       {MathFn::Clamp, 3,
+        {"({0} < {1} || {2} < {0} ? {lit:0} : {adj})", "({0} < {1} ? {adj} : {lit:0})",
+         "(!({0} < {1}) && {2} < {0} ? {adj} : {lit:0})"},
+        ""}},
+  };
+  return rules;
+}
+
+// The rule of a call to a library math function, by name: `expf`, `std::exp`, `exp` all find
+// "exp"; max, min and clamp only in namespace std (the C library has none).
+const MathRule* math_rule_of(const CallExpr* call) {
+  const FunctionDecl* f = call->getDirectCallee();
+  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f) || !is_library(f)) return nullptr;
+  const DeclContext* dc = f->getDeclContext()->getRedeclContext();
+  while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
+  bool in_std = dc->isStdNamespace() || (dc->isNamespace() && cast<NamespaceDecl>(dc)->getName() == "__gnu_cxx");
+  if (!in_std && !dc->isTranslationUnit()) return nullptr;
+  // Integer overloads (std::abs(int), std::max(int, int)) have no derivative and need none.
+  if (!is_floating(call->getType())) return nullptr;
+  std::string name = f->getName().str();
+  auto it = math_rules().find(name);
+  if (it == math_rules().end() && name.size() > 1 && (name.back() == 'f' || name.back() == 'l'))
+    it = math_rules().find(name.substr(0, name.size() - 1));
+  if (it == math_rules().end() || int(call->getNumArgs()) != it->second.arity) return nullptr;
+  MathFn m = it->second.fn;
+  if (!in_std && (m == MathFn::Max || m == MathFn::Min || m == MathFn::Clamp)) return nullptr;
+  return &it->second;
+}
+
 // Math functions. The reverse keeps every argument's value readable, whether or not its
 // derivative reads it.
 std::optional<DerivativeRule> math_rule(const CallExpr* call) {
-  MathFn m = math_function(call);
-  if (m == MathFn::None) return std::nullopt;
+  const MathRule* m = math_rule_of(call);
+  if (!m) return std::nullopt;
   DerivativeRule rule;
   rule.operands.assign(call->arg_begin(), call->arg_end());
   for (size_t i = 0; i < rule.operands.size(); ++i) rule.always.push_back(int(i));
   rule.needs.resize(rule.operands.size());
-  rule.needs_value = m == MathFn::Exp || m == MathFn::Sqrt || m == MathFn::Tanh || m == MathFn::Pow;
-  auto partial = [&](std::string text) { rule.partials = {text}; };
-  switch (m) {
-    case MathFn::Exp: partial("{adj} * {value}"); break;
-    case MathFn::Log: partial("{adj} / {0}"); break;
-    case MathFn::Sqrt: partial("{adj} / ({lit:2} * {value})"); break;
-    case MathFn::Tanh: partial("{adj} * ({lit:1} - {value} * {value})"); break;
-    case MathFn::Sin: partial("{adj} * std::cos({0})"); break;
-    case MathFn::Cos: partial("-{adj} * std::sin({0})"); break;
-    case MathFn::Erf: partial("{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"); break;
-    case MathFn::Fabs: partial("({0} < {lit:0} ? -{adj} : {adj})"); break;
-    case MathFn::Pow:
-      rule.partials = {"{adj} * {1} * std::pow({0}, {1} - {lit:1})", "{adj} * {value} * std::log({0})"};
-      break;
-    case MathFn::Fmax: rule.condition = "{0} >= {1}", rule.chosen = 0, rule.other = 1; break;
-    case MathFn::Fmin: rule.condition = "{0} <= {1}", rule.chosen = 0, rule.other = 1; break;
-    case MathFn::None: break;
-  }
+  rule.partials = m->partials;
+  rule.condition = m->condition;
+  rule.chosen = m->chosen;
+  rule.other = m->other;
+  for (const std::string& p : m->partials) rule.needs_value |= p.find("{value}") != std::string::npos;
   return rule;
 }
 
 }  // namespace
+
+MathFn math_function(const CallExpr* call) {
+  const MathRule* m = math_rule_of(call);
+  return m ? m->fn : MathFn::None;
+}
 
 std::optional<DerivativeRule> derivative_rule(const Expr* e) {
   if (auto* call = dyn_cast<CallExpr>(e)) return math_rule(call);

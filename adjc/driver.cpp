@@ -321,10 +321,34 @@ class ActionFactory : public tooling::FrontendActionFactory {
   Output& out_;
 };
 
+const char* const usage_line = "usage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n";
+
 int usage(const char* message) {
-  std::fprintf(stderr, "adjc: error: %s\nusage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n",
-               message);
+  std::fprintf(stderr, "adjc: error: %s\n%s", message, usage_line);
   return 2;
+}
+
+int help() {
+  std::printf("%s"
+              "Writes <input.cpp> with each adjoint::gradient(f) request replaced by generated derivative code\n"
+              "(docs/adjc.md). The flags after '--' are those the unit is compiled with (-std=c++20, -I, -D).\n"
+              "  -o <output.cpp>  the output file (never the input)\n"
+              "  -MF <depfile>    also write the files the unit read, as a make dependency file\n"
+              "  -h, --help       this text\n",
+              usage_line);
+  return 0;
+}
+
+// Whether two paths name the same file (an existing file by identity, otherwise by normalised path).
+bool same_file(const std::string& a, const std::string& b) {
+  bool equal = false;
+  if (!llvm::sys::fs::equivalent(a, b, equal)) return equal;
+  llvm::SmallString<256> pa(a), pb(b);
+  llvm::sys::fs::make_absolute(pa);
+  llvm::sys::fs::make_absolute(pb);
+  llvm::sys::path::remove_dots(pa, true);
+  llvm::sys::path::remove_dots(pb, true);
+  return pa == pb;
 }
 
 // Writes `text` to `path` through a temporary file, so a failed run leaves no half-written file.
@@ -364,6 +388,7 @@ int main(int argc, char** argv) {
   for (; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") break;
+    if (a == "-h" || a == "--help") return adjc::help();
     if (a == "-o" || a == "-MF") {
       if (i + 1 >= argc) return adjc::usage(("missing file name after " + a).c_str());
       (a == "-o" ? output : depfile) = argv[++i];
@@ -377,6 +402,12 @@ int main(int argc, char** argv) {
   }
   if (input.empty()) return adjc::usage("no input file");
   if (output.empty()) return adjc::usage("no output file (-o)");
+  for (const std::string* written : {&output, &depfile})
+    if (!written->empty() && adjc::same_file(*written, input)) {
+      std::fprintf(stderr, "adjc: error: %s '%s' names the input file; choose another output\n",
+                   written == &output ? "-o" : "-MF", written->c_str());
+      return 2;
+    }
   if (i == argc) return adjc::usage("missing '--' before the compiler flags");
   for (++i; i < argc; ++i) flags.push_back(argv[i]);
   if (!llvm::sys::fs::exists(input)) {

@@ -134,6 +134,15 @@ class Lowering {
     v->decl = decl;
     v->parallel = parallel_;
     QualType t = type.getCanonicalType();
+    if (is_library_class(t)) {
+      std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
+                         : kind == VarKind::Local  ? "local variable '" + name + "'"
+                         : kind == VarKind::Return ? "the result"
+                                                   : "the result of a call";
+      fail(loc, what + " has type '" + type.getAsString() +
+                    "', a library class adjc does not differentiate; pass its elements as a pointer and a "
+                    "length (such as 'const double* x, int n')");
+    }
     if (is_value_class(t)) {
       // A handle: by value or const reference, it is a value with an adjoint of its own type.
       if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
@@ -193,6 +202,83 @@ class Lowering {
     add(block, n);
   }
 
+  // Whether `e` holds a call hoist_calls hoists out of it.
+  bool holds_hoisted_call(const Expr* e) {
+    if (!e) return false;
+    e = strip(e);
+    if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
+                                            hoisted_callee(call->getDirectCallee(), custom_))
+      return true;
+    for (const Stmt* c : e->children())
+      if (holds_hoisted_call(dyn_cast_or_null<Expr>(c))) return true;
+    return false;
+  }
+
+  // Hoisting runs a call before the statement that holds it, so a call that runs only on some
+  // paths — in a branch of `c ? a : b` or in the right operand of `&&`, `||` — must not be
+  // hoisted out of its condition: each such expression becomes a temporary set by an if/else
+  // (`t = c` for the operators), the calls hoisted into the branch that evaluates them.
+  // Returns `e`, or what replaces it; operands of `e` are replaced in place.
+  Expr* lower_branches(Expr* e, Node* block, const Stmt* stmt) {
+    if (!e) return e;
+    auto* cond = dyn_cast<ConditionalOperator>(e);
+    auto* logic = dyn_cast<BinaryOperator>(e);
+    if (logic && !logic->isLogicalOp()) logic = nullptr;
+    if ((cond && (holds_hoisted_call(cond->getTrueExpr()) || holds_hoisted_call(cond->getFalseExpr()))) ||
+        (logic && holds_hoisted_call(logic->getRHS())))
+      return lower_branch(e, block, stmt);
+    if (isa<BinaryConditionalOperator>(e) && holds_hoisted_call(e)) {
+      fail(e->getExprLoc(), "a call inside the GNU conditional 'a ?: b' is not supported; write 'a ? a : b'");
+      return e;
+    }
+    for (Stmt*& c : e->children())
+      if (auto* ce = dyn_cast_or_null<Expr>(c)) c = lower_branches(ce, block, stmt);
+    return e;
+  }
+
+  // `c ? a : b` -> `if (c) t = a; else t = b;`, `l && r` -> `t = l; if (t) t = r;`,
+  // `l || r` -> `t = l; if (t) {} else t = r;`; returns the temporary as an rvalue of e's type.
+  Expr* lower_branch(Expr* e, Node* block, const Stmt* stmt) {
+    QualType type = e->getType().getUnqualifiedType();
+    if (!type->isArithmeticType()) {
+      fail(e->getExprLoc(), "a call inside a conditional expression of type '" + type.getAsString() +
+                                "' is not supported; write it as an if/else statement");
+      return e;
+    }
+    SourceLocation at = e->getExprLoc();
+    auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_branch"),
+                               type, context_.getTrivialTypeSourceInfo(type, at), SC_None);
+    vd->setImplicit();
+    Var* t = make_var("_branch", type, VarKind::Local, vd, at);
+    t->block = block;
+    Node* n = make(NodeKind::If, stmt);
+    n->loc = at;
+    n->then_node = make(NodeKind::Block, stmt);
+    n->then_node->parent = n;
+    if (auto* c = dyn_cast<ConditionalOperator>(e)) {
+      check_expression(ir_, custom_, diags_, c->getCond());
+      n->cond = c->getCond();
+      n->else_node = make(NodeKind::Block, stmt);
+      n->else_node->parent = n;
+      lower_assign(stmt, new_ref(vd), BO_Assign, c->getTrueExpr(), n->then_node);
+      lower_assign(stmt, new_ref(vd), BO_Assign, c->getFalseExpr(), n->else_node);
+    } else {
+      auto* b = cast<BinaryOperator>(e);
+      lower_assign(stmt, new_ref(vd), BO_Assign, b->getLHS(), block);
+      n->cond = new_ref(vd);
+      Node* evaluates = n->then_node;
+      if (b->getOpcode() == BO_LOr) {
+        n->else_node = make(NodeKind::Block, stmt);
+        n->else_node->parent = n;
+        evaluates = n->else_node;
+      }
+      lower_assign(stmt, new_ref(vd), BO_Assign, b->getRHS(), evaluates);
+    }
+    add(block, n);
+    return ImplicitCastExpr::Create(context_, type, CK_LValueToRValue, const_cast<Expr*>(new_ref(vd)), nullptr,
+                                    VK_PRValue, FPOptionsOverride());
+  }
+
   void add(Node* block, Node* n) {
     n->parent = block;
     block->children.push_back(n);
@@ -211,6 +297,7 @@ class Lowering {
 
   // `lhs op rhs` as an Assign node (rhs nullptr for ++/--).
   void lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKind op, const Expr* rhs, Node* block) {
+    rhs = lower_branches(const_cast<Expr*>(rhs), block, stmt);
     check_expression(ir_, custom_, diags_, rhs);
     hoist_calls(rhs, block, stmt);
     Node* n = make(NodeKind::Assign, stmt);
@@ -282,13 +369,18 @@ class Lowering {
     if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
       return lower_array_init(vd, list, stmt, block);
     if (objects_.count(vd)) return lower_object(vd, stmt, block);
-    if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
-      return fail(at, "local struct '" + vd->getName().str() +
-                          "' is used as a whole (passed, assigned or copied into an object that is), which is not "
-                          "supported; use and pass its members");
-    if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
-      return fail(at, "initialiser lists and constructors are not supported; assign the members");
-    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+    const std::string name = vd->getName().str();
+    // Library classes (std::vector, ...) are rejected by make_var, naming the type.
+    if (!is_library_class(vd->getType().getCanonicalType())) {
+      if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
+        return fail(at, "local struct '" + name +
+                            "' is used as a whole (passed, assigned or copied into an object that is), which is not "
+                            "supported; use and pass its members");
+      if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
+        return fail(at, "initialiser lists and constructors are not supported ('" + name +
+                            "'); declare it, then assign it a value");
+    }
+    Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
     v->block = block;
     if (v->memory && init && !is_floating(vd->getType()))
       return fail(at, "initialising arrays or structs where they are declared is not supported");
@@ -620,6 +712,7 @@ class Lowering {
         return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
     }
     if (auto* call = dyn_cast<CallExpr>(e)) {
+      lower_branches(const_cast<CallExpr*>(call), block, stmt);
       check_expression(ir_, custom_, diags_, call);
       for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
       const FunctionDecl* callee = call->getDirectCallee();
@@ -633,10 +726,9 @@ class Lowering {
       std::vector<AdParam> params = ad_params(callee);
       std::vector<AdArg> args = ad_args(call);
       for (size_t i = 0; i < args.size() && i < params.size(); ++i)
-        if (is_written_param(params[i].type) && memory_root(ir_, args[i].expr))
+        if (is_written_param(params[i].type) && (memory_root(ir_, args[i].expr) || ir_.var(args[i].expr)))
           return fail(call->getBeginLoc(),
-                      "call to '" + callee->getNameAsString() +
-                          "' which has no body and no custom pullback writes memory adjc cannot differentiate");
+                      no_derivative(callee) + "; it writes its argument " + std::to_string(i + 1));
       Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
       n->call = call;
       return add(block, n);
@@ -901,6 +993,7 @@ class Lowering {
 
   // The return value's assignment (`_ret = value`).
   void lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
+    value = lower_branches(const_cast<Expr*>(value), block, stmt);
     check_expression(ir_, custom_, diags_, value);
     hoist_calls(value, block, stmt);
     Node* n = make(NodeKind::Assign, stmt);

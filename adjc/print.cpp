@@ -163,8 +163,11 @@ std::string Printer::call_text(const CallExpr* call) const {
   if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
     return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) +
            ")";
+  // A library math function as the user spelled it: `std::max<double>(a, 1)` keeps its arguments.
+  auto* ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts());
   std::string name = math_function(call) != MathFn::None
-                         ? f->getQualifiedNameAsString()
+                         ? f->getQualifiedNameAsString() +
+                               (ref && ref->hasExplicitTemplateArgs() ? types_.template_arguments(f) : "")
                          : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
   return name + "(" + list(0) + ")";
 }

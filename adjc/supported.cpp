@@ -159,6 +159,11 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   // has no types to differentiate.
   if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
   if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
+  // Its forward would return a reference to the forward's own copy of the result.
+  if (fn->getReturnType()->isReferenceType())
+    fail(fn->getLocation(), "function '" + fn->getNameAsString() + "' returns a reference ('" +
+                                fn->getReturnType().getAsString() +
+                                "'), which adjc cannot differentiate; return the value instead");
 }
 
 void check_expression(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags, const Expr* e) {

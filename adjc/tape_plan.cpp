@@ -151,11 +151,7 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     bool needs_derivative = !derivative_free(callee) && (writes || !condition);
     for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
       if (arg_varied(ir, full, params[i].type, args[i].expr)) {
-        std::string where = with_object(callee) ? "class_functions::" : "";
-        diags.error(call->getBeginLoc(), "call to '" + callee->getQualifiedNameAsString() +
-                                             "' which has no body and no custom pullback (define "
-                                             "adjoint::custom_derivatives::" +
-                                             where + base_name(callee) + "_pullback)");
+        diags.error(call->getBeginLoc(), no_derivative(callee));
         break;
       }
   }

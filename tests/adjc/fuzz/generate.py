@@ -17,7 +17,8 @@ assignment, ++/--, ?:, if/else, counted for loops (up, down, step 2; nested up t
 continue), while and do loops with a bounded int counter, reads x[i], x[i + 1], x[n - 1 - i],
 c[k], y[...], in-place updates of y, local pointers into x and y (and walking ones), int locals
 used as indices and loop bounds, local double[3] arrays, running maxima, the math functions exp
-log sqrt tanh sin cos fabs fmax fmin pow erf on arguments kept in their domains, and calls of up
+log sqrt tanh sin cos fabs fmax fmin pow erf and the rule table's library functions (std::max,
+min, clamp, the <cmath> set; C and float spellings) on arguments kept in their domains, and calls of up
 to three random helper functions (double(double, double), double(const double*, double), and
 void(double* o, const double* p, double) writing o[0]). n is mostly 3..6, sometimes 63..130.
 
@@ -74,8 +75,9 @@ class Scope:
 
 
 class Gen:
-    def __init__(self, rng):
+    def __init__(self, rng, real="double"):
         self.r = rng
+        self.real = real        # the floating type of the program (double or float)
         self.lines = []
         self.indent = 1
         self.stmt_budget = 0
@@ -359,8 +361,55 @@ class Gen:
             a, ba = self.expr(sc, d)
             return "-%s" % paren(a), ba
 
+        def library():
+            """The library functions of adjc's rule table (std::, C and float C spellings), on
+            arguments kept in their domains; kinks and jumps (max, clamp, abs, copysign, floor)
+            are left to the checker's two-step test."""
+            a, ba = self.expr(sc, d)
+            a, _ = self.squash(a, ba)
+            b, bb = self.expr(sc, max(d - 1, 0))
+            b, _ = self.squash(b, bb)
+            pb = paren(b)
+            R = self.real
+            x = "x[%s]" % self.x_index(sc) if not sc.helper else "a"
+
+            def c_or_std(name, arg):
+                form = self.r.randint(0, 2)
+                if form == 0:
+                    return "std::%s(%s)" % (name, arg)
+                return "%s%s(%s)" % (name, "f" if R == "float" and form == 1 else "", arg)
+            forms = [
+                (3, lambda: ("std::max<%s>(%s, %s)" % (R, a, b), 1.0)),
+                (3, lambda: ("std::min<%s>(%s, %s)" % (R, a, b), 1.0)),
+                (2, lambda: ("std::max(%s, %s)" % ("0.0f" if R == "float" else "0.0", x), 1.0)),
+                (2, lambda: ("std::clamp<%s>(%s, -0.5, 0.5)" % (R, a), 0.5)),
+                (1, lambda: ("std::abs(%s)" % a, 1.0)),
+                (1, lambda: (c_or_std("exp2", a), 2.0)),
+                (1, lambda: (c_or_std("expm1", a), 1.8)),
+                (1, lambda: (c_or_std("log1p", "0.5 + %s * %s" % (pb, pb)), 0.5)),
+                (1, lambda: (c_or_std("log2", "1.5 + %s * %s" % (pb, pb)), 1.4)),
+                (1, lambda: (c_or_std("log10", "1.5 + %s * %s" % (pb, pb)), 0.4)),
+                (1, lambda: (c_or_std("cbrt", "1.5 + %s" % pb), 1.4)),
+                (1, lambda: ("std::hypot(%s, 0.5 + %s * %s)" % (a, pb, pb), 1.6)),
+                (1, lambda: (c_or_std("tan", "0.5 * %s" % paren(a)), 0.6)),
+                (1, lambda: (c_or_std("asin", "0.5 * %s" % paren(a)), 0.6)),
+                (1, lambda: (c_or_std("acos", "0.5 * %s" % paren(a)), 2.1)),
+                (1, lambda: (c_or_std("atan", a), 0.8)),
+                (1, lambda: ("std::atan2(%s, 1.5 + %s * %s)" % (a, pb, pb), 0.6)),
+                (1, lambda: (c_or_std("sinh", a), 1.2)),
+                (1, lambda: (c_or_std("cosh", a), 1.6)),
+                (1, lambda: (c_or_std("asinh", a), 0.9)),
+                (1, lambda: (c_or_std("acosh", "1.5 + %s * %s" % (pb, pb)), 1.4)),
+                (1, lambda: (c_or_std("atanh", "0.5 * %s" % paren(a)), 0.6)),
+                (1, lambda: (c_or_std("erfc", a), 2.0)),
+                (1, lambda: ("std::fma(%s, %s, 0.5)" % (a, b), 1.5)),
+                (0.3, lambda: ("std::copysign(%s, %s)" % (a, b), 1.0)),
+                (0.3, lambda: ("%s * std::%s(%s)" % (a, self.pick(["floor", "ceil", "round", "trunc"]), b), 1.0)),
+            ]
+            return self.weighted(forms)()
+
         f = self.weighted([(8, binop), (2, div), (2, unary), (1, exp), (1, log), (1, sqrt),
-                           (1, fabs), (1, fmaxmin), (1, pow_), (1, ternary), (1, neg)])
+                           (1, fabs), (1, fmaxmin), (1, pow_), (1, ternary), (1, neg), (3, library)])
         code, bound = f()
         if bound > BMAX:
             code, bound = self.squash(code, bound)
@@ -814,29 +863,33 @@ def paren(code):
 
 MAIN = r"""
 // ---- checker -------------------------------------------------------------------------------
-using Fn = void (*)(double*, const double*, const double*, int);
+using Fn = void (*)(real*, const real*, const real*, int);
+// Finite-difference steps, the step disagreement that marks a kink, and the tolerance.
+constexpr bool single = sizeof(real) == sizeof(float);
+constexpr double H1 = single ? 1e-2 : 1e-6, H2 = single ? 3e-3 : 1e-5, KINK = single ? 5e-3 : 1e-6,
+                 TOL = single ? 2e-2 : 1e-5;
 
 
 template <class Grad>
 static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> y0(n), x(n + 2), c(4), w(n);
+  std::vector<real> y0(n), x(n + 2), c(4), w(n);
   for (auto& v : y0) v = u(rng);
   for (auto& v : x) v = u(rng);
   for (auto& v : c) v = u(rng);
   for (auto& v : w) v = u(rng);
-  auto J = [&](const std::vector<double>& yi, const std::vector<double>& xi, const std::vector<double>& ci) {
-    std::vector<double> y = yi;
+  auto J = [&](const std::vector<real>& yi, const std::vector<real>& xi, const std::vector<real>& ci) {
+    std::vector<real> y = yi;
     f(y.data(), xi.data(), ci.data(), n);
     double s = 0;
-    for (int i = 0; i < n; i++) s += w[i] * y[i];
+    for (int i = 0; i < n; i++) s += double(w[i]) * y[i];
     return s;
   };
   // Analytic, twice (the second run must agree exactly: a balanced tape).
-  std::vector<double> an[2][3];
+  std::vector<real> an[2][3];
   for (int run = 0; run < 2; run++) {
-    std::vector<double> y = y0, dy = w, dx(n + 2, 0.0), dc(4, 0.0);
+    std::vector<real> y = y0, dy = w, dx(n + 2, 0.0f), dc(4, 0.0f);
     g.execute(y.data(), x.data(), c.data(), n, dy.data(), dx.data(), dc.data());
     an[run][0] = dy; an[run][1] = dx; an[run][2] = dc;
   }
@@ -856,31 +909,31 @@ static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
   const char* worst_arg = "";
   std::size_t worst_i = 0;
   int skipped = 0;
-  std::vector<double>* args[3] = {&y0, &x, &c};
+  std::vector<real>* args[3] = {&y0, &x, &c};
   const char* names[3] = {"y", "x", "c"};
   for (int a = 0; a < 3; a++) {
-    std::vector<double>& v = *args[a];
+    std::vector<real>& v = *args[a];
     for (std::size_t i = 0; i < v.size(); i++) {
-      const double saved = v[i];
+      const real saved = v[i];
       auto fd_at = [&](double h) {
-        const double step = h * std::fmax(1.0, std::fabs(saved));
-        v[i] = saved + step;
+        const double step = h * std::fmax(1.0, std::fabs(double(saved)));
+        v[i] = real(saved + step);
         const double up = J(y0, x, c);
         const double hi = v[i];
-        v[i] = saved - step;
+        v[i] = real(saved - step);
         const double down = J(y0, x, c);
         const double lo = v[i];
         v[i] = saved;
-        return (up - down) / (hi - lo);
+        return (up - down) / (double(hi) - lo);
       };
-      const double fd = fd_at(1e-6), fd2 = fd_at(1e-5);
+      const double fd = fd_at(H1), fd2 = fd_at(H2);
       const double g_an = an[0][a][i];
       if (!std::isfinite(fd) || std::fabs(fd) > 1e6) {
         std::printf("%s ILL gradient %s[%zu] fd %g\n", name, names[a], i, fd);
         return 2;
       }
       const double scale = std::fmax(1.0, std::fabs(fd));
-      if (std::fabs(fd - fd2) > 1e-6 * scale) {  // a kink or a jump between the steps
+      if (std::fabs(fd - fd2) > KINK * scale) {  // a kink or a jump between the steps
         skipped++;
         continue;
       }
@@ -895,7 +948,7 @@ static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
     std::printf("%s ILL finite differences unstable at %d of %zu elements\n", name, skipped, total);
     return 2;
   }
-  if (maxerr > 1e-5) {
+  if (maxerr > TOL) {
     std::printf("%s FAIL maxerr=%.3g at d_%s[%zu]: adjc %.12g, finite differences %.12g (n=%d, seed %u, %d skipped)\n",
                 name, maxerr, worst_arg, worst_i, worst_an, worst_fd, n, seed, skipped);
     return 1;
@@ -911,21 +964,27 @@ int main() {
 
 def generate(seed, k_functions, drop=(), calls=True):
     rng = random.Random(seed)
-    gen = Gen(rng)
+    # A third of the programs in float: every double of the functions becomes a float.
+    real = "float" if random.Random(seed * 7919 + 1).random() < 1 / 3 else "double"
+    gen = Gen(rng, real)
     out = ["// Generated by tests/adjc/fuzz/generate.py, seed %d. Do not edit." % seed,
-           "#include <adjoint/ad.hpp>", "", "#include <cmath>", "#include <cstdio>",
-           "#include <random>", "#include <vector>", ""]
+           "#include <adjoint/ad.hpp>", "", "#include <algorithm>", "#include <cmath>", "#include <cstdio>",
+           "#include <math.h>", "#include <random>", "#include <vector>", ""]
+
+    def typed(text):
+        return text.replace("double", real)
     for m in range(rng.randint(0, 3)):
         name, kind, text = gen.helper(m)
         if calls:
-            out.append(text)
+            out.append(typed(text))
             out.append("")
             gen.helpers.append((name, kind))
     for k in range(k_functions):
         text = gen.function(k)
         if k not in drop:
-            out.append(text)
+            out.append(typed(text))
             out.append("")
+    out.append("using real = %s;" % real)
     out.append(MAIN)
     for k in range(k_functions):
         # Mostly small; sometimes past 64 iterations (branch bits are pushed in words of 64).

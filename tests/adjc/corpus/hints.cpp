@@ -1,0 +1,70 @@
+// Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
+// library_class_param, lambda, local_struct, initializer_list,
+// reference_result); each builds and is right.
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+// library_no_rule: a custom pullback for the library function.
+namespace adjoint::custom_derivatives {
+inline void lerp_pullback(double a, double b, double t, double d_result, double* d_a, double* d_b, double* d_t) {
+  *d_a += d_result * (1 - t);
+  *d_b += d_result * t;
+  *d_t += d_result * (b - a);
+}
+}  // namespace adjoint::custom_derivatives
+double blend(double x, double y) { return std::lerp(x, y, 0.25) * x; }
+// library_class_param: the elements as a pointer and a length.
+double squares_sum(const double* v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += v[i] * v[i];
+  return s;
+}
+// lambda: a named function.
+double squared(double v) { return v * v; }
+double with_square(double x) { return squared(x) + x; }
+// local_struct: a local per member.
+double layer_members(const double* p, double x) {
+  const double* w = p + 1;
+  double scale = 2.0;
+  return w[0] * scale * x;
+}
+// initializer_list: declared, then its elements assigned.
+double assigned_array(double x) {
+  double v[2];
+  v[0] = x;
+  v[1] = x * x;
+  return v[0] * v[1];
+}
+// reference_result: the value returned.
+double element(const double* p, int k) { return p[k]; }
+double element_product(const double* x) { return element(x, 1) * x[0]; }
+
+TEST(Hints, value_result) {
+  auto g = adjoint::gradient(element_product);
+  check("element_product", g, element_product, In<double>{2});
+}
+TEST(Hints, custom_pullback_for_a_library_function) {
+  auto g = adjoint::gradient(blend);
+  check("blend", g, blend, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Hints, pointer_and_length) {
+  auto g = adjoint::gradient(squares_sum);
+  check("squares_sum", g, squares_sum, In<double>{3}, 3);
+}
+TEST(Hints, named_function) {
+  auto g = adjoint::gradient(with_square);
+  check("with_square", g, with_square, Scalar<double>{});
+}
+TEST(Hints, local_per_member) {
+  auto g = adjoint::gradient(layer_members);
+  check("layer_members", g, layer_members, In<double>{2}, Scalar<double>{});
+}
+TEST(Hints, array_elements_assigned) {
+  auto g = adjoint::gradient(assigned_array);
+  check("assigned_array", g, assigned_array, Scalar<double>{});
+}
