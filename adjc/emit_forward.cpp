@@ -71,12 +71,13 @@ void Emitter::forward_node(Node* n, Code& code) {
       forward_children(n->then_node, code);
       const Node* bits = branch_bits_loop(n);
       if (bits) code.line(branch_word(n) + " |= 1ull << ((_n" + std::to_string(bits->id) + " - 1) & 63);");
-      else if (n->reverse) code.line("::adjoint::detail::push(true);");
-      if (n->else_node || (n->reverse && !bits)) {
+      bool record = n->reverse && !bits && !n->cond_in_reverse;
+      if (record) code.line("::adjoint::detail::push(true);");
+      if (n->else_node || record) {
         code.close("} else {");
         ++code.depth;
         if (n->else_node) forward_children(n->else_node, code);
-        if (n->reverse && !bits) code.line("::adjoint::detail::push(false);");
+        if (record) code.line("::adjoint::detail::push(false);");
       }
       code.close();
       return;
@@ -137,7 +138,7 @@ void Emitter::forward_loop(Node* n, Code& code) {
   code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
   for (const Node* b : branch_bits(n))
     code.line("if ((_n" + id + " & 63) != 0) ::adjoint::detail::push(" + branch_word(b) + ");");
-  if (n->reverse) {
+  if (n->reverse && !n->bounds_in_reverse) {
     if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
     code.line("::adjoint::detail::push(_n" + id + ");");
   }
