@@ -77,6 +77,26 @@ void parity_branch(double* y, const double* x, int n) {
   }
 }
 
+// A read in one branch and a write in the other never meet in one iteration, and each iteration
+// has its own x[i]: not taped. The same read before a write after the `if` is taped.
+double branch_read_other_branch_write(double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    if (i % 3 == 0) s += x[i] * x[i];
+    else x[i] = 3 * s;
+  }
+  return s;
+}
+double branch_read_then_overwrite(double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    if (i % 3 == 0) s += x[i] * x[i];
+    else s += 2 * x[i];
+    x[i] = 3 * s;
+  }
+  return s;
+}
+
 TEST(LoopBounds, matmul) {
   auto g = adjoint::gradient(matmul);
   check("matmul", g, matmul, Out<double>{12}, In<double>{15}, In<double>{20}, 3, 5, 4);
@@ -123,4 +143,14 @@ TEST(LoopBounds, matmul_tapes_nothing) {
     matmul_forward(out.data(), inp.data(), w.data(), n, n, n);
     EXPECT_EQ(adjoint::thread_tape_bytes(), before) << n;
   }
+}
+TEST(LoopBounds, branch_read_other_branch_write) {
+  auto g = adjoint::gradient(branch_read_other_branch_write);
+  check("branch_read_other_branch_write", g, branch_read_other_branch_write, InOut<double>{7}, 7);
+  EXPECT_EQ(occurrences(g.source(), "x[i] = ::adjoint::detail::pop<double>()"), 0) << g.source();
+}
+TEST(LoopBounds, branch_read_then_overwrite) {
+  auto g = adjoint::gradient(branch_read_then_overwrite);
+  check("branch_read_then_overwrite", g, branch_read_then_overwrite, InOut<double>{7}, 7);
+  EXPECT_EQ(occurrences(g.source(), "x[i] = ::adjoint::detail::pop<double>()"), 1) << g.source();
 }
