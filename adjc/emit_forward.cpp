@@ -109,7 +109,9 @@ void Emitter::forward_loop(Node* n, Code& code) {
   std::string id = std::to_string(n->id);
   line_directive(code, n->loc);
   code.open("{");
-  if (n->reverse) code.line("long _n" + id + " = 0;");
+  // The trip count, for the tape or for the branch bits.
+  const bool counted = n->reverse && (!n->bounds_in_reverse || !branch_bits(n).empty());
+  if (counted) code.line("long _n" + id + " = 0;");
   std::string cond = n->cond ? print_.primal(n->cond) : "true";
   for (const Node* b : branch_bits(n)) code.line("unsigned long long " + branch_word(b) + " = 0;");
   if (n->counter) {
@@ -126,7 +128,7 @@ void Emitter::forward_loop(Node* n, Code& code) {
   } else {
     code.open("while (" + cond + ") {");
   }
-  if (n->reverse) code.line("++_n" + id + ";");
+  if (counted) code.line("++_n" + id + ";");
   forward_children(n->body, code);
   push_iteration(code, n);
   for (const Node* b : branch_bits(n))
