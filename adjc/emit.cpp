@@ -169,7 +169,7 @@ std::string Emitter::accumulation(const std::string& target, const std::string& 
 // every 64 iterations, instead of a bool per iteration; the reverse loop tests its iteration's
 // bit. Returns that loop, or nullptr when the branch pushes bools.
 const Node* Emitter::branch_bits_loop(const Node* n) {
-  if (n->kind != NodeKind::If || !n->reverse || !n->parent) return nullptr;
+  if (n->kind != NodeKind::If || !n->reverse || n->cond_in_reverse || !n->parent) return nullptr;
   const Node* loop = n->parent->parent;
   if (!loop || loop->kind != NodeKind::Loop || loop->body != n->parent || !loop->counter || !loop->jumps.empty() ||
       loop->parallel)

@@ -75,12 +75,13 @@ void Emitter::forward_node(Node* n, Code& code) {
       forward_children(n->then_node, code);
       const Node* bits = branch_bits_loop(n);
       if (bits) code.line(branch_word(n) + " |= 1ull << ((_n" + std::to_string(bits->id) + " - 1) & 63);");
-      else if (n->reverse) code.line("::adjoint::detail::push(true);");
-      if (n->else_node || (n->reverse && !bits)) {
+      bool record = n->reverse && !bits && !n->cond_in_reverse;
+      if (record) code.line("::adjoint::detail::push(true);");
+      if (n->else_node || record) {
         code.close("} else {");
         ++code.depth;
         if (n->else_node) forward_children(n->else_node, code);
-        if (n->reverse && !bits) code.line("::adjoint::detail::push(false);");
+        if (record) code.line("::adjoint::detail::push(false);");
       }
       code.close();
       return;
@@ -112,7 +113,9 @@ void Emitter::forward_loop(Node* n, Code& code) {
   std::string id = std::to_string(n->id);
   line_directive(code, n->loc);
   code.open("{");
-  if (n->reverse) code.line("long _n" + id + " = 0;");
+  // The trip count, for the tape or for the branch bits.
+  const bool counted = n->reverse && (!n->bounds_in_reverse || !branch_bits(n).empty());
+  if (counted) code.line("long _n" + id + " = 0;");
   std::string cond = n->cond ? print_.primal(n->cond) : "true";
   for (const Node* b : branch_bits(n)) code.line("unsigned long long " + branch_word(b) + " = 0;");
   if (n->counter) {
@@ -129,7 +132,7 @@ void Emitter::forward_loop(Node* n, Code& code) {
   } else {
     code.open("while (" + cond + ") {");
   }
-  if (n->reverse) code.line("++_n" + id + ";");
+  if (counted) code.line("++_n" + id + ";");
   forward_children(n->body, code);
   push_iteration(code, n);
   for (const Node* b : branch_bits(n))
@@ -141,7 +144,7 @@ void Emitter::forward_loop(Node* n, Code& code) {
   code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
   for (const Node* b : branch_bits(n))
     code.line("if ((_n" + id + " & 63) != 0) ::adjoint::detail::push(" + branch_word(b) + ");");
-  if (n->reverse) {
+  if (n->reverse && !n->bounds_in_reverse) {
     if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
     code.line("::adjoint::detail::push(_n" + id + ");");
   }

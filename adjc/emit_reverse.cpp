@@ -38,6 +38,13 @@ void Emitter::recompute(Node* block, size_t upto, Code& code) {
     Node* c = block->children[i];
     if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
       code.line(c->target->name + " = " + print_.primal(c->rhs) + ";");
+    else if (c->kind == NodeKind::Call && c->result && c->result->recompute)
+      code.line(c->result->name + " = " + print_.call_text(c->call) + ";");
+    else if (c->kind == NodeKind::Loop && c->recomputed_sum)
+      code.line("for (" + c->counter->name + " = " + print_.primal(c->start) + "; " + print_.primal(c->cond) + "; " +
+                c->counter->name + " += " + std::to_string(c->step) + ") " + c->recomputed_sum->name + " " +
+                BinaryOperator::getOpcodeStr(c->body->children[0]->op).str() + " " +
+                print_.primal(c->body->children[0]->rhs) + ";");
   }
 }
 
@@ -63,7 +70,8 @@ void Emitter::reverse_node(Node* n, Code& code) {
     case NodeKind::Call: return reverse_statement(n, code);
     case NodeKind::If:
       line_directive(code, n->loc);
-      if (const Node* bits = branch_bits_loop(n))
+      if (n->cond_in_reverse) code.open("if (" + print_.primal(n->cond) + ") {");
+      else if (const Node* bits = branch_bits_loop(n))
         code.open("if (((" + branch_word(n) + " >> (_k" + std::to_string(bits->id) + " & 63)) & 1) != 0) {");
       else code.open("if (::adjoint::detail::pop_branch()) {");
       reverse_block(n->then_node, code, true);
@@ -107,7 +115,7 @@ const Node* Emitter::only_branch(const Node* loop) {
 
 void Emitter::reverse_taken_iterations(Node* n, const Node* branch, Code& code) {
   std::string id = std::to_string(n->id), word = branch_word(branch), k = "_k" + id;
-  code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+  if (!n->bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _w" + id + " = (_n" + id + " + 63) / 64;");
   code.line("unsigned long long " + word + " = (_n" + id +
             " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
@@ -129,7 +137,18 @@ void Emitter::reverse_loop(Node* n, Code& code) {
   std::string id = std::to_string(n->id);
   line_directive(code, n->loc);
   code.open("{");
-  code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
+  if (n->bounds_in_reverse) {
+    // Evaluated as the forward loop did (Node::bounds_in_reverse): s, then ceil((E - s) / step).
+    std::string trips = "::adjoint::detail::trip_count(_s" + id + ", " +
+                        (n->end ? print_.primal(n->end) : "(" + print_.primal(n->last) + ") + 1l") + ")";
+    code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
+    code.line("const long _n" + id + " = " +
+              (n->step == 1 ? trips : "(" + trips + " + " + std::to_string(n->step - 1) + ") / " +
+                                          std::to_string(n->step)) +
+              ";");
+  } else {
+    code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
+  }
   if (const Node* branch = only_branch(n); branch && !pop_iteration_needed(n)) {
     reverse_taken_iterations(n, branch, code);
     code.close();
@@ -142,7 +161,7 @@ void Emitter::reverse_loop(Node* n, Code& code) {
     // vectorising the loop.
     const std::string& i = n->counter->name;
     std::string step = std::to_string(n->step);
-    code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    if (!n->bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
     code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
     if (n->bulk_write && n->bulk_restore_first) code.line(bulk_restore(n));
     std::vector<const Node*> words = branch_bits(n);  // popped in the reverse of their push order

@@ -90,7 +90,8 @@ struct Node {
   Node* inc = nullptr;
   Var* counter = nullptr;  // canonical loops: `for (int i = start; cond; i += step)`
   const clang::Expr* start = nullptr;
-  const clang::Expr* end = nullptr;  // counted upwards while `i < end` (parallel loops always)
+  const clang::Expr* end = nullptr;   // counted upwards while `i < end` (parallel loops always)
+  const clang::Expr* last = nullptr;  // or while `i <= last`
   long step = 0;
   bool parallel = false;
   std::vector<Node*> jumps;  // breaks/continues targeting this loop
@@ -120,6 +121,15 @@ struct Node {
   // sums as reductions (plan_simd_reverse in analyze.cpp).
   bool simd_reverse = false;
   std::vector<Var*> simd_sums;
+  // Loop: its start and trip count are evaluated again in the reverse (from the variables the
+  // bounds read, which the tape plan keeps readable there) instead of being pushed per execution.
+  bool bounds_in_reverse = false;
+  // If: its condition is evaluated again in the reverse instead of being recorded (a causal
+  // mask's `t2 <= t`): it reads only integers that hold there what they held in the forward.
+  bool cond_in_reverse = false;
+  // Loop `for (...) s += e;` summing into a recomputed local s (`s = 0` before it): the reverse
+  // runs it again after recomputing s's definition.
+  Var* recomputed_sum = nullptr;
 };
 
 // A function lowered to the IR, with its analyses.

@@ -42,6 +42,32 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
   std::set<const Var*> out;
   for (const Var* v : indexed)
     if (!other.count(v)) out.insert(v);
+  // Also regions that only assignments access, each iteration elements of its own (rows of
+  // `inp[i * C + c]`; definitions of row pointers are addresses, not accesses).
+  std::vector<Node*> all;
+  for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
+  std::vector<const Node*> assignments;
+  std::set<const Var*> elsewhere;
+  std::function<void(const Expr*)> mentioned = [&](const Expr* e) {
+    if (!e) return;
+    if (Var* root = memory_root(ir, e)) elsewhere.insert(root);
+    for (const Stmt* child : e->children()) mentioned(dyn_cast_or_null<Expr>(child));
+  };
+  for_each_node(loop->body, [&](const Node* n) {
+    if (n->kind == NodeKind::Assign) {
+      if (!(n->target && n->target->pointer)) assignments.push_back(n);
+      if (!n->lhs && n->memory_root) elsewhere.insert(n->memory_root);
+      return;
+    }
+    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)}) mentioned(e);
+  });
+  for (const Var* v : other) {
+    std::vector<const Expr*> accesses;
+    if (v->kind == VarKind::Param && v->pointer && !elsewhere.count(v) &&
+        region_subscripts(ir, assignments, v, accesses) && !accesses.empty() &&
+        same_iteration_elements(ir, accesses, loop, all))
+      out.insert(v);
+  }
   return out;
 }
 
@@ -52,6 +78,17 @@ bool same_expr(const Expr* a, const Expr* b, const ASTContext& context) {
   strip(b)->Profile(ib, context, true);
   return ia == ib;
 }
+
+namespace {
+
+bool same_exprs(const std::vector<const Expr*>& a, const std::vector<const Expr*>& b, const ASTContext& context) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_expr(a[i], b[i], context)) return false;
+  return true;
+}
+
+}  // namespace
 
 // Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
 // variable that the loop assigns.
@@ -137,6 +174,8 @@ struct IterationElements {
   const Var* pointer = nullptr;      // P (one element per iteration), nullptr for a row
   const Expr* offset = nullptr;      // X
   const Expr* row_length = nullptr;  // S
+  // Or a mixed-radix index (mixed_radix_elements): the digits above c and all the radices.
+  std::vector<const Expr*> higher_digits, radices;
 };
 
 // `c * S` or `S * c` with c the counter of `loop`: S.
@@ -164,13 +203,105 @@ bool indexes_row(const FunctionIR& ir, const Expr* e, const Node* loop, const Ex
   return false;
 }
 
-std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
-                                                    const std::vector<Node*>& all) {
-  if (!loop->counter) return std::nullopt;
+// An index written in Horner form, `((d0 * n1 + d1) * n2 + d2) ...`: digits d0, d1, ... (nullptr
+// for a missing `+ d`, i.e. 0) and radices n1, n2, .... Casts are looked through: an index is an
+// integer either way.
+void horner(const Expr* e, std::vector<const Expr*>& digits, std::vector<const Expr*>& radices) {
+  e = e->IgnoreParenCasts();
+  auto compound = [](const Expr* x) { return isa<BinaryOperator>(x->IgnoreParenCasts()); };
+  auto* b = dyn_cast<BinaryOperator>(e);
+  if (b && b->getOpcode() == BO_Add)
+    for (auto [higher, digit] : {std::pair{b->getLHS(), b->getRHS()}, std::pair{b->getRHS(), b->getLHS()}})
+      if (auto* m = dyn_cast<BinaryOperator>(higher->IgnoreParenCasts()); m && m->getOpcode() == BO_Mul) {
+        horner(m, digits, radices);
+        digits.back() = digit;
+        return;
+      }
+  if (b && b->getOpcode() == BO_Mul) {
+    // The higher part is the compound side (or the left one): `(b * NH + h) * T`, `b * NH`.
+    bool left_higher = compound(b->getLHS()) || !compound(b->getRHS());
+    horner(left_higher ? b->getLHS() : b->getRHS(), digits, radices);
+    radices.push_back(left_higher ? b->getRHS() : b->getLHS());
+    digits.push_back(nullptr);
+    return;
+  }
+  digits.push_back(e);
+}
+
+// Whether `digit` is provably in [0, radix): the counter of a loop from a constant >= 0 while below
+// `radix`, or while at most such a counter (a causal mask's `t2 <= t` with `t < T`).
+bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std::vector<Node*>& all) {
+  auto* r = digit ? dyn_cast<DeclRefExpr>(digit->IgnoreParenCasts()) : nullptr;
+  Var* v = r ? ir.var(r) : nullptr;
+  if (!v || !v->counter) return false;
+  for (const Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || loop->counter != v) continue;
+    Expr::EvalResult start;
+    if (loop->step <= 0 || !loop->start->EvaluateAsInt(start, ir.fn->getASTContext()) ||
+        start.Val.getInt().isNegative())
+      return false;
+    return (loop->end && same_expr(loop->end, radix, ir.fn->getASTContext())) ||
+           (loop->last && below(ir, loop->last, radix, all));
+  }
+  return false;
+}
+
+// A row of any affine form: `R[I]`, or `p[j]` with `p = R + O` defined in the loop (I = O + j),
+// where I is a mixed-radix number `(... (d0 * n1 + d1) ...) * nk + dk` whose digit dm is c, the
+// counter of `loop`: the radices are the same in every iteration, and every digit below c is in
+// [0, its radix) (below). Then an element determines c, so no two iterations share one, for every
+// access with the same digits above c and radices: when the digits above are the same in every
+// iteration, iteration c owns [H·K, H·K + K) (H the number up to c, K the product of the lower
+// radices); when c too is below its radix, the element's digits from c down are its remainders,
+// whatever the digits above are. Attention's `preatt + ((b * NH + h) * T + t) * T`, read and
+// written at t2 < T or t2 <= t, is thus private to each b, t and h, in any order of their loops.
+std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
+                                                      const std::vector<Node*>& all) {
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return std::nullopt;
+  std::vector<const Expr*> digits, radices;
+  if (p->kind == VarKind::Param) {
+    horner(sub->getIdx(), digits, radices);
+  } else if (p->assignments == 1 && p->definition && p->definition->definition && inside(p->definition, loop)) {
+    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs));
+    if (!add || add->getOpcode() != BO_Add) return std::nullopt;
+    const Expr* root = add->getLHS()->getType()->isPointerType() ? add->getLHS() : add->getRHS();
+    Var* r = dyn_cast<DeclRefExpr>(strip(root)) ? ir.var(strip(root)) : nullptr;
+    if (!r || r->kind != VarKind::Param || !r->pointer) return std::nullopt;
+    horner(root == add->getLHS() ? add->getRHS() : add->getLHS(), digits, radices);
+    std::vector<const Expr*> index_digits, index_radices;
+    horner(sub->getIdx(), index_digits, index_radices);
+    if (digits.back() || index_digits.size() != 1) return std::nullopt;  // `R + X * n`, then p[j]
+    digits.back() = index_digits[0];
+  } else {
+    return std::nullopt;
+  }
+  size_t m = 0;
+  while (m < digits.size() && !(digits[m] && is_counter_of(ir, digits[m]->IgnoreParenCasts(), loop))) ++m;
+  if (m == digits.size()) return std::nullopt;
+  // c below its radix: the digits from c down determine c whatever the higher ones are (attention's
+  // h, inside the loop over t, above t); otherwise they must be the same in every iteration.
+  if (m == 0 || !below(ir, digits[m], radices[m - 1], all))
+    for (size_t i = 0; i < m; ++i)
+      if (digits[i] && !invariant_in(ir, digits[i], loop, all)) return std::nullopt;
+  for (const Expr* n : radices)
+    if (!invariant_in(ir, n, loop, all)) return std::nullopt;
+  for (size_t i = m + 1; i < digits.size(); ++i)
+    if (!below(ir, digits[i], radices[i - 1], all)) return std::nullopt;
+  IterationElements out;
+  out.higher_digits.assign(digits.begin(), digits.begin() + m);
+  out.radices = radices;
+  return out;
+}
+
+std::optional<IterationElements> element_or_row(const FunctionIR& ir, const Expr* access, const Node* loop,
+                                                const std::vector<Node*>& all) {
   const Expr *pointer, *offset;
   if (counter_access(ir, access, loop, pointer, offset)) {
     if (!invariant_in(ir, pointer, loop, all) || (offset && !invariant_in(ir, offset, loop, all))) return std::nullopt;
-    return IterationElements{ir.var(pointer), offset, nullptr};
+    return IterationElements{ir.var(pointer), offset, nullptr, {}, {}};
   }
   auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
   auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
@@ -191,7 +322,14 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
   }
   if (!length || !invariant_in(ir, length, loop, all) || !indexes_row(ir, index, loop, length, all))
     return std::nullopt;
-  return IterationElements{nullptr, nullptr, length};
+  return IterationElements{nullptr, nullptr, length, {}, {}};
+}
+
+std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
+                                                    const std::vector<Node*>& all) {
+  if (!loop->counter) return std::nullopt;
+  if (auto simple = element_or_row(ir, access, loop, all)) return simple;
+  return mixed_radix_elements(ir, access, loop, all);
 }
 
 }  // namespace
@@ -207,7 +345,9 @@ bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*
     if (!each) return false;
     if (!first) first = each;
     else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
-             !same_expr(each->row_length, first->row_length, context))
+             !same_expr(each->row_length, first->row_length, context) ||
+             !same_exprs(each->higher_digits, first->higher_digits, context) ||
+             !same_exprs(each->radices, first->radices, context))
       return false;
   }
   return true;

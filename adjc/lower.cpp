@@ -1052,9 +1052,9 @@ class Lowering {
     n->step = step;
     n->cond = fs->getCond();
     if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
-        cond && cond->getOpcode() == BO_LT && step > 0)
+        cond && (cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && step > 0)
       if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
-        n->end = cond->getRHS();
+        (cond->getOpcode() == BO_LT ? n->end : n->last) = cond->getRHS();
     check_expression(ir_, custom_, diags_, n->cond);
     loops_.push_back(n);
     n->body = lower_scope(fs->getBody());

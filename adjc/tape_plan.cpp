@@ -1,6 +1,7 @@
 // The tape plan: what the reverse sweep reads, and which overwrites it must tape (passes.hpp).
 #include <clang/AST/ExprCXX.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -85,11 +86,13 @@ void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& ou
 }
 
 // Whether `n` (any node) passes memory of `region` to a call other than a math function, which
-// could write it where the tape plan cannot see.
+// could write it where the tape plan cannot see. A hoisted call counts at its own Call node, not
+// in the expression it was hoisted from.
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
   std::function<bool(const Expr*)> visit = [&](const Expr* e) {
     if (!e) return false;
-    if (auto* call = dyn_cast<CallExpr>(e); call && math_function(call) == MathFn::None)
+    if (auto* call = dyn_cast<CallExpr>(e);
+        call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
       for (const Expr* a : call->arguments())
         if (memory_root(ir, a) == region) return true;
     for (const Stmt* c : e->children())
@@ -186,8 +189,9 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
       if (n->rhs) needed_values(ir, full, n->rhs, values);
       for (const Expr* v : values) variables_read(ir, v, vars);
       memory_addresses(ir, n->rhs, vars);
+      // `y *= r` reads y's old value only for r's adjoint.
       if ((n->op == BO_MulAssign || n->op == BO_DivAssign) && n->rhs) {
-        vars.push_back(written);
+        if (reads_varied(ir, full, n->rhs)) vars.push_back(written);
         variables_read(ir, n->rhs, vars);
       }
     } else if (n->kind == NodeKind::Call) {
@@ -202,6 +206,92 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
     }
   }
   return reads;
+}
+
+// Loop bounds read in the reverse (Node::bounds_in_reverse): a counted loop `for (i = s; i < E;
+// i += k)` (or `i <= E - 1`) without jumps, whose s and E read no memory, call nothing and read no variable the loop
+// assigns, runs (E - s) / k times (rounded up, at least 0) from s. So its reverse evaluates s and
+// that trip count again instead of popping two integers per execution, when the variables they
+// read hold there what they held when the loop started: they are registered as read by the loop,
+// so they are kept, taped, recomputed or (enclosing loops' counters) rebuilt like any value the
+// reverse reads. A matmul's inner loop thus stores nothing per output element. The comparison
+// must be signed (an unsigned `i < E` does not count from s to E), and the loop must have some
+// active statement (otherwise registering its bounds only costs tape).
+void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+  for (Node* loop : all) {
+    const Expr* bound = loop->end ? loop->end : loop->last;
+    if (loop->kind != NodeKind::Loop || !loop->counter || !bound || loop->parallel || loop->step <= 0 ||
+        !loop->jumps.empty())
+      continue;
+    auto* cond = dyn_cast<BinaryOperator>(loop->cond->IgnoreParenImpCasts());
+    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() ||
+        !loop->counter->type->isSignedIntegerType() || !invariant_in(ir, loop->start, loop, all) ||
+        !invariant_in(ir, bound, loop, all))
+      continue;
+    std::vector<Var*> vars;
+    variables_read(ir, loop->start, vars);
+    variables_read(ir, bound, vars);
+    // A call in the loop receiving one of them by reference could change it.
+    bool jumps = false, active = false, passed = false;
+    for_each_node(loop->body, [&](const Node* n) {
+      jumps |= n->kind == NodeKind::Jump;
+      active |= n->active;
+      if (n->kind == NodeKind::Call)
+        for (AdArg a : ad_args(n->call)) passed |= std::find(vars.begin(), vars.end(), ir.var(a.expr)) != vars.end();
+    });
+    if (jumps || !active || passed) continue;
+    loop->bounds_in_reverse = true;
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({loop, v});
+    }
+  }
+}
+
+// Whether `e` reads nothing but integer variables (no memory, no calls): its variables, appended.
+bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>& vars) {
+  std::function<bool(const Expr*)> plain = [&](const Expr* x) {
+    if (!x) return true;
+    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
+    for (const Stmt* c : x->children())
+      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
+    return true;
+  };
+  if (!plain(e)) return false;
+  variables_read(ir, e, vars);
+  for (const Var* v : vars)
+    if (v->memory || v->pointer || !v->type->isIntegralOrEnumerationType()) return false;
+  return true;
+}
+
+// Branch conditions evaluated again in the reverse (Node::cond_in_reverse) instead of recorded: an
+// `if` whose condition reads only integer variables that neither branch assigns (the reverse
+// evaluates it before undoing the branch), around active statements and no jumps. Its variables
+// are registered as read by the `if`, so they hold in the reverse what they held in the forward
+// (a causal mask's `t2 <= t` reads two loop counters and costs nothing).
+void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+  for (Node* branch : all) {
+    std::vector<Var*> vars;
+    if (branch->kind != NodeKind::If || !reads_only_integers(ir, branch->cond, vars)) continue;
+    bool active = false, unchanged = true;
+    auto visit = [&](const Node* n) {
+      active |= n->active;
+      unchanged &= n->kind != NodeKind::Jump;
+      for (const Var* v : vars) {
+        unchanged &= !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
+        if (n->kind == NodeKind::Call)
+          for (AdArg a : ad_args(n->call)) unchanged &= ir.var(a.expr) != v;
+      }
+    };
+    for_each_node(branch->then_node, visit);
+    for_each_node(branch->else_node, visit);
+    if (!active || !unchanged) continue;
+    branch->cond_in_reverse = true;
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({branch, v});
+    }
+  }
 }
 
 // Regions some statement writes: by assignment, or through a call's pointer or reference.
@@ -244,25 +334,94 @@ bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads
   return stable;
 }
 
+// Whether calling `call`'s function again costs less than taping its result: a function with a
+// body of plain arithmetic (no loops, no calls but math functions, no variables but its own) that
+// takes arithmetic values and returns one, like `silu(a)`, so calling it again gives the same
+// result and changes nothing.
+bool cheap_call(const CallExpr* call, const CustomPullbacks& custom) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  const FunctionDecl* definition = callee ? callee->getDefinition() : nullptr;
+  if (!definition || callee_kind(callee, custom) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
+      !callee->getReturnType()->isArithmeticType())
+    return false;
+  for (const ParmVarDecl* p : callee->parameters())
+    if (!p->getType()->isArithmeticType()) return false;
+  std::function<bool(const Stmt*)> plain = [&](const Stmt* s) {
+    if (!s) return true;
+    if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<GotoStmt>(s))
+      return false;
+    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) return false;
+    if (auto* r = dyn_cast<DeclRefExpr>(s))
+      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) return false;
+    if (auto* ds = dyn_cast<DeclStmt>(s))
+      for (const Decl* d : ds->decls())
+        if (auto* v = dyn_cast<VarDecl>(d); v && (v->isStaticLocal() || !plain(v->getInit()))) return false;
+    for (const Stmt* c : s->children())
+      if (!plain(c)) return false;
+    return true;
+  };
+  return plain(definition->getBody());
+}
+
+// A sum `s = e0; for (i = a; i < E; i += k) s += e;` (the loop's only statement, directly after
+// in the same block, s read in the reverse only after the loop): the loop that completes s's value,
+// run again when s is recomputed (Node::recomputed_sum). Its start, bound and e are then part of
+// s's definition. nullptr when s is not such a sum.
+Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>& all,
+                   const std::vector<ReadSite>& reads) {
+  if (v->kind != VarKind::Local || v->assignments != 2 || !v->floating) return nullptr;
+  const Node* add = nullptr;
+  for (const Node* n : all)
+    if (n->kind == NodeKind::Assign && n->target == v && n != v->definition) add = n;
+  if (!add || (add->op != BO_AddAssign && add->op != BO_SubAssign) || !add->rhs) return nullptr;
+  Node* loop = add->parent ? add->parent->parent : nullptr;
+  if (!loop || loop->kind != NodeKind::Loop || loop->body != add->parent || loop->body->children.size() != 1 ||
+      loop->parent != v->block || loop->order < v->definition->order || !loop->counter || loop->step <= 0 ||
+      !(loop->end || loop->last) || !loop->jumps.empty() || loop->inc || loop->parallel)
+    return nullptr;
+  std::vector<Var*> in_sum;
+  variables_read(ir, add->rhs, in_sum);
+  if (std::find(in_sum.begin(), in_sum.end(), v) != in_sum.end() ||
+      !invariant_in(ir, loop->start, loop, all) || !invariant_in(ir, loop->end ? loop->end : loop->last, loop, all))
+    return nullptr;
+  for (const ReadSite& r : reads)
+    if (r.var == v && r.node->order <= add->order) return nullptr;
+  return loop;
+}
+
 // Locals the reverse sweep recomputes from their definition instead of taping (Var::recompute).
 // A local defined once in a loop is recomputed at the start of its block's reverse, so its
 // definition must give there what it gave in the forward: nothing it reads (a variable, or memory
 // of a region) is written later in the block, by an assignment (a loop's initialisation and
 // increment included: only loops that declare their counter are lowered with none) or through a
 // call. What it reads is then read in the reverse there, so it is kept, taped or recomputed in
-// turn, and later overwrites of the memory it reads are taped.
-void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+// turn, and later overwrites of the memory it reads are taped. A call's result is recomputed the
+// same way, by calling again, when that is cheap (cheap_call) and its arguments are stable, and a
+// sum by running its loop again (summing_loop): one pass over a row instead of a value per row.
+void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads,
+                        const CustomPullbacks& custom) {
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& vp : ir.vars) {
       Var* v = vp.get();
-      if (v->kind != VarKind::Local || v->memory || v->counter || v->assignments != 1 || !v->definition ||
-          v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
+      bool call = v->kind == VarKind::CallResult && v->definition && cheap_call(v->definition->call, custom);
+      Node* sum = v->definition && !v->recompute ? summing_loop(ir, v, all, reads) : nullptr;
+      if ((v->kind != VarKind::Local && !call) || v->memory || v->counter || (v->assignments != 1 && !sum) ||
+          !v->definition || v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
         continue;
       DefinitionReads deps;
-      definition_reads(ir, v->definition->rhs, deps);
+      if (call)
+        for (AdArg a : ad_args(v->definition->call)) definition_reads(ir, a.expr, deps);
+      else definition_reads(ir, v->definition->rhs, deps);
+      if (sum) {
+        definition_reads(ir, sum->start, deps);
+        definition_reads(ir, sum->end ? sum->end : sum->last, deps);
+        definition_reads(ir, sum->body->children[0]->rhs, deps);
+        deps.values.erase(std::remove(deps.values.begin(), deps.values.end(), sum->counter), deps.values.end());
+      }
       if (!stable_definition(ir, v, deps, all)) continue;
       v->recompute = changed = true;
+      if (sum) sum->recomputed_sum = v;
       // Parameters' values are the reverse's own arguments.
       for (Var* d : deps.values)
         if (d->kind != VarKind::Param) {
@@ -288,17 +447,30 @@ void find_iteration_locals(FunctionIR& ir) {
   }
 }
 
+// Whether a and b lie in different branches of one `if`, so one execution of it runs only one.
+bool exclusive_branches(const Node* a, const Node* b) {
+  for (const Node* x = a; x->parent; x = x->parent) {
+    const Node* branch = x->parent;
+    if (branch->kind != NodeKind::If) continue;
+    const Node* other = x == branch->then_node ? branch->else_node : x == branch->else_node ? branch->then_node : nullptr;
+    if (other && encloses(other, b)) return true;
+  }
+  return false;
+}
+
 // An assignment is taped when reverse code that runs after it (in reverse order) reads the old
-// value: a read at or before it in program order, or anywhere in a loop they share — unless each
-// iteration of the loops they share reads and writes elements of its own (rows of a matrix).
+// value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
+// in a loop they share — unless each iteration of the loops they share reads and writes elements
+// of its own (rows of a matrix).
 void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
                           const std::vector<Node*>& all) {
   Var* written = n->target ? n->target : n->memory_root;
   if (!written || written->recompute || written->kind == VarKind::Return) return;
   for (const ReadSite& r : reads)
     if (r.var == written &&
-        (r.node->order <= n->order || (shares_loop(r.node, n, written->iteration) &&
-                                       !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
+        ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
+         (shares_loop(r.node, n, written->iteration) &&
+          !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
       n->save = true;
       return;
     }
@@ -361,7 +533,7 @@ bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, con
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const CustomPullbacks& custom,
                     Diagnostics& diags) {
   for (const ReadSite& r : reads)
-    if (n->result && r.var == n->result &&
+    if (n->result && !n->result->recompute && r.var == n->result &&
         (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
       n->save = true;
       break;
@@ -449,8 +621,10 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
   check_derivatives(ir, full, all, diags);
   std::vector<ReadSite> reads = find_reverse_reads(ir, full, all);
+  plan_loop_bounds(ir, all, reads);
+  plan_branch_conditions(ir, all, reads);
   std::set<Var*> written = written_regions(ir, all);
-  plan_recomputation(ir, all, reads);
+  plan_recomputation(ir, all, reads, custom);
   find_iteration_locals(ir);
   for (Node* n : all) {
     if (n->kind == NodeKind::Assign) plan_assignment_save(ir, n, reads, all);

@@ -109,7 +109,9 @@ TEST(GeneratedBackward, LlamaMatchesManualBenchWidth) {
 // count of every inner loop of RMSNorm and RoPE per row (and RMSNorm's sum of squares), a few
 // counters per row, head and layer (docs/llama.md). This checks it stays counters, far below one
 // row of activations (C floats), and grows with the layers by a few values each.
-TEST(GeneratedBackward, LlamaTapeHoldsCountersNotActivations) {
+// Loop bounds are evaluated again in the reverse and RMSNorm's sums recomputed, so the tape holds
+// the same few counters and sizes per layer at every batch and sequence length.
+TEST(GeneratedBackward, LlamaTapeIndependentOfBatchAndSequence) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";
   const int C = 384;
   auto tape_bytes = [](int L, int B, int T) {
@@ -121,9 +123,8 @@ TEST(GeneratedBackward, LlamaTapeHoldsCountersNotActivations) {
     return model.tape_bytes();
   };
   const std::size_t small = tape_bytes(2, 1, 4), large = tape_bytes(2, 4, 32);
-  const double per_row_and_layer = double(large - small) / ((4 * 32 - 4) * 2);
-  std::printf("tape bytes: %zu at (1,4), %zu at (4,32): %.0f per row and layer\n", small, large, per_row_and_layer);
-  EXPECT_LT(per_row_and_layer, C * sizeof(float) / 4.0) << "the tape holds activations";
+  std::printf("tape bytes: %zu at (1,4), %zu at (4,32)\n", small, large);
+  EXPECT_EQ(small, large);
 }
 
 }  // namespace

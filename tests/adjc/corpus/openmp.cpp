@@ -43,6 +43,19 @@ double par_then_serial(const double* x, double* tmp, int n) {
   return s;
 }
 
+// Each iteration owns row i of x and out (c below C): their adjoints need no atomics; w's is shared.
+void par_rows(double* out, const double* x, const double* w, int rows, int C) {
+#pragma omp parallel for
+  for (int i = 0; i < rows; i++)
+    for (int c = 0; c < C; c++) out[i * C + c] = x[i * C + c] * x[i * C + c] * w[c];
+}
+// Rows of C + 1 elements C apart overlap: x's adjoint stays atomic.
+void par_overlapping_rows(double* out, const double* x, const double* w, int rows, int C) {
+#pragma omp parallel for
+  for (int i = 0; i < rows; i++)
+    for (int c = 0; c < C + 1; c++) out[i * (C + 1) + c] = x[i * C + c] * x[i * C + c] * w[c];
+}
+
 class OpenMP : public ::testing::Test {
  protected:
   void SetUp() override { omp_set_num_threads(4); }
@@ -72,4 +85,14 @@ TEST_F(OpenMP, tapes_empty_after_reverse) {
 #pragma omp parallel reduction(+ : nonempty)
   nonempty += adjoint::thread_tape_bytes() != 0;
   EXPECT_EQ(nonempty, 0);
+}
+TEST_F(OpenMP, rows_own_their_adjoints) {
+  auto g = adjoint::gradient(par_rows);
+  check("par_rows", g, par_rows, Out<double>{40}, In<double>{40}, In<double>{5}, 8, 5);
+  EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 1) << g.source();
+}
+TEST_F(OpenMP, overlapping_rows_stay_atomic) {
+  auto g = adjoint::gradient(par_overlapping_rows);
+  check("par_overlapping_rows", g, par_overlapping_rows, Out<double>{48}, In<double>{41}, In<double>{6}, 8, 5);
+  EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 3) << g.source();  // d_x twice, d_w
 }

@@ -95,3 +95,32 @@ TEST(Recompute, square_rows) {
   check("square_rows", g, square_rows, InOut<double>{6}, In<double>{6}, 2, 3);
   EXPECT_EQ(occurrences(g.source(), "push(p)"), 0) << g.source();
 }
+
+// A row's sum of squares (RMSNorm's): recomputed by running its loop again, not taped per row.
+void rms_rows(double* y, const double* x, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    double sum_squares = 0;
+    for (int i = 0; i < n; i++) sum_squares += x[r * n + i] * x[r * n + i];
+    const double s = 1 / std::sqrt(sum_squares / n + 1e-5);
+    for (int i = 0; i < n; i++) y[r * n + i] = x[r * n + i] * s;
+  }
+}
+// The row is overwritten after its sum: the sum is taped.
+void rms_rows_in_place(double* x, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    double sum_squares = 0;
+    for (int i = 0; i < n; i++) sum_squares += x[r * n + i] * x[r * n + i];
+    const double s = 1 / std::sqrt(sum_squares / n + 1e-5);
+    for (int i = 0; i < n; i++) x[r * n + i] = x[r * n + i] * s;
+  }
+}
+TEST(Recompute, rms_rows) {
+  auto g = adjoint::gradient(rms_rows);
+  check("rms_rows", g, rms_rows, Out<double>{12}, In<double>{12}, 3, 4);
+  EXPECT_EQ(occurrences(g.source(), "push(sum_squares)"), 0) << g.source();
+}
+TEST(Recompute, rms_rows_in_place) {
+  auto g = adjoint::gradient(rms_rows_in_place);
+  check("rms_rows_in_place", g, rms_rows_in_place, InOut<double>{12}, 3, 4);
+  EXPECT_EQ(occurrences(g.source(), "push(sum_squares)"), 1) << g.source();
+}

@@ -66,3 +66,114 @@ TEST(Rows, shared_scratch) {
   check("shared_scratch", g, shared_scratch, Out<double>{4}, Out<double>{12}, In<double>{12}, 3, 4);
   EXPECT_GT(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
 }
+
+// Rows of any affine form: attention's `p = y + ((b * H + h) * T + t) * T`, a mixed-radix index
+// whose lower digits (t, then t2 <= t) stay below their radix T, so each b, t and h owns a row.
+// Row (b, h, t) is written and read back in its own iteration: nothing is taped.
+void causal_rows(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        double* p = y + ((b * H + h) * T + t) * T;
+        for (int t2 = 0; t2 <= t; t2++) p[t2] = x[b * T + t2] * x[b * T + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 <= t; t2++) s += p[t2] * p[t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+// The same row indexed directly, y[((b * H + h) * T + t) * T + t2], with t2 < T.
+void causal_rows_indexed(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        for (int t2 = 0; t2 < T; t2++) y[((b * H + h) * T + t) * T + t2] = x[b * T + t2] * x[b * T + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 < T; t2++) s += y[((b * H + h) * T + t) * T + t2] * y[((b * H + h) * T + t) * T + t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+// Rows of T + 1 elements T apart overlap by one: row t's last element is row t + 1's first (taped).
+void causal_rows_overlapping(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        double* p = y + ((b * H + h) * T + t) * T;
+        for (int t2 = 0; t2 < T + 1; t2++) p[t2] = x[b * (T + 1) + t2] * x[b * (T + 1) + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 < T + 1; t2++) s += p[t2] * p[t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+// Rows T - 1 apart with T elements: a stride smaller than the row (taped).
+void causal_rows_short_stride(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        double* p = y + ((b * H + h) * T + t) * (T - 1);
+        for (int t2 = 0; t2 < T; t2++) p[t2] = x[b * T + t2] * x[b * T + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 < T; t2++) s += p[t2] * p[t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+// A digit past its radix: t2 <= t + 1 reaches the next row's first element (taped).
+void causal_rows_past_the_row(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        double* p = y + ((b * H + h) * T + t) * T;
+        for (int t2 = 0; t2 <= t + 1; t2++) p[t2] = x[b * (T + 1) + t2] * x[b * (T + 1) + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 <= t + 1; t2++) s += p[t2] * p[t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+// Written as rows of (b, h, t) but read as rows of (b, t, h): the read of iteration (b, t, h) is
+// another iteration's row (taped).
+void causal_rows_transposed_read(double* y, double* z, const double* x, int B, int H, int T) {
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int h = 0; h < H; h++) {
+        for (int t2 = 0; t2 < T; t2++) y[((b * H + h) * T + t) * T + t2] = x[b * T + t2] * x[b * T + t2] * (h + 1);
+        double s = 0;
+        for (int t2 = 0; t2 < T; t2++) s += y[((b * T + t) * H + h) * T + t2] * y[((b * T + t) * H + h) * T + t2];
+        z[(b * T + t) * H + h] = s;
+      }
+}
+
+TEST(Rows, causal_rows) {
+  auto g = adjoint::gradient(causal_rows);
+  check("causal_rows", g, causal_rows, Out<double>{2 * 2 * 3 * 3}, Out<double>{2 * 3 * 2}, In<double>{2 * 3}, 2, 2,
+        3);
+  EXPECT_EQ(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}
+TEST(Rows, causal_rows_indexed) {
+  auto g = adjoint::gradient(causal_rows_indexed);
+  check("causal_rows_indexed", g, causal_rows_indexed, Out<double>{2 * 2 * 3 * 3}, Out<double>{2 * 3 * 2},
+        In<double>{2 * 3}, 2, 2, 3);
+  EXPECT_EQ(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}
+TEST(Rows, causal_rows_overlapping) {
+  auto g = adjoint::gradient(causal_rows_overlapping);
+  check("causal_rows_overlapping", g, causal_rows_overlapping, Out<double>{2 * 2 * 3 * 3 + 1},
+        Out<double>{2 * 3 * 2}, In<double>{2 * 4}, 2, 2, 3);
+  EXPECT_GT(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}
+TEST(Rows, causal_rows_short_stride) {
+  auto g = adjoint::gradient(causal_rows_short_stride);
+  check("causal_rows_short_stride", g, causal_rows_short_stride, Out<double>{2 * 2 * 3 * 2 + 1},
+        Out<double>{2 * 3 * 2}, In<double>{2 * 3}, 2, 2, 3);
+  EXPECT_GT(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}
+TEST(Rows, causal_rows_past_the_row) {
+  auto g = adjoint::gradient(causal_rows_past_the_row);
+  check("causal_rows_past_the_row", g, causal_rows_past_the_row, Out<double>{2 * 2 * 3 * 3 + 1},
+        Out<double>{2 * 3 * 2}, In<double>{2 * 4}, 2, 2, 3);
+  EXPECT_GT(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}
+TEST(Rows, causal_rows_transposed_read) {
+  auto g = adjoint::gradient(causal_rows_transposed_read);
+  check("causal_rows_transposed_read", g, causal_rows_transposed_read, Out<double>{2 * 2 * 3 * 3},
+        Out<double>{2 * 3 * 2}, In<double>{2 * 3}, 2, 2, 3);
+  EXPECT_GT(element_pops(g.source()) + block_pops(g.source()), 0) << g.source();
+}

@@ -59,6 +59,16 @@ void normalize_rows(double* out, const double* x, int B, int C) {
   }
 }
 
+// y *= x[i] with x varied: its reverse needs each old y (taped); y *= 2 needs none.
+double running_product(const double* x, int n) {
+  double y = 1;
+  for (int i = 0; i < n; i++) {
+    y *= x[i];
+    y *= 2;
+  }
+  return y;
+}
+
 TEST(Tape, overwrite_scalar) {
   auto g = adjoint::gradient(overwrite_scalar, "x");
   check("overwrite_scalar", g, overwrite_scalar, Scalar<double>{}, 6);
@@ -70,6 +80,10 @@ TEST(Tape, overwrite_array) {
 TEST(Tape, overwrite_int_index) {
   auto g = adjoint::gradient(overwrite_int_index, "x");
   check("overwrite_int_index", g, overwrite_int_index, In<double>{7}, 7);
+}
+TEST(Tape, running_product) {
+  auto g = adjoint::gradient(running_product);
+  check("running_product", g, running_product, In<double>{6, 0.5, 1.5}, 6);
 }
 TEST(Tape, reuse_local) { auto g = adjoint::gradient(reuse_local); check("reuse_local", g, reuse_local, Scalar<double>{}); }
 TEST(Tape, straight_loop) {
