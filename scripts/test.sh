@@ -23,3 +23,11 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DADJOINT_TS
   -DADJOINT_BUILD_ADJC=OFF -DADJOINT_BUILD_BENCH=OFF >/dev/null
 cmake --build build-tsan -j"$jobs" --target tape_thread_tests
 ctest --test-dir build-tsan --output-on-failure -R tsan
+
+# Under ASan+UBSan+LSan (build-asan/): the file loaders, checkpoints, tokenizers, kernels, tape and
+# bad input. `scripts/asan.sh` alone runs the whole suite so, which by the CPU time measured here
+# would take CI about as long again as everything above (README, Tests).
+asan_tests='^(tape\.|gemm\.|KernelGradients|TokenFile|DataLoader|Checkpoint|FileIo|LlamaFile|LlamaConfig|Model\.'
+asan_tests+='|Optimizer|Sample|PrepareCommand|GPT2Tokenizer|Llama3Tokenizer|Pretokenize|Classify|Utf8ForPrinting'
+asan_tests+='|train\.|pytorch_adjoint_bad_input$)'
+scripts/asan.sh --targets "adjoint engine_tests tokenizer_tests gemm_tests tape_tests" -R "$asan_tests"
