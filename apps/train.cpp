@@ -85,9 +85,10 @@ std::string sample_text(const Model& model, const BytePairEncoding* tokenizer, i
   return text + printer.finish();
 }
 
-// log.jsonl: one JSON object per line, each flushed as it is written; a write error stops the
-// run. A new run starts it empty; a resumed run keeps the lines up to the step it resumes from
-// (a killed run may have logged steps after its last checkpoint) and appends.
+// log.jsonl: one JSON object per line, each written through as one write; a write error (a full
+// disk) stops the run and removes the part of the line that was written. A new run starts it
+// empty; a resumed run keeps the lines up to the step it resumes from (a killed run may have
+// logged steps after its last checkpoint) and appends.
 class TrainingLog {
  public:
   TrainingLog(std::string path, int keep_through_step) : path_(std::move(path)) {
@@ -103,9 +104,11 @@ class TrainingLog {
       }
     }
     file_ = std::fopen(path_.c_str(), keep > 0 ? "r+b" : "wb");
-    if (!file_ || (keep > 0 && ::ftruncate(fileno(file_), off_t(keep)) != 0) || std::fseek(file_, 0, SEEK_END) != 0) {
+    if (!file_ || std::setvbuf(file_, nullptr, _IONBF, 0) != 0 ||
+        (keep > 0 && ::ftruncate(fileno(file_), off_t(keep)) != 0) || std::fseek(file_, 0, SEEK_END) != 0) {
       fail();
     }
+    size_ = off_t(keep);
   }
   ~TrainingLog() {
     if (file_) std::fclose(file_);
@@ -115,7 +118,13 @@ class TrainingLog {
 
   void write(const nlohmann::json& record) {
     const std::string line = record.dump() + "\n";
-    if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) fail();
+    if (std::fwrite(line.data(), 1, line.size(), file_) != line.size()) {
+      const int error = errno;
+      [[maybe_unused]] const int truncated = ::ftruncate(fileno(file_), size_);  // best effort
+      errno = error;  // the write's error is the one to report
+      fail();
+    }
+    size_ += off_t(line.size());
   }
   // To disk before a checkpoint, so that after a crash the log is never behind the checkpoint.
   void sync() {
@@ -127,6 +136,7 @@ class TrainingLog {
   [[noreturn]] void fail() const { throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno)); }
   std::string path_;
   std::FILE* file_ = nullptr;
+  off_t size_ = 0;  // the bytes of whole lines
 };
 
 // One run per output folder: an exclusive lock on DIR/train.lock (holding the owner's pid), held
@@ -292,8 +302,12 @@ void run_training(const TrainOptions& o) {
                                              steps_done, last_checkpoint()));
       }
     }
-    check_free_space(o.out, checkpoint_bytes(model->num_parameters()), fmt::format("the checkpoint of step {} ({} is kept)", steps_done,
-                                                             last_checkpoint()));
+    try {
+      check_free_space(o.out, checkpoint_bytes(model->num_parameters()),
+                       fmt::format("the checkpoint of step {}", steps_done));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(fmt::format("{}; stopped without saving ({})", e.what(), last_checkpoint()));
+    }
     TrainingProgress progress;
     progress.step = steps_done;
     progress.data_position = train.position();

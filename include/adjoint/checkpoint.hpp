@@ -48,6 +48,10 @@ GPT2Config read_training_state_config(const std::string& path);
 void check_progress(const TrainingProgress& progress, int max_seq_len, const std::string& path);
 TrainingProgress load_training_state(const std::string& path, GPT2& model, AdamW& optimizer);
 
+// Throws "<path>: <what> <tensor>[<i>] is nan" (or inf) for the first of the model's
+// num_parameters() values that is not finite; files are checked so when they are loaded.
+void check_finite(const Model& model, const float* values, const std::string& path, const char* what);
+
 // A run folder's checkpoint is one unit: DIR/checkpoint-<step>/ holds model.bin and state.bin
 // of one step, and DIR/latest is a symlink to the newest such folder. DIR/model.bin and
 // DIR/state.bin are symlinks through latest, so both always show the same step.

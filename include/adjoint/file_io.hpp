@@ -18,8 +18,8 @@ std::size_t file_size(std::FILE* file);
 
 // Makes what was renamed or created in the folder durable (fsync of the folder).
 void sync_directory(const std::string& path);
-// Throws "not enough free space in <dir> for <what>: ..." unless the file system holding dir
-// (which must exist) has bytes free.
+// Throws "not enough free space in <dir> for <what>: it needs 1802 KB, 1536 KB are free" (in
+// bytes, KB, MB, GB or TB) unless the file system holding dir (which must exist) has bytes free.
 void check_free_space(const std::string& dir, std::uint64_t bytes, const std::string& what);
 
 // Writes to "<path>.tmp", syncs it to disk and renames it to path on commit(); destroyed

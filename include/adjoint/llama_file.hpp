@@ -27,6 +27,7 @@ std::int32_t file_magic(const std::string& path);
 // Reads the header; throws a one-line error naming the file on a wrong magic or version (bf16
 // named), an impossible config, or a size that does not match the config.
 LlamaConfig read_llama_config(const std::string& path);
+// Also refuses a value that is not finite, naming its tensor and index.
 std::unique_ptr<Llama> load_llama(const std::string& path);
 // Writes values (the model's parameters or gradients) in the file format, atomically.
 void save_llama_file(const std::string& path, const LlamaConfig& config, const float* values);
@@ -37,7 +38,8 @@ inline constexpr std::int32_t kLlamaStateMagic = 20261124;
 LlamaConfig read_llama_state_config(const std::string& path);
 void save_llama_state(const std::string& path, const Llama& model, const float* m, const float* v,
                       const TrainingProgress& progress);
-// Checks the file's shape against the model's; fills parameters, m and v; returns the progress.
+// Checks the file's shape against the model's; fills parameters, m and v (each value finite);
+// returns the progress.
 TrainingProgress load_llama_state(const std::string& path, Llama& model, float* m, float* v);
 
 }  // namespace adjoint

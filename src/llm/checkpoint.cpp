@@ -84,18 +84,6 @@ std::size_t parameter_count(const GPT2Config& config) {
   return n;
 }
 
-// Throws "<path>: <what> <tensor>[<i>] is nan" for the first value that is not finite.
-void check_finite(const float* values, const GPT2Config& config, const std::string& path, const char* what) {
-  const std::size_t n = parameter_count(config), bad = first_nonfinite(values, n);
-  if (bad == n) return;
-  const auto sizes = parameter_sizes(config);
-  std::size_t offset = bad;
-  int t = 0;
-  while (offset >= sizes[t]) offset -= sizes[t++];
-  throw std::runtime_error(path + ": " + what + " " + kParameterNames[t] + "[" + std::to_string(offset) +
-                           "] is " + std::to_string(values[bad]));
-}
-
 struct FileCloser {
   std::FILE* file;
   ~FileCloser() {
@@ -104,6 +92,19 @@ struct FileCloser {
 };
 
 }  // namespace
+
+void check_finite(const Model& model, const float* values, const std::string& path, const char* what) {
+  const std::size_t n = model.num_parameters(), bad = first_nonfinite(values, n);
+  if (bad == n) return;
+  std::size_t offset = bad;
+  for (const ParameterTensor& tensor : model.parameter_tensors()) {
+    if (offset < tensor.size) {
+      throw std::runtime_error(path + ": " + what + " " + tensor.name + "[" + std::to_string(offset) + "] is " +
+                               std::to_string(values[bad]));
+    }
+    offset -= tensor.size;
+  }
+}
 
 // Opens a model or state file (copies: the parameter-sized arrays after its header) and checks
 // its header and size; returns its config.
@@ -126,7 +127,7 @@ std::unique_ptr<GPT2> load_model(const std::string& path) {
   auto model =
       std::make_unique<GPT2>(open_checked(path, closer, kModelFileMagic, kModelFileVersion, "model file", 1));
   read_exact(closer.file, model->params_memory(), model->num_parameters() * sizeof(float), path, "parameters");
-  check_finite(model->params_memory(), model->config(), path, "parameter");
+  check_finite(*model, model->params_memory(), path, "parameter");
   return model;
 }
 
@@ -196,9 +197,9 @@ TrainingProgress load_training_state(const std::string& path, GPT2& model, AdamW
   read_exact(closer.file, model.params_memory(), bytes, path, "parameters");
   read_exact(closer.file, optimizer.m(), bytes, path, "AdamW first moments");
   read_exact(closer.file, optimizer.v(), bytes, path, "AdamW second moments");
-  check_finite(model.params_memory(), c, path, "parameter");
-  check_finite(optimizer.m(), c, path, "AdamW first moment of");
-  check_finite(optimizer.v(), c, path, "AdamW second moment of");
+  check_finite(model, model.params_memory(), path, "parameter");
+  check_finite(model, optimizer.m(), path, "AdamW first moment of");
+  check_finite(model, optimizer.v(), path, "AdamW second moment of");
   return progress;
 }
 
@@ -246,8 +247,13 @@ void save_checkpoint(const std::string& dir, const Model& model, const AdamW& op
   fs::remove_all(tmp);
   fs::remove_all(root / name);  // left by a crash before latest pointed to it
   fs::create_directory(tmp);
-  model.save_file((tmp / "model.bin").string(), model.params_memory());
-  model.save_training_state((tmp / "state.bin").string(), optimizer, progress);
+  try {
+    model.save_file((tmp / "model.bin").string(), model.params_memory());
+    model.save_training_state((tmp / "state.bin").string(), optimizer, progress);
+  } catch (...) {
+    fs::remove_all(tmp);  // a full disk, say: leave the folder as it was
+    throw;
+  }
   fs::rename(tmp, root / name);
   sync_directory(dir);
   replace_symlink(root / kLatest, name);

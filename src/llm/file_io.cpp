@@ -44,14 +44,26 @@ void sync_directory(const std::string& path) {
   if (!synced) throw std::runtime_error("cannot sync folder " + path + ": " + std::strerror(error));
 }
 
+namespace {
+
+// bytes in the largest of bytes, KB, MB, GB and TB that leaves at least 10 of it, rounded up or down.
+std::string format_bytes(std::uint64_t bytes, bool round_up) {
+  const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
+  int unit = 0;
+  std::uint64_t scale = 1;
+  while (unit < 4 && bytes / (scale * 1024) >= 10) ++unit, scale *= 1024;
+  return std::to_string(round_up ? (bytes + scale - 1) / scale : bytes / scale) + " " + units[unit];
+}
+
+}  // namespace
+
 void check_free_space(const std::string& dir, std::uint64_t bytes, const std::string& what) {
   struct statvfs info {};
   if (statvfs(dir.c_str(), &info) != 0) throw std::runtime_error("cannot stat " + dir + ": " + std::strerror(errno));
   const std::uint64_t free = std::uint64_t(info.f_bavail) * info.f_frsize;
   if (free < bytes) {
     throw std::runtime_error("not enough free space in " + dir + " for " + what + ": it needs " +
-                             std::to_string((bytes + 1048575) / 1048576) + " MB, " +
-                             std::to_string(free / 1048576) + " MB are free");
+                             format_bytes(bytes, true) + ", " + format_bytes(free, false) + " are free");
   }
 }
 

@@ -118,6 +118,7 @@ std::unique_ptr<Llama> load_llama(const std::string& path) {
   FileCloser closer{open_llama(path, c, h)};
   auto model = std::make_unique<Llama>(c);
   read_exact(closer.file, model->params_memory(), model->num_parameters() * sizeof(float), path, "parameters");
+  check_finite(*model, model->params_memory(), path, "parameter");
   return model;
 }
 
@@ -190,6 +191,9 @@ TrainingProgress load_llama_state(const std::string& path, Llama& model, float* 
   read_exact(closer.file, model.params_memory(), bytes, path, "parameters");
   read_exact(closer.file, m, bytes, path, "AdamW first moments");
   read_exact(closer.file, v, bytes, path, "AdamW second moments");
+  check_finite(model, model.params_memory(), path, "parameter");
+  check_finite(model, m, path, "AdamW first moment of");
+  check_finite(model, v, path, "AdamW second moment of");
   return progress;
 }
 

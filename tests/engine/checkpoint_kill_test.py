@@ -61,15 +61,16 @@ def temporaries(out):
         return set()
 
 
-def pair_problem(out):
-    """None if out's model.bin and state.bin hold the same parameters (or neither exists)."""
+def pair_problem(out, parameters=None):
+    """None if out's model.bin and state.bin hold the same parameters (parameter_count() of them
+    unless given), or neither exists."""
     model, state = out / "model.bin", out / "state.bin"
     if not model.exists() and not state.exists():
         return None
     if not (model.exists() and state.exists()):
         return f"only one of model.bin and state.bin: {sorted(p.name for p in out.iterdir())}"
     params = model.read_bytes()[HEADER_BYTES:]
-    if len(params) != 4 * parameter_count():
+    if len(params) != 4 * (parameters or parameter_count()):
         return f"model.bin has {len(params)} parameter bytes"
     if state.read_bytes()[HEADER_BYTES:HEADER_BYTES + len(params)] != params:
         return "model.bin and state.bin hold different parameters"

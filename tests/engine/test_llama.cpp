@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -102,6 +103,37 @@ TEST(LlamaFile, RoundTripAndDefects) {
   expect_error("truncated");
   patch_int(0, 20240326);
   expect_error("not a Llama model file");
+  fs::remove(path);
+}
+
+// A value that is not finite in a model or training-state file is refused at load, naming the
+// file, the tensor and the index (found by tests/fuzz/llama_model_file.cpp and llama_state_file.cpp).
+TEST(LlamaFile, NonFiniteValuesAreRefused) {
+  Llama model(tiny_config());
+  model.init_random(7);
+  const std::string path = temp_path("nan.bin");
+  const std::size_t wte = std::size_t(tiny_config().vocab_size) * tiny_config().channels;
+  auto expect_message = [&](auto load, const std::string& message) {
+    try {
+      load();
+      ADD_FAILURE() << "no error, expected " << message;
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(e.what(), message);
+    }
+  };
+  model.params_memory()[3] = std::numeric_limits<float>::quiet_NaN();
+  adjoint::save_llama_file(path, model.config(), model.params_memory());
+  expect_message([&] { adjoint::load_llama(path); }, path + ": parameter wte[3] is nan");
+
+  model.params_memory()[3] = 0.5f;
+  std::vector<float> m(model.num_parameters(), 0.0f), v(model.num_parameters(), 1.0f);
+  v[wte + 1] = std::numeric_limits<float>::infinity();
+  adjoint::TrainingProgress progress;
+  progress.step = 1, progress.batch_size = 1, progress.seq_len = 4;
+  adjoint::save_llama_state(path, model, m.data(), v.data(), progress);
+  Llama resumed(tiny_config());
+  expect_message([&] { adjoint::load_llama_state(path, resumed, m.data(), v.data()); },
+                 path + ": AdamW second moment of ln1w[1] is inf");
   fs::remove(path);
 }
 

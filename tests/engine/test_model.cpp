@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,9 @@ TEST(FileIo, FreeSpaceCheckNamesTheFolder) {
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("not enough free space in " + (dir / "") + " for a checkpoint: it needs ", 0),
               0u)
+        << e.what();
+    // 2^62 bytes, rounded up in the largest unit that keeps at least 10 of it; the free space rounded down.
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(": it needs 4194304 TB, [0-9]+ (bytes|KB|MB|GB|TB) are free$")))
         << e.what();
   }
 }

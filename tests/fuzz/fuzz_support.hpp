@@ -2,9 +2,11 @@
 #pragma once
 #include <unistd.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -28,6 +30,16 @@ inline std::string write_file(const std::string& name, const std::uint8_t* data,
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (!file || std::fwrite(data, 1, size, file) != size || std::fclose(file) != 0) std::abort();
   return path;
+}
+
+// Loaders refuse values that are not finite: one that loads such a value is a failure.
+inline void require_finite(const float* values, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(values[i])) {
+      std::fprintf(stderr, "loaded a value that is not finite at index %zu\n", i);
+      std::abort();
+    }
+  }
 }
 
 }  // namespace adjoint::fuzz

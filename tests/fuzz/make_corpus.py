@@ -1,5 +1,6 @@
 """Writes the fuzzers' seed corpus (tests/fuzz/corpus/<loader>/): small valid files of each format
 and a few near misses. Run from anywhere: python3 tests/fuzz/make_corpus.py"""
+import base64
 import json
 import struct
 from pathlib import Path
@@ -13,6 +14,27 @@ def model_header(magic, version, maxT, V, L, NH, C, Vp):
 
 def parameter_count(maxT, V, L, NH, C, Vp):
     return Vp * C + maxT * C + L * (12 * C * C + 13 * C) + 2 * C
+
+
+LLAMA_MODEL_MAGIC, LLAMA_STATE_MAGIC = 20240803, 20261124
+
+
+def llama_header(magic, maxT, V, L, NH, NKV, C, multiple_of, tied, scaled_rope, progress=b""):
+    """llm.c's Llama 3 header: 256 int32 (magic, version 3, the shape; our tied-head flag and RoPE
+    scaling's context in [12], [13]; a training state's progress from [16]), then 256 float32."""
+    ints = [magic, 3, maxT, V, L, NH, NKV, C, multiple_of, int(scaled_rope), 3, 1, int(tied),
+            8192 if scaled_rope else 0]
+    header = bytearray(struct.pack("<256i", *ints, *([0] * (256 - len(ints)))))
+    header[64:64 + len(progress)] = progress
+    rope_scaling = [8.0, 1.0, 4.0] if scaled_rope else [0.0, 0.0, 0.0]
+    return bytes(header) + struct.pack("<256f", 1.0, 1e-5, 500000.0, *rope_scaling, *([0.0] * 250))
+
+
+def llama_parameter_count(maxT, V, L, NH, NKV, C, multiple_of, tied):
+    """The arena's floats (a tied model's lacks the LM head), as parameter_sizes in src/llm/llama.cpp."""
+    hidden = (2 * 4 * C // 3 + multiple_of - 1) // multiple_of * multiple_of
+    qkv = (NH + 2 * NKV) * (C // NH)
+    return V * C + L * C + L * qkv * C + L * C * C + L * C + 3 * L * hidden * C + C + (0 if tied else V * C)
 
 
 def floats(n, scale=0.01):
@@ -49,10 +71,26 @@ def main():
         header = bytearray(model_header(20261122, 1, *shape))
         header[32:32 + len(progress)] = progress
         write("state_file", name + ".bin", bytes(header) + floats(n) + floats(n, 0.001) + floats(n, 0.0001))
+    for shape in [(4, 5, 1, 2, 1, 4, 4, False, False), (8, 7, 2, 2, 2, 8, 8, True, True)]:
+        maxT, V, L, NH, NKV, C, multiple_of, tied, scaled = shape
+        n = llama_parameter_count(maxT, V, L, NH, NKV, C, multiple_of, tied)
+        name = "L{}_C{}{}".format(L, C, "_tied_scaled" if tied else "")
+        header = llama_header(LLAMA_MODEL_MAGIC, *shape)
+        model = header + floats(n + (V * C if tied else 0))
+        write("llama_model_file", name + ".bin", model)
+        write("llama_model_file", name + "_truncated.bin", model[:-8])
+        progress = struct.pack("<qQQiiq", 3, 2, 12345, 1, 2, 1)
+        state = llama_header(LLAMA_STATE_MAGIC, *shape, progress) + floats(n) + floats(n, 0.001) + floats(n, 0.0001)
+        write("llama_state_file", name + ".bin", state)
+    write("llama_state_file", "L2_C8_nan_moment.bin", state[:-4] + struct.pack("<f", float("nan")))
+
     tokens = [0, 5, 50256, 7, 65535, 3, 3, 2]
     write("token_file", "eight.bin", struct.pack("<256i", 20240520, 1, len(tokens), *([0] * 253)) +
           struct.pack(f"<{len(tokens)}H", *tokens))
     write("token_file", "empty.bin", struct.pack("<256i", 20240520, 1, 0, *([0] * 253)))
+    tokens = [128000, 5, 128255, 7, 128256, 2**31, 3, 2]  # Llama 3's ids, one past them, one over INT32_MAX
+    write("token_file", "uint32_eight.bin", struct.pack("<256i", 20240801, 7, len(tokens), *([0] * 253)) +
+          struct.pack(f"<{len(tokens)}I", *tokens))
     alphabet = gpt2_byte_alphabet()
     encoder = {alphabet[b]: b for b in range(256)}
     merges = [("Ġ", "t"), ("h", "e"), ("Ġt", "he")]
@@ -60,6 +98,14 @@ def main():
         encoder[left + right] = len(encoder)
     vocab = "#version: 0.2\n" + "".join(f"{left} {right}\n" for left, right in merges)
     write("tokenizer_files", "three_merges", json.dumps(encoder).encode() + b"\0" + vocab.encode())
+
+    # Llama 3's vocabulary: a zero byte, then tokens that tests/fuzz/llama3_vocabulary.cpp completes
+    # to 128000; or the JavaScript file itself (too few tokens for the loader).
+    listed = [alphabet[b] for b in sorted(set(b"the cat's"))] + ["Ġt", "he", "Ġthe", "Ġcat", "ĠcaféÃ©", "'s", "42"]
+    write("llama3_vocabulary", "completed", b"\0" + "\n".join(listed).encode())
+    write("llama3_vocabulary", "completed_repeat", b"\0" + "\n".join(listed + ["Ġt"]).encode())
+    js = 'const llama_vocab_base64 = "{}";\n'.format(base64.b64encode("\n".join(listed).encode()).decode())
+    write("llama3_vocabulary", "few_tokens.js", js.encode())
 
 
 if __name__ == "__main__":

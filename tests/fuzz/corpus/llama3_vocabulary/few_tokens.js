@@ -1,0 +1,1 @@
+const llama_vocab_base64 = "xKAKJwphCmMKZQpoCnMKdArEoHQKaGUKxKB0aGUKxKBjYXQKxKBjYWbDqcODwqkKJ3MKNDI=";
