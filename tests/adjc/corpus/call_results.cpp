@@ -13,7 +13,7 @@ using namespace gradcheck;
 
 double silu(double a) { return a / (1 + std::exp(-a)); }
 // A loop in the callee: calling again costs more than the tape.
-double power(double a, int k) {
+double int_power(double a, int k) {
   double p = 1;
   for (int i = 0; i < k; i++) p *= a;
   return p;
@@ -32,7 +32,7 @@ void silu_then_overwrite(double* out, double* w, int n) {
   }
 }
 void powers(double* out, const double* x, int n) {
-  for (int i = 0; i < n; i++) out[i] = power(x[i], 3) * x[i];
+  for (int i = 0; i < n; i++) out[i] = int_power(x[i], 3) * x[i];
 }
 void scaled_squares(double* out, const double* x, int n) {
   for (int i = 0; i < n; i++) out[i] = scaled(x[i]) * x[i];

@@ -100,9 +100,9 @@ double return_in_while(const double* x, int n) {
   } while (false);
   return s + 1;
 }
-double power(double x, int n) {
+double recursive_power(double x, int n) {
   if (n == 0) return 1.0;
-  return x * power(x, n - 1);
+  return x * recursive_power(x, n - 1);
 }
 double tree_sum(const double* x, int lo, int hi) {
   if (hi - lo == 1) return x[lo] * x[lo];
@@ -144,6 +144,6 @@ TEST(Statements, return_in_loop) {
   check("return_in_while", adjoint::gradient(return_in_while, "x"), return_in_while, In<double>{5, 0, 0.3}, 5);
 }
 TEST(Statements, recursion) {
-  for (int n = 0; n < 5; n++) check("power", adjoint::gradient(power, "x"), power, Scalar<double>{}, n);
+  for (int n = 0; n < 5; n++) check("recursive_power", adjoint::gradient(recursive_power, "x"), recursive_power, Scalar<double>{}, n);
   check("tree_sum", adjoint::gradient(tree_sum, "x"), tree_sum, In<double>{7}, 0, 7);
 }
