@@ -50,7 +50,7 @@ def train_command(adjoint, folder, out, resume):
 def train_steps(log):
     """The log's records without timings (which differ between runs) and each run's own record of what ran."""
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    return [{k: v for k, v in r.items() if k not in ("ms", "tok_per_s")} for r in records if "run" not in r]
+    return [{k: v for k, v in r.items() if k not in ("ms", "tok_per_s", "reduce_ms")} for r in records if "run" not in r]
 
 
 def temporaries(out):
