@@ -346,9 +346,11 @@ void run_training(const TrainOptions& o) {
                   step + 1, o.steps, loss, lr, norm, ms, tokens_per_step / (ms / 1e3),
                   format_duration(eta).c_str());
       if (root) {
-        log->write({{"step", step + 1}, {"loss", loss},         {"lr", lr},
-                    {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)},
-                    {"reduce_ms", optimizer.last_reduce_ms()}});
+        nlohmann::json record = {{"step", step + 1}, {"loss", loss},         {"lr", lr},
+                                 {"grad_norm", norm}, {"ms", ms}, {"tok_per_s", tokens_per_step / (ms / 1e3)}};
+        // Under mpirun: the gradient sum's time after the backward (what --overlap did not hide).
+        if (world.size() > 1) record["reduce_ms"] = optimizer.last_reduce_ms();
+        log->write(record);
       }
     } else {
       // A diverged run or bad data: never an update from it. Large-scale trainers skip such a

@@ -8,8 +8,8 @@
 //
 // Overlap: with the hand-written backward, the reduction of a piece of gradients starts (a
 // non-blocking collective) as soon as the backward has completed the layers it holds, while the
-// backward goes on with earlier layers, as PyTorch DDP's buckets do; the same pieces in the same
-// order, so the sums have the bits of the blocking path's on 2 processes (where a sum of two is
+// backward goes on with earlier layers, as PyTorch DDP's buckets do; the same pieces, each summed on
+// its own, so the sums have the bits of the blocking path's on 2 processes (where a sum of two is
 // the same in any order).
 #pragma once
 #include <cstddef>

@@ -111,7 +111,8 @@ void DataParallelAdamW::on_layer_done(int layer) {
 
 double DataParallelAdamW::reduce_gradients() {
   const auto start = std::chrono::steady_clock::now();
-  // The overlapped backward started some pieces; the rest go the same way, in the same order.
+  // The overlapped backward started some pieces; the rest go the same way (every process starts
+  // the same collectives in the same order).
   const bool overlapped = armed_;
   for (std::size_t i = 0; i < pieces_.size(); i++) {
     if (!started_[i]) reduce_piece(i, !overlapped);
