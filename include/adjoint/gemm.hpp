@@ -48,11 +48,14 @@ struct GemmInfo {
 // Loads the library if needed. Throws std::runtime_error naming the library if it cannot.
 const GemmInfo& gemm_info();
 
-// Which library runs an sgemm of that shape: oneDNN (when loaded) for no-transpose products of at
-// most kOnednnMaxRows rows by a weight-sized B (n·k >= 2^19): the backward's dinp = dout W;
-// OpenBLAS otherwise.
+// Which library runs an sgemm of that shape: oneDNN (when loaded) for products of few rows by a
+// weight-sized B (n·k >= 2^19): the backward's dinp = dout W (no transpose, at most kOnednnMaxRows
+// rows) and, on one OpenMP thread, the forward's inp W^T (at most kOnednnMaxForwardRows rows,
+// k <= kOnednnMaxForwardDepth); OpenBLAS otherwise.
 enum class GemmLibrary { openblas, onednn };
 constexpr int kOnednnMaxRows = 256;
+constexpr int kOnednnMaxForwardRows = 64;
+constexpr int kOnednnMaxForwardDepth = 1024;
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k);
 std::string onednn_shapes();
 

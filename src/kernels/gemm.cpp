@@ -3,6 +3,7 @@
 #include "adjoint/gemm.hpp"
 
 #include <cblas.h>
+#include <omp.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -216,17 +217,22 @@ std::string GemmInfo::warning() const {
 
 const GemmInfo& gemm_info() { return libraries().info; }
 
-// Decided by `gemm_bench --backward` (docs/performance.md, GEMM): oneDNN is 1.1-2.7x faster than
-// OpenBLAS on dinp = dout W (no transpose) with up to 256 rows at every GPT-2 and Llama weight
-// shape, and not faster on the other forms (dW += dout^T inp, the forward's inp W^T). Products
-// smaller than a weight matrix (the tensor engine's per-head attention) were not measured and stay
-// on OpenBLAS.
+// Decided by `gemm_bench` and `gemm_bench --backward` (docs/performance.md, GEMM): oneDNN is
+// 1.1-2.7x faster than OpenBLAS on dinp = dout W (no transpose) with up to 256 rows at every GPT-2
+// and Llama weight shape, and, on one thread only, 1.2-1.5x faster on the forward's inp W^T with up
+// to 64 rows and K <= 1024 (on two it is 0.9-1.0x, and 0.3x at K = 3072). It is slower on the
+// accumulating dW += dout^T inp. Products smaller than a weight matrix (the tensor engine's
+// per-head attention) were not measured and stay on OpenBLAS. The choice depends on the thread
+// count, so results are deterministic for a thread count, as the rest of the engine is.
 bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
-  return !trans_a && !trans_b && m <= kOnednnMaxRows && double(n) * k >= double(1 << 19);
+  if (trans_a || double(n) * k < double(1 << 19)) return false;
+  if (!trans_b) return m <= kOnednnMaxRows;
+  return m <= kOnednnMaxForwardRows && k <= kOnednnMaxForwardDepth && omp_get_max_threads() == 1;
 }
 
 std::string onednn_shapes() {
-  return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) + " rows)";
+  return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) + " rows), and inp W^T (<= " +
+         std::to_string(kOnednnMaxForwardRows) + " rows) on one thread";
 }
 
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k) {

@@ -2,6 +2,7 @@
 // what CBLAS would. ctest runs the kernel checks twice: with OPENBLAS_CORETYPE empty (the default
 // every user gets) and with it set to the oldest kernel (the user's choice wins, with a warning).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <array>
@@ -92,7 +93,7 @@ void check_against_loops(double tolerance) {
 }
 
 // oneDNN computes what OpenBLAS computes, for every transpose, at shapes of few rows and larger
-// ones, with ld* wider than the matrices; gemm_library picks it for dinp = dout W of few rows only.
+// ones, with ld* wider than the matrices; gemm_library picks it for dinp = dout W of few rows, and inp W^T of few rows on one thread.
 TEST(Gemm, OnednnMatchesOpenblasForEveryTranspose) {
   if (gemm_info().onednn.empty()) {
     GTEST_SKIP() << "SKIPPED LOUDLY: oneDNN is not loaded (" << gemm_info().line(1)
@@ -101,7 +102,14 @@ TEST(Gemm, OnednnMatchesOpenblasForEveryTranspose) {
   EXPECT_EQ(gemm_library(false, false, 16, 768, 3072), GemmLibrary::onednn);
   EXPECT_EQ(gemm_library(false, false, 256, 768, 768), GemmLibrary::onednn);
   EXPECT_EQ(gemm_library(true, false, 3072, 768, 16), GemmLibrary::openblas);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
   EXPECT_EQ(gemm_library(false, true, 16, 3072, 768), GemmLibrary::openblas);
+  omp_set_num_threads(1);
+  EXPECT_EQ(gemm_library(false, true, 16, 3072, 768), GemmLibrary::onednn);
+  EXPECT_EQ(gemm_library(false, true, 128, 3072, 768), GemmLibrary::openblas);
+  EXPECT_EQ(gemm_library(false, true, 16, 768, 3072), GemmLibrary::openblas);
+  omp_set_num_threads(threads);
   EXPECT_EQ(gemm_library(false, false, 1024, 768, 3072), GemmLibrary::openblas);
   EXPECT_EQ(gemm_library(false, false, 16, 64, 16), GemmLibrary::openblas);
   EXPECT_NE(gemm_info().line(2).find("oneDNN"), std::string::npos) << gemm_info().line(2);
