@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   for (const Library& lib : libs) std::printf("  %-24s kernel: %s\n", lib.name.c_str(), lib.kernel.c_str());
 
   // GPT-2 124M's matmuls (C = 768): forward rows x (qkv, attention projection, MLP up, MLP down,
-  // LM head), and the backward's two forms of the MLP-up layer (dinp = dout W, dW = dout^T inp).
+  // LM head), and the backward's two forms of the MLP-up layer (dinp = dout W, dW += dout^T inp).
   std::vector<Shape> shapes;
   const std::vector<int> rows = quick ? std::vector<int>{64, 1024} : std::vector<int>{16, 64, 256, 1024, 4096};
   for (int m : backward ? std::vector<int>{} : rows) {
@@ -213,8 +213,8 @@ int main(int argc, char** argv) {
     shapes.push_back({m, 3072, 768, false, true, "fc"});
     shapes.push_back({m, 768, 3072, false, true, "fc proj"});
     if (m <= 1024) shapes.push_back({m, 50304, 768, false, true, "lm head"});
-    shapes.push_back({m, 768, 3072, false, false, "fc dinp"});
-    shapes.push_back({3072, 768, m, true, false, "fc dW"});
+    shapes.push_back({m, 768, 3072, false, false, "fc dinp", 1.0f});  // accumulating, as the engine does
+    shapes.push_back({3072, 768, m, true, false, "fc dW", 1.0f});  // accumulating, as the engine does
   }
   // (in, out) of each matmul: GPT-2's qkv, attention projection, MLP up, MLP down, LM head; llama3-bench's
   // qkv (12 + 2 x 4 heads), SwiGLU up (w1, w3) and down (w2), LM head (tied, Llama 3's vocabulary).
