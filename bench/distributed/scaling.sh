@@ -68,7 +68,8 @@ import json, statistics, sys
 work, runs, model, B, T, *setups = sys.argv[1:]
 median = statistics.median
 def runs_of(s):
-    """Per run: (tokens/s, step ms, reduce ms or None) medians over the steps after the first two, and the run record."""
+    """Per run: medians over the steps after the first two of tokens/s, step ms and reduce ms (None
+    without mpirun), and the run record."""
     result = []
     for r in range(1, int(runs) + 1):
         lines = [json.loads(line) for line in open(f"{work}/{s}-{r}/log.jsonl")]

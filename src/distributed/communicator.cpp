@@ -113,7 +113,8 @@ constexpr std::size_t kMaxCount = std::size_t(1) << 19;
 
 // The non-blocking collectives started and not yet waited for.
 std::vector<MPI_Request> pending;
-// What wait() copies once they are done: each process's part of a piece summed whole (start_reduce_scatter on one node).
+// What wait() copies once they are done: this process's part of each piece summed whole
+// (start_reduce_scatter on one machine).
 struct Copy {
   const float* from;
   float* to;

@@ -46,7 +46,8 @@ def check_faults(workdir):
         env = dict(ENV, ADJOINT_MPI_TIMEOUT=timeout) if timeout else ENV
         out = f"{workdir}/fault"
         shutil.rmtree(out, ignore_errors=True)
-        command = [*mpirun(2, *(["-x", "ADJOINT_MPI_TIMEOUT"] if timeout else [])), ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin", "-B", "2", "-T", "16",
+        command = [*mpirun(2, *(["-x", "ADJOINT_MPI_TIMEOUT"] if timeout else [])), ADJOINT, "train", "--model", "d1",
+                   "--train-tokens", f"{workdir}/train.bin", "-B", "2", "-T", "16",
                    "--steps", "100000", "--checkpoint-every", "5", "--out", out]
         job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 120

@@ -107,7 +107,8 @@ TEST(LlamaFile, RoundTripAndDefects) {
 }
 
 // A value that is not finite in a model or training-state file (or a negative AdamW second moment)
-// is refused at load, naming the file, the tensor and the index (found by tests/fuzz/llama_model_file.cpp and llama_state_file.cpp).
+// is refused at load, naming the file, the tensor and the index (found by
+// tests/fuzz/llama_model_file.cpp and llama_state_file.cpp).
 TEST(LlamaFile, NonFiniteValuesAreRefused) {
   Llama model(tiny_config());
   model.init_random(7);

@@ -146,7 +146,8 @@ TEST(Checkpoint, NegativeSecondMomentIsRefused) {
     adjoint::load_training_state(path, restored, restored_optimizer);
     ADD_FAILURE() << "a negative second moment loaded";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": AdamW second moment of wpe[5] is -0.25, below 0 (it is a mean of squares)");
+    EXPECT_EQ(std::string(e.what()),
+              path + ": AdamW second moment of wpe[5] is -0.25, below 0 (it is a mean of squares)");
   }
 }
 
