@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "adjoint/distributed.hpp"
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const adjoint::ReportedByRankZero&) {
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adjoint: error: %s\n", e.what());
     return 1;

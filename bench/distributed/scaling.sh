@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
-# Data-parallel throughput on this machine: N processes x (threads/N) threads against one process
-# with all the threads, same model and per-process batch, interleaved runs; tokens/s is the median
-# over the timed steps of each run (log.jsonl), after the first two.
-# Usage: bench/distributed/scaling.sh [--model gpt2-124M] [-B 4] [-T 64] [--steps 8] [--runs 3]
-# Env: ADJOINT_BIN (default build/bin/adjoint), THREADS (default nproc).
+# Data-parallel training on this machine, setups interleaved run by run, same model and per-process
+# batch; per setup the medians over the steps after the first two of each run (log.jsonl): tokens/s
+# (and against the first setup), step ms, reduce ms (under mpirun: the gradient sum's time after the
+# backward, what --overlap did not hide) and AdamW moments per process.
+#   --compare processes (default): one process with all the threads against N processes x 1 thread
+#     (N = the threads), the default backward: what communication costs on shared memory.
+#   --compare zero-overlap: N processes x 1 thread (--np, default 2), the hand-written backward (the
+#     one whose layers start the sums), --zero 0 and 1, --overlap off and on.
+# Usage: bench/distributed/scaling.sh [--compare processes|zero-overlap] [--model gpt2-124M] [-B 4] [-T 64]
+#        [--steps 8] [--runs 3] [--np 2]
+# Env: ADJOINT_BIN (default build/bin/adjoint), THREADS (default nproc; --compare processes).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 adjoint=${ADJOINT_BIN:-$root/build/bin/adjoint}
 threads=${THREADS:-$(nproc)}
-model=gpt2-124M B=4 T=64 steps=8 runs=3
+compare=processes model=gpt2-124M B=4 T=64 steps=8 runs=3 np=2
 while (($#)); do
+  [ $# -ge 2 ] || { echo "scaling: error: $1 needs a value" >&2; exit 2; }
   case $1 in
-    --model) model=$2 ;; -B) B=$2 ;; -T) T=$2 ;; --steps) steps=$2 ;; --runs) runs=$2 ;;
+    --compare) compare=$2 ;; --model) model=$2 ;; -B) B=$2 ;; -T) T=$2 ;; --steps) steps=$2 ;; --runs) runs=$2 ;;
+    --np) np=$2 ;;
     *) echo "scaling: error: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift 2
 done
+# Each setup: "name;processes;threads per process;train flags".
+case $compare in
+  processes)
+    setups=("1 process x $threads threads;1;$threads;"
+            "$threads processes x 1 thread (mpirun);$threads;1;") ;;
+  zero-overlap)
+    setups=()
+    for flags in "--zero 0" "--zero 0 --overlap" "--zero 1" "--zero 1 --overlap"; do
+      setups+=("\`$flags\`;$np;1;--backward manual $flags")
+    done ;;
+  *) echo "scaling: error: --compare is processes or zero-overlap, not '$compare'" >&2; exit 2 ;;
+esac
 command -v mpirun >/dev/null || { echo "scaling: error: mpirun not found (apt-get install openmpi-bin)" >&2; exit 1; }
 [ -x "$adjoint" ] || { echo "scaling: error: $adjoint not found; build it or set ADJOINT_BIN" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -31,22 +51,46 @@ PY
 args=(train --model "$model" --train-tokens "$work/train.bin" -B "$B" -T "$T" --steps "$steps" --warmup 1
       --val-every 0 --sample-every 0 --sample-tokens 1)
 for run in $(seq "$runs"); do
-  OMP_NUM_THREADS=$threads "$adjoint" "${args[@]}" --out "$work/one$run" >/dev/null 2>"$work/err" ||
-    { cat "$work/err" >&2; exit 1; }
-  mpirun --oversubscribe -np "$threads" -x OMP_NUM_THREADS=1 "$adjoint" "${args[@]}" --out "$work/many$run" \
-    >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  for s in "${!setups[@]}"; do
+    IFS=';' read -r _ processes per_process flags <<<"${setups[$s]}"
+    read -ra flags <<<"$flags"
+    out=(--out "$work/$s-$run")
+    if ((processes == 1)); then
+      OMP_NUM_THREADS=$per_process "$adjoint" "${args[@]}" "${flags[@]}" "${out[@]}" >/dev/null 2>"$work/err"
+    else
+      mpirun --oversubscribe -np "$processes" -x OMP_NUM_THREADS="$per_process" "$adjoint" "${args[@]}" \
+        "${flags[@]}" "${out[@]}" >/dev/null 2>"$work/err"
+    fi || { cat "$work/err" >&2; exit 1; }
+  done
 done
-/usr/bin/python3 - "$work" "$runs" "$threads" "$model" "$B" "$T" <<'PY'
+/usr/bin/python3 - "$work" "$runs" "$model" "$B" "$T" "${setups[@]}" <<'PY'
 import json, statistics, sys
-work, runs, threads, model, B, T = sys.argv[1], int(sys.argv[2]), sys.argv[3], *sys.argv[4:]
-def tok_per_s(out):
-    steps = [r for r in map(json.loads, open(f"{work}/{out}/log.jsonl")) if "tok_per_s" in r]
-    return statistics.median(r["tok_per_s"] for r in steps[2:])
-one = [tok_per_s(f"one{r}") for r in range(1, runs + 1)]
-many = [tok_per_s(f"many{r}") for r in range(1, runs + 1)]
-print(f"{model}, B={B} T={T} per process, median tokens/s of each run's steps after the first two, {runs} runs")
-print("| setup | tokens/s (runs) | median | / one process |\n|---|---|---:|---:|")
-for name, values in ((f"1 process x {threads} threads", one), (f"{threads} processes x 1 thread (mpirun)", many)):
-    print(f"| {name} | {', '.join(f'{v:.0f}' for v in values)} | {statistics.median(values):.0f} "
-          f"| {statistics.median(values) / statistics.median(one):.2f} |")
+work, runs, model, B, T, *setups = sys.argv[1:]
+median = statistics.median
+def runs_of(s):
+    """Per run: medians over the steps after the first two of tokens/s, step ms and reduce ms (None
+    without mpirun), and the run record."""
+    result = []
+    for r in range(1, int(runs) + 1):
+        lines = [json.loads(line) for line in open(f"{work}/{s}-{r}/log.jsonl")]
+        steps = [x for x in lines if "tok_per_s" in x][2:]
+        reduce = [x["reduce_ms"] for x in steps if "reduce_ms" in x]
+        result.append((median(x["tok_per_s"] for x in steps), median(x["ms"] for x in steps),
+                       median(reduce) if reduce else None, next(x["run"] for x in lines if "run" in x)))
+    return result
+def listed(values, form):
+    return f"{form.format(median(values))} ({', '.join(form.format(v) for v in values)})"
+print(f"{model}, B={B} T={T} per process; medians over the steps after the first two of each of {runs} "
+      f"interleaved runs (runs in parentheses)")
+print("| setup | tokens/s | / first | step ms | reduce ms after the backward | AdamW moments MB/process |")
+print("|---|---|---:|---|---|---:|")
+first = None
+for s, setup in enumerate(setups):
+    results = runs_of(s)
+    tokens = [x[0] for x in results]
+    first = first or median(tokens)
+    reduce = [x[2] for x in results if x[2] is not None]
+    print(f"| {setup.split(';')[0]} | {listed(tokens, '{:.0f}')} | {median(tokens) / first:.2f} "
+          f"| {listed([x[1] for x in results], '{:.0f}')} | {listed(reduce, '{:.1f}') if reduce else '-'} "
+          f"| {results[0][3]['adamw_moment_bytes_per_process'] / 1e6:.0f} |")
 PY

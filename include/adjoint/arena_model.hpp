@@ -4,7 +4,9 @@
 // its passes.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <utility>
 
 #include "adjoint/model.hpp"
 
@@ -52,6 +54,7 @@ class ArenaModel : public Model {
   bool has_backward(Backward backward) const override;
   std::size_t tape_bytes() const override { return tape_bytes_; }
   std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
+  void on_layer_backward(std::function<void(int layer)> hook) override { layer_backward_hook_ = std::move(hook); }
   void zero_grad() override;
 
  protected:
@@ -69,6 +72,10 @@ class ArenaModel : public Model {
   virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
   virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
   virtual int tokens() const = 0;  // the vocabulary ids are checked against
+  // The hand-written backward calls this when it has completed a layer's parameter gradients.
+  void layer_backward_done(int layer) const {
+    if (layer_backward_hook_) layer_backward_hook_(layer);
+  }
 
   FloatArena params_memory_, grads_memory_;
 
@@ -77,6 +84,7 @@ class ArenaModel : public Model {
   void prepare_batch(const int* inputs, const int* targets, int B, int T);
 
   FloatArena acts_memory_, dacts_memory_;
+  std::function<void(int layer)> layer_backward_hook_;  // on_layer_backward's
   Backward backward_ = Backward::manual;
   std::size_t tape_bytes_ = 0;
   int reserved_B_ = 0, reserved_T_ = 0;  // the shape the arenas were sized for

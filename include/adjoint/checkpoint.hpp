@@ -51,6 +51,9 @@ TrainingProgress load_training_state(const std::string& path, GPT2& model, AdamW
 // Throws "<path>: <what> <tensor>[<i>] is nan" (or inf) for the first of the model's
 // num_parameters() values that is not finite; files are checked so when they are loaded.
 void check_finite(const Model& model, const float* values, const std::string& path, const char* what);
+// check_finite for AdamW's second moments v, which must also not be negative (a negative v makes
+// the next update's sqrt(v) NaN): "<path>: AdamW second moment of <tensor>[<i>] is -1, below 0 ...".
+void check_second_moments(const Model& model, const float* v, const std::string& path);
 
 // A run folder's checkpoint is one unit: DIR/checkpoint-<step>/ holds model.bin and state.bin
 // of one step, and DIR/latest is a symlink to the newest such folder. DIR/model.bin and

@@ -60,7 +60,7 @@ class DataParallelAdamW {
   // collectives move fastest. Stage 0: [begin, begin + size), one MPI_Allreduce each. Stage 1: the
   // parameters padded to a multiple of N, in pieces of size = N·per_rank floats (the last piece
   // smaller); process r owns [begin + r·per_rank, begin + r·per_rank + per_rank) of each, so a piece
-  // is one MPI_Reduce_scatter_block and one MPI_Allgather with no packing; its shard is these
+  // is one Communicator::reduce_scatter and one MPI_Allgather with no packing; its shard is these
   // ranges one after another, from shard_begin. The padding (fewer than N floats) is in the last
   // piece only, which goes through staging_. ready_after: the layer whose backward completes the
   // piece's gradients (-1: only the whole backward does).

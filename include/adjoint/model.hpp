@@ -74,10 +74,11 @@ class Model {
   virtual Backward backward_pass() const = 0;
   // Whether this build has that backward pass for this model.
   virtual bool has_backward(Backward backward) const = 0;
-  // Called by the hand-written backward as it completes each layer's parameter gradients (layers
-  // L-1 down to 0), so that data-parallel training can start summing them while it goes on; the
-  // generated backward is one function and calls it never.
-  void on_layer_backward(std::function<void(int layer)> hook) { layer_backward_hook_ = std::move(hook); }
+  // hook(layer) is called by the hand-written backward as it completes each layer's parameter
+  // gradients (layers L-1 down to 0), so that data-parallel training can start summing them while
+  // it goes on; the generated backward (and the tensor engine's) is one function and calls it never.
+  // An empty hook: none.
+  virtual void on_layer_backward(std::function<void(int layer)> hook) = 0;
   // Bytes the generated forward sweep left on the tape, last step (0 for the manual backward).
   virtual std::size_t tape_bytes() const = 0;
   // Floats of the generated backward's activation adjoints (0 until it is used).
@@ -92,9 +93,6 @@ class Model {
   virtual TrainingProgress load_training_state(const std::string& path, AdamW& optimizer) = 0;
   // A KV-cached generator for up to `positions` positions (at most max_seq_len()).
   virtual std::unique_ptr<TokenGenerator> generator(int positions) const = 0;
-
- protected:
-  std::function<void(int layer)> layer_backward_hook_;
 };
 
 // A model file (GPT-2 or Llama, told apart by the magic number), loaded.

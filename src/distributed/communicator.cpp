@@ -113,6 +113,25 @@ constexpr std::size_t kMaxCount = std::size_t(1) << 19;
 
 // The non-blocking collectives started and not yet waited for.
 std::vector<MPI_Request> pending;
+// What wait() copies once they are done: this process's part of each piece summed whole
+// (start_reduce_scatter on one machine).
+struct Copy {
+  const float* from;
+  float* to;
+  std::size_t count;
+};
+std::vector<Copy> copies_after_wait;
+
+// Process root's value, on every process.
+std::string broadcast(const std::string& value, int root) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int length = int(value.size());
+  MPI_Bcast(&length, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string result = rank == root ? value : std::string(std::size_t(length), '\0');
+  MPI_Bcast(result.data(), length, MPI_CHAR, root, MPI_COMM_WORLD);
+  return result;
+}
 #endif
 
 }  // namespace
@@ -123,6 +142,12 @@ Communicator::Communicator() {
   static MpiSession session;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  one_node_ = node_size == size_;
   stopped_length = std::size_t(std::snprintf(stopped_message, sizeof stopped_message,
                                              "adjoint: error: rank %d: the job stopped because another of its %d "
                                              "processes ended (crashed, killed or lost); the last checkpoint is kept\n",
@@ -164,15 +189,18 @@ double Communicator::sum(double value) const {
   return value;
 }
 
-void Communicator::reduce_scatter(const float* send, float* recv, std::size_t count) const {
+void Communicator::reduce_scatter(float* data, float* recv, std::size_t count) const {
 #ifdef ADJOINT_HAVE_MPI
   if (size_ > 1) {
     const Waiting waiting;
-    MPI_Reduce_scatter_block(send, recv, int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    return;
+    if (!one_node_) {
+      MPI_Reduce_scatter_block(data, recv, int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      return;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, data, int(std::size_t(size_) * count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   }
 #endif
-  std::copy(send, send + count, recv);
+  std::copy_n(data + std::size_t(rank_) * count, count, recv);
 }
 
 void Communicator::all_gather(float* data, std::size_t count) const {
@@ -207,14 +235,20 @@ void Communicator::start_sum(float* data, std::size_t count) const {
 #endif
 }
 
-void Communicator::start_reduce_scatter(const float* send, float* recv, std::size_t count) const {
+void Communicator::start_reduce_scatter(float* data, float* recv, std::size_t count) const {
 #ifdef ADJOINT_HAVE_MPI
   if (size_ > 1) {
-    MPI_Ireduce_scatter_block(send, recv, int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &pending.emplace_back());
+    if (!one_node_) {
+      MPI_Ireduce_scatter_block(data, recv, int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &pending.emplace_back());
+      return;
+    }
+    MPI_Iallreduce(MPI_IN_PLACE, data, int(std::size_t(size_) * count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                   &pending.emplace_back());
+    copies_after_wait.push_back({data + std::size_t(rank_) * count, recv, count});
     return;
   }
 #endif
-  std::copy(send, send + count, recv);
+  std::copy_n(data, count, recv);
 }
 
 void Communicator::progress() const {
@@ -231,26 +265,27 @@ void Communicator::wait() const {
   const Waiting waiting;
   MPI_Waitall(int(pending.size()), pending.data(), MPI_STATUSES_IGNORE);
   pending.clear();
+  for (const Copy& copy : copies_after_wait) std::copy_n(copy.from, copy.count, copy.to);
+  copies_after_wait.clear();
 #endif
 }
 
 void Communicator::check_same(const std::string& what, const std::string& value) const {
   if (size_ == 1) return;
 #ifdef ADJOINT_HAVE_MPI
-  int length = int(value.size());
   const Waiting waiting;
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string root_value(std::size_t(length), '\0');
-  if (rank_ == 0) root_value = value;
-  MPI_Bcast(root_value.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int differs = root_value != value;
-  MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (differs) {
-    throw std::runtime_error("rank " + std::to_string(rank_) + ": " + what + " is " + value +
-                             (root_value == value ? " here and on rank 0 but not on every process"
-                                                  : " here but " + root_value + " on rank 0") +
-                             "; every process must be started with the same settings and data");
-  }
+  const std::string root_value = broadcast(value, 0);
+  // The first process whose value differs from rank 0's (size_ when none does).
+  int first = root_value != value ? rank_ : size_;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size_) return;
+  const std::string first_value = broadcast(value, first);
+  // Rank 0 alone says it, so that the job prints one line; the job ends for this reason, so no
+  // process adds that another one ended.
+  stopped_length = 0;
+  if (rank_ != 0) throw ReportedByRankZero();
+  throw std::runtime_error(what + " is " + first_value + " on rank " + std::to_string(first) + " but " + value +
+                           " on rank 0; every process must be started with the same settings and data");
 #endif
 }
 

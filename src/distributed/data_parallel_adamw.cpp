@@ -86,7 +86,7 @@ void DataParallelAdamW::reduce_piece(std::size_t index, bool blocking) {
     return;
   }
   const std::size_t P = model_.num_parameters();
-  const float* send = grads + piece.begin;
+  float* send = grads + piece.begin;  // summed in place or not: the gradients are zeroed after
   if (piece.begin + piece.size > P) {  // the last piece, padded with zeros
     std::fill(std::copy(grads + piece.begin, grads + P, staging_.begin()), staging_.end(), 0.0f);
     send = staging_.data();

@@ -2,6 +2,7 @@
 #include "adjoint/checkpoint.hpp"
 
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -91,19 +92,34 @@ struct FileCloser {
   }
 };
 
+// Throws "<path>: <what> <tensor>[<i>] is <value><why>" for values[index] (index < num_parameters()).
+[[noreturn]] void throw_bad_value(const Model& model, const float* values, std::size_t index,
+                                  const std::string& path, const char* what, const char* why) {
+  std::size_t offset = index;
+  for (const ParameterTensor& tensor : model.parameter_tensors()) {
+    if (offset < tensor.size) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", double(values[index]));
+      throw std::runtime_error(path + ": " + what + " " + tensor.name + "[" + std::to_string(offset) + "] is " +
+                               value + why);
+    }
+    offset -= tensor.size;
+  }
+  throw std::logic_error("throw_bad_value: index past the parameters");
+}
+
 }  // namespace
 
 void check_finite(const Model& model, const float* values, const std::string& path, const char* what) {
   const std::size_t n = model.num_parameters(), bad = first_nonfinite(values, n);
-  if (bad == n) return;
-  std::size_t offset = bad;
-  for (const ParameterTensor& tensor : model.parameter_tensors()) {
-    if (offset < tensor.size) {
-      throw std::runtime_error(path + ": " + what + " " + tensor.name + "[" + std::to_string(offset) + "] is " +
-                               std::to_string(values[bad]));
-    }
-    offset -= tensor.size;
-  }
+  if (bad != n) throw_bad_value(model, values, bad, path, what, "");
+}
+
+void check_second_moments(const Model& model, const float* v, const std::string& path) {
+  const char* what = "AdamW second moment of";
+  check_finite(model, v, path, what);
+  const std::size_t n = model.num_parameters(), bad = first_negative(v, n);
+  if (bad != n) throw_bad_value(model, v, bad, path, what, ", below 0 (it is a mean of squares)");
 }
 
 // Opens a model or state file (copies: the parameter-sized arrays after its header) and checks
@@ -199,7 +215,7 @@ TrainingProgress load_training_state(const std::string& path, GPT2& model, AdamW
   read_exact(closer.file, optimizer.v(), bytes, path, "AdamW second moments");
   check_finite(model, model.params_memory(), path, "parameter");
   check_finite(model, optimizer.m(), path, "AdamW first moment of");
-  check_finite(model, optimizer.v(), path, "AdamW second moment of");
+  check_second_moments(model, optimizer.v(), path);
   return progress;
 }
 

@@ -290,7 +290,7 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
                     x.ln1, p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
     layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual,
                        p.ln1w + l * C, x.ln1_mean, x.ln1_rstd, N, C);
-    if (layer_backward_hook_) layer_backward_hook_(l);
+    layer_backward_done(l);
   }
   encoder_backward(g.wte, g.wpe, a.dresidual, inputs, B, T, C);
 }

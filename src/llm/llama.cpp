@@ -347,7 +347,7 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
     matmul_backward(a.dln, g.qkvw + (std::size_t)l * QKV * C, static_cast<float*>(nullptr), a.dqkv, x.ln1,
                     p.qkvw + (std::size_t)l * QKV * C, N, C, QKV);
     rmsnorm_backward(a.dresidual, g.ln1w + l * C, a.dln, residual, p.ln1w + l * C, x.ln1_rstd, N, C);
-    if (layer_backward_hook_) layer_backward_hook_(l);
+    layer_backward_done(l);
   }
   encoder_backward(g.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
 }

@@ -193,7 +193,7 @@ TrainingProgress load_llama_state(const std::string& path, Llama& model, float* 
   read_exact(closer.file, v, bytes, path, "AdamW second moments");
   check_finite(model, model.params_memory(), path, "parameter");
   check_finite(model, m, path, "AdamW first moment of");
-  check_finite(model, v, path, "AdamW second moment of");
+  check_second_moments(model, v, path);
   return progress;
 }
 

@@ -71,13 +71,27 @@ double gradient_global_norm(const float* grads, std::size_t n) {
   return std::sqrt(total);
 }
 
-std::size_t first_nonfinite(const float* values, std::size_t n) {
+namespace {
+
+// The index of the first value for which is_bad holds, or n.
+template <class IsBad>
+std::size_t first_where(const float* values, std::size_t n, IsBad is_bad) {
   std::size_t first = n;
 #pragma omp parallel for reduction(min : first) schedule(static)
   for (std::size_t i = 0; i < n; i++) {
-    if (!std::isfinite(values[i]) && i < first) first = i;
+    if (is_bad(values[i]) && i < first) first = i;
   }
   return first;
+}
+
+}  // namespace
+
+std::size_t first_nonfinite(const float* values, std::size_t n) {
+  return first_where(values, n, [](float x) { return !std::isfinite(x); });
+}
+
+std::size_t first_negative(const float* values, std::size_t n) {
+  return first_where(values, n, [](float x) { return x < 0.0f; });
 }
 
 float clip_scale(double norm, float max_norm) {

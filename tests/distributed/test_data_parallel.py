@@ -1,72 +1,24 @@
 """Data-parallel training under mpirun equals one process with the whole batch.
 
 2 processes x B=2 against 1 process x B=4 (with gradient accumulation, validation and clipping) over
-10 AdamW steps, with the arrays engine (adjc's backward where built) and the tensor engine: losses within 1e-6 relative and parameters within 1e-6 relative in norm, the only difference being the order in
-which the rows' gradients are added. Also: a resumed 2-process run is bit-identical to an
-uninterrupted one, processes started with different settings stop with a one-line error, and a
-process killed with -9 or stopped (never answering) ends the job with a one-line error on the other
+10 AdamW steps, with the arrays engine (adjc's backward where built) and the tensor engine: losses
+within 1e-6 relative and parameters within 1e-6 relative in norm, the only difference being the
+order in which the rows' gradients are added. Also: a resumed 2-process run is bit-identical to an
+uninterrupted one, processes started with different settings stop with exactly one line (rank 0's,
+naming the setting, the first differing rank and both values) and a non-zero exit, and a process
+killed with -9 or stopped (never answering) ends the job with a one-line error on the other
 within the timeout (ADJOINT_MPI_TIMEOUT).
 
 Usage: test_data_parallel.py ADJOINT_BIN   (skips loudly, exit 0, without mpirun or MPI)"""
-import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-import numpy as np
-
-ADJOINT = sys.argv[1]
-MPIRUN = shutil.which("mpirun")
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1")
-TIMEOUT = 300
-
-
-def skip(why):
-    print(f"SKIPPED LOUDLY: {why}")
-    sys.exit(0)
-
-
-def write_tokens(path, count, seed):
-    rng = np.random.default_rng(seed)
-    header = np.zeros(256, dtype=np.int32)
-    header[:3] = [20240520, 1, count]
-    with open(path, "wb") as f:
-        f.write(header.tobytes())
-        f.write(rng.integers(0, 67, count, dtype=np.uint16).tobytes())
-
-
-def run(args, processes=1):
-    command = ([MPIRUN, "-np", str(processes), "-x", "OMP_NUM_THREADS"] if processes > 1 else []) + args
-    done = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=TIMEOUT)
-    return done.returncode, done.stdout + done.stderr
-
-
-def train(workdir, out, B, processes, extra=()):
-    args = [ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin",
-            "--val-tokens", f"{workdir}/val.bin", "-B", str(B), "-T", "16", "--steps", "10",
-            "--warmup", "2", "--lr", "1e-3", "--grad-accum", "2", "--grad-clip", "1.0",
-            "--val-every", "5", "--val-steps", "2", "--sample-tokens", "4", "--seed", "5",
-            "--out", f"{workdir}/{out}", *extra]
-    code, output = run(args, processes)
-    if code != 0:
-        sys.exit(f"FAIL: {' '.join(args)} ({processes} processes) exited {code}:\n{output}")
-    return output
-
-
-def records(workdir, out, key):
-    with open(f"{workdir}/{out}/log.jsonl") as log:
-        return [(r["step"], r[key]) for r in map(json.loads, log) if key in r]
-
-
-def parameters(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    return np.frombuffer(data[256 * 4:], dtype=np.float32)
+from harness import ADJOINT, ENV, MPIRUN, TIMEOUT, compare_models, identical, mpirun, report, skip, \
+    skip_without_mpi, train, write_tokens
 
 
 def rank_pid(parent, rank):
@@ -94,8 +46,8 @@ def check_faults(workdir):
         env = dict(ENV, ADJOINT_MPI_TIMEOUT=timeout) if timeout else ENV
         out = f"{workdir}/fault"
         shutil.rmtree(out, ignore_errors=True)
-        command = [MPIRUN, "-np", "2", "-x", "OMP_NUM_THREADS", *(["-x", "ADJOINT_MPI_TIMEOUT"] if timeout else []),
-                   ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin", "-B", "2", "-T", "16",
+        command = [*mpirun(2, *(["-x", "ADJOINT_MPI_TIMEOUT"] if timeout else [])), ADJOINT, "train", "--model", "d1",
+                   "--train-tokens", f"{workdir}/train.bin", "-B", "2", "-T", "16",
                    "--steps", "100000", "--checkpoint-every", "5", "--out", out]
         job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 120
@@ -122,29 +74,6 @@ def check_faults(workdir):
     return failures
 
 
-def compare_runs(workdir, one, two):
-    """Losses within 1e-6 relative, parameters within 1e-6 relative in norm."""
-    failures = []
-    for key in ("loss", "val_loss", "grad_norm"):
-        a, b = records(workdir, one, key), records(workdir, two, key)
-        if [s for s, _ in a] != [s for s, _ in b] or not a:
-            failures.append(f"{two} {key}: steps differ: {a} vs {b}")
-            continue
-        worst = max(abs(x - y) / abs(x) for (_, x), (_, y) in zip(a, b))
-        print(f"{two} {key}: {len(a)} records, largest relative difference {worst:.2e}")
-        if worst > 1e-6:
-            failures.append(f"{two} {key}: relative difference {worst:.2e} > 1e-6")
-    p1 = parameters(f"{workdir}/{one}/model.bin")
-    p2 = parameters(f"{workdir}/{two}/model.bin")
-    # Relative in norm: AdamW divides by sqrt(v), so a parameter whose gradient nearly cancels
-    # moves by a rounding-sized step that differs between the two runs in every digit.
-    worst = np.linalg.norm(p1 - p2) / np.linalg.norm(p1)
-    print(f"{two} parameters: {p1.size}, |one - two| / |one| = {worst:.2e}")
-    if p1.shape != p2.shape or worst > 1e-6:
-        failures.append(f"{two} parameters differ: {worst:.2e} > 1e-6")
-    return failures
-
-
 def main():
     if MPIRUN is None:
         skip("mpirun not found (apt-get install openmpi-bin)")
@@ -152,41 +81,34 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         write_tokens(f"{workdir}/train.bin", 4000, 1)
         write_tokens(f"{workdir}/val.bin", 600, 2)
-        two = train(workdir, "two", 2, 2)
-        if "data-parallel over 2 processes" not in two:
-            skip("this adjoint was built without MPI (no 'data-parallel over 2 processes' in its output)")
-        train(workdir, "one", 4, 1)
-        train(workdir, "two-tensor", 2, 2, ["--engine", "tensor"])
-        train(workdir, "one-tensor", 4, 1, ["--engine", "tensor"])
+        two = train(workdir, "two", 2)
+        skip_without_mpi(two)
+        train(workdir, "one", 1, B=4)
+        train(workdir, "two-tensor", 2, extra=["--engine", "tensor"])
+        train(workdir, "one-tensor", 1, B=4, extra=["--engine", "tensor"])
         for one, two in (("one", "two"), ("one-tensor", "two-tensor")):
-            failures += compare_runs(workdir, one, two)
+            failures += compare_models(workdir, one, two)
 
         # Resume under mpirun: bit-identical to the uninterrupted 2-process run.
-        train(workdir, "split", 2, 2, ["--stop-at", "4"])
-        train(workdir, "split", 2, 2, ["--resume", f"{workdir}/split/state.bin"])
-        for name in ("model.bin", "state.bin"):
-            with open(f"{workdir}/two/{name}", "rb") as a, open(f"{workdir}/split/{name}", "rb") as b:
-                if a.read() != b.read():
-                    failures.append(f"resumed 2-process run: {name} differs from the uninterrupted run's")
-        print("resume under mpirun: model.bin and state.bin compared")
+        train(workdir, "split", 2, extra=["--stop-at", "4"])
+        train(workdir, "split", 2, extra=["--resume", f"{workdir}/split/state.bin"])
+        failures += identical(workdir, "two", "split")
 
-        # Processes started with different settings stop at start, each with one line.
+        # Processes started with different settings stop at start: rank 0 says so in one line.
         base = [ADJOINT, "train", "--model", "d1", "--train-tokens", f"{workdir}/train.bin", "-T", "16",
                 "--steps", "2", "--out", f"{workdir}/mismatch"]
-        command = [MPIRUN, "-np", "1", "-x", "OMP_NUM_THREADS", *base, "-B", "2", ":",
-                   "-np", "1", "-x", "OMP_NUM_THREADS", *base, "-B", "3"]
+        command = [*mpirun(1), *base, "-B", "2", ":", *mpirun(1)[1:], *base, "-B", "3"]
         done = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=TIMEOUT)
         errors = [line for line in done.stderr.splitlines() if line.startswith("adjoint: error:")]
         print(f"mismatched settings: exit {done.returncode}, {errors}")
-        if done.returncode == 0 or len(errors) != 2 or not all("-B is" in e and "same settings" in e for e in errors):
+        expected = ("adjoint: error: -B is 3 on rank 1 but 2 on rank 0; every process must be started with the same "
+                    "settings and data")
+        if done.returncode == 0 or errors != [expected]:
             failures.append(f"mismatched settings: exit {done.returncode}, stderr:\n{done.stderr}")
 
         failures += check_faults(workdir)
 
-    for failure in failures:
-        print(f"FAIL: {failure}")
-    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return report(failures)
 
 
 if __name__ == "__main__":

@@ -106,8 +106,9 @@ TEST(LlamaFile, RoundTripAndDefects) {
   fs::remove(path);
 }
 
-// A value that is not finite in a model or training-state file is refused at load, naming the
-// file, the tensor and the index (found by tests/fuzz/llama_model_file.cpp and llama_state_file.cpp).
+// A value that is not finite in a model or training-state file (or a negative AdamW second moment)
+// is refused at load, naming the file, the tensor and the index (found by
+// tests/fuzz/llama_model_file.cpp and llama_state_file.cpp).
 TEST(LlamaFile, NonFiniteValuesAreRefused) {
   Llama model(tiny_config());
   model.init_random(7);
@@ -134,6 +135,12 @@ TEST(LlamaFile, NonFiniteValuesAreRefused) {
   Llama resumed(tiny_config());
   expect_message([&] { adjoint::load_llama_state(path, resumed, m.data(), v.data()); },
                  path + ": AdamW second moment of ln1w[1] is inf");
+  // A negative one too: the next update's sqrt(v) would be NaN.
+  v[wte + 1] = 1.0f;
+  v[wte + 2] = -1.0f;
+  adjoint::save_llama_state(path, model, m.data(), v.data(), progress);
+  expect_message([&] { adjoint::load_llama_state(path, resumed, m.data(), v.data()); },
+                 path + ": AdamW second moment of ln1w[2] is -1, below 0 (it is a mean of squares)");
   fs::remove(path);
 }
 

@@ -124,6 +124,33 @@ TEST(Checkpoint, TrainingStateRoundTripAndTruncation) {
   EXPECT_THROW(adjoint::read_training_state_config(dir / "model.bin"), std::runtime_error);
 }
 
+// A negative AdamW second moment would make the next update's sqrt(v) NaN: the state file is
+// refused at load, naming the file and the tensor; -0 is a square's value and loads.
+TEST(Checkpoint, NegativeSecondMomentIsRefused) {
+  TempDir dir;
+  GPT2 model(tiny_config());
+  model.init_random(6);
+  adjoint::AdamW optimizer(model, {});
+  const std::size_t wte = std::size_t(model.config().padded_vocab_size) * model.config().channels;
+  optimizer.v()[wte + 1] = -0.0f;
+  const adjoint::TrainingProgress progress{3, 0, 1, 2, 8};
+  const std::string path = dir / "state.bin";
+  adjoint::save_training_state(path, model, optimizer, progress);
+  GPT2 restored(adjoint::read_training_state_config(path));
+  adjoint::AdamW restored_optimizer(restored, {});
+  EXPECT_EQ(adjoint::load_training_state(path, restored, restored_optimizer).step, 3);
+
+  optimizer.v()[wte + 5] = -0.25f;
+  adjoint::save_training_state(path, model, optimizer, progress);
+  try {
+    adjoint::load_training_state(path, restored, restored_optimizer);
+    ADD_FAILURE() << "a negative second moment loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": AdamW second moment of wpe[5] is -0.25, below 0 (it is a mean of squares)");
+  }
+}
+
 // A checkpoint is a folder per step behind the latest symlink; model.bin and state.bin go through it.
 TEST(Checkpoint, FolderPairsModelAndStateAndCleansUp) {
   TempDir dir;

@@ -144,6 +144,9 @@ def command_cases(w, model, tokens):
          e(f"adjoint: error: {w / 's4.bin'}: skipped steps 9 is outside [0, 3]")),
         ("state with a NaN parameter", [*resume, patched(state, w / "s5.bin", 1024 + 8, "<f", float("nan"))],
          e(f"adjoint: error: {w / 's5.bin'}: parameter wte[2] is nan")),
+        ("state with a negative AdamW second moment",  # v: the third of the arrays after the header
+         [*resume, patched(state, w / "s6.bin", 1024 + 2 * (state.stat().st_size - 1024) // 3 + 4 * 2, "<f", -1.0)],
+         e(f"adjoint: error: {w / 's6.bin'}: AdamW second moment of wte[2] is -1, below 0 (it is a mean of squares)")),
         ("state past --steps", [*resume, state, "--steps", 2],
          e(f"adjoint: error: {state} is at step 3, past --steps 2")),
         ("--resume with a model file", [*resume, state, "--model", model],
