@@ -42,7 +42,8 @@ def check_faults(workdir):
     """A process killed with -9, or stopped so that it never answers: the other ends within the
     timeout with its one line, and mpirun exits non-zero."""
     failures = []
-    for signal_name, signal_number, timeout in (("kill -9", 9, None), ("SIGSTOP", 19, "3")):
+    # 10 s: long enough that a slow step (under ASan, on a loaded machine) never trips it by itself.
+    for signal_name, signal_number, timeout in (("kill -9", 9, None), ("SIGSTOP", 19, "10")):
         env = dict(ENV, ADJOINT_MPI_TIMEOUT=timeout) if timeout else ENV
         out = f"{workdir}/fault"
         shutil.rmtree(out, ignore_errors=True)
@@ -51,12 +52,13 @@ def check_faults(workdir):
                    "--steps", "100000", "--checkpoint-every", "5", "--out", out]
         job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 120
-        while time.time() < deadline and not os.path.exists(f"{out}/state.bin"):
+        while time.time() < deadline and job.poll() is None and not os.path.exists(f"{out}/state.bin"):
             time.sleep(0.2)
-        victim = rank_pid(job.pid, 1)
+        victim = rank_pid(job.pid, 1) if job.poll() is None else None
         if victim is None:
             job.kill()
-            failures.append(f"{signal_name}: rank 1 not found")
+            _, stderr = job.communicate()
+            failures.append(f"{signal_name}: rank 1 not found (the job exited {job.returncode}), stderr:\n{stderr}")
             continue
         start = time.time()
         os.kill(victim, signal_number)
