@@ -184,8 +184,8 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
       region_subscripts(ir, {n}, v.get(), accesses);
       for (const Expr* access : accesses) {
         const Expr* index = nullptr;
-        auto* ref = subscripted_parameter(ir, access, index) == v.get() ? dyn_cast<DeclRefExpr>(index->IgnoreParenCasts())
-                                                                        : nullptr;
+        const bool direct = subscripted_parameter(ir, access, index) == v.get();
+        auto* ref = direct ? dyn_cast<DeclRefExpr>(index->IgnoreParenCasts()) : nullptr;
         const Var* j = ref ? ir.var(ref) : nullptr;
         const Node* inner = nullptr;
         for (const Node* l : n->loops)
@@ -202,7 +202,8 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
         std::vector<Var*> vars;
         variables_read(ir, inner->end, vars);
         for (const Var* read : vars)
-          summed &= inner->bounds_in_reverse || (read->kind == VarKind::Param && read->assignments == 0 && !read->memory);
+          summed &= inner->bounds_in_reverse ||
+                    (read->kind == VarKind::Param && read->assignments == 0 && !read->memory);
         extent = inner->end;
       }
     }
