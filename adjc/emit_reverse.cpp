@@ -236,14 +236,27 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   code.line("const long _threads" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _e" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+  // Adjoints every iteration may add into (summed_regions): each thread adds into a copy of its
+  // own, declared in the region under the adjoint's name, and the copies are summed after the loop.
+  partitioned_ = counter_indexed_regions(ir_, n);
+  std::vector<std::string> sums, copies;
+  for (auto [region, extent] : summed_regions(ir_, n)) {
+    if (!act_.of(region)) continue;
+    std::string slot = std::to_string(sums.size()), name = "_sums" + id + "_" + slot;
+    code.line("::adjoint::detail::thread_sums " + name + "(_d_" + region->name + ", " + print_.primal(extent) +
+              ", _threads" + id + ", " + slot + ");");
+    sums.push_back(name);
+    copies.push_back("const auto _d_" + region->name + " = " + name + ".part(::adjoint::detail::thread_index());");
+    partitioned_.insert(region);
+  }
   code.line("#pragma omp parallel num_threads(_threads" + id + ")");
   code.open("{");
   Code body;
   body.depth = code.depth;
   body.line("::adjoint::detail::require_thread_count(static_cast<int>(_threads" + id + "));");
+  for (const std::string& copy : copies) body.line(copy);
   Node* saved = parallel_;
   parallel_ = n;
-  partitioned_ = counter_indexed_regions(ir_, n);
   pop_kept(body, n);
   body.line("long _lo, _hi;");
   body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
@@ -253,6 +266,8 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   pop_iteration(body, n);
   reverse_block(n->body, body, true);
   body.close();
+  if (!sums.empty()) body.line("#pragma omp barrier");
+  for (const std::string& name : sums) body.line(name + ".add_share(::adjoint::detail::thread_index());");
   parallel_ = saved;
   declare_vars(code, n, body.text, true);
   code.text += body.text;

@@ -1,6 +1,7 @@
 // Which elements each iteration of a loop owns (iteration.hpp).
 #include <clang/AST/ExprCXX.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -9,6 +10,112 @@
 namespace adjc {
 
 using namespace clang;
+
+namespace {
+
+// Whether `e` calls nothing and reads no memory: its value depends on variables only.
+bool pure(const Expr* e) {
+  if (!e) return true;
+  if (isa<CallExpr>(e) || is_memory_read(strip(e))) return false;
+  for (const Stmt* c : e->children())
+    if (!pure(dyn_cast_or_null<Expr>(c))) return false;
+  return true;
+}
+
+// What a parallel loop's body does with memory: its assignments other than definitions of local
+// pointers (whose right-hand sides are addresses, not accesses), and the regions it mentions
+// otherwise (in conditions, bounds and calls, or written without a subscript).
+struct LoopMemory {
+  std::vector<const Node*> assignments;
+  std::set<const Var*> elsewhere;
+};
+
+LoopMemory loop_memory(const FunctionIR& ir, const Node* loop) {
+  LoopMemory m;
+  std::function<void(const Expr*)> mentioned = [&](const Expr* e) {
+    if (!e) return;
+    if (Var* root = memory_root(ir, e)) m.elsewhere.insert(root);
+    for (const Stmt* child : e->children()) mentioned(dyn_cast_or_null<Expr>(child));
+  };
+  for_each_node(loop->body, [&](const Node* n) {
+    if (n->kind == NodeKind::Assign) {
+      if (!(n->target && n->target->pointer)) m.assignments.push_back(n);
+      if (!n->lhs && n->memory_root) m.elsewhere.insert(n->memory_root);
+      return;
+    }
+    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)}) mentioned(e);
+  });
+  return m;
+}
+
+// Whether the loop's assignments write into `region`.
+bool writes(const LoopMemory& m, const Var* region) {
+  for (const Node* n : m.assignments)
+    if (n->lhs && n->memory_root == region) return true;
+  return false;
+}
+
+// `w[E]` with w a pointer parameter itself (not a local pointer into one): w, and E in `index`.
+const Var* subscripted_parameter(const FunctionIR& ir, const Expr* e, const Expr*& index) {
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  const Var* p = base ? ir.var(base) : nullptr;
+  if (!p || p->kind != VarKind::Param || !p->pointer) return nullptr;
+  index = sub->getIdx();
+  return p;
+}
+
+// Whether `index` has the same value in nodes a and b, children of one block: it calls nothing and
+// reads no memory, and nothing from a to b assigns a variable it reads, calls or jumps.
+bool same_value_in(const FunctionIR& ir, const Expr* index, const Node* a, const Node* b) {
+  if (a->parent != b->parent || !a->parent || !pure(index)) return false;
+  std::vector<Var*> vars;
+  variables_read(ir, index, vars);
+  const std::vector<Node*>& siblings = a->parent->children;
+  auto first = std::find(siblings.begin(), siblings.end(), a), last = std::find(siblings.begin(), siblings.end(), b);
+  if (first > last) std::swap(first, last);
+  bool unchanged = true;
+  for (auto it = first; it <= last && it != siblings.end(); ++it)
+    for_each_node(static_cast<const Node*>(*it), [&](const Node* n) {
+      const Var* assigned = n->kind == NodeKind::Assign ? n->target : n->kind == NodeKind::Loop ? n->counter : nullptr;
+      unchanged &= n->kind != NodeKind::Call && n->kind != NodeKind::Jump &&
+                   std::find(vars.begin(), vars.end(), assigned) == vars.end();
+    });
+  return unchanged;
+}
+
+// Whether every access of `region` in the loop's assignments reads an element that the same
+// iteration writes in another pointer parameter: `out[j] = inp[j] * c - inp[j + 1] * s;` beside
+// `out[j + 1] = ...` (RoPE). The loop's writes are race-free (each iteration writes elements of its
+// own, or the forward loop had a data race), so the reads, at the same indices, are each
+// iteration's own too.
+bool reads_written_elements(const FunctionIR& ir, const LoopMemory& m, const Var* region) {
+  if (region->kind != VarKind::Param || !region->pointer || m.elsewhere.count(region) || writes(m, region))
+    return false;
+  bool any = false;
+  for (const Node* n : m.assignments) {
+    std::vector<const Expr*> accesses;
+    if (!region_subscripts(ir, {n}, region, accesses)) return false;
+    if (!accesses.empty() && !n->parent) return false;
+    for (const Expr* access : accesses) {
+      const Expr* index = nullptr;
+      if (subscripted_parameter(ir, access, index) != region) return false;
+      bool written = false;
+      for (const Node* w : n->parent->children) {
+        const Expr* written_index = nullptr;
+        const Var* target = w->kind == NodeKind::Assign && w->lhs ? subscripted_parameter(ir, w->lhs, written_index)
+                                                                  : nullptr;
+        written |= target && target != region && same_expr(written_index, index, ir.fn->getASTContext()) &&
+                   same_value_in(ir, index, n, w);
+      }
+      if (!written) return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace
 
 std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop) {
   std::set<const Var*> indexed, other;
@@ -43,30 +150,64 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
   for (const Var* v : indexed)
     if (!other.count(v)) out.insert(v);
   // Also regions that only assignments access, each iteration elements of its own (rows of
-  // `inp[i * C + c]`; definitions of row pointers are addresses, not accesses).
+  // `inp[i * C + c]`; definitions of row pointers are addresses, not accesses), or elements its
+  // writes elsewhere show to be its own.
   std::vector<Node*> all;
   for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
-  std::vector<const Node*> assignments;
-  std::set<const Var*> elsewhere;
-  std::function<void(const Expr*)> mentioned = [&](const Expr* e) {
-    if (!e) return;
-    if (Var* root = memory_root(ir, e)) elsewhere.insert(root);
-    for (const Stmt* child : e->children()) mentioned(dyn_cast_or_null<Expr>(child));
-  };
-  for_each_node(loop->body, [&](const Node* n) {
-    if (n->kind == NodeKind::Assign) {
-      if (!(n->target && n->target->pointer)) assignments.push_back(n);
-      if (!n->lhs && n->memory_root) elsewhere.insert(n->memory_root);
-      return;
-    }
-    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)}) mentioned(e);
-  });
+  const LoopMemory m = loop_memory(ir, loop);
   for (const Var* v : other) {
     std::vector<const Expr*> accesses;
-    if (v->kind == VarKind::Param && v->pointer && !elsewhere.count(v) &&
-        region_subscripts(ir, assignments, v, accesses) && !accesses.empty() &&
-        same_iteration_elements(ir, accesses, loop, all))
+    if (v->kind == VarKind::Param && v->pointer && !m.elsewhere.count(v) &&
+        region_subscripts(ir, m.assignments, v, accesses) && !accesses.empty() &&
+        (same_iteration_elements(ir, accesses, loop, all) || reads_written_elements(ir, m, v)))
       out.insert(v);
+  }
+  return out;
+}
+
+std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR& ir, const Node* loop) {
+  const std::set<const Var*> owned = counter_indexed_regions(ir, loop);
+  const LoopMemory m = loop_memory(ir, loop);
+  std::vector<Node*> all;
+  for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
+  const ASTContext& context = ir.fn->getASTContext();
+  std::vector<std::pair<const Var*, const Expr*>> out;
+  for (const auto& v : ir.vars) {
+    std::vector<const Expr*> accesses;
+    if (v->kind != VarKind::Param || !v->pointer || owned.count(v.get()) || m.elsewhere.count(v.get()) ||
+        writes(m, v.get()) || !region_subscripts(ir, m.assignments, v.get(), accesses) || accesses.empty())
+      continue;
+    const Expr* extent = nullptr;
+    bool summed = true;
+    for (const Node* n : m.assignments) {
+      accesses.clear();
+      region_subscripts(ir, {n}, v.get(), accesses);
+      for (const Expr* access : accesses) {
+        const Expr* index = nullptr;
+        const bool direct = subscripted_parameter(ir, access, index) == v.get();
+        auto* ref = direct ? dyn_cast<DeclRefExpr>(index->IgnoreParenCasts()) : nullptr;
+        const Var* j = ref ? ir.var(ref) : nullptr;
+        const Node* inner = nullptr;
+        for (const Node* l : n->loops)
+          if (j && l->counter == j) inner = l;
+        Expr::EvalResult start;
+        if (!inner || !inside(inner, loop) || inner->step <= 0 || !inner->end ||
+            !inner->start->EvaluateAsInt(start, context) || start.Val.getInt().isNegative() ||
+            (extent && !same_expr(extent, inner->end, context)) || !invariant_in(ir, inner->end, loop, all)) {
+          summed = false;
+          continue;
+        }
+        // The reverse reads the extent before the loop: the inner loop's bound is evaluated there
+        // anyway, or it reads only parameters that nothing assigns.
+        std::vector<Var*> vars;
+        variables_read(ir, inner->end, vars);
+        for (const Var* read : vars)
+          summed &= inner->bounds_in_reverse ||
+                    (read->kind == VarKind::Param && read->assignments == 0 && !read->memory);
+        extent = inner->end;
+      }
+    }
+    if (summed) out.push_back({v.get(), extent});
   }
   return out;
 }
@@ -93,13 +234,6 @@ bool same_exprs(const std::vector<const Expr*>& a, const std::vector<const Expr*
 // Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
 // variable that the loop assigns.
 bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const std::vector<Node*>& all) {
-  std::function<bool(const Expr*)> pure = [&](const Expr* x) {
-    if (!x) return true;
-    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
-    for (const Stmt* c : x->children())
-      if (!pure(dyn_cast_or_null<Expr>(c))) return false;
-    return true;
-  };
   if (!pure(e)) return false;
   std::vector<Var*> vars;
   variables_read(ir, e, vars);

@@ -5,16 +5,29 @@
 // skip saves, the emitter drop atomics, and the loop plans save in bulk or vectorise.
 
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "classify.hpp"
 
 namespace adjc {
 
-// Regions that parallel loop `loop` only ever accesses as `p[i]`, with `i` its counter and `p` a
-// pointer parameter: every thread touches only its own iterations' elements, so their adjoints
-// can be accumulated without atomics.
+// Regions of pointer parameters whose elements each iteration of parallel loop `loop` has to
+// itself: accessed only as `p[i]`, with `i` its counter; or only in assignments, each iteration
+// elements of its own (rows, same_iteration_elements); or only read, at indices where the same
+// iteration writes another pointer parameter (RoPE's `out[j] = inp[j] * c - inp[j + 1] * s` beside
+// `out[j + 1] = ...`: the writes are race-free, so the reads are each iteration's own). Every
+// thread touches only its own iterations' elements, so their adjoints need no atomics.
 std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop);
+
+// Regions of pointer parameters that parallel loop `loop` only reads, every access `p[j]` with j
+// the counter of a loop inside it from a constant >= 0 while below one bound S, the same in every
+// iteration (a weight's `w[c]`, read by every row): the regions with S. Every iteration may add
+// into any of the adjoint's first S elements, so each thread of the reverse loop adds into a zeroed
+// copy of its own, summed into the adjoint after the loop (adjoint::detail::thread_sums) instead
+// of by atomics. S can be evaluated before the reverse loop: its inner loop's bound is evaluated
+// in the reverse anyway (Node::bounds_in_reverse), or it reads only parameters nothing assigns.
+std::vector<std::pair<const Var*, const clang::Expr*>> summed_regions(const FunctionIR& ir, const Node* loop);
 
 // Whether a and b are the same expression (both null counts).
 bool same_expr(const clang::Expr* a, const clang::Expr* b, const clang::ASTContext& context);

@@ -91,7 +91,7 @@ bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
 //    only reads their adjoints;
 //  - the outer floating scalars it reads get sums: each is a local, or an assigned parameter (whose
 //    adjoint is a local accumulator), and private to the enclosing parallel loop's thread, as the
-//    adjoints of regions are (no atomics, which `omp simd` does not allow).
+//    adjoints of regions are, or their threads' copies (no atomics, which `omp simd` does not allow).
 // Only loops with such sums are marked: other straight loops vectorise without being told.
 void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
   for (Node* loop : all) {
@@ -135,7 +135,10 @@ void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<N
       }
     }
     std::set<const Var*> partitioned;
-    if (parallel) partitioned = counter_indexed_regions(ir, parallel);
+    if (parallel) {
+      partitioned = counter_indexed_regions(ir, parallel);
+      for (auto [region, extent] : summed_regions(ir, parallel)) partitioned.insert(region);
+    }
     for (const Var* region : regions) {
       if (!full.of(region)) continue;
       independent &= !parallel || region->parallel == parallel || partitioned.count(region);

@@ -7,6 +7,7 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/dataloader.hpp"
+#include "adjoint/llama.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
 #include "flags.hpp"
@@ -22,7 +23,7 @@ void add_grad_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
-  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3)")->check(CLI::ExistingFile);
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3), or a config name (random weights)");
   cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(whole_number(1))->capture_default_str();
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(whole_number(1))->capture_default_str();
@@ -33,18 +34,20 @@ void add_grad_command(CLI::App& app) {
       cmd->add_option("--backward", opt->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc)")
           ->check(CLI::IsMember({"manual", "generated"}))->capture_default_str();
   cmd->add_flag("--print-backward", opt->print_backward,
-                "Print the C++ adjc generated for the engine's GPT-2 backward and exit");
+                "Print the C++ adjc generated for the engine's backward of --model (a Llama config or file: "
+                "Llama's; otherwise GPT-2's) and exit");
   cmd->callback([opt, backward_option] {
     const Engine engine = engine_from_name(opt->engine);
     check_backward_applies(engine, backward_option->count() > 0);
     if (opt->print_backward) {
+      const bool llama = !opt->model.empty() && names_llama(opt->model);
       if (engine == Engine::tensor) {
         if (!nn::have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
-        std::fputs(nn::tensor_gradient_source(), stdout);
+        std::fputs(llama ? nn::llama_tensor_gradient_source().c_str() : nn::tensor_gradient_source(), stdout);
         return;
       }
       if (!have_generated_backward()) throw std::invalid_argument("this build has no generated backward");
-      std::fputs(generated_backward_source(), stdout);
+      std::fputs(llama ? llama_generated_backward_source() : generated_backward_source(), stdout);
       return;
     }
     if (opt->model.empty() || opt->tokens.empty() || opt->out.empty()) {
@@ -52,12 +55,12 @@ void add_grad_command(CLI::App& app) {
     }
     namespace fs = std::filesystem;
     for (const std::string& input : {opt->model, opt->tokens}) {
-      if (fs::exists(opt->out) && fs::equivalent(opt->out, input)) {
+      if (fs::exists(opt->out) && fs::exists(input) && fs::equivalent(opt->out, input)) {
         throw std::invalid_argument("--out " + opt->out + " is an input file; the gradients would overwrite it");
       }
     }
     const Backward backward = backward_from_name(opt->backward);
-    auto model = load_any_model(opt->model);
+    auto model = make_model(opt->model, 1);
     ForwardBackward forward_backward(*model, engine, backward);
     DataLoader loader(opt->tokens, opt->B, opt->T, model->vocab_size());
     loader.next_batch();

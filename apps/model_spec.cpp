@@ -5,6 +5,7 @@
 
 #include "adjoint/checkpoint.hpp"
 #include "adjoint/llama.hpp"
+#include "adjoint/llama_file.hpp"
 
 namespace adjoint::cli {
 
@@ -20,17 +21,27 @@ bool is_config_name(const std::string& spec) {
   }
 }
 
-}  // namespace
-
-std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed) {
-  // A config name wins over a file of that name in the current folder: write ./d2 for the file.
-  if (is_config_name(spec)) return model_from_name(spec, seed);
+void require_file(const std::string& spec) {
   if (!std::filesystem::exists(spec)) {
     throw std::invalid_argument("--model " + spec +
                                 ": no such file, and not a config name (gpt2-124M, dN such as d4, d6, d12, llama-dN, "
                                 "llama3-bench, llama3.2-1B, llama3.1-8B)");
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed) {
+  // A config name wins over a file of that name in the current folder: write ./d2 for the file.
+  if (is_config_name(spec)) return model_from_name(spec, seed);
+  require_file(spec);
   return load_any_model(spec);
+}
+
+bool names_llama(const std::string& spec) {
+  if (is_config_name(spec)) return is_llama_name(spec);
+  require_file(spec);
+  return file_magic(spec) == kLlamaFileMagic;
 }
 
 }  // namespace adjoint::cli

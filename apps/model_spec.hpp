@@ -13,4 +13,9 @@ namespace adjoint::cli {
 // a config is read as ./NAME). Throws a one-line error when it is neither.
 std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed);
 
+// Whether `spec`, read as make_model reads it, is a Llama: a Llama config name or a Llama model
+// file (by its magic, without loading it). Throws make_model's one-line error when it is neither a
+// config name nor a file.
+bool names_llama(const std::string& spec);
+
 }  // namespace adjoint::cli

@@ -155,6 +155,50 @@ inline void require_thread_count(int expected) {
   }
 }
 
+// Per-thread copies of an adjoint array that every iteration of a parallel loop may add into (a
+// weight's `d_w[c]`, read by every row; docs/adjc.md, "Parallel loops"): each thread of the
+// reverse loop adds into its own zeroed copy of the first `count` elements, and after the loop
+// and a barrier each thread adds its share of the elements, summed over the copies in thread
+// order, into the adjoint. No atomics, and the result does not depend on timing. The copies live
+// in the calling thread's storage, which only grows, so a warm step allocates nothing; `slot`
+// tells apart the arrays of one loop.
+template <class T>
+class thread_sums {
+ public:
+  thread_sums(T* adjoint, long count, long threads, int slot)
+      : adjoint_(adjoint), count_(count > 0 ? count : 0), threads_(threads), copies_(storage(slot, count_ * threads)) {}
+
+  // Thread `thread`'s copy, zeroed.
+  T* part(int thread) const {
+    T* copy = copies_ + thread * count_;
+    for (long i = 0; i < count_; ++i) copy[i] = T(0);
+    return copy;
+  }
+
+  // Adds thread `thread`'s share of the sums into the adjoint: once every copy is complete.
+  void add_share(int thread) const {
+    long lo, hi;
+    thread_chunk(count_, thread, static_cast<int>(threads_), lo, hi);
+    for (long t = 0; t < threads_; ++t) {
+      const T* copy = copies_ + t * count_;
+      for (long i = lo; i < hi; ++i) adjoint_[i] += copy[i];
+    }
+  }
+
+ private:
+  static T* storage(int slot, long elements) {
+    thread_local std::vector<std::vector<T>> blocks;
+    const std::size_t s = static_cast<std::size_t>(slot), n = static_cast<std::size_t>(elements);
+    if (blocks.size() <= s) blocks.resize(s + 1);
+    if (blocks[s].size() < n) blocks[s].resize(n);
+    return blocks[s].data();
+  }
+
+  T* adjoint_;
+  long count_, threads_;
+  T* copies_;
+};
+
 // What adjoint::gradient returns to code that is only being parsed by adjc.
 struct gradient_request {
   template <class... Args>

@@ -30,6 +30,14 @@ using namespace kernels;
 
 inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, count * sizeof(float)); }
 
+// Clears the adjoint of the output `out` a pullback consumed, unless it is out's own memory (the
+// logits' adjoint, written over the probabilities: the softmax's pullback writes it rather than
+// adding, and the next forward overwrites it before any pullback reads it), which would be a pass
+// over (B,T,V) floats for nothing.
+inline void clear_consumed(const float* out, float* d_out, std::size_t count) {
+  if (d_out != out) clear(d_out, count);
+}
+
 inline void encoder_forward_pullback(float*, const int* inp, const float*, const float*, int B, int T, int C,
                                      float* d_out, float* d_wte, float* d_wpe) {
   encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
@@ -44,10 +52,10 @@ inline void layernorm_forward_pullback(float*, float* mean, float* rstd, const f
   clear(d_out, (std::size_t)N * C);
 }
 
-inline void matmul_forward_pullback(float*, const float* inp, const float* weight, const float*, int N, int C, int OC,
-                                    float* d_out, float* d_inp, float* d_weight, float* d_bias) {
+inline void matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*, int N, int C,
+                                    int OC, float* d_out, float* d_inp, float* d_weight, float* d_bias) {
   matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
-  clear(d_out, (std::size_t)N * OC);
+  clear_consumed(out, d_out, (std::size_t)N * OC);
 }
 
 // att only carries probabilities to this pullback, so its adjoint is zero on entry: its first
@@ -75,10 +83,10 @@ inline void softmax_crossentropy_forward_pullback(float*, float* probs, const fl
   clear(d_losses, (std::size_t)N);
 }
 
-inline void linear_forward_pullback(float*, const float* inp, const float* weight, int N, int C, int OC, float* d_out,
-                                    float* d_inp, float* d_weight) {
+inline void linear_forward_pullback(float* out, const float* inp, const float* weight, int N, int C, int OC,
+                                    float* d_out, float* d_inp, float* d_weight) {
   matmul_backward(d_inp, d_weight, static_cast<float*>(nullptr), d_out, inp, weight, N, C, OC);
-  clear(d_out, (std::size_t)N * OC);
+  clear_consumed(out, d_out, (std::size_t)N * OC);
 }
 
 inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,

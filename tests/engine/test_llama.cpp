@@ -257,4 +257,40 @@ TEST(LlamaCommand, TrainsFromAConfigName) {
       << out.out;
 }
 
+// `grad --print-backward` prints the generated backward of the model --model names: Llama's for a
+// Llama config or file (its kernels' reverse sweeps included), GPT-2's otherwise; for each engine.
+TEST(LlamaCommand, PrintBackwardFollowsTheModel) {
+  if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED LOUDLY: this build has no adjc";
+  TempDir dir;
+  Llama model(tiny_config());
+  model.init_random(13);
+  adjoint::save_llama_file(dir / "llama.bin", model.config(), model.params_memory());
+  const std::string print = adjoint_bin() + " grad --print-backward";
+  const Output gpt2 = run_output(print + " --model d2", dir), unnamed = run_output(print, dir);
+  const Output by_name = run_output(print + " --model llama-d1", dir);
+  const Output by_file = run_output(print + " --model " + (dir / "llama.bin"), dir);
+  for (const Output* out : {&gpt2, &unnamed, &by_name, &by_file}) EXPECT_EQ(out->status, 0) << out->err;
+  for (const Output* out : {&gpt2, &unnamed}) {
+    EXPECT_NE(out->out.find("gpt2_loss_reverse"), std::string::npos);
+    EXPECT_EQ(out->out.find("llama_loss_reverse"), std::string::npos);
+  }
+  for (const Output* out : {&by_name, &by_file}) {
+    EXPECT_NE(out->out.find("llama_loss_reverse"), std::string::npos) << out->out.substr(0, 200);
+    EXPECT_NE(out->out.find("rmsnorm_forward_reverse"), std::string::npos);
+    EXPECT_EQ(out->out.find("gpt2_loss_reverse"), std::string::npos);
+  }
+  EXPECT_EQ(by_name.out, by_file.out);
+  const Output tensor = run_output(print + " --engine tensor --model llama-d1", dir);
+  const Output tensor_gpt2 = run_output(print + " --engine tensor --model d2", dir);
+  EXPECT_EQ(tensor.status, 0) << tensor.err;
+  EXPECT_NE(tensor.out.find("llama_loss_reverse"), std::string::npos);
+  EXPECT_NE(tensor.out.find("rotary"), std::string::npos);  // the tensor ops' pullbacks
+  EXPECT_NE(tensor.out, by_name.out);
+  EXPECT_NE(tensor_gpt2.out.find("gpt2_loss_reverse"), std::string::npos);
+  EXPECT_EQ(tensor_gpt2.out.find("llama_loss_reverse"), std::string::npos);
+  const Output missing = run_output(print + " --model " + (dir / "missing.bin"), dir);
+  EXPECT_NE(missing.status, 0);
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
 }  // namespace

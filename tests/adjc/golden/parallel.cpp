@@ -1,5 +1,5 @@
 // An OpenMP loop: the reverse loop runs on the same threads with the same iterations; the
-// adjoint of w, shared by all iterations, is accumulated atomically.
+// adjoint of w, shared by all iterations, is summed in per-thread copies.
 #include <adjoint/ad.hpp>
 
 void scale_rows(double* out, const double* x, const double* w, int rows, int cols) {
