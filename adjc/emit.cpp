@@ -9,11 +9,11 @@ using namespace clang;
 
 // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
 std::string Emitter::forward_signature(const Code* body) const {
-  return types_.str(ir_.fn->getReturnType()) + " " + base_name(ir_.fn) + "_forward(" + params(body) + ")";
+  return types_.str(ir_.fn->getReturnType()) + " " + base_name(ir_.fn, ir_.unit) + "_forward(" + params(body) + ")";
 }
 
 std::string Emitter::reverse_signature(const Mask& mask, const std::string& suffix, const Code* body) const {
-  std::string s = "void " + base_name(ir_.fn) + suffix + "(" + params(body);
+  std::string s = "void " + base_name(ir_.fn, ir_.unit) + suffix + "(" + params(body);
   std::string extra = adjoint_params(mask, body);
   if (!extra.empty()) s += (ir_.params.empty() ? "" : ", ") + extra;
   return s + ")";
@@ -140,13 +140,13 @@ void Emitter::pop_iteration(Code& code, const Node* loop) const {
 
 // A generated derivative of `f` (for a template specialization or a member, an overload).
 std::string Emitter::callee_name(const FunctionDecl* f, const std::string& suffix) const {
-  return qualifier(f) + base_name(f) + suffix;
+  return qualifier(f) + base_name(f, ir_.unit) + suffix;
 }
 
 // `target += value` for a floating adjoint; for a value class its accumulate_adjoint (found by
 // argument-dependent lookup), which materialises an empty target.
-std::string Emitter::accumulation(const std::string& target, const std::string& value, QualType t) {
-  if (is_value_class(t)) return "accumulate_adjoint(" + target + ", " + value + ");";
+std::string Emitter::accumulation(const std::string& target, const std::string& value, QualType t) const {
+  if (is_value_class(t, ir_.unit)) return "accumulate_adjoint(" + target + ", " + value + ");";
   return target + " += " + value + ";";
 }
 

@@ -36,8 +36,8 @@ class Emitter {
   using SourceManager = clang::SourceManager;
 
  public:
-  Emitter(const FunctionIR& ir, const TypePrinter& types, const CustomPullbacks& custom, SourceManager& sm)
-      : ir_(ir), types_(types), custom_(custom), sm_(sm), print_(ir, types) {}
+  Emitter(const FunctionIR& ir, const TypePrinter& types, SourceManager& sm)
+      : ir_(ir), types_(types), sm_(sm), print_(ir, types) {}
 
   std::vector<CalleeRequest> callees;
 
@@ -56,7 +56,6 @@ class Emitter {
  private:
   const FunctionIR& ir_;
   const TypePrinter& types_;
-  const CustomPullbacks& custom_;
   SourceManager& sm_;
   Printer print_;
   Activity act_;
@@ -81,7 +80,7 @@ class Emitter {
   bool pop_iteration_needed(const Node* loop) const;
   void pop_iteration(Code& code, const Node* loop) const;
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const;
-  static std::string accumulation(const std::string& target, const std::string& value, QualType t);
+  std::string accumulation(const std::string& target, const std::string& value, QualType t) const;
   static const Node* branch_bits_loop(const Node* n);
   static std::vector<const Node*> branch_bits(const Node* loop);
   static std::string branch_word(const Node* branch);

@@ -46,7 +46,8 @@ void Emitter::forward_node(Node* n, Code& code) {
       // A lambda's closure cannot be named in generated code: its calls always go to its forward.
       auto* method = dyn_cast<CXXMethodDecl>(f);
       bool lambda = method && method->getParent()->isLambda();
-      bool generated = ir_.hoisted.count(n->call) && (n->active || lambda) && callee_kind(f, custom_) == CalleeKind::User;
+      bool generated =
+          ir_.hoisted.count(n->call) && (n->active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
       if (generated && !n->active) callees.push_back({f, Mask(ad_params(f).size(), false)});
       std::string s = print_.call_text(n->call) + ";";
       if (generated) {

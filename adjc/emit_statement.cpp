@@ -76,7 +76,7 @@ void Emitter::reverse_assign(Node* n, Code& code) {
   if (n->result_in_target) {  // the call's value, read before the pop restores the old one
     std::string value = temp();
     code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + define(value) + " = " + lhs + ";");
-    print_.temps[strip(n->rhs)] = use(value);
+    print_.temps[strip(n->rhs, ir_.unit)] = use(value);
   }
   if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
   Var* written = n->target ? n->target : n->memory_root;
@@ -97,12 +97,12 @@ void Emitter::reverse_assign(Node* n, Code& code) {
     };
     switch (n->op) {
       case BO_Assign: {
-        set(zero(t, types_));
+        set(zero(t, types_, ir_.unit));
         // `y = f(...)` of a value class: the result's adjoint is still empty (the call appears
         // once, here) and `d_y` was just reset, so its storage is handed over rather than
         // copied by accumulate_adjoint.
-        auto* call = dyn_cast<CallExpr>(strip(n->rhs));
-        if (is_value_class(t) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
+        auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir_.unit));
+        if (is_value_class(t, ir_.unit) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
           code.line(use("_d_" + ir_.call_result.at(call)->name) + " = " + r + ";");
         else propagate(n->rhs, r, code);
         break;
@@ -129,7 +129,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
   code.open("{");
   if (n->save) code.line(pop(use(n->result->name), n->result->type));
   const FunctionDecl* f = n->call->getDirectCallee();
-  bool custom = callee_kind(f, custom_) == CalleeKind::Custom;
+  bool custom = callee_kind(f, ir_.unit) == CalleeKind::Custom;
   bool active = n->active && call_active(ir_, act_, n);
   if (n->active && (active || !custom)) {
     Mask mask;
@@ -139,9 +139,9 @@ void Emitter::reverse_call(Node* n, Code& code) {
     std::vector<AdArg> call_args = ad_args(n->call);
     for (const AdArg& a : call_args) args.push_back(print_.argument(a));
     QualType rt = f->getReturnType();
-    if (is_adjoint_value(rt)) {
+    if (is_adjoint_value(rt, ir_.unit)) {
       Var* res = n->result;
-      adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_));
+      adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_, ir_.unit));
     }
     for (size_t i = 0; i < params.size() && i < call_args.size(); ++i) {
       QualType pt = params[i].type.getCanonicalType();
@@ -149,7 +149,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
       bool varied = false;
       if (is_differentiable(pt)) {
         // A value class (or the object of its member function) has a handle as its adjoint.
-        bool value = is_value_class(pt) || (pt->isPointerType() && is_value_class(pt->getPointeeType()));
+        bool value =
+            is_value_class(pt, ir_.unit) || (pt->isPointerType() && is_value_class(pt->getPointeeType(), ir_.unit));
         bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
         varied = arg_varied(ir_, act_, pt, arg);
         if (!varied) {
@@ -168,7 +169,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
       mask.push_back(varied);
     }
     std::string space = params.size() > f->getNumParams() ? "class_functions::" : "";
-    std::string call = custom ? "::adjoint::custom_derivatives::" + space + base_name(f) + "_pullback("
+    std::string call = custom ? "::adjoint::custom_derivatives::" + space + base_name(f, ir_.unit) + "_pullback("
                               : callee_name(f, "_reverse") + "(";
     bool first = true;
     for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
@@ -176,7 +177,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     code.line(call + ");");
     if (!custom) callees.push_back({f, mask});
     if (n->result && (n->result->floating || n->result->value) && act_.of(n->result))
-      code.line(use("_d_" + n->result->name) + " = " + zero(n->result->type, types_) + ";");
+      code.line(use("_d_" + n->result->name) + " = " + zero(n->result->type, types_, ir_.unit) + ";");
     for (auto& [arg, d] : scalar_adjoints) {
       bind_values(arg, code);
       propagate(arg, d, code);
@@ -196,14 +197,14 @@ std::string Emitter::temp(const std::string& prefix) { return prefix + std::to_s
 
 bool Emitter::private_adjoint(const Expr* e) const {
   if (!parallel_) return true;
-  e = strip(e);
+  e = strip(e, ir_.unit);
   Var* v = ir_.var(e);
   if (!v) v = memory_root(ir_, e);
   return v && (v->parallel == parallel_ || partitioned_.count(v));
 }
 
 void Emitter::accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t) {
-  if (!is_value_class(t)) return code.add_to(target, value, !is_private);
+  if (!is_value_class(t, ir_.unit)) return code.add_to(target, value, !is_private);
   if (!is_private) code.line("#pragma omp atomic");
   code.line(accumulation(target, value, t));
 }
@@ -214,7 +215,7 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
   needed_values(ir_, act_, e, values);
   // Operations whose derivative reads their own value (exp, sqrt, tanh, pow).
   std::function<void(const Expr*)> calls = [&](const Expr* x) {
-    x = strip(x);
+    x = strip(x, ir_.unit);
     if (!reads_varied(ir_, act_, x)) return;
     if (std::optional<DerivativeRule> rule = derivative_rule(x); rule && rule->needs_value) values.push_back(x);
     for (const Stmt* ch : x->children())
@@ -222,10 +223,10 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
   };
   calls(e);
   std::set<const Expr*> wanted;
-  for (const Expr* v : values) wanted.insert(strip(v));
+  for (const Expr* v : values) wanted.insert(strip(v, ir_.unit));
   // Post-order, so inner temporaries exist before the outer ones that use them.
   std::function<void(const Expr*)> visit = [&](const Expr* x) {
-    x = strip(x);
+    x = strip(x, ir_.unit);
     for (const Stmt* ch : x->children())
       if (auto* ce = dyn_cast_or_null<Expr>(ch)) visit(ce);
     if (!wanted.count(x) || print_.temps.count(x) || isa<DeclRefExpr>(x) || isa<IntegerLiteral>(x) ||
@@ -248,7 +249,7 @@ std::string Emitter::bind_adjoint(const std::string& adj, QualType t, Code& code
 
 // The primal value of `x` as an operand: parenthesised unless it is a single term.
 std::string Emitter::value(const Expr* x) const {
-  const Expr* s = strip(x);
+  const Expr* s = strip(x, ir_.unit);
   std::string text = print_.primal(x);
   if (print_.temps.count(s) || isa<DeclRefExpr>(s) || isa<IntegerLiteral>(s) || isa<FloatingLiteral>(s) ||
       isa<CallExpr>(s) || isa<ArraySubscriptExpr>(s) || isa<MemberExpr>(s) || isa<ParenExpr>(x->IgnoreImpCasts()))
@@ -278,7 +279,7 @@ std::string Emitter::expand(const std::string& pattern, const std::string& adj, 
 
 // Adds `adj` times the derivative of `e` to the adjoints of what `e` reads.
 void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
-  e = strip(e);
+  e = strip(e, ir_.unit);
   if (!reads_varied(ir_, act_, e)) return;
   QualType t = e->getType();
   if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
@@ -287,7 +288,7 @@ void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
   if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
       (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))
     return accumulate(code, print_.adjoint(e), adj_in, private_adjoint(e), t);
-  if (is_value_class(t)) return;  // value classes change only through calls
+  if (is_value_class(t, ir_.unit)) return;  // value classes change only through calls
   std::string adj = bind_adjoint(adj_in, t, code);
   std::optional<DerivativeRule> rule = derivative_rule(e);
   if (!rule) return;

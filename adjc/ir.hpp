@@ -19,6 +19,7 @@
 namespace adjc {
 
 struct Node;
+struct UnitFacts;
 
 enum class VarKind { Param, Local, CallResult, Return };
 
@@ -134,7 +135,10 @@ struct Node {
 
 // A function lowered to the IR, with its analyses.
 struct FunctionIR {
-  const clang::FunctionDecl* fn = nullptr;
+  FunctionIR(const clang::FunctionDecl* f, const UnitFacts& u) : fn(f), unit(u) {}
+
+  const clang::FunctionDecl* fn;
+  const UnitFacts& unit;  // what its translation unit declares (classify.hpp)
   std::vector<std::unique_ptr<Var>> vars;
   std::vector<std::unique_ptr<Node>> nodes;
   std::map<const clang::VarDecl*, Var*> var_of;

@@ -29,7 +29,7 @@ void Lowering::run() {
   QualType rt = fn->getReturnType();
   if (!rt->isVoidType()) {
     ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
-    ir_.returns_value = is_adjoint_value(rt);
+    ir_.returns_value = is_adjoint_value(rt, ir_.unit);
   }
   find_split_structs(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
@@ -75,7 +75,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   v->decl = decl;
   v->parallel = parallel_;
   QualType t = type.getCanonicalType();
-  if (is_library_class(t)) {
+  if (is_library_class(t, ir_.unit)) {
     std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                        : kind == VarKind::Local  ? "local variable '" + name + "'"
                        : kind == VarKind::Return ? "the result"
@@ -84,7 +84,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                   "', a library class adjc does not differentiate; pass its elements as a pointer and a "
                   "length (such as 'const double* x, int n')");
   }
-  if (is_value_class(t)) {
+  if (is_value_class(t, ir_.unit)) {
     // A handle: by value or const reference, it is a value with an adjoint of its own type.
     if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
       fail(loc, "value class '" + name + "' passed by non-const reference; pass it by value or const reference");
@@ -102,7 +102,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   v->type = type;
   if (t->isPointerType()) {
     if (t->getPointeeType()->isPointerType()) fail(loc, "pointers to pointers are not supported ('" + name + "')");
-    if (is_value_class(t->getPointeeType()))
+    if (is_value_class(t->getPointeeType(), ir_.unit))
       fail(loc, "pointers to value classes are not supported ('" + name + "'); use the value");
     v->pointer = true;
   } else if (t->isArrayType() || t->isRecordType()) {
@@ -133,11 +133,10 @@ const Expr* Lowering::int_literal(int value) {
   return IntegerLiteral::Create(context_, llvm::APInt(32, value), context_.IntTy, SourceLocation());
 }
 
-std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, ASTContext& context, Diagnostics& diags,
-                                  const CustomPullbacks& custom) {
-  auto ir = std::make_unique<FunctionIR>();
-  ir->fn = fn;
-  Lowering(*ir, context, diags, custom).run();
+std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
+                                  Diagnostics& diags) {
+  auto ir = std::make_unique<FunctionIR>(fn, unit);
+  Lowering(*ir, context, diags).run();
   return ir;
 }
 

@@ -34,7 +34,7 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
 // The return value's assignment (`_ret = value`).
 void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
   value = lower_branches(const_cast<Expr*>(value), block, stmt);
-  check_expression(ir_, custom_, diags_, value);
+  check_expression(ir_, diags_, value);
   hoist_calls(value, block, stmt);
   Node* n = make(NodeKind::Assign, stmt);
   n->target = ir_.ret;
@@ -75,7 +75,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
     lower_stmt(fs->getInit(), block);
     return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
   }
-  check_expression(ir_, custom_, diags_, counter->getInit());
+  check_expression(ir_, diags_, counter->getInit());
   Node* n = make(NodeKind::Loop, fs);
   n->form = LoopForm::For;
   n->parallel = parallel;
@@ -95,7 +95,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
       cond && (cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && step > 0)
     if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
       (cond->getOpcode() == BO_LT ? n->end : n->last) = cond->getRHS();
-  check_expression(ir_, custom_, diags_, n->cond);
+  check_expression(ir_, diags_, n->cond);
   loops_.push_back(n);
   n->body = lower_scope(fs->getBody());
   n->body->parent = n;
@@ -111,7 +111,7 @@ void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const 
   n->form = form;
   n->cond = cond;
   n->id = next_id_++;
-  check_expression(ir_, custom_, diags_, cond);
+  check_expression(ir_, diags_, cond);
   loops_.push_back(n);
   n->body = lower_scope(body);
   n->body->parent = n;
@@ -192,7 +192,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   if (has_call)
     return fail(sw->getCond()->getBeginLoc(),
                 "a switch condition that calls a function is not supported; store its value in a local first");
-  check_expression(ir_, custom_, diags_, sw->getCond());
+  check_expression(ir_, diags_, sw->getCond());
   std::vector<CaseGroup> cases;
   for (const Stmt* c : body->body()) {
     const Stmt* sub = c;

@@ -8,15 +8,14 @@ using namespace clang;
 
 namespace {
 
-
-bool same_base(const Expr* a, const Expr* b) {
-  a = strip(a);
-  b = strip(b);
+bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
+  a = strip(a, unit);
+  b = strip(b, unit);
   if (auto* ra = dyn_cast<DeclRefExpr>(a))
     if (auto* rb = dyn_cast<DeclRefExpr>(b)) return ra->getDecl() == rb->getDecl();
   if (auto* ma = dyn_cast<MemberExpr>(a))
     if (auto* mb = dyn_cast<MemberExpr>(b))
-      return ma->getMemberDecl() == mb->getMemberDecl() && same_base(ma->getBase(), mb->getBase());
+      return ma->getMemberDecl() == mb->getMemberDecl() && same_base(ma->getBase(), mb->getBase(), unit);
   return false;
 }
 
@@ -26,18 +25,18 @@ bool same_base(const Expr* a, const Expr* b) {
 // nodes of `block`, innermost first.
 void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
   if (!e) return;
-  e = strip(e);
+  e = strip(e, ir_.unit);
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
   auto* call = dyn_cast<CallExpr>(e);
   if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None) return;
-  if (!hoisted_callee(call->getDirectCallee(), custom_)) return;
+  if (!hoisted_callee(call->getDirectCallee(), ir_.unit)) return;
   Node* n = make(NodeKind::Call, stmt);
   n->loc = call->getBeginLoc();
   n->call = call;
   if (!call->getType()->isVoidType()) {
-    n->result = make_var("_" + base_name(call->getDirectCallee()), call->getType(), VarKind::CallResult, nullptr,
-                         call->getBeginLoc());
+    n->result = make_var("_" + base_name(call->getDirectCallee(), ir_.unit), call->getType(), VarKind::CallResult,
+                         nullptr, call->getBeginLoc());
     n->result->assignments = 1;
     n->result->definition = n;
     n->result->block = block;
@@ -50,9 +49,9 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
 // Whether `e` holds a call hoist_calls hoists out of it.
 bool Lowering::holds_hoisted_call(const Expr* e) {
   if (!e) return false;
-  e = strip(e);
+  e = strip(e, ir_.unit);
   if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
-                                          hoisted_callee(call->getDirectCallee(), custom_))
+                                          hoisted_callee(call->getDirectCallee(), ir_.unit))
     return true;
   for (const Stmt* c : e->children())
     if (holds_hoisted_call(dyn_cast_or_null<Expr>(c))) return true;
@@ -101,7 +100,7 @@ Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
   n->then_node = make(NodeKind::Block, stmt);
   n->then_node->parent = n;
   if (auto* c = dyn_cast<ConditionalOperator>(e)) {
-    check_expression(ir_, custom_, diags_, c->getCond());
+    check_expression(ir_, diags_, c->getCond());
     n->cond = c->getCond();
     n->else_node = make(NodeKind::Block, stmt);
     n->else_node->parent = n;
@@ -127,7 +126,7 @@ Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
 // `lhs op rhs` as an Assign node (rhs nullptr for ++/--).
 void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKind op, const Expr* rhs, Node* block) {
   rhs = lower_branches(const_cast<Expr*>(rhs), block, stmt);
-  check_expression(ir_, custom_, diags_, rhs);
+  check_expression(ir_, diags_, rhs);
   hoist_calls(rhs, block, stmt);
   Node* n = make(NodeKind::Assign, stmt);
   n->lhs = lhs;
@@ -141,13 +140,13 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
       if (v->kind == VarKind::Param)
         return fail(target->getExprLoc(),
                     "reassigning pointer parameter '" + v->name + "' is not supported; use a local pointer");
-      if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base)))
+      if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base, ir_.unit)))
         return fail(target->getExprLoc(), "local pointer '" + v->name + "' must keep pointing into the same array");
     }
     n->target = v;
     v->assignments++;
   } else {
-    check_expression(ir_, custom_, diags_, lhs);
+    check_expression(ir_, diags_, lhs);
     n->memory_root = memory_root(ir_, target);
     if (!n->memory_root) return fail(target->getExprLoc(), "assignment to an unsupported lvalue");
     if (n->memory_root->kind == VarKind::Param && !n->memory_root->reference && !n->memory_root->pointer)
@@ -155,20 +154,20 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
                   "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
   }
   QualType t = lhs->getType();
-  if (is_value_class(t) && !(v && v->value))
+  if (is_value_class(t, ir_.unit) && !(v && v->value))
     return fail(target->getExprLoc(),
                 "assigning a value class into memory (a member or an array) is not supported; use a local");
   if (is_floating(t) && op != BO_Assign && op != BO_AddAssign && op != BO_SubAssign && op != BO_MulAssign &&
       op != BO_DivAssign)
     return fail(stmt->getBeginLoc(), "unsupported compound assignment on a floating value");
-  if (!is_adjoint_value(t) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
+  if (!is_adjoint_value(t, ir_.unit) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
     return fail(stmt->getBeginLoc(), "assignment of type '" + t.getAsString() + "' is not supported");
   add(block, n);
 }
 
 // The pointer expression a pointer-valued `e` offsets (a pointer parameter, member, or array).
 const Expr* Lowering::pointer_base(const Expr* e) {
-  e = strip(e);
+  e = strip(e, ir_.unit);
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
     Var* v = ir_.var(ref);
     if (v && v->pointer && v->kind != VarKind::Param) return v->base;
@@ -178,7 +177,7 @@ const Expr* Lowering::pointer_base(const Expr* e) {
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
     return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
-    if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr()))) return pointer_base(sub->getBase());
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) return pointer_base(sub->getBase());
   return nullptr;
 }
 

@@ -33,18 +33,20 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return;
   }
   const Expr* init = vd->getInit();
-  if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
-  if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
+  if (init && is_empty_value(init, ir_.unit))
+    init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
+  if (auto* list = init ? dyn_cast<InitListExpr>(strip(init, ir_.unit)) : nullptr;
+      list && vd->getType()->isConstantArrayType())
     return lower_array_init(vd, list, stmt, block);
   if (objects_.count(vd)) return lower_object(vd, stmt, block);
   const std::string name = vd->getName().str();
   // Library classes (std::vector, ...) are rejected by make_var, naming the type.
-  if (!is_library_class(vd->getType().getCanonicalType())) {
-    if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
+  if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
+    if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
       return fail(at, "local struct '" + name +
                           "' is used as a whole (passed, assigned or copied into an object that is), which is not "
                           "supported; use and pass its members");
-    if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
+    if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
   }
@@ -71,13 +73,14 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
 
 void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   const Stmt* stmt = e;
-  e = strip(e);
+  e = strip(e, ir_.unit);
   if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
     lower_expr_stmt(b->getLHS(), block);
     return lower_expr_stmt(b->getRHS(), block);
   }
   // `(void)x;`: a use that computes nothing.
-  if (auto* c = dyn_cast<CStyleCastExpr>(e); c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr())))
+  if (auto* c = dyn_cast<CStyleCastExpr>(e);
+      c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr(), ir_.unit)))
     return;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
     BinaryOperatorKind op = b->getOpcode();
@@ -87,18 +90,18 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     return lower_assign(stmt, u->getSubExpr(), u->isIncrementOp() ? BO_AddAssign : BO_SubAssign, nullptr, block);
   // `x = y` for a value class: its copy or move assignment.
   if (auto* op = dyn_cast<CXXOperatorCallExpr>(e);
-      op && op->getOperator() == OO_Equal && is_value_class(op->getType())) {
+      op && op->getOperator() == OO_Equal && is_value_class(op->getType(), ir_.unit)) {
     auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
     if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
       return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
   }
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
-    check_expression(ir_, custom_, diags_, call);
+    check_expression(ir_, diags_, call);
     for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee) return;
-    if (math_function(call) == MathFn::None && callee_kind(callee, custom_) != CalleeKind::Plain) {
+    if (math_function(call) == MathFn::None && callee_kind(callee, ir_.unit) != CalleeKind::Plain) {
       Node* n = make(NodeKind::Call, stmt);
       n->call = call;
       ir_.hoisted.insert(call);
@@ -109,7 +112,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     for (size_t i = 0; i < args.size() && i < params.size(); ++i)
       if (is_written_param(params[i].type) && (memory_root(ir_, args[i].expr) || ir_.var(args[i].expr)))
         return fail(call->getBeginLoc(),
-                    no_derivative(callee) + "; it writes its argument " + std::to_string(i + 1));
+                    no_derivative(callee, ir_.unit) + "; it writes its argument " + std::to_string(i + 1));
     Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
     n->call = call;
     return add(block, n);
@@ -137,7 +140,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* is = dyn_cast<IfStmt>(s)) {
     if (is->getInit() || is->getConditionVariable() || is->isConsteval())
       return fail(at, "if statements with initialisers or condition variables are not supported");
-    check_expression(ir_, custom_, diags_, is->getCond());
+    check_expression(ir_, diags_, is->getCond());
     Node* n = make(NodeKind::If, s);
     n->cond = is->getCond();
     n->then_node = lower_scope(is->getThen());

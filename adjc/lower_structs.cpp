@@ -52,10 +52,10 @@ void Lowering::find_split_structs(const Stmt* body) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d)) {
           if (vd->isLocalVarDecl() && splittable(vd->getType())) split_.insert(vd);
-          const Expr* init = vd->getInit() ? strip(vd->getInit()) : nullptr;
+          const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
           auto* c = dyn_cast_or_null<CXXConstructExpr>(init);
           auto* ref = c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor()
-                          ? dyn_cast<DeclRefExpr>(strip(c->getArg(0)))
+                          ? dyn_cast<DeclRefExpr>(strip(c->getArg(0), ir_.unit))
                           : nullptr;
           if (auto* from = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr) copies.push_back({vd, from});
           else walk(vd->getInit());
@@ -81,7 +81,7 @@ void Lowering::find_split_structs(const Stmt* body) {
 
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
-  if (!record || is_value_class(t) || record->isUnion() || t->isReferenceType()) return false;
+  if (!record || is_value_class(t, ir_.unit) || record->isUnion() || t->isReferenceType()) return false;
   if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isPolymorphic() || cxx->getNumBases() > 0))
     return false;
   for (const FieldDecl* f : record->fields()) {
@@ -126,12 +126,12 @@ bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<con
     for (size_t i = 0; i < fields.size(); ++i) in_class(i);
     return true;
   }
-  init = strip(init);
-  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr());
+  init = strip(init, ir_.unit);
+  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr(), ir_.unit);
   if (auto* list = dyn_cast<InitListExpr>(init)) {
     for (size_t i = 0; i < fields.size(); ++i) {
       const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
-      if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e)) : nullptr;  // `{}` or `{v}` for a scalar member
+      if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;  // `{}` or `{v}` for a scalar member
           inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
         e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
       if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(fields[i]->getType());
@@ -145,7 +145,7 @@ bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<con
   if (!construct) return false;
   const CXXConstructorDecl* ctor = construct->getConstructor();
   if (ctor->isCopyOrMoveConstructor()) {
-    const Expr* from = strip(construct->getArg(0));
+    const Expr* from = strip(construct->getArg(0), ir_.unit);
     auto* ref = dyn_cast<DeclRefExpr>(from);
     auto* other = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     if (other && split_.count(other)) {
@@ -172,13 +172,14 @@ bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<con
     const FieldDecl* f = ci->getMember();
     if (!f) return false;
     size_t i = std::find(fields.begin(), fields.end(), f) - fields.begin();
-    const Expr* e = strip(ci->getInit());
+    const Expr* e = strip(ci->getInit(), ir_.unit);
     if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) {
       out[i] = d->getExpr();
       continue;
     }
     if (isa<ImplicitValueInitExpr>(e)) continue;
-    if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1) e = strip(paren->getExpr(0));
+    if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1)
+      e = strip(paren->getExpr(0), ir_.unit);
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       auto* p = dyn_cast<ParmVarDecl>(ref->getDecl());
       if (!p) return false;
@@ -220,7 +221,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     }
     if (!init) continue;
     if (v->memory) {
-      auto* list = dyn_cast<InitListExpr>(strip(init));
+      auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit));
       if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
       lower_array_elements(member_ref(vd, f), list, stmt, block);
       continue;
@@ -254,7 +255,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     const Expr* init = inits[i++];
     if (!init) continue;
     if (f->getType()->isArrayType()) {
-      auto* list = dyn_cast<InitListExpr>(strip(init));
+      auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit));
       if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
       lower_array_elements(member_ref(vd, f), list, stmt, block);
     } else {
@@ -284,7 +285,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
     const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
     if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
     if (!e) continue;
-    if (isa<InitListExpr>(strip(e)))
+    if (isa<InitListExpr>(strip(e, ir_.unit)))
       return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
     Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
     auto* target = new (context_) ArraySubscriptExpr(array, index, element, VK_LValue, OK_Ordinary, e->getBeginLoc());

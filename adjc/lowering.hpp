@@ -13,8 +13,8 @@ namespace adjc {
 
 class Lowering {
  public:
-  Lowering(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags, const CustomPullbacks& custom)
-      : ir_(ir), context_(context), diags_(diags), custom_(custom) {}
+  Lowering(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags)
+      : ir_(ir), context_(context), diags_(diags) {}
 
   void run();
 
@@ -22,7 +22,6 @@ class Lowering {
   FunctionIR& ir_;
   clang::ASTContext& context_;
   Diagnostics& diags_;
-  const CustomPullbacks& custom_;
   std::map<std::string, int> names_;
   std::vector<Node*> loops_;
   Node* parallel_ = nullptr;

@@ -69,8 +69,8 @@ std::string literal(double v, QualType t) {
 }
 
 // The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
-std::string zero(QualType t, const TypePrinter& types) {
-  if (is_value_class(t)) return types.str(t.getNonReferenceType().getUnqualifiedType()) + "{}";
+std::string zero(QualType t, const TypePrinter& types, const UnitFacts& unit) {
+  if (is_value_class(t, unit)) return types.str(t.getNonReferenceType().getUnqualifiedType()) + "{}";
   return literal(0, t);
 }
 
@@ -89,14 +89,15 @@ std::string mention(const std::string& name) { return kMark + name + kMention; }
 
 std::string Printer::primal(const Expr* e) const {
   if (!e) return "";
-  if (auto it = temps.find(strip(e)); it != temps.end()) return it->second;
+  if (auto it = temps.find(strip(e, ir_.unit)); it != temps.end()) return it->second;
   if (auto* ice = dyn_cast<ImplicitCastExpr>(e)) return primal(ice->getSubExpr());
   if (auto* c = dyn_cast<ExprWithCleanups>(e)) return primal(c->getSubExpr());
   if (auto* c = dyn_cast<ConstantExpr>(e)) return primal(c->getSubExpr());
   if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return primal(d->getExpr());
   if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
   if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
-  if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c) != c) return primal(c->getArg(0));
+  if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c, ir_.unit) != c)
+    return primal(c->getArg(0));
   if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
   if (auto* i = dyn_cast<IntegerLiteral>(e)) {
     llvm::SmallString<32> digits;
@@ -113,7 +114,7 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
   if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
   if (isa<CXXThisExpr>(e)) return use(ir_.self->name);
-  if (is_empty_value(e)) return types_.str(strip(e)->getType().getUnqualifiedType()) + "{}";
+  if (is_empty_value(e, ir_.unit)) return types_.str(strip(e, ir_.unit)->getType().getUnqualifiedType()) + "{}";
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
     if (Var* v = ir_.var(ref)) return use(v->name);
     const ValueDecl* d = ref->getDecl();
@@ -195,7 +196,7 @@ std::string Printer::scalar_adjoint(const Var* v) const {
 }
 
 std::string Printer::adjoint(const Expr* e) const {
-  e = strip(e);
+  e = strip(e, ir_.unit);
   if (auto* call = dyn_cast<CallExpr>(e)) return use("_d_" + ir_.call_result.at(call)->name);
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir_.var(e)) {
     Var* v = ir_.var(e);

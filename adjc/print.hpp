@@ -38,7 +38,7 @@ struct TypePrinter {
 std::string literal(double v, clang::QualType t);
 
 // The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
-std::string zero(clang::QualType t, const TypePrinter& types);
+std::string zero(clang::QualType t, const TypePrinter& types, const UnitFacts& unit);
 
 // A variable's name (marked as a use), or `(*name)`.
 bool is_identifier(const std::string& s);

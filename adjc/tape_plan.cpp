@@ -31,7 +31,7 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     bool needs_derivative = !derivative_free(callee) && (writes || !condition);
     for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
       if (arg_varied(ir, full, params[i].type, args[i].expr)) {
-        diags.error(call->getBeginLoc(), no_derivative(callee));
+        diags.error(call->getBeginLoc(), no_derivative(callee, ir.unit));
         break;
       }
   }
@@ -124,7 +124,7 @@ void reject_calls_in_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
 }  // namespace
 
 // The phases, in the order docs/adjc-internals.md describes them.
-void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& custom, Diagnostics& diags) {
+void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
   std::vector<Node*> all;
   for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
   check_derivatives(ir, full, all, diags);
@@ -132,11 +132,11 @@ void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& cust
   plan_loop_bounds(ir, all, reads);
   plan_branch_conditions(ir, all, reads);
   std::set<Var*> written = written_regions(ir, all);
-  plan_recomputation(ir, all, reads, custom);
+  plan_recomputation(ir, all, reads);
   find_iteration_locals(ir);
   for (Node* n : all) {
     if (n->kind == NodeKind::Assign) plan_assignment_save(ir, n, reads, all);
-    else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) plan_call_save(ir, n, reads, custom, diags);
+    else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) plan_call_save(ir, n, reads, diags);
   }
   for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
   plan_bulk_saves(ir, all, reads);

@@ -23,14 +23,12 @@ void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, std::
 void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads);
 
 // ----- what it computes again (tape_recompute.cpp)
-void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads,
-                        const CustomPullbacks& custom);
+void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads);
 
 // ----- what is taped (tape_saves.cpp)
 void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
                           const std::vector<Node*>& all);
-void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const CustomPullbacks& custom,
-                    Diagnostics& diags);
+void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all);
 

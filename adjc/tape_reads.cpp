@@ -14,7 +14,7 @@ namespace {
 
 // Variables an lvalue's address depends on: indices and pointer variables.
 void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (isa<DeclRefExpr>(e) || ir.var(e)) {
     // Pointer parameters cannot be reassigned, so only local pointers' values matter.
     if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
@@ -37,7 +37,7 @@ void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
 // Address variables of every memory read in `e`.
 void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   if (!e) return;
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (is_memory_read(e)) address_vars(ir, e, out);
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) memory_addresses(ir, ce, out);
@@ -47,7 +47,7 @@ void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& ou
 bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>& vars) {
   std::function<bool(const Expr*)> plain = [&](const Expr* x) {
     if (!x) return true;
-    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
+    if (isa<CallExpr>(x) || is_memory_read(strip(x, ir.unit))) return false;
     for (const Stmt* c : x->children())
       if (!plain(dyn_cast_or_null<Expr>(c))) return false;
     return true;

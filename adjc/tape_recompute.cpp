@@ -21,7 +21,7 @@ struct DefinitionReads {
 };
 void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out) {
   if (!e) return;
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call))
     return out.values.push_back(ir.call_result.at(call));
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
@@ -62,10 +62,10 @@ bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads
 // body of plain arithmetic (no loops, no calls but math functions, no variables but its own) that
 // takes arithmetic values and returns one, like `silu(a)`, so calling it again gives the same
 // result and changes nothing.
-bool cheap_call(const CallExpr* call, const CustomPullbacks& custom) {
+bool cheap_call(const CallExpr* call, const UnitFacts& unit) {
   const FunctionDecl* callee = call->getDirectCallee();
   const FunctionDecl* definition = callee ? callee->getDefinition() : nullptr;
-  if (!definition || callee_kind(callee, custom) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
+  if (!definition || callee_kind(callee, unit) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
       !callee->getReturnType()->isArithmeticType())
     return false;
   for (const ParmVarDecl* p : callee->parameters())
@@ -124,13 +124,12 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
 // turn, and later overwrites of the memory it reads are taped. A call's result is recomputed the
 // same way, by calling again, when that is cheap (cheap_call) and its arguments are stable, and a
 // sum by running its loop again (summing_loop): one pass over a row instead of a value per row.
-void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads,
-                        const CustomPullbacks& custom) {
+void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& vp : ir.vars) {
       Var* v = vp.get();
-      bool call = v->kind == VarKind::CallResult && v->definition && cheap_call(v->definition->call, custom);
+      bool call = v->kind == VarKind::CallResult && v->definition && cheap_call(v->definition->call, ir.unit);
       Node* sum = v->definition && !v->recompute ? summing_loop(ir, v, all, reads) : nullptr;
       if ((v->kind != VarKind::Local && !call) || v->memory || v->counter || (v->assignments != 1 && !sum) ||
           !v->definition || v->definition->loops.empty() || !v->read_in_reverse || v->recompute)

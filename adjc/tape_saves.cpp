@@ -15,9 +15,9 @@ namespace {
 // and pointer members read none of m's values).
 bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
   if (!e) return false;
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
-    const Expr* place = strip(u->getSubExpr());
+    const Expr* place = strip(u->getSubExpr(), ir.unit);
     if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
       return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
     if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
@@ -44,17 +44,17 @@ bool exclusive_branches(const Node* a, const Node* b) {
 // `a.layers[l].qkv`, `&s.buf[i]`: the pointer or array member `out`, `qkv`, `buf`); nullptr when it is
 // not reached through one. Distinct pointer members are assumed not to alias, as distinct pointer
 // parameters are, so each member is a region of its own within its struct.
-const FieldDecl* member_region(const Expr* e) {
-  e = strip(e);
+const FieldDecl* member_region(const FunctionIR& ir, const Expr* e) {
+  e = strip(e, ir.unit);
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
-    return member_region(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+    return member_region(ir, b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
   if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref))
-    return member_region(u->getSubExpr());
-  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return member_region(s->getBase());
+    return member_region(ir, u->getSubExpr());
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return member_region(ir, s->getBase());
   if (auto* m = dyn_cast<MemberExpr>(e)) {
     QualType t = m->getType().getCanonicalType();
     if (t->isPointerType() || t->isArrayType()) return dyn_cast<FieldDecl>(m->getMemberDecl());
-    return member_region(m->getBase());
+    return member_region(ir, m->getBase());
   }
   return nullptr;
 }
@@ -64,9 +64,9 @@ bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, con
   bool found = false;
   std::function<void(const Expr*)> visit = [&](const Expr* e) {
     if (!e || found) return;
-    e = strip(e);
+    e = strip(e, ir.unit);
     if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param && v->root == region) {
-      const FieldDecl* through = member_region(v->base);  // a local pointer into the region
+      const FieldDecl* through = member_region(ir, v->base);  // a local pointer into the region
       found = !through || through == member;
       return;
     }
@@ -114,8 +114,7 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 // A call's result is taped like an assignment's target. Memory the call writes is not taped: a
 // call that overwrites what the reverse reads is rejected, as is an argument read from memory the
 // call writes.
-void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const CustomPullbacks& custom,
-                    Diagnostics& diags) {
+void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags) {
   for (const ReadSite& r : reads)
     if (n->result && !n->result->recompute && r.var == n->result &&
         (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
@@ -123,14 +122,14 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
       break;
     }
   const FunctionDecl* callee = n->call->getDirectCallee();
-  const bool custom_callee = callee_kind(callee, custom) == CalleeKind::Custom;
+  const bool custom_callee = callee_kind(callee, ir.unit) == CalleeKind::Custom;
   std::vector<AdParam> params = ad_params(callee);
   std::vector<AdArg> args = ad_args(n->call);
   for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
     if (!is_written_param(params[i].type)) continue;
     Var* region = memory_root(ir, args[i].expr);
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
-    const FieldDecl* member = member_region(args[i].expr);
+    const FieldDecl* member = member_region(ir, args[i].expr);
     for (const ReadSite& r : reads)
       // A custom pullback reads memory as its call left it, so a call in a loop also destroys
       // what its own earlier iterations' pullbacks read (generated callees restore it from
@@ -182,7 +181,7 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
   if (n->kind != NodeKind::Assign || !n->active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
     return false;
-  auto* call = dyn_cast<CallExpr>(strip(n->rhs));
+  auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir.unit));
   if (!call) return false;
   MathFn m = math_function(call);
   if (m != MathFn::Exp && m != MathFn::Tanh && m != MathFn::Sqrt) return false;
