@@ -8,13 +8,13 @@ namespace adjc {
 using namespace clang;
 
 bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     auto it = ir.call_result.find(call);
-    if (it != ir.call_result.end()) return act.of(it->second) && is_adjoint_value(call->getType());
+    if (it != ir.call_result.end()) return act.of(it->second) && is_adjoint_value(call->getType(), ir.unit);
   }
   QualType t = e->getType();
-  if (is_value_class(t)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
+  if (is_value_class(t, ir.unit)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
   if (t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, e));
   if (!is_floating(t)) return false;
   if (isa<DeclRefExpr>(e) || ir.var(e)) return act.of(ir.var(e));
@@ -28,7 +28,7 @@ bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const
   if (!is_differentiable(param)) return false;
   QualType t = param.getCanonicalType();
   // A value class, or the object of one of its member functions.
-  if (is_value_class(t) || (t->isPointerType() && is_value_class(t->getPointeeType())))
+  if (is_value_class(t, ir.unit) || (t->isPointerType() && is_value_class(t->getPointeeType(), ir.unit)))
     return reads_varied(ir, act, arg);
   if (t->isReferenceType() || t->isPointerType() || t->isRecordType()) return act.of(memory_root(ir, arg));
   return reads_varied(ir, act, arg);

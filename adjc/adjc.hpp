@@ -12,6 +12,8 @@
 
 namespace adjc {
 
+struct UnitFacts;
+
 // Errors at source locations, printed by clang as file:line:col.
 class Diagnostics {
  public:
@@ -34,7 +36,8 @@ struct GeneratedGradient {
 // Builds derivative functions on demand and prints them at the end of the translation unit.
 class Generator {
  public:
-  Generator(clang::ASTContext& context, Diagnostics& diagnostics);
+  // `unit`: what the translation unit declares (classify.hpp), found once by the caller.
+  Generator(clang::ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics);
   ~Generator();
 
   // `selected[i]` marks parameter i of `fn`. Returns nothing useful after an error.

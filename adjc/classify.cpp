@@ -22,9 +22,7 @@ static bool qualifying_pointer_cast(const Expr* e) {
   return pt.getUnqualifiedType() == pf.getUnqualifiedType() && pt.isAtLeastAsQualifiedAs(pf);
 }
 
-// Parens, implicit casts, cleanups, qualifying pointer casts, and copies of value-class handles
-// (copying one is the value).
-const Expr* strip(const Expr* e) {
+const Expr* strip(const Expr* e, const UnitFacts& unit) {
   while (true) {
     e = e->IgnoreParenImpCasts();
     if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
@@ -34,7 +32,7 @@ const Expr* strip(const Expr* e) {
     else if (qualifying_pointer_cast(e)) e = cast<ExplicitCastExpr>(e)->getSubExpr();
     else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
                                                       c->getConstructor()->isCopyOrMoveConstructor() &&
-                                                      is_value_class(c->getType()))
+                                                      is_value_class(c->getType(), unit))
       e = c->getArg(0);
     else return e;
   }
@@ -42,40 +40,18 @@ const Expr* strip(const Expr* e) {
 
 bool is_floating(QualType t) { return t->isRealFloatingType(); }
 
-namespace {
-std::set<const Type*>& value_classes() {
-  static std::set<const Type*> types;
-  return types;
-}
-}  // namespace
-
-void find_value_classes(ASTContext& context) {
-  std::function<void(const DeclContext*)> walk = [&](const DeclContext* dc) {
-    for (const Decl* d : dc->decls()) {
-      if (auto* inner = dyn_cast<DeclContext>(d); inner && (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d)))
-        walk(inner);
-      auto* f = dyn_cast<FunctionDecl>(d);
-      if (!f || !f->getIdentifier() || f->getName() != "accumulate_adjoint" || f->getNumParams() != 2) continue;
-      QualType into = f->getParamDecl(0)->getType();
-      if (into->isLValueReferenceType() && into->getPointeeType()->isRecordType())
-        value_classes().insert(into->getPointeeType().getCanonicalType().getUnqualifiedType().getTypePtr());
-    }
-  };
-  walk(context.getTranslationUnitDecl());
-}
-
-bool is_value_class(QualType t) {
+bool is_value_class(QualType t, const UnitFacts& unit) {
   if (t.isNull()) return false;
   t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-  return value_classes().count(t.getTypePtr()) > 0;
+  return unit.value_classes.count(t.getTypePtr()) > 0;
 }
 
-bool is_adjoint_value(QualType t) { return is_floating(t) || is_value_class(t); }
+bool is_adjoint_value(QualType t, const UnitFacts& unit) { return is_floating(t) || is_value_class(t, unit); }
 
-bool is_empty_value(const Expr* e) {
-  e = strip(e);
-  if (!is_value_class(e->getType())) return false;
-  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(e)) e = strip(cast->getSubExpr());
+bool is_empty_value(const Expr* e, const UnitFacts& unit) {
+  e = strip(e, unit);
+  if (!is_value_class(e->getType(), unit)) return false;
+  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(e)) e = strip(cast->getSubExpr(), unit);
   if (auto* c = dyn_cast<CXXConstructExpr>(e)) return c->getNumArgs() == 0;
   if (auto* list = dyn_cast<InitListExpr>(e))  // `V{}` of an aggregate: every member its default
     return std::all_of(list->inits().begin(), list->inits().end(),
@@ -145,11 +121,11 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
   return out;
 }
 
-std::string base_name(const FunctionDecl* fn) {
+std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
   if (fn->getIdentifier()) return fn->getName().str();
   if (auto* m = dyn_cast<CXXMethodDecl>(fn); m && m->getParent()->isLambda()) {
     // Lambdas are numbered in the order adjc meets them: `lambda1`, `lambda2`, ...
-    static std::map<const CXXRecordDecl*, int> numbers;
+    auto& numbers = unit.lambda_numbers;
     auto it = numbers.emplace(m->getParent()->getCanonicalDecl(), int(numbers.size()) + 1).first;
     return "lambda" + std::to_string(it->second);
   }
@@ -178,12 +154,12 @@ bool is_library(const FunctionDecl* f) {
   return sm.isInSystemHeader(f->getLocation());
 }
 
-bool is_library_class(QualType t) {
+bool is_library_class(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
   while (t->isPointerType() || t->isArrayType())
     t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();
-  if (!record || is_value_class(t)) return false;
+  if (!record || is_value_class(t, unit)) return false;
   for (const DeclContext* dc = record->getDeclContext(); dc; dc = dc->getParent())
     if (dc->isStdNamespace()) return true;
   return record->getASTContext().getSourceManager().isInSystemHeader(record->getLocation());
@@ -208,16 +184,16 @@ static bool same_type(QualType a, QualType b) {
   return !a->isPointerType() && QualType(plain(a), 0)->isArithmeticType() && QualType(plain(b), 0)->isArithmeticType();
 }
 
-const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPullbacks& custom) {
-  std::string name = base_name(callee);
+const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts& unit) {
+  std::string name = base_name(callee, unit);
   if (name.empty()) return nullptr;
-  const auto& table = with_object(callee) ? custom.members : custom.free;
+  const auto& table = with_object(callee) ? unit.custom.members : unit.custom.free;
   std::vector<AdParam> params = ad_params(callee);
   auto [first, last] = table.equal_range(name + "_pullback");
   for (auto it = first; it != last; ++it) {
     const FunctionDecl* pullback = it->second;
     // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
-    size_t expected = params.size() + (is_adjoint_value(callee->getReturnType()) ? 1 : 0);
+    size_t expected = params.size() + (is_adjoint_value(callee->getReturnType(), unit) ? 1 : 0);
     for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
     bool match = pullback->getNumParams() == expected;
     for (size_t i = 0; match && i < params.size(); ++i)
@@ -227,9 +203,9 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const CustomPull
   return nullptr;
 }
 
-std::string no_derivative(const FunctionDecl* callee) {
+std::string no_derivative(const FunctionDecl* callee, const UnitFacts& unit) {
   std::string pullback = "adjoint::custom_derivatives::" + std::string(with_object(callee) ? "class_functions::" : "") +
-                         base_name(callee) + "_pullback";
+                         base_name(callee, unit) + "_pullback";
   std::string name = "'" + callee->getQualifiedNameAsString() + "'";
   if (is_library(callee))
     return "call to library function " + name +
@@ -244,43 +220,60 @@ static bool has_differentiable_param(const FunctionDecl* callee) {
   return false;
 }
 
-bool hoisted_callee(const FunctionDecl* callee, const CustomPullbacks& custom) {
-  return callee_kind(callee, custom) != CalleeKind::Plain ||
+bool hoisted_callee(const FunctionDecl* callee, const UnitFacts& unit) {
+  return callee_kind(callee, unit) != CalleeKind::Plain ||
          (derivative_free(callee) && has_differentiable_param(callee));
 }
 
-CalleeKind callee_kind(const FunctionDecl* callee, const CustomPullbacks& custom) {
+CalleeKind callee_kind(const FunctionDecl* callee, const UnitFacts& unit) {
   if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
-  if (custom_pullback(callee, custom)) return CalleeKind::Custom;
+  if (custom_pullback(callee, unit)) return CalleeKind::Custom;
   if (callee->getDefinition() && callee->getDefinition()->hasBody() && !is_library(callee)) return CalleeKind::User;
   return CalleeKind::Plain;
 }
 
-CustomPullbacks find_custom_pullbacks(ASTContext& context) {
-  CustomPullbacks custom;
-  std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool inside) {
+namespace {
+
+// The functions of namespace adjoint::custom_derivatives `ns` (free) and of its class_functions
+// (members), by name.
+void add_custom_pullbacks(const NamespaceDecl* ns, CustomPullbacks& custom) {
+  for (const Decl* f : ns->decls()) {
+    if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier()) custom.free.insert({fd->getName().str(), fd});
+    if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
+      for (const Decl* m : members->decls())
+        if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier())
+          custom.members.insert({fd->getName().str(), fd});
+  }
+}
+
+// `accumulate_adjoint(V&, const V&)` makes V a value class.
+void add_value_class(const FunctionDecl* f, std::set<const Type*>& value_classes) {
+  if (!f->getIdentifier() || f->getName() != "accumulate_adjoint" || f->getNumParams() != 2) return;
+  QualType into = f->getParamDecl(0)->getType();
+  if (into->isLValueReferenceType() && into->getPointeeType()->isRecordType())
+    value_classes.insert(into->getPointeeType().getCanonicalType().getUnqualifiedType().getTypePtr());
+}
+
+}  // namespace
+
+// One walk over the namespaces (and linkage specifications) of the unit. Custom pullbacks live in
+// `adjoint::custom_derivatives` with `adjoint` declared directly in the unit; accumulate_adjoint
+// may be declared in any namespace.
+UnitFacts find_unit_facts(ASTContext& context) {
+  UnitFacts unit;
+  const TranslationUnitDecl* top = context.getTranslationUnitDecl();
+  std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool in_adjoint) {
     for (const Decl* d : dc->decls()) {
-      if (auto* ns = dyn_cast<NamespaceDecl>(d)) {
-        bool in_adjoint =
-            !inside && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit();
-        bool in_custom = inside && ns->getName() == "custom_derivatives";
-        if (in_custom) {
-          for (const Decl* f : ns->decls()) {
-            if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier())
-              custom.free.insert({fd->getName().str(), fd});
-            if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
-              for (const Decl* m : members->decls())
-                if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier())
-                  custom.members.insert({fd->getName().str(), fd});
-          }
-        } else if (in_adjoint) {
-          walk(ns, true);
-        }
-      }
+      if (auto* f = dyn_cast<FunctionDecl>(d)) add_value_class(f, unit.value_classes);
+      auto* ns = dyn_cast<NamespaceDecl>(d);
+      if (in_adjoint && ns && ns->getName() == "custom_derivatives") add_custom_pullbacks(ns, unit.custom);
+      if (ns || isa<LinkageSpecDecl>(d))
+        walk(cast<DeclContext>(d),
+             dc == top && ns && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit());
     }
   };
-  walk(context.getTranslationUnitDecl(), false);
-  return custom;
+  walk(top, false);
+  return unit;
 }
 
 }  // namespace adjc

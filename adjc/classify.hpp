@@ -1,17 +1,20 @@
 #pragma once
 // Types and callees: which types carry adjoints (floating scalars, value classes, memory of
 // them), what each call is for differentiation (math function, user function, custom pullback,
-// derivative-free), and the unit-wide tables (custom pullbacks, value classes) that decide it.
+// derivative-free), and the unit-wide facts (custom pullbacks, value classes) that decide it.
 
 #include <clang/AST/DeclCXX.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ir.hpp"
 
 namespace adjc {
+
+struct UnitFacts;
 
 // The library functions adjc differentiates by rule (their table: derivatives.cpp).
 enum class MathFn {
@@ -32,7 +35,7 @@ bool is_library(const clang::FunctionDecl* f);
 // A class from a library (std::vector, std::complex, ...; the same rule as is_library) that is
 // not a value class, behind any references, pointers and arrays: adjc does not model its
 // contents, so variables of it are rejected.
-bool is_library_class(clang::QualType t);
+bool is_library_class(clang::QualType t, const UnitFacts& unit);
 
 // Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
 // adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`).
@@ -40,17 +43,23 @@ struct CustomPullbacks {
   std::multimap<std::string, const clang::FunctionDecl*> free, members;
 };
 
-// Custom pullbacks of the translation unit, found once before any pass runs.
-CustomPullbacks find_custom_pullbacks(clang::ASTContext& context);
+// What the whole translation unit declares that decides how its functions are differentiated,
+// found in one scan before any pass runs (find_unit_facts) and handed to the passes.
+struct UnitFacts {
+  CustomPullbacks custom;
+  // Value classes: record types V for which the unit declares `accumulate_adjoint(V&, const V&)`
+  // (canonical and unqualified).
+  std::set<const clang::Type*> value_classes;
+  // Lambdas' numbers in generated names (`lambda1`), given in the order adjc meets them (base_name).
+  mutable std::map<const clang::CXXRecordDecl*, int> lambda_numbers;
+};
+UnitFacts find_unit_facts(clang::ASTContext& context);
 
-// Value classes: record types V for which the unit declares `accumulate_adjoint(V&, const V&)`.
-// Found once per translation unit, before any other pass runs.
-void find_value_classes(clang::ASTContext& context);
-bool is_value_class(clang::QualType t);  // references and cv-qualifiers ignored
+bool is_value_class(clang::QualType t, const UnitFacts& unit);  // references and cv-qualifiers ignored
 // Floating scalars and value classes: values whose adjoint is a value of the same type.
-bool is_adjoint_value(clang::QualType t);
+bool is_adjoint_value(clang::QualType t, const UnitFacts& unit);
 // `V{}`, `V()`: an empty value-class handle.
-bool is_empty_value(const clang::Expr* e);
+bool is_empty_value(const clang::Expr* e, const UnitFacts& unit);
 
 // A parameter as adjc differentiates it: a member function's object comes first, as a pointer
 // (`const C*`), then the declared parameters.
@@ -70,24 +79,26 @@ struct AdArg {
 std::vector<AdArg> ad_args(const clang::CallExpr* call);
 // The name generated and custom functions are derived from: `f`, `operator_plus`, ...; empty
 // for operators adjc does not support.
-std::string base_name(const clang::FunctionDecl* fn);
+std::string base_name(const clang::FunctionDecl* fn, const UnitFacts& unit);
 // A call that needs no derivative: its result carries none and it writes nothing.
 bool derivative_free(const clang::FunctionDecl* callee);
 
 // What a call to a non-math function is, for differentiation.
 enum class CalleeKind { Plain, User, Custom };
-CalleeKind callee_kind(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+CalleeKind callee_kind(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // Calls lowered to Call nodes (their results are temporaries the tape plan can save): those with
 // a derivative, and derivative-free calls that read differentiable arguments.
-bool hoisted_callee(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
-const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const CustomPullbacks& custom);
+bool hoisted_callee(const clang::FunctionDecl* callee, const UnitFacts& unit);
+const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // Why a call of `callee` has no derivative, and the custom pullback that would give it one.
-std::string no_derivative(const clang::FunctionDecl* callee);
+std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& unit);
 
 // A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory
 // at most once, so a call's write never destroys a value another call's pullback reads.
 bool is_write_once(const Var* region);
-const clang::Expr* strip(const clang::Expr* e);  // parens, implicit casts, cleanups
+// Parens, implicit casts, cleanups, qualifying pointer casts, and copies of value-class handles
+// (copying one is the value).
+const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
 bool is_floating(clang::QualType t);
 bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
 

@@ -160,7 +160,7 @@ std::vector<int> differentiated_operands(const DerivativeRule& rule) {
 }
 
 void needed_values(const FunctionIR& ir, const Activity& act, const Expr* e, std::vector<const Expr*>& out) {
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (!reads_varied(ir, act, e)) return;
   std::optional<DerivativeRule> rule = derivative_rule(e);
   if (!rule) return;

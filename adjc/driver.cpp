@@ -79,11 +79,12 @@ class Consumer : public ASTConsumer {
       finder.top = d;
       finder.TraverseDecl(d);
     }
-    Generator generator(context, diags);
+    const UnitFacts unit = find_unit_facts(context);
+    Generator generator(context, unit, diags);
     Rewriter rewriter(sm, context.getLangOpts());
     std::set<std::string> inserted;
     std::vector<Replacement> replacements;
-    for (auto& r : finder.requests) handle(r, context, diags, generator, rewriter, inserted, replacements);
+    for (auto& r : finder.requests) handle(r, context, unit, diags, generator, rewriter, inserted, replacements);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(replacements, sm, context.getLangOpts(), rewriter);
 
@@ -189,14 +190,16 @@ class Consumer : public ASTConsumer {
     return out;
   }
 
-  void handle(const RequestFinder::Request& r, ASTContext& context, Diagnostics& diags, Generator& generator,
-              Rewriter& rewriter, std::set<std::string>& inserted, std::vector<Replacement>& replacements) {
+  void handle(const RequestFinder::Request& r, ASTContext& context, const UnitFacts& unit, Diagnostics& diags,
+              Generator& generator, Rewriter& rewriter, std::set<std::string>& inserted,
+              std::vector<Replacement>& replacements) {
     const CallExpr* call = r.call;
     SourceManager& sm = context.getSourceManager();
     SourceLocation at = call->getBeginLoc();
-    const Expr* target = strip(call->getArg(0));
-    if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf) target = strip(u->getSubExpr());
-    if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0));
+    const Expr* target = strip(call->getArg(0), unit);
+    if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
+      target = strip(u->getSubExpr(), unit);
+    if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0), unit);
     // A function, a member function (`&S::f`), or a lambda or function object: its operator().
     const FunctionDecl* fn = nullptr;
     const CXXRecordDecl* callable = nullptr;
@@ -234,7 +237,7 @@ class Consumer : public ASTConsumer {
 
     std::string names;
     if (call->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(call->getArg(1))) {
-      auto* lit = dyn_cast<StringLiteral>(strip(call->getArg(1)));
+      auto* lit = dyn_cast<StringLiteral>(strip(call->getArg(1), unit));
       if (!lit)
         return diags.error(call->getArg(1)->getBeginLoc(),
                            "the parameters of adjoint::gradient must be a string literal");

@@ -25,8 +25,8 @@ std::string mask_key(const Mask& m) {
 struct Generator::Impl {
   ASTContext& context;
   Diagnostics& diags;
+  const UnitFacts& unit;
   TypePrinter types;
-  CustomPullbacks custom;
   std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
   std::map<const FunctionDecl*, std::string> forwards;
   std::map<std::string, const FunctionDecl*> overloads;                         // name(parameter types) -> function
@@ -39,19 +39,16 @@ struct Generator::Impl {
   std::set<std::string> grads;
   std::map<std::string, std::string> grad_masks;  // f_grad's parameter types -> the mask that has that name
 
-  Impl(ASTContext& c, Diagnostics& d) : context(c), diags(d), types(c) {
-    find_value_classes(c);
-    custom = find_custom_pullbacks(c);
-  }
+  Impl(ASTContext& c, const UnitFacts& u, Diagnostics& d) : context(c), diags(d), unit(u), types(c) {}
 
   FunctionIR* ir_of(const FunctionDecl* fn) {
     fn = fn->getDefinition();
     auto& slot = irs[fn];
     if (!slot) {
-      slot = lower(fn, context, diags, custom);
+      slot = lower(fn, unit, context, diags);
       if (slot->valid) {
         Activity full = analyze_activity(*slot, all_differentiable(fn));
-        plan_tape(*slot, full, custom, diags);
+        plan_tape(*slot, full, diags);
       }
     }
     return slot->valid ? slot.get() : nullptr;
@@ -68,7 +65,7 @@ struct Generator::Impl {
   // Derivatives of template specializations are overloads named after the template, told apart
   // by their parameter types: two specializations with the same parameter types cannot both have one.
   bool distinct_overload(const FunctionDecl* f) {
-    std::string key = qualifier(f) + base_name(f) + "(";
+    std::string key = qualifier(f) + base_name(f, unit) + "(";
     for (const AdParam& p : ad_params(f)) key += types.str(p.type) + ",";
     auto [it, inserted] = overloads.emplace(key, f);
     if (inserted || it->second == f) return true;
@@ -96,7 +93,7 @@ struct Generator::Impl {
       if (reverses.count(key)) continue;
       FunctionIR* ir = ir_of(f);
       if (!ir || diags.failed()) return false;
-      Emitter emitter(*ir, types, custom, context.getSourceManager());
+      Emitter emitter(*ir, types, context.getSourceManager());
       if (!forwards.count(f)) {
         if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
@@ -124,7 +121,7 @@ struct Generator::Impl {
     if (ir.returns_value) adjoints += std::string(args.empty() ? "" : ", ") + "_d_result";
     for (Var* v : ir.params)
       if (v->differentiable) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + v->name;
-    std::string name = base_name(ir.fn);
+    std::string name = base_name(ir.fn, unit);
     return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward(" + args + ");\n  " + name +
            "_reverse(" + adjoints + ");\n}\n";
   }
@@ -151,20 +148,20 @@ struct Generator::Impl {
   }
 };
 
-Generator::Generator(ASTContext& context, Diagnostics& diagnostics)
-    : impl_(std::make_unique<Impl>(context, diagnostics)) {}
+Generator::Generator(ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics)
+    : impl_(std::make_unique<Impl>(context, unit, diagnostics)) {}
 Generator::~Generator() = default;
 
 GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where) {
   Impl& I = *impl_;
   GeneratedGradient out;
   fn = fn->getDefinition();
-  if (base_name(fn).empty()) {
+  if (base_name(fn, I.unit).empty()) {
     I.diags.error(where, "a gradient cannot be requested for operator '" + fn->getNameAsString() +
                              "'; request a function that uses it");
     return out;
   }
-  if (is_value_class(fn->getReturnType())) {
+  if (is_value_class(fn->getReturnType(), I.unit)) {
     I.diags.error(where, "a gradient can be requested for functions returning a floating value or void only "
                          "(a value-class result has no seed); request a loss that calls it");
     return out;
@@ -175,9 +172,9 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   check_unselected_writes(*ir, I.activity_of(*ir, mask), mask, I.diags, where);
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
-  Emitter e(*ir, I.types, I.custom, I.context.getSourceManager());
+  Emitter e(*ir, I.types, I.context.getSourceManager());
   // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
-  std::string name = base_name(fn);
+  std::string name = base_name(fn, I.unit);
   std::string params = e.params(), call_args, adjoint_params, pass;
   for (const Var* v : ir->params) call_args += (call_args.empty() ? "" : ", ") + v->name;
   pass = call_args;

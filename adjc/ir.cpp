@@ -11,15 +11,15 @@ namespace adjc {
 using namespace clang;
 
 Var* FunctionIR::var(const Expr* e) const {
-  if (isa<CXXThisExpr>(strip(e))) return self;
-  if (auto* m = dyn_cast<MemberExpr>(strip(e)); m && !m->isArrow() && !member_var.empty()) {
-    auto* base = dyn_cast<DeclRefExpr>(strip(m->getBase()));
+  if (isa<CXXThisExpr>(strip(e, unit))) return self;
+  if (auto* m = dyn_cast<MemberExpr>(strip(e, unit)); m && !m->isArrow() && !member_var.empty()) {
+    auto* base = dyn_cast<DeclRefExpr>(strip(m->getBase(), unit));
     auto* vd = base ? dyn_cast<VarDecl>(base->getDecl()) : nullptr;
     auto* field = dyn_cast<FieldDecl>(m->getMemberDecl());
     auto it = member_var.find({vd, field});
     return it == member_var.end() ? nullptr : it->second;
   }
-  auto* ref = dyn_cast<DeclRefExpr>(strip(e));
+  auto* ref = dyn_cast<DeclRefExpr>(strip(e, unit));
   if (!ref) return nullptr;
   auto* vd = dyn_cast<VarDecl>(ref->getDecl());
   if (!vd) return nullptr;
@@ -28,7 +28,7 @@ Var* FunctionIR::var(const Expr* e) const {
 }
 
 Var* memory_root(const FunctionIR& ir, const Expr* e) {
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
     Var* v = ir.var(e);
     if (!v) return nullptr;
@@ -56,7 +56,7 @@ bool is_memory_read(const Expr* e) {
 
 void variables_read(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   if (!e) return;
-  e = strip(e);
+  e = strip(e, ir.unit);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     auto it = ir.call_result.find(call);
     if (it != ir.call_result.end()) return out.push_back(it->second);

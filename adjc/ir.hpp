@@ -19,6 +19,7 @@
 namespace adjc {
 
 struct Node;
+struct UnitFacts;
 
 enum class VarKind { Param, Local, CallResult, Return };
 
@@ -118,7 +119,7 @@ struct Node {
   bool bulk_restore_first = false;           // the reverse reads the old values: restore before it
   // Vectorised reverse: the loop's reverse iterations share nothing but sums into the adjoints of
   // the outer scalars it reads (`simd_sums`), so its reverse loop is marked `omp simd` with those
-  // sums as reductions (plan_simd_reverse in analyze.cpp).
+  // sums as reductions (plan_simd_reverse in loop_plans.cpp).
   bool simd_reverse = false;
   std::vector<Var*> simd_sums;
   // Loop: its start and trip count are evaluated again in the reverse (from the variables the
@@ -134,7 +135,10 @@ struct Node {
 
 // A function lowered to the IR, with its analyses.
 struct FunctionIR {
-  const clang::FunctionDecl* fn = nullptr;
+  FunctionIR(const clang::FunctionDecl* f, const UnitFacts& u) : fn(f), unit(u) {}
+
+  const clang::FunctionDecl* fn;
+  const UnitFacts& unit;  // what its translation unit declares (classify.hpp)
   std::vector<std::unique_ptr<Var>> vars;
   std::vector<std::unique_ptr<Node>> nodes;
   std::map<const clang::VarDecl*, Var*> var_of;

@@ -14,11 +14,11 @@ using namespace clang;
 namespace {
 
 // Whether `e` calls nothing and reads no memory: its value depends on variables only.
-bool pure(const Expr* e) {
+bool pure(const FunctionIR& ir, const Expr* e) {
   if (!e) return true;
-  if (isa<CallExpr>(e) || is_memory_read(strip(e))) return false;
+  if (isa<CallExpr>(e) || is_memory_read(strip(e, ir.unit))) return false;
   for (const Stmt* c : e->children())
-    if (!pure(dyn_cast_or_null<Expr>(c))) return false;
+    if (!pure(ir, dyn_cast_or_null<Expr>(c))) return false;
   return true;
 }
 
@@ -57,8 +57,8 @@ bool writes(const LoopMemory& m, const Var* region) {
 
 // `w[E]` with w a pointer parameter itself (not a local pointer into one): w, and E in `index`.
 const Var* subscripted_parameter(const FunctionIR& ir, const Expr* e, const Expr*& index) {
-  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
-  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e, ir.unit));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit)) : nullptr;
   const Var* p = base ? ir.var(base) : nullptr;
   if (!p || p->kind != VarKind::Param || !p->pointer) return nullptr;
   index = sub->getIdx();
@@ -68,7 +68,7 @@ const Var* subscripted_parameter(const FunctionIR& ir, const Expr* e, const Expr
 // Whether `index` has the same value in nodes a and b, children of one block: it calls nothing and
 // reads no memory, and nothing from a to b assigns a variable it reads, calls or jumps.
 bool same_value_in(const FunctionIR& ir, const Expr* index, const Node* a, const Node* b) {
-  if (a->parent != b->parent || !a->parent || !pure(index)) return false;
+  if (a->parent != b->parent || !a->parent || !pure(ir, index)) return false;
   std::vector<Var*> vars;
   variables_read(ir, index, vars);
   const std::vector<Node*>& siblings = a->parent->children;
@@ -105,7 +105,7 @@ bool reads_written_elements(const FunctionIR& ir, const LoopMemory& m, const Var
         const Expr* written_index = nullptr;
         const Var* target = w->kind == NodeKind::Assign && w->lhs ? subscripted_parameter(ir, w->lhs, written_index)
                                                                   : nullptr;
-        written |= target && target != region && same_expr(written_index, index, ir.fn->getASTContext()) &&
+        written |= target && target != region && same_expr(ir, written_index, index) &&
                    same_value_in(ir, index, n, w);
       }
       if (!written) return false;
@@ -121,10 +121,10 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
   std::set<const Var*> indexed, other;
   std::function<void(const Expr*)> expr = [&](const Expr* e) {
     if (!e) return;
-    e = strip(e);
+    e = strip(e, ir.unit);
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
-      auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
-      auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx()));
+      auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit));
+      auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx(), ir.unit));
       Var* v = base ? ir.var(base) : nullptr;
       if (v && v->kind == VarKind::Param && v->pointer && index && ir.var(index) == loop->counter) {
         indexed.insert(v);
@@ -193,7 +193,7 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
         Expr::EvalResult start;
         if (!inner || !inside(inner, loop) || inner->step <= 0 || !inner->end ||
             !inner->start->EvaluateAsInt(start, context) || start.Val.getInt().isNegative() ||
-            (extent && !same_expr(extent, inner->end, context)) || !invariant_in(ir, inner->end, loop, all)) {
+            (extent && !same_expr(ir, extent, inner->end)) || !invariant_in(ir, inner->end, loop, all)) {
           summed = false;
           continue;
         }
@@ -212,20 +212,20 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
   return out;
 }
 
-bool same_expr(const Expr* a, const Expr* b, const ASTContext& context) {
+bool same_expr(const FunctionIR& ir, const Expr* a, const Expr* b) {
   if (!a || !b) return a == b;
   llvm::FoldingSetNodeID ia, ib;
-  strip(a)->Profile(ia, context, true);
-  strip(b)->Profile(ib, context, true);
+  strip(a, ir.unit)->Profile(ia, ir.fn->getASTContext(), true);
+  strip(b, ir.unit)->Profile(ib, ir.fn->getASTContext(), true);
   return ia == ib;
 }
 
 namespace {
 
-bool same_exprs(const std::vector<const Expr*>& a, const std::vector<const Expr*>& b, const ASTContext& context) {
+bool same_exprs(const FunctionIR& ir, const std::vector<const Expr*>& a, const std::vector<const Expr*>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (!same_expr(a[i], b[i], context)) return false;
+    if (!same_expr(ir, a[i], b[i])) return false;
   return true;
 }
 
@@ -234,7 +234,7 @@ bool same_exprs(const std::vector<const Expr*>& a, const std::vector<const Expr*
 // Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
 // variable that the loop assigns.
 bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const std::vector<Node*>& all) {
-  if (!pure(e)) return false;
+  if (!pure(ir, e)) return false;
   std::vector<Var*> vars;
   variables_read(ir, e, vars);
   for (Var* v : vars) {
@@ -251,7 +251,7 @@ bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const s
 namespace {
 
 bool is_counter_of(const FunctionIR& ir, const Expr* e, const Node* loop) {
-  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  auto* r = dyn_cast<DeclRefExpr>(strip(e, ir.unit));
   return r && ir.var(r) == loop->counter;
 }
 
@@ -259,12 +259,12 @@ bool is_counter_of(const FunctionIR& ir, const Expr* e, const Node* loop) {
 
 // `P[i]` or `P[X + i]` / `P[i + X]` with i the counter of `loop` and P a pointer variable: P and X.
 bool counter_access(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr*& pointer, const Expr*& offset) {
-  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e));
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e, ir.unit));
   if (!sub) return false;
-  auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase()));
+  auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit));
   Var* p = base ? ir.var(base) : nullptr;
   if (!p || !p->pointer) return false;
-  const Expr* idx = strip(sub->getIdx());
+  const Expr* idx = strip(sub->getIdx(), ir.unit);
   pointer = base;
   offset = nullptr;
   if (is_counter_of(ir, idx, loop)) return true;
@@ -282,7 +282,7 @@ bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nod
   bool only_subscripts = true;
   std::function<void(const Expr*)> visit = [&](const Expr* e) {
     if (!e) return;
-    e = strip(e);
+    e = strip(e, ir.unit);
     if (isa<ArraySubscriptExpr>(e) && memory_root(ir, e) == region) {
       out.push_back(e);
       return visit(cast<ArraySubscriptExpr>(e)->getIdx());
@@ -314,7 +314,7 @@ struct IterationElements {
 
 // `c * S` or `S * c` with c the counter of `loop`: S.
 const Expr* row_start(const FunctionIR& ir, const Expr* e, const Node* loop) {
-  auto* mul = dyn_cast<BinaryOperator>(strip(e));
+  auto* mul = dyn_cast<BinaryOperator>(strip(e, ir.unit));
   if (!mul || mul->getOpcode() != BO_Mul) return nullptr;
   if (is_counter_of(ir, mul->getLHS(), loop)) return mul->getRHS();
   if (is_counter_of(ir, mul->getRHS(), loop)) return mul->getLHS();
@@ -325,13 +325,13 @@ const Expr* row_start(const FunctionIR& ir, const Expr* e, const Node* loop) {
 // `row_length`.
 bool indexes_row(const FunctionIR& ir, const Expr* e, const Node* loop, const Expr* row_length,
                  const std::vector<Node*>& all) {
-  auto* r = dyn_cast<DeclRefExpr>(strip(e));
+  auto* r = dyn_cast<DeclRefExpr>(strip(e, ir.unit));
   Var* j = r ? ir.var(r) : nullptr;
   if (!j || !j->counter) return false;
   for (const Node* inner : all) {
     if (inner->kind != NodeKind::Loop || inner->counter != j || !inside(inner, loop)) continue;
     Expr::EvalResult start;
-    return inner->end && same_expr(inner->end, row_length, ir.fn->getASTContext()) &&
+    return inner->end && same_expr(ir, inner->end, row_length) &&
            inner->start->EvaluateAsInt(start, ir.fn->getASTContext()) && !start.Val.getInt().isNegative();
   }
   return false;
@@ -374,7 +374,7 @@ bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std
     if (loop->step <= 0 || !loop->start->EvaluateAsInt(start, ir.fn->getASTContext()) ||
         start.Val.getInt().isNegative())
       return false;
-    return (loop->end && same_expr(loop->end, radix, ir.fn->getASTContext())) ||
+    return (loop->end && same_expr(ir, loop->end, radix)) ||
            (loop->last && below(ir, loop->last, radix, all));
   }
   return false;
@@ -391,18 +391,18 @@ bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std
 // written at t2 < T or t2 <= t, is thus private to each b, t and h, in any order of their loops.
 std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
                                                       const std::vector<Node*>& all) {
-  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
-  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access, ir.unit));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit)) : nullptr;
   Var* p = base ? ir.var(base) : nullptr;
   if (!p || !p->pointer) return std::nullopt;
   std::vector<const Expr*> digits, radices;
   if (p->kind == VarKind::Param) {
     horner(sub->getIdx(), digits, radices);
   } else if (p->assignments == 1 && p->definition && p->definition->definition && inside(p->definition, loop)) {
-    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs));
+    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs, ir.unit));
     if (!add || add->getOpcode() != BO_Add) return std::nullopt;
     const Expr* root = add->getLHS()->getType()->isPointerType() ? add->getLHS() : add->getRHS();
-    Var* r = dyn_cast<DeclRefExpr>(strip(root)) ? ir.var(strip(root)) : nullptr;
+    Var* r = dyn_cast<DeclRefExpr>(strip(root, ir.unit)) ? ir.var(strip(root, ir.unit)) : nullptr;
     if (!r || r->kind != VarKind::Param || !r->pointer) return std::nullopt;
     horner(root == add->getLHS() ? add->getRHS() : add->getLHS(), digits, radices);
     std::vector<const Expr*> index_digits, index_radices;
@@ -437,21 +437,21 @@ std::optional<IterationElements> element_or_row(const FunctionIR& ir, const Expr
     if (!invariant_in(ir, pointer, loop, all) || (offset && !invariant_in(ir, offset, loop, all))) return std::nullopt;
     return IterationElements{ir.var(pointer), offset, nullptr, {}, {}};
   }
-  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access));
-  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase())) : nullptr;
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access, ir.unit));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit)) : nullptr;
   Var* p = base ? ir.var(base) : nullptr;
   if (!p || !p->pointer) return std::nullopt;
   const Expr* length = nullptr;
   const Expr* index = sub->getIdx();
   if (p->kind == VarKind::Param) {  // R[c * S + j]
-    auto* add = dyn_cast<BinaryOperator>(strip(index));
+    auto* add = dyn_cast<BinaryOperator>(strip(index, ir.unit));
     if (!add || add->getOpcode() != BO_Add) return std::nullopt;
     if ((length = row_start(ir, add->getLHS(), loop))) index = add->getRHS();
     else if ((length = row_start(ir, add->getRHS(), loop))) index = add->getLHS();
   } else if (p->assignments == 1 && p->definition && inside(p->definition, loop)) {  // p = R + c * S; p[j]
-    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs));
+    auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs, ir.unit));
     if (add && add->getOpcode() == BO_Add && add->getLHS()->getType()->isPointerType() &&
-        isa<DeclRefExpr>(strip(add->getLHS())) && ir.var(strip(add->getLHS()))->kind == VarKind::Param)
+        isa<DeclRefExpr>(strip(add->getLHS(), ir.unit)) && ir.var(strip(add->getLHS(), ir.unit))->kind == VarKind::Param)
       length = row_start(ir, add->getRHS(), loop);
   }
   if (!length || !invariant_in(ir, length, loop, all) || !indexes_row(ir, index, loop, length, all))
@@ -472,16 +472,15 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
 // way (one P and X, or one row length).
 bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
                              const std::vector<Node*>& all) {
-  const ASTContext& context = ir.fn->getASTContext();
   std::optional<IterationElements> first;
   for (const Expr* e : accesses) {
     std::optional<IterationElements> each = iteration_elements(ir, e, loop, all);
     if (!each) return false;
     if (!first) first = each;
-    else if (each->pointer != first->pointer || !same_expr(each->offset, first->offset, context) ||
-             !same_expr(each->row_length, first->row_length, context) ||
-             !same_exprs(each->higher_digits, first->higher_digits, context) ||
-             !same_exprs(each->radices, first->radices, context))
+    else if (each->pointer != first->pointer || !same_expr(ir, each->offset, first->offset) ||
+             !same_expr(ir, each->row_length, first->row_length) ||
+             !same_exprs(ir, each->higher_digits, first->higher_digits) ||
+             !same_exprs(ir, each->radices, first->radices))
       return false;
   }
   return true;

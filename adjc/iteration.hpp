@@ -30,7 +30,7 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
 std::vector<std::pair<const Var*, const clang::Expr*>> summed_regions(const FunctionIR& ir, const Node* loop);
 
 // Whether a and b are the same expression (both null counts).
-bool same_expr(const clang::Expr* a, const clang::Expr* b, const clang::ASTContext& context);
+bool same_expr(const FunctionIR& ir, const clang::Expr* a, const clang::Expr* b);
 
 // Whether `e` has the same value in every iteration of `loop`: no calls, no memory reads, and no
 // variable that the loop assigns.

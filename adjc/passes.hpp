@@ -1,8 +1,8 @@
 #pragma once
 // The passes over the IR, in the order generator.cpp runs them (docs/adjc-internals.md):
-//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower.cpp, supported.cpp
+//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower*.cpp, supported.cpp
 //   analyze_activity which variables and memory depend on the active parameters  activity.cpp
-//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_plan.cpp
+//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_*.cpp, loop_plans.cpp
 
 #include <vector>
 
@@ -10,12 +10,13 @@
 
 namespace adjc {
 
-std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, clang::ASTContext& context, Diagnostics& diags,
-                                  const CustomPullbacks& custom);
+// The IR keeps `unit` (FunctionIR::unit) for the passes that follow.
+std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
+                                  Diagnostics& diags);
 
 // What adjc supports, checked while lowering; anything else is reported and marks `ir` invalid.
 void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags);
-void check_expression(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags, const clang::Expr* e);
+void check_expression(FunctionIR& ir, Diagnostics& diags, const clang::Expr* e);
 
 // Which variables (and, for memory, which regions) carry derivatives.
 struct Activity {
@@ -41,7 +42,7 @@ void check_unselected_writes(const FunctionIR& ir, const Activity& act, const st
                              Diagnostics& diags, clang::SourceLocation request);
 
 // Fills Node::active/save/reverse and Var::read_in_reverse/recompute/kept.
-void plan_tape(FunctionIR& ir, const Activity& full, const CustomPullbacks& custom, Diagnostics& diags);
+void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags);
 
 // Values (primal subexpressions) whose value the reverse sweep of `e` needs when `e` receives an
 // adjoint: e.g. for `a * b` with both varied, both `a` and `b` (the rules: derivatives.cpp).

@@ -13,19 +13,18 @@ namespace {
 
 class ExpressionCheck {
  public:
-  ExpressionCheck(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags)
-      : ir_(ir), custom_(custom), diags_(diags) {}
+  ExpressionCheck(FunctionIR& ir, Diagnostics& diags) : ir_(ir), diags_(diags) {}
 
   // Expressions adjc can print and differentiate; reports anything else.
   void check_expr(const Expr* e) {
     if (!e) return;
-    e = strip(e);
+    e = strip(e, ir_.unit);
     SourceLocation at = e->getExprLoc();
     // Values of a value class change only through calls; anything else (`c ? a : b`, a
     // construction from raw data) would carry a derivative adjc cannot see.
-    if (is_empty_value(e)) return;
-    if (is_value_class(e->getType()) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) && !isa<ArraySubscriptExpr>(e) &&
-        !isa<CallExpr>(e) && !is_empty_value(e))
+    if (is_empty_value(e, ir_.unit)) return;
+    if (is_value_class(e->getType(), ir_.unit) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) &&
+        !isa<ArraySubscriptExpr>(e) && !isa<CallExpr>(e) && !is_empty_value(e, ir_.unit))
       return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
                           e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
@@ -96,15 +95,15 @@ class ExpressionCheck {
     if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
       if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
         return fail(at, "virtual calls are not supported");
-      if (m->getAccess() != AS_public && callee_kind(callee, custom_) != CalleeKind::Plain)
+      if (m->getAccess() != AS_public && callee_kind(callee, ir_.unit) != CalleeKind::Plain)
         return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
                             "' must be public: adjc's generated code calls it from outside the class");
     }
-    if (callee_kind(callee, custom_) != CalleeKind::Plain && base_name(callee).empty())
+    if (callee_kind(callee, ir_.unit) != CalleeKind::Plain && base_name(callee, ir_.unit).empty())
       return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
     for (AdArg a : ad_args(call)) {
-      if (a.address && !isa<CXXThisExpr>(strip(a.expr)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
-          !isa<CallExpr>(strip(a.expr)))
+      if (a.address && !isa<CXXThisExpr>(strip(a.expr, ir_.unit)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
+          !isa<CallExpr>(strip(a.expr, ir_.unit)))
         return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
       check_expr(a.expr);
     }
@@ -125,7 +124,6 @@ class ExpressionCheck {
 
  private:
   FunctionIR& ir_;
-  const CustomPullbacks& custom_;
   Diagnostics& diags_;
 
   void fail(SourceLocation where, const std::string& message) {
@@ -146,14 +144,14 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
     if (m->isVirtual()) fail(fn->getLocation(), "virtual member functions cannot be differentiated");
     if (isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || isa<CXXConversionDecl>(m))
       fail(fn->getLocation(), "constructors, destructors and conversions cannot be differentiated");
-    if (is_value_class(context.getRecordType(m->getParent())))
+    if (is_value_class(context.getRecordType(m->getParent()), ir.unit))
       fail(fn->getLocation(), "member function '" + m->getNameAsString() + "' of value class '" +
                                   m->getParent()->getNameAsString() +
                                   "' needs a custom pullback (adjoint::custom_derivatives::"
                                   "class_functions::" +
-                                  base_name(m) + "_pullback)");
+                                  base_name(m, ir.unit) + "_pullback)");
   }
-  if (base_name(fn).empty())
+  if (base_name(fn, ir.unit).empty())
     fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
   // A template is differentiated per specialization (its instantiated body); the pattern itself
   // has no types to differentiate.
@@ -166,8 +164,6 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
                                 "'), which adjc cannot differentiate; return the value instead");
 }
 
-void check_expression(FunctionIR& ir, const CustomPullbacks& custom, Diagnostics& diags, const Expr* e) {
-  ExpressionCheck(ir, custom, diags).check_expr(e);
-}
+void check_expression(FunctionIR& ir, Diagnostics& diags, const Expr* e) { ExpressionCheck(ir, diags).check_expr(e); }
 
 }  // namespace adjc
