@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "classify.hpp"
+#include "containers.hpp"
 
 namespace adjc {
 
@@ -85,11 +86,13 @@ bool is_empty_value(const Expr* e) {
 
 static bool pointee_differentiable(QualType t) {
   t = t.getCanonicalType();
+  if (is_container(t)) return is_floating(container_element(t));
   return t->isRealFloatingType() || t->isRecordType();
 }
 
 bool is_differentiable(QualType t) {
   t = t.getCanonicalType();
+  if (is_container(t)) return is_floating(container_element(t));
   if (t->isRealFloatingType() || t->isRecordType()) return true;
   if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
   return false;
@@ -180,6 +183,7 @@ bool is_library(const FunctionDecl* f) {
 
 bool is_library_class(QualType t) {
   t = t.getNonReferenceType().getCanonicalType();
+  if (is_container(t)) return false;  // modelled: containers.cpp
   while (t->isPointerType() || t->isArrayType())
     t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();

@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "containers.hpp"
 #include "emit.hpp"
 
 namespace adjc {
@@ -125,11 +126,13 @@ void Emitter::pop_kept(Code& code, const Node* parallel) const {
 
 std::string Emitter::push(const std::string& value, const Var* v) {
   if (v && v->type->isArrayType()) return "::adjoint::detail::push_array(" + value + ");";
+  if (v && is_vector(v->type)) return "::adjoint::detail::push_vector(" + value + ");";
   return "::adjoint::detail::push(" + value + ");";
 }
 
 std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
+  if (v && is_vector(v->type)) return "::adjoint::detail::pop_vector(" + lvalue + ");";
   return lvalue + " = ::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">();";
 }
 

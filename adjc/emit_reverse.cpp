@@ -2,6 +2,7 @@
 // the recomputation of locals (emit.hpp).
 #include <algorithm>
 
+#include "containers.hpp"
 #include "emit.hpp"
 #include "iteration.hpp"
 
@@ -17,10 +18,17 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
   if (ir_.ret && ir_.returns_value && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
   if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
   pop_kept(body, nullptr);
+  const size_t after_pops = body.text.size();
   if (exit_codes())
     for (Node* r : ir_.returns)
       body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
+  // A local std::vector's adjoint has the vector's (final) size, zero.
+  std::string sizes;
+  for (auto& v : ir_.vars)
+    if (v->kind == VarKind::Local && is_vector(v->type) && mentions(&body.text, "_d_" + v->name))
+      sizes += "  _d_" + v->name + ".resize(" + v->name + ".size());\n";
+  body.text.insert(after_pops, sizes);
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
       body.line(accumulation("*_d_" + v->name, "_d_" + v->name + "_acc", v->type));

@@ -8,6 +8,7 @@
 #include "derivatives.hpp"
 #include "iteration.hpp"
 #include "loop_plans.hpp"
+#include "containers.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -145,7 +146,8 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     diags.error(e->getExprLoc(),
                 "non-differentiable cast of an active floating value to '" + c->getType().getAsString() + "'");
   if (auto* call = dyn_cast<CallExpr>(e);
-      call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call)) {
+      call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call) &&
+      !is_sizing_call(call)) {
     const FunctionDecl* callee = call->getDirectCallee();
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);
