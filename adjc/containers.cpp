@@ -4,6 +4,7 @@
 
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
 
 #include <set>
 
@@ -139,6 +140,16 @@ class Rewrite {
       return s;
     }
     if (isa<LambdaExpr>(s)) return s;  // its body is differentiated as a function of its own
+    // An OpenMP loop: its statement, a loop rewritten in place (the captures and the directive's
+    // helper expressions are not what lowering reads).
+    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
+      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
+      return s;
+    }
+    if (auto* captured = dyn_cast<CapturedStmt>(s)) {
+      visit(captured->getCapturedStmt());
+      return s;
+    }
     for (Stmt*& c : s->children()) c = visit(c);
     return s;
   }

@@ -359,8 +359,12 @@ class Lowering {
     if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
       return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
     if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
-      if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr())))
-        return is_container(sub->getBase()->getType()) ? e : pointer_base(sub->getBase());
+      if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr()))) {
+        // Into a container: `c.data()` or `&c[k]` with a constant k (the pointer's base is printed
+        // again where the reverse sweep rebuilds it).
+        if (!is_container(sub->getBase()->getType())) return pointer_base(sub->getBase());
+        return isa<IntegerLiteral>(strip(sub->getIdx())) ? e : nullptr;
+      }
     return nullptr;
   }
 
