@@ -118,7 +118,7 @@ struct Node {
   bool bulk_restore_first = false;           // the reverse reads the old values: restore before it
   // Vectorised reverse: the loop's reverse iterations share nothing but sums into the adjoints of
   // the outer scalars it reads (`simd_sums`), so its reverse loop is marked `omp simd` with those
-  // sums as reductions (plan_simd_reverse in analyze.cpp).
+  // sums as reductions (plan_simd_reverse in loop_plans.cpp).
   bool simd_reverse = false;
   std::vector<Var*> simd_sums;
   // Loop: its start and trip count are evaluated again in the reverse (from the variables the

@@ -1,10 +1,10 @@
-// Loop plans: bulk saves and vectorised reverse loops (loop_plans.hpp).
+// Loop plans: bulk saves and vectorised reverse loops (tape_plan.hpp).
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
 
 #include "iteration.hpp"
-#include "loop_plans.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 

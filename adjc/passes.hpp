@@ -1,8 +1,8 @@
 #pragma once
 // The passes over the IR, in the order generator.cpp runs them (docs/adjc-internals.md):
-//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower.cpp, supported.cpp
+//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower*.cpp, supported.cpp
 //   analyze_activity which variables and memory depend on the active parameters  activity.cpp
-//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_plan.cpp
+//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_*.cpp, loop_plans.cpp
 
 #include <vector>
 

@@ -1,0 +1,287 @@
+// Lowering of control flow: loops (canonical `for`, OpenMP parallel loops), returns (inside loops:
+// a flag and breaks) and `switch` (an if/else chain) (lowering.hpp).
+#include <functional>
+
+#include "lowering.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken).
+bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
+  bool found = false;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || found) return;
+    auto target = [&](const Expr* e) {
+      auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      return ref && ref->getDecl() == decl;
+    };
+    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && target(b->getLHS())) found = true;
+    if (auto* u = dyn_cast<UnaryOperator>(s);
+        u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && target(u->getSubExpr()))
+      found = true;
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(stmt);
+  return found;
+}
+
+}  // namespace
+
+// The return value's assignment (`_ret = value`).
+void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
+  value = lower_branches(const_cast<Expr*>(value), block, stmt);
+  check_expression(ir_, custom_, diags_, value);
+  hoist_calls(value, block, stmt);
+  Node* n = make(NodeKind::Assign, stmt);
+  n->target = ir_.ret;
+  n->rhs = value;
+  ir_.ret->assignments++;
+  add(block, n);
+}
+
+void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
+  SourceLocation at = fs->getBeginLoc();
+  if (fs->getConditionVariable()) return fail(at, "for conditions declaring variables are not supported");
+  // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
+  const VarDecl* counter = nullptr;
+  long step = 0;
+  if (auto* ds = dyn_cast_or_null<DeclStmt>(fs->getInit()); ds && ds->isSingleDecl())
+    if (auto* vd = dyn_cast<VarDecl>(ds->getSingleDecl());
+        vd && vd->getType()->isIntegerType() && vd->getInit() && !vd->getType().isConstQualified())
+      if (const Expr* inc = fs->getInc()) {
+        auto refers = [&](const Expr* e) {
+          auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+          return r && r->getDecl() == vd;
+        };
+        if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(u->getSubExpr()))
+          step = u->isIncrementOp() ? 1 : -1;
+        if (auto* c = dyn_cast<CompoundAssignOperator>(inc);
+            c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(c->getLHS()))
+          if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
+            step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
+        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd)) counter = vd;
+      }
+  if (parallel) {
+    auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+    auto* lhs = cond ? dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()) : nullptr;
+    if (!counter || step != 1 || !cond || cond->getOpcode() != BO_LT || !lhs || lhs->getDecl() != counter)
+      return fail(at, "OpenMP parallel loops must have the form 'for (int i = start; i < end; i++)'");
+  }
+  if (!counter) {
+    lower_stmt(fs->getInit(), block);
+    return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
+  }
+  check_expression(ir_, custom_, diags_, counter->getInit());
+  Node* n = make(NodeKind::Loop, fs);
+  n->form = LoopForm::For;
+  n->parallel = parallel;
+  n->id = next_id_++;
+  Node* saved_parallel = parallel_;
+  if (parallel) {
+    parallel_ = n;
+    ir_.parallel_loops.push_back(n);
+  }
+  Var* v = make_var(counter->getName().str(), counter->getType(), VarKind::Local, counter, counter->getLocation());
+  v->counter = true;
+  n->counter = v;
+  n->start = counter->getInit();
+  n->step = step;
+  n->cond = fs->getCond();
+  if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+      cond && (cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && step > 0)
+    if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
+      (cond->getOpcode() == BO_LT ? n->end : n->last) = cond->getRHS();
+  check_expression(ir_, custom_, diags_, n->cond);
+  loops_.push_back(n);
+  n->body = lower_scope(fs->getBody());
+  n->body->parent = n;
+  loops_.pop_back();
+  parallel_ = saved_parallel;
+  add(block, n);
+  leave_after_return(n, block);
+}
+
+void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
+  if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
+  Node* n = make(NodeKind::Loop, s);
+  n->form = form;
+  n->cond = cond;
+  n->id = next_id_++;
+  check_expression(ir_, custom_, diags_, cond);
+  loops_.push_back(n);
+  n->body = lower_scope(body);
+  n->body->parent = n;
+  if (inc) {
+    n->inc = make(NodeKind::Block, inc);
+    n->inc->parent = n;
+    lower_expr_stmt(inc, n->inc);
+  }
+  loops_.pop_back();
+  add(block, n);
+  leave_after_return(n, block);
+}
+
+// `return` inside loops: sets `_returned` and breaks out of the innermost loop; after each
+// loop it leaves, `if (_returned)` breaks out of the next one, and after the outermost returns.
+// Only constructs the sweeps already handle (an integer local, breaks, branches).
+void Lowering::lower_return_in_loop(const Stmt* s, Node* block) {
+  Node* loop = loops_.back();
+  lower_assign(s, new_ref(returned_flag()), BO_Assign, int_literal(1), block);
+  add(block, jump(s, JumpKind::Break, loop));
+  returns_from_.insert(loop);
+}
+
+// After loop `n` (added to `block`): leaves the enclosing loop, or the function, when a return
+// inside `n` ran.
+void Lowering::leave_after_return(Node* n, Node* block) {
+  if (!returns_from_.count(n)) return;
+  Node* branch = make(NodeKind::If, n->stmt);
+  branch->cond = new_ref(returned_flag());
+  branch->then_node = make(NodeKind::Block, n->stmt);
+  branch->then_node->parent = branch;
+  if (loops_.empty()) {
+    Node* r = jump(n->stmt, JumpKind::Return, nullptr);
+    ir_.returns.push_back(r);
+    add(branch->then_node, r);
+  } else {
+    add(branch->then_node, jump(n->stmt, JumpKind::Break, loops_.back()));
+    returns_from_.insert(loops_.back());
+  }
+  add(block, branch);
+}
+
+Node* Lowering::jump(const Stmt* s, JumpKind kind, Node* loop) {
+  Node* n = make(NodeKind::Jump, s);
+  n->jump = kind;
+  n->target_loop = loop;
+  n->id = next_id_++;
+  if (loop) loop->jumps.push_back(n);
+  return n;
+}
+
+// The integer local `_returned`, declared (zero) at function scope.
+const VarDecl* Lowering::returned_flag() {
+  if (returned_) return returned_;
+  auto* fn = const_cast<FunctionDecl*>(ir_.fn);
+  returned_ = VarDecl::Create(context_, fn, fn->getLocation(), fn->getLocation(), &context_.Idents.get("_returned"),
+                              context_.IntTy, context_.getTrivialTypeSourceInfo(context_.IntTy), SC_None);
+  Var* v = make_var("_returned", context_.IntTy, VarKind::Local, returned_, fn->getLocation());
+  v->block = ir_.body;
+  return returned_;
+}
+
+// `switch` as an if/else chain on `cond == value`: each case (labels sharing statements are one
+// case) must end in break, return or continue, or be the last; `default` is the final else.
+void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
+  SourceLocation at = sw->getBeginLoc();
+  if (sw->getInit() || sw->getConditionVariable())
+    return fail(at, "switch statements with initialisers or condition variables are not supported");
+  auto* body = dyn_cast<CompoundStmt>(sw->getBody());
+  if (!body) return fail(at, "a switch body must be a braced block of cases");
+  bool has_call = false;
+  std::function<void(const Stmt*)> find_call = [&](const Stmt* e) {
+    if (!e) return;
+    has_call |= isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e);
+    for (const Stmt* c : e->children()) find_call(c);
+  };
+  find_call(sw->getCond());
+  if (has_call)
+    return fail(sw->getCond()->getBeginLoc(),
+                "a switch condition that calls a function is not supported; store its value in a local first");
+  check_expression(ir_, custom_, diags_, sw->getCond());
+  std::vector<CaseGroup> cases;
+  for (const Stmt* c : body->body()) {
+    const Stmt* sub = c;
+    bool labelled = false;
+    while (isa<clang::SwitchCase>(sub)) {
+      if (!labelled && (cases.empty() || !cases.back().body.empty())) cases.push_back({});
+      labelled = true;
+      cases.back().loc = sub->getBeginLoc();
+      if (auto* cs = dyn_cast<CaseStmt>(sub)) {
+        if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), "case ranges are not supported");
+        cases.back().values.push_back(cs->getLHS());
+        sub = cs->getSubStmt();
+      } else {
+        cases.back().is_default = true;
+        sub = cast<DefaultStmt>(sub)->getSubStmt();
+      }
+    }
+    if (cases.empty()) return fail(c->getBeginLoc(), "statements before the first case label are not supported");
+    cases.back().body.push_back(sub);
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    CaseGroup& k = cases[i];
+    // `case 1: { ...; break; }`: the block's statements are the case's.
+    while (!k.body.empty() && isa<CompoundStmt>(k.body.back()) && !cast<CompoundStmt>(k.body.back())->body_empty()) {
+      auto* inner = cast<CompoundStmt>(k.body.back());
+      k.body.pop_back();
+      k.body.insert(k.body.end(), inner->body_begin(), inner->body_end());
+    }
+    const Stmt* last = k.body.empty() ? nullptr : k.body.back();
+    bool ends = last && (isa<BreakStmt>(last) || isa<ReturnStmt>(last) || isa<ContinueStmt>(last));
+    if (!ends && i + 1 < cases.size())
+      return fail(k.loc, "a switch case that falls through into the next is not supported; end it with 'break'");
+    if (last && isa<BreakStmt>(last)) k.body.pop_back();
+    for (const Stmt* st : k.body)
+      if (const Stmt* b = switch_break(st))
+        return fail(b->getBeginLoc(),
+                    "'break' out of a switch from inside a statement of its case is not supported; restructure "
+                    "the case with if/else");
+  }
+  // The chain, built from its end: the default's statements are the last else.
+  Node* chain = nullptr;
+  const Expr* cond = new (context_) ParenExpr(at, at, const_cast<Expr*>(sw->getCond()));
+  for (size_t i = cases.size(); i-- > 0;) {
+    const CaseGroup& k = cases[i];
+    if (k.is_default) continue;
+    Node* n = make(NodeKind::If, sw);
+    n->loc = k.loc;
+    Expr* test = nullptr;
+    for (const Expr* v : k.values) {
+      Expr* eq = BinaryOperator::Create(context_, const_cast<Expr*>(cond), const_cast<Expr*>(v), BO_EQ,
+                                        context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc, FPOptionsOverride());
+      test = test ? BinaryOperator::Create(context_, test, eq, BO_LOr, context_.BoolTy, VK_PRValue, OK_Ordinary, k.loc,
+                                           FPOptionsOverride())
+                  : eq;
+    }
+    n->cond = test;
+    n->then_node = lower_statements(k.body, sw);
+    n->then_node->parent = n;
+    if (chain) {
+      n->else_node = make(NodeKind::Block, sw);
+      add(n->else_node, chain);
+      n->else_node->parent = n;
+    }
+    chain = n;
+  }
+  for (const CaseGroup& k : cases)
+    if (k.is_default) {
+      Node* d = lower_statements(k.body, sw);
+      if (!chain) {
+        add(block, d);
+        return;
+      }
+      // The default goes at the end of the chain.
+      Node* last = chain;
+      while (last->else_node) last = last->else_node->children.front();
+      last->else_node = d;
+      d->parent = last;
+    }
+  if (chain) add(block, chain);
+}
+
+// A `break` in `s` that leaves the enclosing switch (not inside a loop or switch of its own).
+const Stmt* Lowering::switch_break(const Stmt* s) {
+  if (!s) return nullptr;
+  if (isa<BreakStmt>(s)) return s;
+  if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s)) return nullptr;
+  for (const Stmt* c : s->children())
+    if (const Stmt* b = switch_break(c)) return b;
+  return nullptr;
+}
+
+}  // namespace adjc

@@ -1,0 +1,208 @@
+// Lowering of statements: blocks, declarations, expression statements and calls, ifs, and the
+// dispatch of every statement kind (lowering.hpp).
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
+
+#include "lowering.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+void Lowering::lower_compound(const CompoundStmt* cs, Node* block) {
+  for (const Stmt* s : cs->body()) lower_stmt(s, block);
+}
+
+Node* Lowering::lower_scope(const Stmt* s) {
+  Node* block = make(NodeKind::Block, s);
+  if (auto* cs = dyn_cast<CompoundStmt>(s)) lower_compound(cs, block);
+  else lower_stmt(s, block);
+  return block;
+}
+
+void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
+  SourceLocation at = vd->getLocation();
+  if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
+  if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+  if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
+  // A lambda without captures: its calls are calls of its generated forward; no state to keep.
+  if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
+    if (closure->capture_size() != 0)
+      return fail(at, "lambdas with captures are not supported; pass the captured values as parameters");
+    return;
+  }
+  const Expr* init = vd->getInit();
+  if (init && is_empty_value(init)) init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
+  if (auto* list = init ? dyn_cast<InitListExpr>(strip(init)) : nullptr; list && vd->getType()->isConstantArrayType())
+    return lower_array_init(vd, list, stmt, block);
+  if (objects_.count(vd)) return lower_object(vd, stmt, block);
+  if (is_container(vd->getType())) return lower_container_local(vd, stmt, block);
+  const std::string name = vd->getName().str();
+  // Library classes (std::vector, ...) are rejected by make_var, naming the type.
+  if (!is_library_class(vd->getType().getCanonicalType())) {
+    if (vd->getType()->isRecordType() && !is_value_class(vd->getType()))
+      return fail(at, "local struct '" + name +
+                          "' is used as a whole (passed, assigned or copied into an object that is), which is not "
+                          "supported; use and pass its members");
+    if (init && (isa<InitListExpr>(strip(init)) || isa<CXXConstructExpr>(strip(init))))
+      return fail(at, "initialiser lists and constructors are not supported ('" + name +
+                          "'); declare it, then assign it a value");
+  }
+  Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
+  v->block = block;
+  if (v->memory && init && !is_floating(vd->getType()))
+    return fail(at, "initialising arrays or structs where they are declared is not supported");
+  if (v->pointer) {
+    if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
+    v->base = pointer_base(init);
+    v->root = memory_root(ir_, init);
+    if (!v->base || !v->root)
+      return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
+  }
+  if (!init) return;
+  size_t before = block->children.size();
+  lower_assign(stmt, new_ref(vd), BO_Assign, init, block);
+  if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+    block->children.back()->definition = true;
+    block->children.back()->loc = at;
+    v->definition = block->children.back();
+  }
+}
+
+void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
+  const Stmt* stmt = e;
+  e = strip(e);
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
+    lower_expr_stmt(b->getLHS(), block);
+    return lower_expr_stmt(b->getRHS(), block);
+  }
+  // `(void)x;`: a use that computes nothing.
+  if (auto* c = dyn_cast<CStyleCastExpr>(e); c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr())))
+    return;
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
+    BinaryOperatorKind op = b->getOpcode();
+    return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
+  }
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
+    return lower_assign(stmt, u->getSubExpr(), u->isIncrementOp() ? BO_AddAssign : BO_SubAssign, nullptr, block);
+  // `x = y` for a value class: its copy or move assignment.
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e);
+      op && op->getOperator() == OO_Equal && is_value_class(op->getType())) {
+    auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
+    if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
+      return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
+  }
+  if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    lower_branches(const_cast<CallExpr*>(call), block, stmt);
+    check_expression(ir_, custom_, diags_, call);
+    for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
+    const FunctionDecl* callee = call->getDirectCallee();
+    if (!callee) return;
+    if (math_function(call) == MathFn::None && callee_kind(callee, custom_) != CalleeKind::Plain) {
+      Node* n = make(NodeKind::Call, stmt);
+      n->call = call;
+      ir_.hoisted.insert(call);
+      return add(block, n);
+    }
+    std::vector<AdParam> params = ad_params(callee);
+    std::vector<AdArg> args = ad_args(call);
+    for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+      if (is_written_param(params[i].type) && (memory_root(ir_, args[i].expr) || ir_.var(args[i].expr)))
+        return fail(call->getBeginLoc(),
+                    no_derivative(callee) + "; it writes its argument " + std::to_string(i + 1));
+    Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
+    n->call = call;
+    return add(block, n);
+  }
+  fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
+}
+
+void Lowering::lower_stmt(const Stmt* s, Node* block) {
+  if (!s || isa<NullStmt>(s)) return;
+  SourceLocation at = s->getBeginLoc();
+  if (auto* cs = dyn_cast<CompoundStmt>(s)) {
+    Node* inner = make(NodeKind::Block, s);
+    lower_compound(cs, inner);
+    return add(block, inner);
+  }
+  if (auto* ds = dyn_cast<DeclStmt>(s)) {
+    for (const Decl* d : ds->decls()) {
+      if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
+      else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d))
+        fail(d->getLocation(), "unsupported declaration");
+    }
+    return;
+  }
+  if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
+  if (auto* is = dyn_cast<IfStmt>(s)) {
+    if (is->getInit() || is->getConditionVariable() || is->isConsteval())
+      return fail(at, "if statements with initialisers or condition variables are not supported");
+    check_expression(ir_, custom_, diags_, is->getCond());
+    Node* n = make(NodeKind::If, s);
+    n->cond = is->getCond();
+    n->then_node = lower_scope(is->getThen());
+    n->then_node->parent = n;
+    if (is->getElse()) {
+      n->else_node = lower_scope(is->getElse());
+      n->else_node->parent = n;
+    }
+    return add(block, n);
+  }
+  if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
+  if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))
+    return lower_range_for(rs, block);
+  if (auto* ws = dyn_cast<WhileStmt>(s)) {
+    if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
+    return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
+  }
+  if (auto* ds = dyn_cast<DoStmt>(s))
+    return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
+  if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
+    if (loops_.empty()) return fail(at, "break/continue outside a loop");
+    Node* n = make(NodeKind::Jump, s);
+    n->jump = isa<BreakStmt>(s) ? JumpKind::Break : JumpKind::Continue;
+    n->target_loop = loops_.back();
+    if (n->target_loop->parallel) return fail(at, "break/continue in an OpenMP parallel loop");
+    n->id = next_id_++;
+    loops_.back()->jumps.push_back(n);
+    return add(block, n);
+  }
+  if (auto* rs = dyn_cast<ReturnStmt>(s)) {
+    if (const Expr* value = rs->getRetValue()) {
+      lower_return_value(s, value, block);
+    }
+    if (!loops_.empty()) return lower_return_in_loop(s, block);
+    Node* n = make(NodeKind::Jump, s);
+    n->jump = JumpKind::Return;
+    n->id = next_id_++;
+    ir_.returns.push_back(n);
+    return add(block, n);
+  }
+  // `parallel for simd` too: the generated loops are plain loops the compiler may vectorise.
+  if (isa<OMPParallelForDirective, OMPParallelForSimdDirective>(s)) {
+    auto* omp = cast<OMPLoopDirective>(s);
+    for (const OMPClause* c : omp->clauses()) {
+      auto* sched = dyn_cast<OMPScheduleClause>(c);
+      if (!sched || sched->getScheduleKind() != OMPC_SCHEDULE_static)
+        return fail(c->getBeginLoc(), "only '#pragma omp parallel for' (optionally schedule(static)) is supported");
+    }
+    if (parallel_) return fail(at, "nested OpenMP parallel loops are not supported");
+    auto* fs = dyn_cast<ForStmt>(omp->getInnermostCapturedStmt()->getCapturedStmt());
+    if (!fs) return fail(at, "unsupported OpenMP loop");
+    return lower_for(fs, block, true);
+  }
+  if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
+  if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
+  if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
+  fail(at, std::string("unsupported statement (") + s->getStmtClassName() + ")");
+}
+
+Node* Lowering::lower_statements(const std::vector<const Stmt*>& stmts, const Stmt* owner) {
+  Node* b = make(NodeKind::Block, owner);
+  for (const Stmt* st : stmts) lower_stmt(st, b);
+  return b;
+}
+
+}  // namespace adjc

@@ -1,0 +1,169 @@
+// Tape plan, what the reverse sweep reads: each active statement's operands, and the loop bounds and
+// branch conditions it evaluates again instead of popping them (tape_plan.hpp).
+#include <algorithm>
+#include <functional>
+
+#include "iteration.hpp"
+#include "tape_plan.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// Variables an lvalue's address depends on: indices and pointer variables.
+void address_vars(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  e = strip(e);
+  if (isa<DeclRefExpr>(e) || ir.var(e)) {
+    // Pointer parameters cannot be reassigned, so only local pointers' values matter.
+    if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param) out.push_back(v);
+    return;
+  }
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {
+    address_vars(ir, s->getBase(), out);
+    variables_read(ir, s->getIdx(), out);
+    return;
+  }
+  if (auto* m = dyn_cast<MemberExpr>(e)) return address_vars(ir, m->getBase(), out);
+  if (auto* u = dyn_cast<UnaryOperator>(e)) return address_vars(ir, u->getSubExpr(), out);
+  if (auto* b = dyn_cast<BinaryOperator>(e)) {
+    bool left_pointer = b->getLHS()->getType()->isPointerType();
+    address_vars(ir, left_pointer ? b->getLHS() : b->getRHS(), out);
+    variables_read(ir, left_pointer ? b->getRHS() : b->getLHS(), out);
+  }
+}
+
+// Address variables of every memory read in `e`.
+void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
+  if (!e) return;
+  e = strip(e);
+  if (is_memory_read(e)) address_vars(ir, e, out);
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) memory_addresses(ir, ce, out);
+}
+
+// Whether `e` reads nothing but integer variables (no memory, no calls): its variables, appended.
+bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>& vars) {
+  std::function<bool(const Expr*)> plain = [&](const Expr* x) {
+    if (!x) return true;
+    if (isa<CallExpr>(x) || is_memory_read(strip(x))) return false;
+    for (const Stmt* c : x->children())
+      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
+    return true;
+  };
+  if (!plain(e)) return false;
+  variables_read(ir, e, vars);
+  for (const Var* v : vars)
+    if (v->memory || v->pointer || !v->type->isIntegralOrEnumerationType()) return false;
+  return true;
+}
+
+}  // namespace
+
+// Read sites: for each active statement (Node::active), the variables and regions its reverse
+// code reads (Var::read_in_reverse).
+std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
+  std::vector<ReadSite> reads;
+  for (Node* n : all) {
+    std::vector<Var*> vars;
+    if (n->kind == NodeKind::Assign) {
+      Var* written = n->target ? n->target : n->memory_root;
+      bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
+      n->active = floating && full.of(written);
+      if (!n->active) continue;
+      if (n->lhs) address_vars(ir, n->lhs, vars);
+      std::vector<const Expr*> values;
+      if (n->rhs) needed_values(ir, full, n->rhs, values);
+      for (const Expr* v : values) variables_read(ir, v, vars);
+      memory_addresses(ir, n->rhs, vars);
+      // `y *= r` reads y's old value only for r's adjoint.
+      if ((n->op == BO_MulAssign || n->op == BO_DivAssign) && n->rhs) {
+        if (reads_varied(ir, full, n->rhs)) vars.push_back(written);
+        variables_read(ir, n->rhs, vars);
+      }
+    } else if (n->kind == NodeKind::Call) {
+      if (!ir.hoisted.count(n->call)) continue;
+      n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
+      if (!n->active) continue;
+      for (AdArg a : ad_args(n->call)) variables_read(ir, a.expr, vars);
+    }
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({n, v});
+    }
+  }
+  return reads;
+}
+
+// Loop bounds read in the reverse (Node::bounds_in_reverse): a counted loop `for (i = s; i < E;
+// i += k)` (or `i <= E - 1`) without jumps, whose s and E read no memory, call nothing and read no variable the loop
+// assigns, runs (E - s) / k times (rounded up, at least 0) from s. So its reverse evaluates s and
+// that trip count again instead of popping two integers per execution, when the variables they
+// read hold there what they held when the loop started: they are registered as read by the loop,
+// so they are kept, taped, recomputed or (enclosing loops' counters) rebuilt like any value the
+// reverse reads. A matmul's inner loop thus stores nothing per output element. The comparison
+// must be signed (an unsigned `i < E` does not count from s to E), and the loop must have some
+// active statement (otherwise registering its bounds only costs tape).
+void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+  for (Node* loop : all) {
+    const Expr* bound = loop->end ? loop->end : loop->last;
+    if (loop->kind != NodeKind::Loop || !loop->counter || !bound || loop->parallel || loop->step <= 0 ||
+        !loop->jumps.empty())
+      continue;
+    auto* cond = dyn_cast<BinaryOperator>(loop->cond->IgnoreParenImpCasts());
+    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() ||
+        !loop->counter->type->isSignedIntegerType() || !invariant_in(ir, loop->start, loop, all) ||
+        !invariant_in(ir, bound, loop, all))
+      continue;
+    std::vector<Var*> vars;
+    variables_read(ir, loop->start, vars);
+    variables_read(ir, bound, vars);
+    // A call in the loop receiving one of them by reference could change it.
+    bool jumps = false, active = false, passed = false;
+    for_each_node(loop->body, [&](const Node* n) {
+      jumps |= n->kind == NodeKind::Jump;
+      active |= n->active;
+      if (n->kind == NodeKind::Call)
+        for (AdArg a : ad_args(n->call)) passed |= std::find(vars.begin(), vars.end(), ir.var(a.expr)) != vars.end();
+    });
+    if (jumps || !active || passed) continue;
+    loop->bounds_in_reverse = true;
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({loop, v});
+    }
+  }
+}
+
+// Branch conditions evaluated again in the reverse (Node::cond_in_reverse) instead of recorded: an
+// `if` whose condition reads only integer variables that neither branch assigns (the reverse
+// evaluates it before undoing the branch), around active statements and no jumps. Its variables
+// are registered as read by the `if`, so they hold in the reverse what they held in the forward
+// (a causal mask's `t2 <= t` reads two loop counters and costs nothing).
+void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+  for (Node* branch : all) {
+    std::vector<Var*> vars;
+    if (branch->kind != NodeKind::If || !reads_only_integers(ir, branch->cond, vars)) continue;
+    bool active = false, unchanged = true;
+    auto visit = [&](const Node* n) {
+      active |= n->active;
+      unchanged &= n->kind != NodeKind::Jump;
+      for (const Var* v : vars) {
+        unchanged &= !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
+        if (n->kind == NodeKind::Call)
+          for (AdArg a : ad_args(n->call)) unchanged &= ir.var(a.expr) != v;
+      }
+    };
+    for_each_node(branch->then_node, visit);
+    for_each_node(branch->else_node, visit);
+    if (!active || !unchanged) continue;
+    branch->cond_in_reverse = true;
+    for (Var* v : vars) {
+      v->read_in_reverse = true;
+      reads.push_back({branch, v});
+    }
+  }
+}
+
+}  // namespace adjc

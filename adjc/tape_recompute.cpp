@@ -1,0 +1,165 @@
+// Tape plan, recomputation: locals, cheap calls' results and sums the reverse sweep computes again
+// from their definitions instead of popping them (tape_plan.hpp).
+#include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "iteration.hpp"
+#include "tape_plan.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// What a definition `e` reads: variables by value (a pointer's value is an address; arrays and
+// structs are only read through their memory) and the regions of its memory reads.
+struct DefinitionReads {
+  std::vector<Var*> values, regions;
+};
+void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out) {
+  if (!e) return;
+  e = strip(e);
+  if (auto* call = dyn_cast<CallExpr>(e); call && ir.call_result.count(call))
+    return out.values.push_back(ir.call_result.at(call));
+  if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir.var(e)) {
+    if (Var* v = ir.var(e); v && !v->memory) out.values.push_back(v);
+    return;
+  }
+  if (is_memory_read(e))
+    if (Var* root = memory_root(ir, e)) out.regions.push_back(root);
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
+}
+
+// Whether a node after `definition` in `block` satisfies `writes`.
+template <class F>
+bool written_later(const std::vector<Node*>& all, const Node* definition, const Node* block, F&& writes) {
+  for (const Node* n : all)
+    if (n->order > definition->order && encloses(block, n) && writes(n)) return true;
+  return false;
+}
+
+// Whether local `v`'s definition gives at the start of its block's reverse what it gave in the
+// forward: nothing it reads is written later in the block.
+bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads& deps, const std::vector<Node*>& all) {
+  const Node* definition = v->definition;
+  bool stable = true;
+  for (Var* d : deps.values)
+    stable &= d->kind != VarKind::CallResult && !(d->kind == VarKind::Param && d->assignments > 0) &&
+              !written_later(all, definition, v->block,
+                             [&](const Node* n) { return n->kind == NodeKind::Assign && n->target == d; });
+  for (Var* r : deps.regions)
+    stable &= !written_later(all, definition, v->block, [&](const Node* n) {
+      return (n->kind == NodeKind::Assign && n->memory_root == r) || passes_region_to_call(ir, n, r);
+    });
+  return stable;
+}
+
+// Whether calling `call`'s function again costs less than taping its result: a function with a
+// body of plain arithmetic (no loops, no calls but math functions, no variables but its own) that
+// takes arithmetic values and returns one, like `silu(a)`, so calling it again gives the same
+// result and changes nothing.
+bool cheap_call(const CallExpr* call, const CustomPullbacks& custom) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  const FunctionDecl* definition = callee ? callee->getDefinition() : nullptr;
+  if (!definition || callee_kind(callee, custom) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
+      !callee->getReturnType()->isArithmeticType())
+    return false;
+  for (const ParmVarDecl* p : callee->parameters())
+    if (!p->getType()->isArithmeticType()) return false;
+  std::function<bool(const Stmt*)> plain = [&](const Stmt* s) {
+    if (!s) return true;
+    if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<GotoStmt>(s))
+      return false;
+    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) return false;
+    if (auto* r = dyn_cast<DeclRefExpr>(s))
+      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) return false;
+    if (auto* ds = dyn_cast<DeclStmt>(s))
+      for (const Decl* d : ds->decls())
+        if (auto* v = dyn_cast<VarDecl>(d); v && (v->isStaticLocal() || !plain(v->getInit()))) return false;
+    for (const Stmt* c : s->children())
+      if (!plain(c)) return false;
+    return true;
+  };
+  return plain(definition->getBody());
+}
+
+// A sum `s = e0; for (i = a; i < E; i += k) s += e;` (the loop's only statement, directly after
+// in the same block, s read in the reverse only after the loop): the loop that completes s's value,
+// run again when s is recomputed (Node::recomputed_sum). Its start, bound and e are then part of
+// s's definition. nullptr when s is not such a sum.
+Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>& all,
+                   const std::vector<ReadSite>& reads) {
+  if (v->kind != VarKind::Local || v->assignments != 2 || !v->floating) return nullptr;
+  const Node* add = nullptr;
+  for (const Node* n : all)
+    if (n->kind == NodeKind::Assign && n->target == v && n != v->definition) add = n;
+  if (!add || (add->op != BO_AddAssign && add->op != BO_SubAssign) || !add->rhs) return nullptr;
+  Node* loop = add->parent ? add->parent->parent : nullptr;
+  if (!loop || loop->kind != NodeKind::Loop || loop->body != add->parent || loop->body->children.size() != 1 ||
+      loop->parent != v->block || loop->order < v->definition->order || !loop->counter || loop->step <= 0 ||
+      !(loop->end || loop->last) || !loop->jumps.empty() || loop->inc || loop->parallel)
+    return nullptr;
+  std::vector<Var*> in_sum;
+  variables_read(ir, add->rhs, in_sum);
+  if (std::find(in_sum.begin(), in_sum.end(), v) != in_sum.end() ||
+      !invariant_in(ir, loop->start, loop, all) || !invariant_in(ir, loop->end ? loop->end : loop->last, loop, all))
+    return nullptr;
+  for (const ReadSite& r : reads)
+    if (r.var == v && r.node->order <= add->order) return nullptr;
+  return loop;
+}
+
+}  // namespace
+
+// Locals the reverse sweep recomputes from their definition instead of taping (Var::recompute).
+// A local defined once in a loop is recomputed at the start of its block's reverse, so its
+// definition must give there what it gave in the forward: nothing it reads (a variable, or memory
+// of a region) is written later in the block, by an assignment (a loop's initialisation and
+// increment included: only loops that declare their counter are lowered with none) or through a
+// call. What it reads is then read in the reverse there, so it is kept, taped or recomputed in
+// turn, and later overwrites of the memory it reads are taped. A call's result is recomputed the
+// same way, by calling again, when that is cheap (cheap_call) and its arguments are stable, and a
+// sum by running its loop again (summing_loop): one pass over a row instead of a value per row.
+void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads,
+                        const CustomPullbacks& custom) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& vp : ir.vars) {
+      Var* v = vp.get();
+      bool call = v->kind == VarKind::CallResult && v->definition && cheap_call(v->definition->call, custom);
+      Node* sum = v->definition && !v->recompute ? summing_loop(ir, v, all, reads) : nullptr;
+      if ((v->kind != VarKind::Local && !call) || v->memory || v->counter || (v->assignments != 1 && !sum) ||
+          !v->definition || v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
+        continue;
+      DefinitionReads deps;
+      if (call)
+        for (AdArg a : ad_args(v->definition->call)) definition_reads(ir, a.expr, deps);
+      else definition_reads(ir, v->definition->rhs, deps);
+      if (sum) {
+        definition_reads(ir, sum->start, deps);
+        definition_reads(ir, sum->end ? sum->end : sum->last, deps);
+        definition_reads(ir, sum->body->children[0]->rhs, deps);
+        deps.values.erase(std::remove(deps.values.begin(), deps.values.end(), sum->counter), deps.values.end());
+      }
+      if (!stable_definition(ir, v, deps, all)) continue;
+      v->recompute = changed = true;
+      if (sum) sum->recomputed_sum = v;
+      // Parameters' values are the reverse's own arguments.
+      for (Var* d : deps.values)
+        if (d->kind != VarKind::Param) {
+          d->read_in_reverse = true;
+          reads.push_back({v->definition, d});
+        }
+      for (Var* r : deps.regions) {
+        r->read_in_reverse = true;
+        reads.push_back({v->definition, r});
+      }
+    }
+  }
+}
+
+}  // namespace adjc

@@ -1,0 +1,205 @@
+// Tape plan, saves: which overwrites are taped, which calls' overwrites are rejected, and which
+// results the reverse reads back from their targets (tape_plan.hpp).
+#include <functional>
+
+#include "iteration.hpp"
+#include "tape_plan.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// Whether `e` reads an arithmetic value from the memory of `region` (not an address: `&m[k]`
+// and pointer members read none of m's values).
+bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
+  if (!e) return false;
+  e = strip(e);
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
+    const Expr* place = strip(u->getSubExpr());
+    if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
+      return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
+    if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
+    return false;
+  }
+  if (is_memory_read(e) && e->getType()->isArithmeticType() && memory_root(ir, e) == region) return true;
+  for (const Stmt* c : e->children())
+    if (reads_value_of(ir, dyn_cast_or_null<Expr>(c), region)) return true;
+  return false;
+}
+
+// Whether a and b lie in different branches of one `if`, so one execution of it runs only one.
+bool exclusive_branches(const Node* a, const Node* b) {
+  for (const Node* x = a; x->parent; x = x->parent) {
+    const Node* branch = x->parent;
+    if (branch->kind != NodeKind::If) continue;
+    const Node* other = x == branch->then_node ? branch->else_node : x == branch->else_node ? branch->then_node : nullptr;
+    if (other && encloses(other, b)) return true;
+  }
+  return false;
+}
+
+// The member of a struct a pointer or lvalue expression addresses memory through (`a.out + k`,
+// `a.layers[l].qkv`, `&s.buf[i]`: the pointer or array member `out`, `qkv`, `buf`); nullptr when it is
+// not reached through one. Distinct pointer members are assumed not to alias, as distinct pointer
+// parameters are, so each member is a region of its own within its struct.
+const FieldDecl* member_region(const Expr* e) {
+  e = strip(e);
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
+    return member_region(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref))
+    return member_region(u->getSubExpr());
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return member_region(s->getBase());
+  if (auto* m = dyn_cast<MemberExpr>(e)) {
+    QualType t = m->getType().getCanonicalType();
+    if (t->isPointerType() || t->isArrayType()) return dyn_cast<FieldDecl>(m->getMemberDecl());
+    return member_region(m->getBase());
+  }
+  return nullptr;
+}
+
+// Whether node `n` accesses `region` other than through pointer or array members other than `member`.
+bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, const FieldDecl* member) {
+  bool found = false;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e || found) return;
+    e = strip(e);
+    if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param && v->root == region) {
+      const FieldDecl* through = member_region(v->base);  // a local pointer into the region
+      found = !through || through == member;
+      return;
+    }
+    if (auto* m = dyn_cast<MemberExpr>(e); m && memory_root(ir, m) == region) {
+      QualType t = m->getType().getCanonicalType();
+      if (t->isPointerType() || t->isArrayType()) {
+        found = m->getMemberDecl() == member;
+        return;
+      }
+    }
+    if ((isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region) {
+      found = true;  // the whole struct
+      return;
+    }
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  if (n->kind == NodeKind::Call)
+    for (const AdArg& a : ad_args(n->call)) visit(a.expr);
+  visit(n->lhs);
+  visit(n->rhs);
+  visit(n->cond);
+  return found;
+}
+
+}  // namespace
+
+// An assignment is taped when reverse code that runs after it (in reverse order) reads the old
+// value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
+// in a loop they share — unless each iteration of the loops they share reads and writes elements
+// of its own (rows of a matrix).
+void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
+                          const std::vector<Node*>& all) {
+  Var* written = n->target ? n->target : n->memory_root;
+  if (!written || written->recompute || written->kind == VarKind::Return) return;
+  for (const ReadSite& r : reads)
+    if (r.var == written &&
+        ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
+         (shares_loop(r.node, n, written->iteration) &&
+          !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
+      n->save = true;
+      return;
+    }
+}
+
+// A call's result is taped like an assignment's target. Memory the call writes is not taped: a
+// call that overwrites what the reverse reads is rejected, as is an argument read from memory the
+// call writes.
+void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const CustomPullbacks& custom,
+                    Diagnostics& diags) {
+  for (const ReadSite& r : reads)
+    if (n->result && !n->result->recompute && r.var == n->result &&
+        (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
+      n->save = true;
+      break;
+    }
+  const FunctionDecl* callee = n->call->getDirectCallee();
+  const bool custom_callee = callee_kind(callee, custom) == CalleeKind::Custom;
+  std::vector<AdParam> params = ad_params(callee);
+  std::vector<AdArg> args = ad_args(n->call);
+  for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
+    if (!is_written_param(params[i].type)) continue;
+    Var* region = memory_root(ir, args[i].expr);
+    if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
+    const FieldDecl* member = member_region(args[i].expr);
+    for (const ReadSite& r : reads)
+      // A custom pullback reads memory as its call left it, so a call in a loop also destroys
+      // what its own earlier iterations' pullbacks read (generated callees restore it from
+      // their tape). Reads through other pointer members of a struct read other memory.
+      if (r.var == region && (r.node != n || custom_callee) && (r.node->order < n->order || shares_loop(r.node, n)) &&
+          (!member || accesses_member(ir, r.node, region, member))) {
+        diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
+                                "' but the derivative needs its earlier value; copy it first");
+        break;
+      }
+    // The reverse evaluates the arguments again for the pullback, before the callee's reverse
+    // has restored what the call wrote: an argument read from that memory would be the new value.
+    for (const AdArg& a : args)
+      if (reads_value_of(ir, a.expr, region)) {
+        diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->name + "', which the call to '" +
+                                               callee->getNameAsString() +
+                                               "' overwrites; copy the value into a local first");
+        break;
+      }
+  }
+}
+
+// Whether `n` (any node) passes memory of `region` to a call other than a math function, which
+// could write it where the tape plan cannot see. A hoisted call counts at its own Call node, not
+// in the expression it was hoisted from.
+bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
+  std::function<bool(const Expr*)> visit = [&](const Expr* e) {
+    if (!e) return false;
+    if (auto* call = dyn_cast<CallExpr>(e);
+        call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
+      for (const Expr* a : call->arguments())
+        if (memory_root(ir, a) == region) return true;
+    for (const Stmt* c : e->children())
+      if (visit(dyn_cast_or_null<Expr>(c))) return true;
+    return false;
+  };
+  return visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) || visit(n->start) || visit(n->end);
+}
+
+// Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
+// derivatives are functions of f's value), may read f(x) from m[...] instead of calling f again.
+// It may when m[...] is certain to hold exactly what `n` wrote once the reverse sweep reaches `n`:
+// the target has the call's type (no rounding between them); every write to the region that can
+// run after `n` (later in program order, or in a later iteration of a loop they share, `n`
+// itself included, unless each iteration of those loops has elements of its own) is taped, so its
+// reverse has restored the region before; no call receives the
+// region; and `n` is not in a parallel loop (the plan does not follow other threads' writes).
+// Distinct parameters are assumed not to alias, as everywhere in adjc.
+bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
+  if (n->kind != NodeKind::Assign || !n->active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
+    return false;
+  auto* call = dyn_cast<CallExpr>(strip(n->rhs));
+  if (!call) return false;
+  MathFn m = math_function(call);
+  if (m != MathFn::Exp && m != MathFn::Tanh && m != MathFn::Sqrt) return false;
+  if (call->getType().getCanonicalType().getUnqualifiedType() !=
+      n->lhs->getType().getCanonicalType().getUnqualifiedType())
+    return false;
+  for (const Node* loop : n->loops)
+    if (loop->parallel) return false;
+  for (const Node* w : all) {
+    if (passes_region_to_call(ir, w, n->memory_root)) return false;
+    // Writes in later iterations of the loops they share touch other elements when every
+    // iteration has elements of its own.
+    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !w->save &&
+        (w->order > n->order || (shares_loop(w, n) && !disjoint_iterations(ir, n, w, n->memory_root, all))))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace adjc
