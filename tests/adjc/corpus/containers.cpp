@@ -14,6 +14,9 @@
 
 using namespace gradcheck;
 
+// In a namespace of their own: the corpus files link into one test program.
+namespace containers {
+
 double dot(const std::vector<double>& x, const std::vector<double>& y) {
   double s = 0;
   for (std::size_t i = 0; i < x.size(); i++) s += x[i] * y[i] * x[i];
@@ -141,6 +144,9 @@ double hint_vector_fill_variable(double x, int n) {
   return s;
 }
 
+}  // namespace containers
+using namespace containers;
+
 TEST(Containers, const_reference_parameters) {
   check("dot", adjoint::gradient(dot), dot, AsVector{In<double>{5}}, AsVector{In<double>{5}});
 }
@@ -224,6 +230,8 @@ TEST(Containers, struct_members) {
   for (int k = 0; k < 2; k++) EXPECT_NEAR(d_L.b[k], central_difference(L.b[k], f), 1e-6) << "b[" << k << "]";
   for (int k = 0; k < 3; k++) EXPECT_NEAR(d_x[k], central_difference(x[k], f), 1e-6) << "x[" << k << "]";
 }
+
+namespace containers {
 
 // Pointers into local vectors and arrays that the reverse sweep needs back are taped as offsets
 // from the array: the reverse sweep has arrays of its own (ASan found the forward's addresses used
@@ -312,6 +320,8 @@ struct Hidden {
 void to_member(const std::vector<double>& x, Hidden& o) {
   for (std::size_t i = 0; i < x.size(); i++) o.h[i] = std::tanh(x[i]);
 }
+
+}  // namespace containers
 
 TEST(Containers, pointers_into_local_arrays) {
   check("via_pointer", adjoint::gradient(via_pointer, "x"), via_pointer, In<double>{4}, 4);
