@@ -1,9 +1,6 @@
 // Emission shared by both sweeps: signatures, declarations, tape pushes and pops (emit.hpp).
 #include <clang/Basic/SourceManager.h>
 
-#include <regex>
-#include <sstream>
-
 #include "containers.hpp"
 #include "emit.hpp"
 
@@ -11,42 +8,32 @@ namespace adjc {
 
 using namespace clang;
 
-// Signatures; given the body, parameters it never mentions are marked [[maybe_unused]].
-std::string Emitter::forward_signature(const std::string* body) const {
+// Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
+std::string Emitter::forward_signature(const Code* body) const {
   return types_.str(ir_.fn->getReturnType()) + " " + base_name(ir_.fn) + "_forward(" + params(body) + ")";
 }
 
-std::string Emitter::reverse_signature(const Mask& mask, const std::string& suffix, const std::string* body) const {
+std::string Emitter::reverse_signature(const Mask& mask, const std::string& suffix, const Code* body) const {
   std::string s = "void " + base_name(ir_.fn) + suffix + "(" + params(body);
   std::string extra = adjoint_params(mask, body);
   if (!extra.empty()) s += (ir_.params.empty() ? "" : ", ") + extra;
   return s + ")";
 }
 
-// Whether generated code uses `name` (the #line directives' file names do not count).
-bool Emitter::mentions(const std::string* body, const std::string& name) {
-  if (!body) return true;
-  std::regex word("\\b" + name + "\\b");
-  std::istringstream lines(*body);
-  for (std::string l; std::getline(lines, l);)
-    if (l.rfind("#line", 0) != 0 && std::regex_search(l, word)) return true;
-  return false;
-}
-
-std::string Emitter::params(const std::string* body) const {
+std::string Emitter::params(const Code* body) const {
   std::string s;
   for (Var* v : ir_.params) {
     if (!s.empty()) s += ", ";
-    if (!mentions(body, v->name)) s += "[[maybe_unused]] ";
+    if (body && !body->uses(v->name)) s += "[[maybe_unused]] ";
     s += types_.declare(v->param_type, v->name);
   }
   return s;
 }
 
 // The adjoint result argument and one adjoint per differentiable parameter.
-std::string Emitter::adjoint_params(const Mask& mask, const std::string* body) const {
+std::string Emitter::adjoint_params(const Mask& mask, const Code* body) const {
   std::vector<std::string> parts;
-  auto unused = [&](const std::string& name) { return mentions(body, name) ? "" : "[[maybe_unused]] "; };
+  auto unused = [&](const std::string& name) { return !body || body->uses(name) ? "" : "[[maybe_unused]] "; };
   if (ir_.returns_value)
     parts.push_back(unused("_d_result") + types_.str(ir_.fn->getReturnType().getUnqualifiedType()) + " _d_result");
   for (Var* v : ir_.params) {
@@ -92,19 +79,18 @@ std::string Emitter::zero_declaration(const Var* v, const std::string& name) con
   return "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name) + "{};";
 }
 
-// Declares the variables of a scope (function or parallel region) that `body` mentions.
-void Emitter::declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const {
-  auto mentioned = [&](const std::string& name) { return std::regex_search(body, std::regex("\\b" + name + "\\b")); };
+// Declares the variables of a scope (function or parallel region) that `body` uses.
+void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, bool reverse) const {
   for (auto& v : ir_.vars) {
     if (!in_scope(v.get(), parallel) || v->kind == VarKind::Param) continue;
-    if (mentioned(v->name)) code.line(zero_declaration(v.get(), v->name));
-    if (reverse && (v->floating || v->value || v->memory) && mentioned("_d_" + v->name))
+    if (body.uses(v->name)) code.line(zero_declaration(v.get(), v->name));
+    if (reverse && (v->floating || v->value || v->memory) && body.uses("_d_" + v->name))
       code.line(zero_declaration(v.get(), "_d_" + v->name));
   }
   if (reverse && !parallel)
     for (auto& v : ir_.vars)
       if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 &&
-          mentioned("_d_" + v->name + "_acc"))
+          body.uses("_d_" + v->name + "_acc"))
         code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
 }
 
@@ -119,12 +105,12 @@ std::vector<Var*> Emitter::kept(const Node* parallel) const {
 }
 
 void Emitter::push_kept(Code& code, const Node* parallel) const {
-  for (Var* v : kept(parallel)) code.line(push(v->name, v));
+  for (Var* v : kept(parallel)) code.line(push(use(v->name), v));
 }
 
 void Emitter::pop_kept(Code& code, const Node* parallel) const {
   auto vs = kept(parallel);
-  for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
+  for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop(use((*it)->name), (*it)->type, *it));
 }
 
 // A pointer into a local array or vector is taped as its offset from the array: the reverse sweep
@@ -155,14 +141,14 @@ std::vector<Var*> Emitter::iteration_kept(const Node* loop) const {
 
 void Emitter::push_iteration(Code& code, const Node* loop) const {
   if (!loop->reverse) return;
-  for (Var* v : iteration_kept(loop)) code.line(push(v->name, v));
+  for (Var* v : iteration_kept(loop)) code.line(push(use(v->name), v));
 }
 
 bool Emitter::pop_iteration_needed(const Node* loop) const { return !iteration_kept(loop).empty(); }
 
 void Emitter::pop_iteration(Code& code, const Node* loop) const {
   auto vs = iteration_kept(loop);
-  for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop((*it)->name, (*it)->type, *it));
+  for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop(use((*it)->name), (*it)->type, *it));
 }
 
 // A generated derivative of `f` (for a template specialization or a member, an overload).

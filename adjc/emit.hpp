@@ -41,14 +41,12 @@ class Emitter {
 
   std::vector<CalleeRequest> callees;
 
-  // Signatures; given the body, parameters it never mentions are marked [[maybe_unused]].
-  std::string forward_signature(const std::string* body = nullptr) const;
-  std::string reverse_signature(const Mask& mask, const std::string& suffix, const std::string* body = nullptr) const;
-  // Whether generated code uses `name` (the #line directives' file names do not count).
-  static bool mentions(const std::string* body, const std::string& name);
-  std::string params(const std::string* body = nullptr) const;
+  // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
+  std::string forward_signature(const Code* body = nullptr) const;
+  std::string reverse_signature(const Mask& mask, const std::string& suffix, const Code* body = nullptr) const;
+  std::string params(const Code* body = nullptr) const;
   // The adjoint result argument and one adjoint per differentiable parameter.
-  std::string adjoint_params(const Mask& mask, const std::string* body = nullptr) const;
+  std::string adjoint_params(const Mask& mask, const Code* body = nullptr) const;
   static QualType adjoint_pointee(QualType t);
   // f_forward: the original computation plus the pushes the reverse sweep pops.
   std::string forward();
@@ -72,7 +70,7 @@ class Emitter {
   void line_directive(Code& code, SourceLocation loc) const;
   bool in_scope(const Var* v, const Node* parallel) const;
   std::string zero_declaration(const Var* v, const std::string& name) const;
-  void declare_vars(Code& code, const Node* parallel, const std::string& body, bool reverse) const;
+  void declare_vars(Code& code, const Node* parallel, const Code& body, bool reverse) const;
   std::vector<Var*> kept(const Node* parallel) const;
   void push_kept(Code& code, const Node* parallel) const;
   void pop_kept(Code& code, const Node* parallel) const;
@@ -113,9 +111,8 @@ class Emitter {
 
   // ----- the reverse of one statement (emit_statement.cpp)
   void reverse_statement(Node* n, Code& out);
-  static std::vector<std::string> split_lines(const std::string& text);
-  static void prune_temps(std::vector<std::string>& lines);
-  static void merge_accumulations(std::vector<std::string>& lines);
+  static void prune_temps(std::vector<Code::Line>& lines);
+  static void merge_accumulations(std::vector<Code::Line>& lines);
   void reverse_assign(Node* n, Code& code);
   void reverse_call(Node* n, Code& code);
   std::string declare_scalar_adjoint(QualType t, Code& code);

@@ -14,15 +14,15 @@ std::string Emitter::forward() {
   if (!ir_.returns.empty()) body.line("_forward_end:;");
   push_kept(body, nullptr);
   if (exit_codes()) body.line("::adjoint::detail::push(_exit);");
-  if (ir_.ret) body.line("return _ret;");
+  if (ir_.ret) body.line("return " + use(ir_.ret->name) + ";");
   Code code;
   line_directive(code, ir_.fn->getLocation());
-  code.open("inline " + forward_signature(&body.text) + " {");
-  declare_vars(code, nullptr, body.text, false);
+  code.open("inline " + forward_signature(&body) + " {");
+  declare_vars(code, nullptr, body, false);
   if (exit_codes()) code.line("long _exit = 0;");
-  code.text += body.text;
+  code.append(body);
   code.close();
-  return code.text;
+  return code.str();
 }
 
 void Emitter::forward_node(Node* n, Code& code) {
@@ -34,7 +34,7 @@ void Emitter::forward_node(Node* n, Code& code) {
       return;
     case NodeKind::Assign: {
       line_directive(code, n->loc);
-      std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+      std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
       if (n->save && !n->bulk) code.line(push(lhs, n->target));
       if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
       else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
@@ -56,12 +56,12 @@ void Emitter::forward_node(Node* n, Code& code) {
         s += ");";
       }
       if (!n->save) {
-        code.line(n->result ? n->result->name + " = " + s : s);
+        code.line(n->result ? use(n->result->name) + " = " + s : s);
         return;
       }
       // The old value goes on the tape after the callee's own pushes, so that the reverse pops
       // it first (restoring what the arguments read) and the pullback then pops the callee's.
-      const std::string& r = n->result->name;
+      const std::string r = use(n->result->name);
       code.open("{");
       code.line("const " + types_.declare(n->result->type.getUnqualifiedType(), "_saved") + " = " + r + ";");
       code.line(r + " = " + s);
@@ -123,10 +123,9 @@ void Emitter::forward_loop(Node* n, Code& code) {
     if (n->bulk_write)
       code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
                 print_.primal(n->end) + "));");
-    std::string inc = n->step == 1    ? "++" + n->counter->name
-                      : n->step == -1 ? "--" + n->counter->name
-                                      : n->counter->name + " += " + std::to_string(n->step);
-    code.open("for (" + n->counter->name + " = _s" + id + "; " + cond + "; " + inc + ") {");
+    const std::string i = use(n->counter->name);
+    std::string inc = n->step == 1 ? "++" + i : n->step == -1 ? "--" + i : i + " += " + std::to_string(n->step);
+    code.open("for (" + i + " = _s" + id + "; " + cond + "; " + inc + ") {");
   } else if (n->form == LoopForm::Do) {
     code.open("do {");
   } else {
@@ -168,7 +167,7 @@ void Emitter::forward_parallel(Node* n, Code& code) {
   body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
             " : 0, _thread, ::adjoint::detail::thread_count(), _lo, _hi);");
   body.open("for (long _k = _lo; _k < _hi; ++_k) {");
-  body.line(n->counter->name + " = _s" + id + " + _k;");
+  body.line(use(n->counter->name) + " = _s" + id + " + _k;");
   Node* saved = parallel_;
   parallel_ = n;
   forward_children(n->body, body);
@@ -176,8 +175,8 @@ void Emitter::forward_parallel(Node* n, Code& code) {
   body.close();
   push_kept(body, n);
   parallel_ = saved;
-  declare_vars(code, n, body.text, false);
-  code.text += body.text;
+  declare_vars(code, n, body, false);
+  code.append(body);
   code.close();
   if (n->reverse) {
     code.line("::adjoint::detail::push(_s" + id + ");");

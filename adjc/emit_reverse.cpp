@@ -15,42 +15,45 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
   act_ = act;
   Code body;
   body.depth = 1;
-  if (ir_.ret && ir_.returns_value && act_.of(ir_.ret)) body.line("_d__ret = _d_result;");
+  if (ir_.ret && ir_.returns_value && act_.of(ir_.ret))
+    body.line(use("_d_" + ir_.ret->name) + " = " + use("_d_result") + ";");
   if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
   pop_kept(body, nullptr);
-  const size_t after_pops = body.text.size();
+  const size_t after_pops = body.lines.size();
   if (exit_codes())
     for (Node* r : ir_.returns)
       body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
   // A local std::vector's adjoint has the vector's (final) size, zero.
-  std::string sizes;
+  Code sizes;
+  sizes.depth = 1;
   for (auto& v : ir_.vars)
-    if (v->kind == VarKind::Local && is_vector(v->type) && mentions(&body.text, "_d_" + v->name))
-      sizes += "  _d_" + v->name + ".resize(" + v->name + ".size());\n";
-  body.text.insert(after_pops, sizes);
+    if (v->kind == VarKind::Local && is_vector(v->type) && body.uses("_d_" + v->name))
+      sizes.line(use("_d_" + v->name) + ".resize(" + use(v->name) + ".size());");
+  body.lines.insert(body.lines.begin() + after_pops, sizes.lines.begin(), sizes.lines.end());
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
-      body.line(accumulation("*_d_" + v->name, "_d_" + v->name + "_acc", v->type));
+      body.line(accumulation("*" + use("_d_" + v->name), use("_d_" + v->name + "_acc"), v->type));
   Code code;
   line_directive(code, ir_.fn->getLocation());
-  code.open("inline " + reverse_signature(mask, "_reverse", &body.text) + " {");
-  declare_vars(code, nullptr, body.text, true);
-  code.text += body.text;
+  code.open("inline " + reverse_signature(mask, "_reverse", &body) + " {");
+  declare_vars(code, nullptr, body, true);
+  code.append(body);
   code.close();
-  return code.text;
+  return code.str();
 }
 
 void Emitter::recompute(Node* block, size_t upto, Code& code) {
   for (size_t i = 0; i < upto && i < block->children.size(); ++i) {
     Node* c = block->children[i];
     if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
-      code.line(c->target->name + " = " + print_.primal(c->rhs) + ";");
+      code.line(use(c->target->name) + " = " + print_.primal(c->rhs) + ";");
     else if (c->kind == NodeKind::Call && c->result && c->result->recompute)
-      code.line(c->result->name + " = " + print_.call_text(c->call) + ";");
+      code.line(use(c->result->name) + " = " + print_.call_text(c->call) + ";");
     else if (c->kind == NodeKind::Loop && c->recomputed_sum)
-      code.line("for (" + c->counter->name + " = " + print_.primal(c->start) + "; " + print_.primal(c->cond) + "; " +
-                c->counter->name + " += " + std::to_string(c->step) + ") " + c->recomputed_sum->name + " " +
+      code.line("for (" + use(c->counter->name) + " = " + print_.primal(c->start) + "; " + print_.primal(c->cond) +
+                "; " + use(c->counter->name) + " += " + std::to_string(c->step) + ") " +
+                use(c->recomputed_sum->name) + " " +
                 BinaryOperator::getOpcodeStr(c->body->children[0]->op).str() + " " +
                 print_.primal(c->body->children[0]->rhs) + ";");
   }
@@ -133,8 +136,8 @@ void Emitter::reverse_taken_iterations(Node* n, const Node* branch, Code& code) 
   code.open("while (" + word + " != 0) {");
   code.line("const int _bit" + id + " = ::adjoint::detail::highest_bit(" + word + ");");
   code.line("const long " + k + " = _i" + id + " * 64 + _bit" + id + ";");
-  code.line(n->counter->name + " = _s" + id + " + " + k + (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") +
-            ";");
+  code.line(use(n->counter->name) + " = _s" + id + " + " + k +
+            (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
   reverse_block(n->body, code, true);
   code.line(word + " &= ~(1ull << _bit" + id + ");");
   code.close();
@@ -167,7 +170,7 @@ void Emitter::reverse_loop(Node* n, Code& code) {
     // which the forward computed), so it is an induction variable of its own type: computed
     // from the long trip counter instead, an int counter is a truncation that keeps GCC from
     // vectorising the loop.
-    const std::string& i = n->counter->name;
+    const std::string i = use(n->counter->name);
     std::string step = std::to_string(n->step);
     if (!n->bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
     code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
@@ -187,7 +190,7 @@ void Emitter::reverse_loop(Node* n, Code& code) {
   } else if (n->counter) {
     code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
     code.open("for (long _k" + id + " = _n" + id + " - 1; _k" + id + " >= 0; --_k" + id + ") {");
-    code.line(n->counter->name + " = _s" + id + " + _k" + id +
+    code.line(use(n->counter->name) + " = _s" + id + " + _k" + id +
               (n->step == 1 ? "" : " * " + std::to_string(n->step) + "l") + ";");
   } else {
     code.open("for (long _k" + id + " = 0; _k" + id + " < _n" + id + "; ++_k" + id + ") {");
@@ -218,7 +221,7 @@ bool Emitter::simd_pragma(const Node* n, Code& code) const {
   for (const Var* v : n->simd_sums)
     if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
   if (sums.empty()) return false;
-  code.line("ADJOINT_SIMD(linear(" + n->counter->name + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
+  code.line("ADJOINT_SIMD(linear(" + use(n->counter->name) + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
             "))");
   return true;
 }
@@ -257,13 +260,13 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
             " : 0, ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
   body.open("for (long _k = _hi - 1; _k >= _lo; --_k) {");
-  body.line(n->counter->name + " = _s" + id + " + _k;");
+  body.line(use(n->counter->name) + " = _s" + id + " + _k;");
   pop_iteration(body, n);
   reverse_block(n->body, body, true);
   body.close();
   parallel_ = saved;
-  declare_vars(code, n, body.text, true);
-  code.text += body.text;
+  declare_vars(code, n, body, true);
+  code.append(body);
   code.close();
   code.close();
 }

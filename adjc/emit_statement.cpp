@@ -2,9 +2,8 @@
 // adjoint through the expression (emit.hpp).
 #include <clang/AST/ExprCXX.h>
 
+#include <algorithm>
 #include <functional>
-#include <regex>
-#include <sstream>
 
 #include "derivatives.hpp"
 #include "emit.hpp"
@@ -19,57 +18,53 @@ void Emitter::reverse_statement(Node* n, Code& out) {
   code.depth = out.depth;
   if (n->kind == NodeKind::Assign) reverse_assign(n, code);
   else reverse_call(n, code);
-  std::vector<std::string> lines = split_lines(code.text);
-  prune_temps(lines);
-  merge_accumulations(lines);
-  for (auto& l : lines) out.text += l + "\n";
-}
-
-std::vector<std::string> Emitter::split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
+  prune_temps(code.lines);
+  merge_accumulations(code.lines);
+  out.append(code);
 }
 
 // Drops temporaries (`const T _t3 = ...;`) nothing in the statement's reverse code uses.
-void Emitter::prune_temps(std::vector<std::string>& lines) {
-  static const std::regex decl("^\\s*const [^=]* (_[tra][0-9]+) = .*;$");
-  bool changed = true;
-  while (changed) {
+void Emitter::prune_temps(std::vector<Code::Line>& lines) {
+  auto used = [&](size_t i) {
+    for (size_t j = 0; j < lines.size(); ++j)
+      if (j != i && std::count(lines[j].uses.begin(), lines[j].uses.end(), lines[i].defines)) return true;
+    return false;
+  };
+  for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < lines.size() && !changed; ++i) {
-      std::smatch m;
-      if (!std::regex_match(lines[i], m, decl)) continue;
-      std::regex use("\\b" + m[1].str() + "\\b");
-      bool used = false;
-      for (size_t j = 0; j < lines.size() && !used; ++j) used = j != i && std::regex_search(lines[j], use);
-      if (!used) {
+    for (size_t i = 0; i < lines.size() && !changed; ++i)
+      if (!lines[i].defines.empty() && !used(i)) {
         lines.erase(lines.begin() + long(i));
         changed = true;
       }
-    }
   }
 }
 
 // Merges `t += a; ...; t += b;` within one statement's reverse into `t += a + b;` at the second
-// place (when nothing between mentions t), shortening the chain of dependent additions.
-void Emitter::merge_accumulations(std::vector<std::string>& lines) {
-  static const std::regex accumulate("^(\\s*)(.*[^ ]) \\+= (.*);$");
-  auto atomic = [&](size_t i) { return i > 0 && lines[i - 1].find("#pragma") != std::string::npos; };
+// place (when nothing between reads or writes t otherwise, and no block starts or ends between),
+// shortening the chain of dependent additions.
+void Emitter::merge_accumulations(std::vector<Code::Line>& lines) {
+  // Whether line `l` uses the adjoint variable (`_d_...`) `target` is stored in.
+  auto touches = [](const Code::Line& l, const Code::Line& target) {
+    for (const std::string& u : target.uses)
+      if (u.rfind("_d_", 0) == 0 && std::count(l.uses.begin(), l.uses.end(), u)) return true;
+    return false;
+  };
   for (size_t j = 0; j < lines.size(); ++j) {
-    std::smatch mj;
-    if (!std::regex_match(lines[j], mj, accumulate) || atomic(j)) continue;
-    std::string target = mj[2], value = mj[3];
+    if (!lines[j].accumulation || lines[j].atomic) continue;
     for (size_t i = j; i-- > 0;) {
-      std::smatch mi;
-      if (std::regex_match(lines[i], mi, accumulate) && mi[2] == target && mi[1] == mj[1] && !atomic(i)) {
-        lines[j] = mj[1].str() + target + " += " + mi[3].str() + " + " + value + ";";
+      const Code::Line& l = lines[i];
+      bool same = l.accumulation && l.target == lines[j].target;
+      if (same && l.depth == lines[j].depth && !l.atomic) {
+        Code::Line& merged = lines[j];
+        merged.value = l.value + " + " + merged.value;
+        merged.text = merged.target + " += " + merged.value + ";";
+        merged.uses.insert(merged.uses.end(), l.uses.begin(), l.uses.end());
         lines.erase(lines.begin() + long(i));
         --j;
         break;
       }
-      if (lines[i].find(target) != std::string::npos || lines[i].find_first_of("{}") != std::string::npos) break;
+      if (same || l.block || (!l.accumulation && touches(l, lines[j]))) break;
     }
   }
 }
@@ -77,11 +72,11 @@ void Emitter::merge_accumulations(std::vector<std::string>& lines) {
 void Emitter::reverse_assign(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
-  std::string lhs = n->target ? n->target->name : print_.primal(n->lhs);
+  std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
   if (n->result_in_target) {  // the call's value, read before the pop restores the old one
     std::string value = temp();
-    code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + value + " = " + lhs + ";");
-    print_.temps[strip(n->rhs)] = value;
+    code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + define(value) + " = " + lhs + ";");
+    print_.temps[strip(n->rhs)] = use(value);
   }
   if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
   Var* written = n->target ? n->target : n->memory_root;
@@ -90,8 +85,8 @@ void Emitter::reverse_assign(Node* n, Code& code) {
     std::string adj = n->target ? print_.scalar_adjoint(n->target) : print_.adjoint(n->lhs);
     QualType t = n->target ? n->target->type : n->lhs->getType();
     bool target_private = n->target ? n->target->parallel == parallel_ : true;
-    std::string r = temp("_r");
-    code.line("const " + types_.str(t.getUnqualifiedType()) + " " + r + " = " + adj + ";");
+    std::string r_name = temp("_r"), r = use(r_name);
+    code.line("const " + types_.str(t.getUnqualifiedType()) + " " + define(r_name) + " = " + adj + ";");
     std::vector<const Expr*> extra;
     if (n->op == BO_MulAssign || n->op == BO_DivAssign) extra.push_back(n->rhs);
     bind_values(n->rhs, code, extra);
@@ -108,7 +103,7 @@ void Emitter::reverse_assign(Node* n, Code& code) {
         // copied by accumulate_adjoint.
         auto* call = dyn_cast<CallExpr>(strip(n->rhs));
         if (is_value_class(t) && call && ir_.call_result.count(call) && act_.of(ir_.call_result.at(call)))
-          code.line("_d_" + ir_.call_result.at(call)->name + " = " + r + ";");
+          code.line(use("_d_" + ir_.call_result.at(call)->name) + " = " + r + ";");
         else propagate(n->rhs, r, code);
         break;
       }
@@ -132,7 +127,7 @@ void Emitter::reverse_assign(Node* n, Code& code) {
 void Emitter::reverse_call(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
-  if (n->save) code.line(pop(n->result->name, n->result->type));
+  if (n->save) code.line(pop(use(n->result->name), n->result->type));
   const FunctionDecl* f = n->call->getDirectCallee();
   bool custom = callee_kind(f, custom_) == CalleeKind::Custom;
   bool active = n->active && call_active(ir_, act_, n);
@@ -146,7 +141,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     QualType rt = f->getReturnType();
     if (is_adjoint_value(rt)) {
       Var* res = n->result;
-      adjoints.push_back(res && act_.of(res) ? "_d_" + res->name : zero(rt, types_));
+      adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_));
     }
     for (size_t i = 0; i < params.size() && i < call_args.size(); ++i) {
       QualType pt = params[i].type.getCanonicalType();
@@ -181,7 +176,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     code.line(call + ");");
     if (!custom) callees.push_back({f, mask});
     if (n->result && (n->result->floating || n->result->value) && act_.of(n->result))
-      code.line("_d_" + n->result->name + " = " + zero(n->result->type, types_) + ";");
+      code.line(use("_d_" + n->result->name) + " = " + zero(n->result->type, types_) + ";");
     for (auto& [arg, d] : scalar_adjoints) {
       bind_values(arg, code);
       propagate(arg, d, code);
@@ -194,7 +189,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
 std::string Emitter::declare_scalar_adjoint(QualType t, Code& code) {
   std::string name = temp("_d_arg");
   code.line(types_.str(t.getUnqualifiedType()) + " " + name + " = 0;");
-  return name;
+  return use(name);
 }
 
 std::string Emitter::temp(const std::string& prefix) { return prefix + std::to_string(temp_++); }
@@ -208,6 +203,7 @@ bool Emitter::private_adjoint(const Expr* e) const {
 }
 
 void Emitter::accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t) {
+  if (!is_value_class(t)) return code.add_to(target, value, !is_private);
   if (!is_private) code.line("#pragma omp atomic");
   code.line(accumulation(target, value, t));
 }
@@ -236,8 +232,9 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
         isa<FloatingLiteral>(x) || (isa<CallExpr>(x) && ir_.call_result.count(cast<CallExpr>(x))))
       return;
     std::string name = temp();
-    code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + name + " = " + print_.primal(x) + ";");
-    print_.temps[x] = name;
+    code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + define(name) + " = " + print_.primal(x) +
+              ";");
+    print_.temps[x] = use(name);
   };
   visit(e);
 }
@@ -245,8 +242,8 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
 std::string Emitter::bind_adjoint(const std::string& adj, QualType t, Code& code) {
   if (is_identifier(adj)) return adj;
   std::string name = temp("_a");
-  code.line("const " + types_.str(t.getUnqualifiedType()) + " " + name + " = " + adj + ";");
-  return name;
+  code.line("const " + types_.str(t.getUnqualifiedType()) + " " + define(name) + " = " + adj + ";");
+  return use(name);
 }
 
 // The primal value of `x` as an operand: parenthesised unless it is a single term.
@@ -285,7 +282,7 @@ void Emitter::propagate(const Expr* e, const std::string& adj_in, Code& code) {
   if (!reads_varied(ir_, act_, e)) return;
   QualType t = e->getType();
   if (auto* call = dyn_cast<CallExpr>(e); call && ir_.call_result.count(call))
-    return accumulate(code, "_d_" + ir_.call_result.at(call)->name, adj_in,
+    return accumulate(code, use("_d_" + ir_.call_result.at(call)->name), adj_in,
                       ir_.call_result.at(call)->parallel == parallel_, t);
   if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
       (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref))

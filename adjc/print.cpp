@@ -3,7 +3,6 @@
 #include <clang/AST/QualTypeNames.h>
 
 #include <cstdio>
-#include <regex>
 
 #include "containers.hpp"
 #include "print.hpp"
@@ -77,9 +76,17 @@ std::string zero(QualType t, const TypePrinter& types) {
 }
 
 bool is_identifier(const std::string& s) {
-  static const std::regex id("[A-Za-z_][A-Za-z_0-9]*|\\(\\*[A-Za-z_][A-Za-z_0-9]*\\)");
-  return std::regex_match(s, id);
+  Code::Line l = Code::parse(s, 0);
+  return l.uses.size() == 1 && (l.text == l.uses[0] || l.text == "(*" + l.uses[0] + ")");
 }
+
+// A mark: '\1', the name, then how it is printed.
+namespace {
+constexpr char kMark = '\1', kUse = '\2', kDefine = '\3', kMention = '\4';
+}  // namespace
+std::string use(const std::string& name) { return kMark + name + kUse; }
+std::string define(const std::string& name) { return kMark + name + kDefine; }
+std::string mention(const std::string& name) { return kMark + name + kMention; }
 
 std::string Printer::primal(const Expr* e) const {
   if (!e) return "";
@@ -106,20 +113,20 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? "true" : "false";
   if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
   if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
-  if (isa<CXXThisExpr>(e)) return ir_.self->name;
+  if (isa<CXXThisExpr>(e)) return use(ir_.self->name);
   if (is_empty_value(e)) return types_.str(strip(e)->getType().getUnqualifiedType()) + "{}";
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    if (Var* v = ir_.var(ref)) return v->name;
+    if (Var* v = ir_.var(ref)) return use(v->name);
     const ValueDecl* d = ref->getDecl();
     return qualifier(d) + d->getName().str();
   }
   if (auto* call = dyn_cast<CallExpr>(e)) {
-    if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return it->second->name;
+    if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return use(it->second->name);
     return call_text(call);
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
   if (auto* m = dyn_cast<MemberExpr>(e)) {
-    if (Var* v = ir_.var(m)) return v->name;
+    if (Var* v = ir_.var(m)) return use(v->name);
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
   }
   if (const Expr* container = container_data_object(e)) return primal(container) + ".data()";
@@ -136,7 +143,16 @@ std::string Printer::primal(const Expr* e) const {
   std::string out;
   llvm::raw_string_ostream os(out);
   e->printPretty(os, nullptr, types_.policy);
-  return os.str();
+  return os.str() + mentions(e);
+}
+
+// Marks of the variables clang's printer names in `e` (DeclRefExprs of this function's variables).
+std::string Printer::mentions(const Expr* e) const {
+  std::string marks;
+  if (auto* ref = dyn_cast<DeclRefExpr>(e); ref && ir_.var(ref)) marks += mention(ref->getDecl()->getName().str());
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) marks += mentions(ce);
+  return marks;
 }
 
 std::string Printer::call_text(const CallExpr* call) const {
@@ -175,19 +191,20 @@ std::string Printer::call_text(const CallExpr* call) const {
 }
 
 std::string Printer::scalar_adjoint(const Var* v) const {
-  if (v->kind == VarKind::Param) return v->assignments > 0 ? "_d_" + v->name + "_acc" : "(*_d_" + v->name + ")";
-  return "_d_" + v->name;
+  if (v->kind == VarKind::Param)
+    return v->assignments > 0 ? use("_d_" + v->name + "_acc") : "(*" + use("_d_" + v->name) + ")";
+  return use("_d_" + v->name);
 }
 
 std::string Printer::adjoint(const Expr* e) const {
   e = strip(e);
-  if (auto* call = dyn_cast<CallExpr>(e)) return "_d_" + ir_.call_result.at(call)->name;
+  if (auto* call = dyn_cast<CallExpr>(e)) return use("_d_" + ir_.call_result.at(call)->name);
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir_.var(e)) {
     Var* v = ir_.var(e);
     if (v->pointer && v->kind != VarKind::Param)
-      return "(" + adjoint(v->base) + " + (" + v->name + " - " + primal(v->base) + "))";
-    if (v->pointer) return "_d_" + v->name;
-    if (v->memory) return v->kind == VarKind::Param ? "(*_d_" + v->name + ")" : "_d_" + v->name;
+      return "(" + adjoint(v->base) + " + (" + use(v->name) + " - " + primal(v->base) + "))";
+    if (v->pointer) return use("_d_" + v->name);
+    if (v->memory) return v->kind == VarKind::Param ? "(*" + use("_d_" + v->name) + ")" : use("_d_" + v->name);
     return scalar_adjoint(v);
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return adjoint(s->getBase()) + "[" + primal(s->getIdx()) + "]";
@@ -208,22 +225,62 @@ std::string Printer::adjoint(const Expr* e) const {
   return "(" + primal(b->getLHS()) + op + adjoint(b->getRHS()) + ")";
 }
 
-void Code::line(const std::string& s) {
-  if (s.empty() || s[0] == '#') {
-    text += s + "\n";
-    return;
+Code::Line Code::parse(const std::string& s, int depth) {
+  Line l;
+  l.depth = depth;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != kMark) {
+      l.text += s[i];
+      continue;
+    }
+    size_t end = s.find_first_of(std::string{kUse, kDefine, kMention}, i + 1);
+    std::string name = s.substr(i + 1, end - i - 1);
+    if (s[end] == kDefine) l.defines = name;
+    else l.uses.push_back(name);
+    if (s[end] != kMention) l.text += name;
+    i = end;
   }
-  text += std::string(2 * depth, ' ') + s + "\n";
+  return l;
 }
+
+void Code::add(Line l) {
+  used_.insert(l.uses.begin(), l.uses.end());
+  lines.push_back(std::move(l));
+}
+
+void Code::line(const std::string& s) { add(parse(s, depth)); }
 
 void Code::open(const std::string& s) {
   line(s);
+  lines.back().block = true;
   ++depth;
 }
 
 void Code::close(const std::string& s) {
   --depth;
   line(s);
+  lines.back().block = true;
+}
+
+void Code::add_to(const std::string& target, const std::string& value, bool atomic) {
+  if (atomic) line("#pragma omp atomic");
+  Line l = parse(target + " += " + value + ";", depth);
+  l.accumulation = true;
+  l.atomic = atomic;
+  l.target = parse(target, 0).text;
+  l.value = parse(value, 0).text;
+  add(std::move(l));
+}
+
+void Code::append(const Code& other) {
+  for (const Line& l : other.lines) add(l);
+}
+
+std::string Code::str() const {
+  std::string out;
+  for (const Line& l : lines)
+    out += (l.text.empty() || l.text[0] == '#' ? "" : std::string(2 * l.depth, ' ')) + l.text + "\n";
+  return out;
 }
 
 }  // namespace adjc

@@ -1,13 +1,15 @@
 #pragma once
 // Printing: C++ text for types, literals and the expressions of one function (primal values, with
 // the reverse sweep's temporaries substituted, and the adjoint that mirrors a memory expression),
-// and indented lines of code.
+// and indented lines of code that record which variables they use.
 
 #include <clang/AST/PrettyPrinter.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "classify.hpp"
 
@@ -38,8 +40,16 @@ std::string literal(double v, clang::QualType t);
 // The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
 std::string zero(clang::QualType t, const TypePrinter& types);
 
-// A name, or `(*name)`.
+// A variable's name (marked as a use), or `(*name)`.
 bool is_identifier(const std::string& s);
+
+// Uses of generated code's variables (a variable of the IR, its adjoint `_d_x`, a parameter's
+// accumulator `_d_x_acc`, a temporary of the reverse sweep) are marked in the text where they are
+// printed: Code records them per line and drops the marks. Declarations, [[maybe_unused]] and the
+// tidying of a statement's reverse ask Code which names its lines use.
+std::string use(const std::string& name);     // `name`, a use of it
+std::string define(const std::string& name);  // `name`, a temporary's definition (`const T name = ...`)
+std::string mention(const std::string& name);  // no text, a use (a name in text printed by clang)
 
 // Prints expressions of one function: primal values (with reverse-sweep temporaries substituted)
 // and the adjoint lvalue or pointer that mirrors a memory expression.
@@ -47,7 +57,7 @@ class Printer {
  public:
   Printer(const FunctionIR& ir, const TypePrinter& types) : ir_(ir), types_(types) {}
 
-  std::map<const clang::Expr*, std::string> temps;
+  std::map<const clang::Expr*, std::string> temps;  // marked names (use)
 
   std::string primal(const clang::Expr* e) const;
   // A call as the user wrote it (member calls and operators keep their syntax, so overloading
@@ -63,15 +73,39 @@ class Printer {
  private:
   const FunctionIR& ir_;
   const TypePrinter& types_;
+  std::string mentions(const clang::Expr* e) const;
 };
 
-// Text with indentation.
+// Indented lines of code, each with the names it uses (marked where they were printed).
 struct Code {
-  std::string text;
+  struct Line {
+    std::string text;
+    std::vector<std::string> uses;
+    std::string defines;  // a temporary defined by the line, if any
+    bool block = false;   // opens or closes a block
+    // `target += value;` (add_to): target and value as printed, and whether it is atomic.
+    bool accumulation = false, atomic = false;
+    std::string target, value;
+    int depth = 0;
+  };
+  std::vector<Line> lines;
   int depth = 0;
+
   void line(const std::string& s);
   void open(const std::string& s);
   void close(const std::string& s = "}");
+  // `target += value;` (after `#pragma omp atomic` when `atomic`).
+  void add_to(const std::string& target, const std::string& value, bool atomic);
+  void append(const Code& other);
+  // Whether some line uses `name`.
+  bool uses(const std::string& name) const { return used_.count(name) > 0; }
+  std::string str() const;
+  // The line `depth`, `text` and marks stand for, its uses recorded.
+  static Line parse(const std::string& s, int depth);
+
+ private:
+  std::set<std::string> used_;
+  void add(Line l);
 };
 
 }  // namespace adjc
