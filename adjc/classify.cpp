@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "classify.hpp"
+#include "containers.hpp"
 
 namespace adjc {
 
@@ -61,11 +62,13 @@ bool is_empty_value(const Expr* e, const UnitFacts& unit) {
 
 static bool pointee_differentiable(QualType t) {
   t = t.getCanonicalType();
+  if (is_container(t)) return is_floating(container_element(t));
   return t->isRealFloatingType() || t->isRecordType();
 }
 
 bool is_differentiable(QualType t) {
   t = t.getCanonicalType();
+  if (is_container(t)) return is_floating(container_element(t));
   if (t->isRealFloatingType() || t->isRecordType()) return true;
   if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
   return false;
@@ -156,6 +159,7 @@ bool is_library(const FunctionDecl* f) {
 
 bool is_library_class(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
+  if (is_container(t)) return false;  // modelled: containers.cpp
   while (t->isPointerType() || t->isArrayType())
     t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();

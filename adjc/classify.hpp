@@ -52,6 +52,10 @@ struct UnitFacts {
   std::set<const clang::Type*> value_classes;
   // Lambdas' numbers in generated names (`lambda1`), given in the order adjc meets them (base_name).
   mutable std::map<const clang::CXXRecordDecl*, int> lambda_numbers;
+  // What rewrite_containers (containers.hpp) built as it lowers each function: the `&c[0]` that
+  // stand for `c.data()`, and the calls that size a std::vector.
+  mutable std::set<const clang::Expr*> container_data;
+  mutable std::set<const clang::CallExpr*> sizing_calls;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 

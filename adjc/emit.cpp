@@ -1,6 +1,7 @@
 // Emission shared by both sweeps: signatures, declarations, tape pushes and pops (emit.hpp).
 #include <clang/Basic/SourceManager.h>
 
+#include "containers.hpp"
 #include "emit.hpp"
 
 namespace adjc {
@@ -93,10 +94,13 @@ void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, b
         code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
 }
 
+// Local vectors last, so the reverse sweep pops them first: pointers into them are rebuilt from
+// their storage there.
 std::vector<Var*> Emitter::kept(const Node* parallel) const {
-  std::vector<Var*> out;
+  std::vector<Var*> out, vectors;
   for (auto& v : ir_.vars)
-    if (v->kept && in_scope(v.get(), parallel)) out.push_back(v.get());
+    if (v->kept && in_scope(v.get(), parallel)) (is_vector(v->type) ? vectors : out).push_back(v.get());
+  out.insert(out.end(), vectors.begin(), vectors.end());
   return out;
 }
 
@@ -109,13 +113,22 @@ void Emitter::pop_kept(Code& code, const Node* parallel) const {
   for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop(use((*it)->name), (*it)->type, *it));
 }
 
-std::string Emitter::push(const std::string& value, const Var* v) {
+// A pointer into a local array or vector is taped as its offset from the array: the reverse sweep
+// has arrays of its own (and a vector's storage moves when it is popped).
+static bool into_local(const Var* v) { return v && v->pointer && v->root && v->root->kind == VarKind::Local; }
+
+std::string Emitter::push(const std::string& value, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::push_array(" + value + ");";
+  if (into_local(v))
+    return "::adjoint::detail::push(static_cast<long>(" + value + " - (" + print_.primal(v->base) + ")));";
+  if (v && is_vector(v->type)) return "::adjoint::detail::push_vector(" + value + ");";
   return "::adjoint::detail::push(" + value + ");";
 }
 
 std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
+  if (into_local(v)) return lvalue + " = (" + print_.primal(v->base) + ") + ::adjoint::detail::pop<long>();";
+  if (v && is_vector(v->type)) return "::adjoint::detail::pop_vector(" + lvalue + ");";
   return lvalue + " = ::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">();";
 }
 

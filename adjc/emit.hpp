@@ -73,7 +73,7 @@ class Emitter {
   std::vector<Var*> kept(const Node* parallel) const;
   void push_kept(Code& code, const Node* parallel) const;
   void pop_kept(Code& code, const Node* parallel) const;
-  static std::string push(const std::string& value, const Var* v = nullptr);
+  std::string push(const std::string& value, const Var* v = nullptr) const;
   std::string pop(const std::string& lvalue, QualType type, const Var* v = nullptr) const;
   std::vector<Var*> iteration_kept(const Node* loop) const;
   void push_iteration(Code& code, const Node* loop) const;

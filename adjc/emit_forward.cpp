@@ -35,7 +35,7 @@ void Emitter::forward_node(Node* n, Code& code) {
     case NodeKind::Assign: {
       line_directive(code, n->loc);
       std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
-      if (n->save && !n->bulk) code.line(push(lhs));
+      if (n->save && !n->bulk) code.line(push(lhs, n->target));
       if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
       else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
       return;

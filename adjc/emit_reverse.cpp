@@ -2,6 +2,7 @@
 // the recomputation of locals (emit.hpp).
 #include <algorithm>
 
+#include "containers.hpp"
 #include "emit.hpp"
 #include "iteration.hpp"
 
@@ -18,10 +19,18 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
     body.line(use("_d_" + ir_.ret->name) + " = " + use("_d_result") + ";");
   if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
   pop_kept(body, nullptr);
+  const size_t after_pops = body.lines.size();
   if (exit_codes())
     for (Node* r : ir_.returns)
       body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
+  // A local std::vector's adjoint has the vector's (final) size, zero.
+  Code sizes;
+  sizes.depth = 1;
+  for (auto& v : ir_.vars)
+    if (v->kind == VarKind::Local && is_vector(v->type) && body.uses("_d_" + v->name))
+      sizes.line(use("_d_" + v->name) + ".resize(" + use(v->name) + ".size());");
+  body.lines.insert(body.lines.begin() + after_pops, sizes.lines.begin(), sizes.lines.end());
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
       body.line(accumulation("*" + use("_d_" + v->name), use("_d_" + v->name + "_acc"), v->type));

@@ -78,7 +78,7 @@ void Emitter::reverse_assign(Node* n, Code& code) {
     code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + define(value) + " = " + lhs + ";");
     print_.temps[strip(n->rhs, ir_.unit)] = use(value);
   }
-  if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType()));
+  if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
   Var* written = n->target ? n->target : n->memory_root;
   bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
   if (floating && act_.of(written) && n->rhs) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "containers.hpp"
 #include "emit.hpp"
 
 namespace adjc {
@@ -49,6 +50,7 @@ struct Generator::Impl {
       if (slot->valid) {
         Activity full = analyze_activity(*slot, all_differentiable(fn));
         plan_tape(*slot, full, diags);
+        keep_local_vectors(*slot);
       }
     }
     return slot->valid ? slot.get() : nullptr;

@@ -74,7 +74,15 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   v->kind = kind;
   v->decl = decl;
   v->parallel = parallel_;
+  // A member typedef (`std::vector<double>::size_type`, a call's result) is spelled by its
+  // canonical type: generated code declares it outside the class.
+  if (auto* td = type->getAs<TypedefType>(); td && isa<CXXRecordDecl>(td->getDecl()->getDeclContext()))
+    type = type.getCanonicalType();
   QualType t = type.getCanonicalType();
+  if (is_container(t) && (kind == VarKind::Return || kind == VarKind::CallResult))
+    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " '" +
+                  type.getAsString() + "' is not supported; write the elements into a '" +
+                  t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
   if (is_library_class(t, ir_.unit)) {
     std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                        : kind == VarKind::Local  ? "local variable '" + name + "'"
@@ -129,13 +137,21 @@ const Expr* Lowering::new_ref(const VarDecl* vd) {
                              vd->getLocation(), vd->getType().getNonReferenceType(), VK_LValue);
 }
 
-const Expr* Lowering::int_literal(int value) {
-  return IntegerLiteral::Create(context_, llvm::APInt(32, value), context_.IntTy, SourceLocation());
+const Expr* Lowering::int_literal(int value, QualType t) {
+  if (t.isNull()) t = context_.IntTy;
+  return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), value), t, SourceLocation());
+}
+
+// `vd` read as a value.
+const Expr* Lowering::rvalue(const VarDecl* vd) {
+  return ImplicitCastExpr::Create(context_, vd->getType(), CK_LValueToRValue, const_cast<Expr*>(new_ref(vd)), nullptr,
+                                  VK_PRValue, FPOptionsOverride());
 }
 
 std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
+  if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;
   Lowering(*ir, context, diags).run();
   return ir;
 }

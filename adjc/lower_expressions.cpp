@@ -11,6 +11,7 @@ namespace {
 bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
   a = strip(a, unit);
   b = strip(b, unit);
+  if (a == b) return true;
   if (auto* ra = dyn_cast<DeclRefExpr>(a))
     if (auto* rb = dyn_cast<DeclRefExpr>(b)) return ra->getDecl() == rb->getDecl();
   if (auto* ma = dyn_cast<MemberExpr>(a))
@@ -177,7 +178,12 @@ const Expr* Lowering::pointer_base(const Expr* e) {
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
     return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
-    if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) return pointer_base(sub->getBase());
+    if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) {
+      // Into a container: `c.data()` or `&c[k]` with a constant k (the pointer's base is printed
+      // again where the reverse sweep rebuilds it).
+      if (!is_container(sub->getBase()->getType())) return pointer_base(sub->getBase());
+      return isa<IntegerLiteral>(strip(sub->getIdx(), ir_.unit)) ? e : nullptr;
+    }
   return nullptr;
 }
 

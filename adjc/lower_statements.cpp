@@ -39,6 +39,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
       list && vd->getType()->isConstantArrayType())
     return lower_array_init(vd, list, stmt, block);
   if (objects_.count(vd)) return lower_object(vd, stmt, block);
+  if (is_container(vd->getType())) return lower_container_local(vd, stmt, block);
   const std::string name = vd->getName().str();
   // Library classes (std::vector, ...) are rejected by make_var, naming the type.
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
@@ -95,6 +96,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
       return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
   }
+  if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
     check_expression(ir_, diags_, call);
@@ -152,6 +154,8 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     return add(block, n);
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
+  if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))
+    return lower_range_for(rs, block);
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
     if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
     return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);

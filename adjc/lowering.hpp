@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "containers.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -40,7 +41,8 @@ class Lowering {
                 clang::SourceLocation loc);
   void add(Node* block, Node* n);
   const clang::Expr* new_ref(const clang::VarDecl* vd);
-  const clang::Expr* int_literal(int value);
+  const clang::Expr* int_literal(int value, clang::QualType t = clang::QualType());
+  const clang::Expr* rvalue(const clang::VarDecl* vd);
 
   // ----- statements (lower_statements.cpp)
   void lower_compound(const clang::CompoundStmt* cs, Node* block);
@@ -89,6 +91,13 @@ class Lowering {
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
+
+  // ----- std::vector and std::array (lower_containers.cpp)
+  void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void lower_push_back(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
+  void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
+  static bool reads_variable(const clang::Expr* e);
+  static bool writes_memory(const clang::Stmt* s);
 };
 
 }  // namespace adjc

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "containers.hpp"
 #include "print.hpp"
 
 namespace adjc {
@@ -129,6 +130,7 @@ std::string Printer::primal(const Expr* e) const {
     if (Var* v = ir_.var(m)) return use(v->name);
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
   }
+  if (const Expr* container = container_data_object(e, ir_.unit)) return primal(container) + ".data()";
   if (auto* u = dyn_cast<UnaryOperator>(e))
     return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
   if (auto* b = dyn_cast<BinaryOperator>(e))
@@ -215,6 +217,7 @@ std::string Printer::adjoint(const Expr* e) const {
       return "const_cast<" + types_.str(t->getPointeeType().getUnqualifiedType()) + "*>(" + member + ")";
     return member;
   }
+  if (const Expr* container = container_data_object(e, ir_.unit)) return adjoint(container) + ".data()";
   if (auto* u = dyn_cast<UnaryOperator>(e))
     return std::string("(") + (u->getOpcode() == UO_Deref ? "*" : "&") + adjoint(u->getSubExpr()) + ")";
   auto* b = cast<BinaryOperator>(e);

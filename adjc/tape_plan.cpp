@@ -3,6 +3,7 @@
 // loop_plans.cpp (tape_plan.hpp).
 #include <set>
 
+#include "containers.hpp"
 #include "tape_plan.hpp"
 
 namespace adjc {
@@ -22,7 +23,8 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     diags.error(e->getExprLoc(),
                 "non-differentiable cast of an active floating value to '" + c->getType().getAsString() + "'");
   if (auto* call = dyn_cast<CallExpr>(e);
-      call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call)) {
+      call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call) &&
+      !is_sizing_call(call, ir.unit)) {
     const FunctionDecl* callee = call->getDirectCallee();
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);

@@ -97,6 +97,19 @@ void pop_array(T (&values)[N]) {
   thread_tape<T>().pop_n(values, N);
 }
 
+// A local std::vector, whole: its elements, then its size.
+template <class Vector>
+void push_vector(const Vector& v) {
+  thread_tape<typename Vector::value_type>().push_n(v.data(), v.size());
+  thread_tape<long>().push(static_cast<long>(v.size()));
+}
+
+template <class Vector>
+void pop_vector(Vector& v) {
+  v.resize(static_cast<std::size_t>(thread_tape<long>().pop()));
+  thread_tape<typename Vector::value_type>().pop_n(v.data(), v.size());
+}
+
 // A straight loop's overwritten elements [first, first + n), saved in one block before the loop
 // and restored in one block by its reverse (docs/adjc.md, "bulk saves").
 template <class T>

@@ -39,6 +39,7 @@ struct Fixed { T value; };
 template <class T, bool HasAdjoint>
 struct ArrayArg {
   using value_type = T;
+  static constexpr bool has_adjoint = HasAdjoint;
   std::vector<T> base, value, adj, seed;
   bool differentiated, written;
   ArrayArg(std::size_t n, double lo, double hi, bool d, bool w, std::mt19937& rng)
@@ -62,6 +63,21 @@ struct ArrayArg {
   std::size_t size() const { return differentiated ? base.size() : 0; }
   T& element(std::size_t i) { return base[i]; }
   double analytic(std::size_t i) const { return double(adj[i]); }
+};
+
+// A std::vector<T> argument in one of the array roles (`AsVector{In<double>{4}}`): passed as the
+// vector; its adjoint is a std::vector<T> of the same size, passed by pointer.
+template <class Role>
+struct AsVector {
+  Role role;
+};
+template <class T, bool HasAdjoint>
+struct VectorArg : ArrayArg<T, HasAdjoint> {
+  std::vector<T>& arg() { return this->value; }
+  auto adjoint() {
+    if constexpr (HasAdjoint) return std::tuple<std::vector<T>*>(&this->adj);
+    else return std::tuple<>();
+  }
 };
 
 template <class T>
@@ -102,6 +118,11 @@ template <class T> FixedArg<T> make(Fixed<T> r, std::mt19937&) { return {r.value
 inline FixedArg<int> make(int v, std::mt19937&) { return {v}; }
 inline FixedArg<long> make(long v, std::mt19937&) { return {v}; }
 inline FixedArg<bool> make(bool v, std::mt19937&) { return {v}; }
+template <class Role>
+auto make(AsVector<Role> r, std::mt19937& g) {
+  auto a = make(r.role, g);
+  return VectorArg<typename decltype(a)::value_type, decltype(a)::has_adjoint>{a};
+}
 
 template <class H>
 constexpr bool is_float_holder = std::is_same_v<typename H::value_type, float>;
@@ -130,7 +151,7 @@ void check(const char* name, const Grad& grad, F f, Roles... roles) {
           (hs.reset(), ...);
           (hs.reset_adjoint(), ...);
           auto args = std::tuple_cat(std::tuple<decltype(hs.arg())...>(hs.arg()...), hs.adjoint()...);
-          std::apply([&](auto... a) { grad.execute(a...); }, args);
+          std::apply([&](auto&&... a) { grad.execute(a...); }, args);
         },
         holders);
     // Finite differences, element by element.

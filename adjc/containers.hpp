@@ -1,0 +1,44 @@
+#pragma once
+// The model of std::vector<T> and std::array<T, N> (T arithmetic, not bool) adjc differentiates:
+// element access, size() and data() become the array forms the passes already handle, and every
+// other use of such a container is reported (docs/adjc.md, "std::vector and std::array").
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "ir.hpp"
+
+namespace adjc {
+
+// std::vector<T> or std::array<T, N> of an arithmetic T other than bool, behind references and cv.
+bool is_container(clang::QualType t);
+bool is_vector(clang::QualType t);  // std::vector<T> of such a T
+clang::QualType container_element(clang::QualType t);
+uint64_t array_size(clang::QualType t);  // N of a std::array<T, N>
+
+// Rewrites the container operations in `fn`'s body, in place, into the forms the passes lower:
+// `c[i]` into an array subscript of the container, `c.data()` into `&c[0]` (printed `c.data()`);
+// leaves `c.size()`, `c.empty()`, `v.push_back(x)` (lowered by lower.cpp) and range-for; reports
+// every other use of a container (whole copies, other members, iterators). False on errors.
+bool rewrite_containers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
+                        Diagnostics& diags);
+
+// The container `e` is the data() of (as rewritten), or nullptr.
+const clang::Expr* container_data_object(const clang::Expr* e, const UnitFacts& unit);
+
+// `v.push_back(x)` or `v.emplace_back(x)` of a std::vector: the call, else nullptr.
+const clang::CXXMemberCallExpr* push_back_call(const clang::Expr* e);
+
+// Builders for lowering: `object.name(args)` (the member function of that name and arity),
+// `object[index]`; calls built by size_call(..., true) resize a std::vector and count as writing
+// nothing the tape plan follows (they only append elements, or size a vector that was empty).
+clang::Expr* container_call(clang::ASTContext& context, const UnitFacts& unit, const clang::Expr* object,
+                            const char* name, llvm::ArrayRef<clang::Expr*> args, bool sizing);
+clang::Expr* container_subscript(clang::ASTContext& context, const clang::Expr* object, const clang::Expr* index);
+bool is_sizing_call(const clang::CallExpr* call, const UnitFacts& unit);
+
+// The reverse sweep sizes a local std::vector's adjoint from the vector (its final size: vectors
+// only grow), so every local std::vector is kept: pushed whole at the end of the forward sweep.
+void keep_local_vectors(FunctionIR& ir);
+
+}  // namespace adjc

@@ -1,0 +1,201 @@
+// Lowering of std::vector and std::array locals, push_back and range-for (lowering.hpp); the
+// rest of the container model is containers.cpp.
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtCXX.h>
+
+#include "lowering.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+// std::vector and std::array locals (docs/adjc.md, "std::vector and std::array"). A std::array
+// is a local array; a std::vector is declared at the function's level (not in a loop, so each
+// call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, c)` with c free of variables), grows only
+// by push_back, and its adjoint is sized from it when the reverse sweep starts.
+void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* block) {
+  SourceLocation at = vd->getLocation();
+  const std::string name = vd->getName().str();
+  const Expr* init = vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr;
+  auto* construct = dyn_cast_or_null<CXXConstructExpr>(init);
+  std::vector<const Expr*> args;
+  if (construct)
+    for (const Expr* a : construct->arguments())
+      if (!isa<CXXDefaultArgExpr>(a)) args.push_back(a);
+  if (construct && construct->getConstructor()->isCopyOrMoveConstructor())
+    return fail(at, "copying into '" + name + "' is not supported; declare it with its size and copy the "
+                    "elements in a loop");
+  if (!is_vector(vd->getType())) {
+    if (construct && !args.empty()) return fail(at, "unsupported initialiser of std::array '" + name + "'");
+    Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
+    v->block = block;
+    auto* outer = dyn_cast_or_null<InitListExpr>(init);
+    if (!outer) return;
+    // `std::array<T, N> a = {x, y}`: braces around the one member array, elided or not.
+    std::vector<const Expr*> given;
+    if (outer->getNumInits() == 1)
+      if (auto* inner = dyn_cast<InitListExpr>(outer->getInit(0)->IgnoreImplicit()))
+        for (const Expr* e : inner->inits()) given.push_back(e);
+    uint64_t count = loops_.empty() ? given.size() : array_size(vd->getType());
+    if (count - given.size() > 64)
+      return fail(outer->getBeginLoc(), "a partly initialised std::array of more than 64 elements inside a loop "
+                                        "is not supported; zero it with a loop");
+    for (unsigned i = 0; i < count; ++i) {
+      const Expr* e = i < given.size() ? given[i] : nullptr;
+      if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(container_element(vd->getType()));
+      lower_assign(stmt, container_subscript(context_, new_ref(vd), int_literal(i)), BO_Assign, e, block);
+    }
+    return;
+  }
+  if (!loops_.empty() || parallel_)
+    return fail(at, "std::vector '" + name + "' declared inside a loop is not supported; declare it before the "
+                    "loop and write its elements in the loop");
+  if (init && !construct)
+    return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
+                    "or '(n, value)' and assign the elements");
+  bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
+  if (construct && !args.empty() && !sized)
+    return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
+                    "or '(n, value)' and assign the elements");
+  // The fill value carries no derivative: a constant (a variable's value would need its adjoint).
+  if (args.size() == 2 && reads_variable(args[1]))
+    return fail(args[1]->getBeginLoc(), "the fill value of std::vector '" + name + "' must be a constant; "
+                                        "declare it with '(n)' and assign the value in a loop");
+  Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
+  v->block = block;
+  if (args.empty()) return;
+  check_expression(ir_, diags_, args[0]);
+  std::vector<Expr*> call_args;
+  for (const Expr* a : args) call_args.push_back(const_cast<Expr*>(a));
+  Node* n = make(NodeKind::Call, stmt);
+  n->loc = at;
+  n->call = cast<CallExpr>(container_call(context_, ir_.unit, new_ref(vd), args.size() == 1 ? "resize" : "assign",
+                                          call_args, true));
+  add(block, n);
+}
+
+// Whether `e` reads a variable (or memory).
+bool Lowering::reads_variable(const Expr* e) {
+  if (!e) return false;
+  if (auto* ref = dyn_cast<DeclRefExpr>(e); ref && isa<VarDecl>(ref->getDecl())) return true;
+  for (const Stmt* c : e->children())
+    if (reads_variable(dyn_cast_or_null<Expr>(c))) return true;
+  return false;
+}
+
+// `v.push_back(x)` on a local std::vector: `_pushed = x; _k = v.size(); v.resize(_k + 1);
+// v[_k] = _pushed;` (x evaluated before the size changes), so the new element is an assignment
+// like any other and its index a local the tape plan keeps.
+void Lowering::lower_push_back(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
+  const Expr* object = call->getImplicitObjectArgument();
+  Var* v = ir_.var(object);
+  if (!v || v->kind != VarKind::Local)
+    return fail(call->getExprLoc(), "push_back on a std::vector that is not a local variable is not supported; "
+                                    "size it before the call (resize) and assign its elements");
+  SourceLocation at = call->getExprLoc();
+  QualType element = container_element(object->getType());
+  auto* pushed = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at,
+                                 &context_.Idents.get("_pushed"), element,
+                                 context_.getTrivialTypeSourceInfo(element, at), SC_None);
+  pushed->setImplicit();
+  Var* p = make_var("_pushed", element, VarKind::Local, pushed, at);
+  p->block = block;
+  size_t first = block->children.size();
+  lower_assign(stmt, new_ref(pushed), BO_Assign, call->getArg(0), block);
+  if (block->children.size() > first && block->children.back()->kind == NodeKind::Assign) {
+    block->children.back()->definition = true;
+    p->definition = block->children.back();
+  }
+  QualType size_type = context_.LongTy;
+  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_k"),
+                             size_type, context_.getTrivialTypeSourceInfo(size_type, at), SC_None);
+  vd->setImplicit();
+  Var* k = make_var("_k", size_type, VarKind::Local, vd, at);
+  k->block = block;
+  size_t before = block->children.size();
+  lower_assign(stmt, new_ref(vd), BO_Assign, container_call(context_, ir_.unit, object, "size", {}, false), block);
+  if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+    block->children.back()->definition = true;
+    k->definition = block->children.back();
+  }
+  Expr* next = BinaryOperator::Create(context_, const_cast<Expr*>(rvalue(vd)), const_cast<Expr*>(int_literal(1, size_type)),
+                                      BO_Add, size_type, VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
+  Node* n = make(NodeKind::Call, stmt);
+  n->loc = at;
+  n->call = cast<CallExpr>(container_call(context_, ir_.unit, object, "resize", {next}, true));
+  add(block, n);
+  lower_assign(stmt, container_subscript(context_, object, rvalue(vd)), BO_Assign, rvalue(pushed), block);
+}
+
+// `for (T x : c)` (or `const T& x`) over a std::vector or std::array: the counted loop
+// `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }`.
+void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
+  SourceLocation at = rs->getBeginLoc();
+  const VarDecl* element = rs->getLoopVariable();
+  QualType t = element->getType();
+  if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
+    return fail(element->getLocation(), "a range-for writing the elements through '" + element->getName().str() +
+                                            "' is not supported; index them: for (std::size_t i = 0; i < "
+                                            "v.size(); ++i) v[i] = ...");
+  if (t->isReferenceType() && writes_memory(rs->getBody()))
+    return fail(element->getLocation(), "a range-for over a reference ('const T&') whose body writes memory is not "
+                                            "supported; iterate by value: for (T x : v)");
+  if (parallel_) return fail(at, "loops inside an OpenMP parallel loop must be canonical for loops");
+  const Expr* range = rs->getRangeInit();
+  QualType long_type = context_.LongTy;
+  auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
+                                  long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
+  counter->setImplicit();
+  counter->setInit(const_cast<Expr*>(int_literal(0, long_type)));
+  Expr* size = container_call(context_, ir_.unit, range, "size", {}, false);
+  Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, size, nullptr,
+                                     FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+  Node* n = make(NodeKind::Loop, rs);
+  n->form = LoopForm::For;
+  n->id = next_id_++;
+  Var* v = make_var("_i", long_type, VarKind::Local, counter, at);
+  v->counter = true;
+  n->counter = v;
+  n->start = counter->getInit();
+  n->step = 1;
+  n->end = end;
+  n->cond = BinaryOperator::Create(context_, const_cast<Expr*>(rvalue(counter)), end, BO_LT, context_.BoolTy,
+                                   VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
+  check_expression(ir_, diags_, n->cond);
+  loops_.push_back(n);
+  n->body = make(NodeKind::Block, rs->getBody());
+  Var* x = make_var(element->getName().str(), t.getNonReferenceType().getUnqualifiedType(), VarKind::Local, element,
+                    element->getLocation());
+  x->block = n->body;
+  lower_assign(rs, new_ref(element), BO_Assign, container_subscript(context_, range, rvalue(counter)), n->body);
+  if (!n->body->children.empty() && n->body->children.back()->kind == NodeKind::Assign) {
+    n->body->children.back()->definition = true;
+    x->definition = n->body->children.back();
+  }
+  if (auto* cs = dyn_cast<CompoundStmt>(rs->getBody())) lower_compound(cs, n->body);
+  else lower_stmt(rs->getBody(), n->body);
+  n->body->parent = n;
+  loops_.pop_back();
+  add(block, n);
+  leave_after_return(n, block);
+}
+
+// Whether `s` assigns to anything but a local variable (memory: elements, members, through pointers).
+bool Lowering::writes_memory(const Stmt* s) {
+  if (!s) return false;
+  const Expr* target = nullptr;
+  if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) target = b->getLHS();
+  if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) target = u->getSubExpr();
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->isAssignmentOp()) target = op->getArg(0);
+  if (target && !isa<DeclRefExpr>(target->IgnoreParenImpCasts())) return true;
+  if (auto* call = dyn_cast<CallExpr>(s)) {  // a call may write through what it receives
+    if (!call->getDirectCallee()) return true;
+    for (const AdParam& p : ad_params(call->getDirectCallee()))
+      if (is_written_param(p.type)) return true;
+  }
+  for (const Stmt* c : s->children())
+    if (writes_memory(c)) return true;
+  return false;
+}
+
+}  // namespace adjc
