@@ -26,7 +26,7 @@ ctest --test-dir build-tsan --output-on-failure -R tsan
 
 # Under ASan+UBSan+LSan (build-asan/), what five programs cover: every GTest of the engine,
 # tokenizers, GEMM and tape, adjc's diagnostics, train.* and the PyTorch comparisons of `adjoint`
-# (164 tests, 115 s of CPU measured). `scripts/asan.sh` alone runs the whole suite so; it needs
+# (177 tests, about 2 CPU-minutes). `scripts/asan.sh` alone runs the whole suite so; it needs
 # the whole build, which does not fit CI's budget beside the rest (README, Tests).
 scripts/asan.sh --targets "adjoint engine_tests tokenizer_tests gemm_tests tape_tests" \
   -R '^([A-Z]|tape\.|adjc\.(diagnostic|usage)\.|gemm\.|train\.|pytorch_|prepare_cli$)'
