@@ -49,8 +49,8 @@ void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>&
 double gradient_global_norm(const float* grads, std::size_t n);
 // The index of the first value that is NaN or infinite, or n when all are finite.
 std::size_t first_nonfinite(const float* values, std::size_t n);
-// The index of the first value below 0 (-0 is not), or n when there is none.
-std::size_t first_negative(const float* values, std::size_t n);
+// The index of the first value that is NaN, infinite or below 0 (-0 is not), or n when there is none.
+std::size_t first_nonfinite_or_negative(const float* values, std::size_t n);
 // The factor that brings a global norm down to max_norm (1 when below, or when max_norm <= 0),
 // as torch.nn.utils.clip_grad_norm_ computes it.
 float clip_scale(double norm, float max_norm);

@@ -2,6 +2,7 @@
 #include "adjoint/checkpoint.hpp"
 
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -115,11 +116,12 @@ void check_finite(const Model& model, const float* values, const std::string& pa
   if (bad != n) throw_bad_value(model, values, bad, path, what, "");
 }
 
+// One pass over v for both faults; the message says which the first bad value has.
 void check_second_moments(const Model& model, const float* v, const std::string& path) {
-  const char* what = "AdamW second moment of";
-  check_finite(model, v, path, what);
-  const std::size_t n = model.num_parameters(), bad = first_negative(v, n);
-  if (bad != n) throw_bad_value(model, v, bad, path, what, ", below 0 (it is a mean of squares)");
+  const std::size_t n = model.num_parameters(), bad = first_nonfinite_or_negative(v, n);
+  if (bad == n) return;
+  throw_bad_value(model, v, bad, path, "AdamW second moment of",
+                  std::isfinite(v[bad]) ? ", below 0 (it is a mean of squares)" : "");
 }
 
 // Opens a model or state file (copies: the parameter-sized arrays after its header) and checks

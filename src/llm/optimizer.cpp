@@ -90,8 +90,8 @@ std::size_t first_nonfinite(const float* values, std::size_t n) {
   return first_where(values, n, [](float x) { return !std::isfinite(x); });
 }
 
-std::size_t first_negative(const float* values, std::size_t n) {
-  return first_where(values, n, [](float x) { return x < 0.0f; });
+std::size_t first_nonfinite_or_negative(const float* values, std::size_t n) {
+  return first_where(values, n, [](float x) { return !std::isfinite(x) || x < 0.0f; });
 }
 
 float clip_scale(double norm, float max_norm) {
