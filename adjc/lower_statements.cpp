@@ -133,8 +133,10 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls()) {
       if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
-      else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d))
-        fail(d->getLocation(), "unsupported declaration");
+      // Generated code names everything fully qualified, so local using-declarations and
+      // using-directives (`using namespace std;`) need no counterpart there.
+      else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDirectiveDecl, UsingDecl>(d))
+        fail(d->getLocation(), std::string("unsupported declaration (") + d->getDeclKindName() + ")");
     }
     return;
   }
