@@ -14,6 +14,31 @@ void Lowering::lower_compound(const CompoundStmt* cs, Node* block) {
   for (const Stmt* s : cs->body()) lower_stmt(s, block);
 }
 
+// `if (init; cond)`, `switch (init; cond)` and condition variables (`if (double t = f(x))`): the
+// declarations go first in a block of their own around the statement, which is where C++ scopes
+// them; `lower_rest` then lowers the statement itself into that block.
+void Lowering::lower_in_own_scope(const Stmt* s, const Stmt* init, const DeclStmt* condition_variable, Node* block,
+                                  const std::function<void(Node*)>& lower_rest) {
+  Node* scope = make(NodeKind::Block, s);
+  if (init) lower_stmt(init, scope);
+  if (condition_variable) lower_stmt(condition_variable, scope);
+  lower_rest(scope);
+  add(block, scope);
+}
+
+void Lowering::lower_if(const IfStmt* is, Node* block) {
+  check_expression(ir_, diags_, is->getCond());
+  Node* n = make(NodeKind::If, is);
+  n->cond = is->getCond();
+  n->then_node = lower_scope(is->getThen());
+  n->then_node->parent = n;
+  if (is->getElse()) {
+    n->else_node = lower_scope(is->getElse());
+    n->else_node->parent = n;
+  }
+  add(block, n);
+}
+
 Node* Lowering::lower_scope(const Stmt* s) {
   Node* block = make(NodeKind::Block, s);
   if (auto* cs = dyn_cast<CompoundStmt>(s)) lower_compound(cs, block);
@@ -142,18 +167,10 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   }
   if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
   if (auto* is = dyn_cast<IfStmt>(s)) {
-    if (is->getInit() || is->getConditionVariable() || is->isConsteval())
-      return fail(at, "if statements with initialisers or condition variables are not supported");
-    check_expression(ir_, diags_, is->getCond());
-    Node* n = make(NodeKind::If, s);
-    n->cond = is->getCond();
-    n->then_node = lower_scope(is->getThen());
-    n->then_node->parent = n;
-    if (is->getElse()) {
-      n->else_node = lower_scope(is->getElse());
-      n->else_node->parent = n;
-    }
-    return add(block, n);
+    if (is->isConsteval()) return fail(at, "`if consteval` is not supported");
+    if (!is->getInit() && !is->getConditionVariable()) return lower_if(is, block);
+    return lower_in_own_scope(is, is->getInit(), is->getConditionVariableDeclStmt(), block,
+                              [&](Node* scope) { lower_if(is, scope); });
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))
