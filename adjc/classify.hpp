@@ -53,8 +53,10 @@ struct UnitFacts {
   // Lambdas' numbers in generated names (`lambda1`), given in the order adjc meets them (base_name).
   mutable std::map<const clang::CXXRecordDecl*, int> lambda_numbers;
   // What rewrite_containers (containers.hpp) built as it lowers each function: the `&c[0]` that
-  // stand for `c.data()`, and the calls that size a std::vector.
+  // stand for `c.data()`, the `c[i]` that stand for `c.at(i)` (printed as such, so the forward
+  // keeps its bounds check), and the calls that size a std::vector.
   mutable std::set<const clang::Expr*> container_data;
+  mutable std::set<const clang::Expr*> container_at;
   mutable std::set<const clang::CallExpr*> sizing_calls;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
