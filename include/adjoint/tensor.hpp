@@ -9,6 +9,7 @@
 #pragma once
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <type_traits>
 #include <vector>
@@ -64,10 +65,18 @@ class Arena {
   // A point to roll back to: release(mark()) frees what was allocated after it (an op's
   // temporaries), keeping everything before.
   struct Mark {
-    std::size_t block, offset, used;
+    std::size_t block, offset, used, allocations;
   };
-  Mark mark() const { return {block_, offset_, used_}; }
+  Mark mark() const { return {block_, offset_, used_, allocations_.size()}; }
   void release(const Mark& m);
+  // The arena records which ops read each of its allocations, so that a pullback can tell when it
+  // may write its gradient over a forward tensor (PrivateIntermediates; docs/tensor.md,
+  // "Storage"). Every op calls note_read for each tensor it takes (memory outside this arena is
+  // ignored); it throws std::logic_error when x's storage was given over to a gradient.
+  void note_read(const Tensor& x, const char* op);
+  // True when x lies in an intermediate of a running PrivateIntermediates scope that `op` alone
+  // read, once; its storage is then given over to a gradient (a later note_read of it throws).
+  bool claim_for_gradient(const Tensor& x, const char* op);
   std::size_t used_floats() const { return used_; }
   // The most this step has held at once (what reset() sizes the single block by).
   std::size_t peak_floats() const { return peak_; }
@@ -76,8 +85,38 @@ class Arena {
   std::size_t block_allocations() const { return block_allocations_; }
 
  private:
+  friend class PrivateIntermediates;
+  struct Allocation {
+    const float* begin;
+    std::size_t floats;
+    const char* reader;  // the op that read it, the last one when several did
+    int readers;         // how many ops read it (or a view into it)
+    bool gradient;       // a pullback wrote a gradient over it
+  };
+  // The allocation holding p, or nullptr when p is not in this step's allocations.
+  Allocation* allocation_holding(const float* p);
+
   std::vector<FloatArena> blocks_;
   std::size_t block_ = 0, offset_ = 0, used_ = 0, peak_ = 0, block_allocations_ = 0;
+  std::vector<Allocation> allocations_;  // this step's, in the order they were made
+  std::size_t private_from_ = SIZE_MAX;  // allocations_[i], i >= private_from_: private intermediates
+};
+
+// Declares, for its lifetime, that what the current arena allocates is the intermediates of one
+// differentiated function's forward and reverse sweeps (as nn::gpt2_loss_gradient runs them): the
+// function returns none of them and reads tensor data only through ops, so an intermediate that
+// one op alone read is read again only by that op's pullback, which may then write its gradient
+// over it (cross_entropy's logits). Scopes nest (an inner one adds nothing to an outer one).
+class PrivateIntermediates {
+ public:
+  PrivateIntermediates();
+  ~PrivateIntermediates();
+  PrivateIntermediates(const PrivateIntermediates&) = delete;
+  PrivateIntermediates& operator=(const PrivateIntermediates&) = delete;
+
+ private:
+  Arena& arena_;
+  std::size_t previous_;
 };
 
 // Ops allocate in the calling thread's current arena: the innermost live ArenaScope's.

@@ -90,24 +90,30 @@ void add_broadcast_result(Tensor* d_x, const Tensor& x, const Tensor& g, const T
 }  // namespace
 
 Tensor operator+(const Tensor& a, const Tensor& b) {
+  read_by("operator+", a, b);
   return broadcast_binary(a, b, [](float x, float y) { return x + y; });
 }
 Tensor operator-(const Tensor& a, const Tensor& b) {
+  read_by("operator-", a, b);
   return broadcast_binary(a, b, [](float x, float y) { return x - y; });
 }
 Tensor operator*(const Tensor& a, const Tensor& b) {
+  read_by("operator*", a, b);
   return broadcast_binary(a, b, [](float x, float y) { return x * y; });
 }
 Tensor operator/(const Tensor& a, const Tensor& b) {
+  read_by("operator/", a, b);
   return broadcast_binary(a, b, [](float x, float y) { return x / y; });
 }
 Tensor operator-(const Tensor& a) {
+  read_by("operator-", a);
   const Tensor out = zeros_like(a);
   add_into(out, a, -1.0f);
   return out;
 }
 
 Tensor sum(const Tensor& x) {
+  read_by("sum", x);
   const Tensor total = new_tensor(0, nullptr);
   total.data[0] = 0;
   add_into(total, x);
@@ -116,6 +122,7 @@ Tensor sum(const Tensor& x) {
 
 Tensor sum(const Tensor& x, int dim) {
   const int d = normalised_dim(x, dim, "sum");
+  read_by("sum", x);
   return squeeze(sum_keepdim(x, d), d);
 }
 

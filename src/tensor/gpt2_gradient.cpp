@@ -61,6 +61,8 @@ inline void gpt2_loss_reverse(const GPT2& model, const int* idx, const int* targ
 
 static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B,
                                         int T, std::size_t* tape_bytes) {
+  // gpt2_loss returns none of its tensors and reads them only through ops.
+  const PrivateIntermediates intermediates;
   const float loss = gpt2_loss_forward(model, idx, targets, B, T);
   *tape_bytes = thread_tape_bytes();
   gpt2_loss_reverse(model, idx, targets, B, T, 1.0f, &grads);

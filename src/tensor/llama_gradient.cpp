@@ -56,6 +56,8 @@ inline void llama_loss_reverse(const Llama& model, const Rotary& rope, const int
 
 static float forward_and_reverse_sweeps(const Llama& model, Llama& grads, const Rotary& rope, const int* idx,
                                         const int* targets, int B, int T, std::size_t* tape_bytes) {
+  // llama_loss returns none of its tensors and reads them only through ops.
+  const PrivateIntermediates intermediates;
   const float loss = llama_loss_forward(model, rope, idx, targets, B, T);
   *tape_bytes = thread_tape_bytes();
   llama_loss_reverse(model, rope, idx, targets, B, T, 1.0f, &grads, inactive{});

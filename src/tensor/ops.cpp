@@ -153,6 +153,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   require(b_in.ndim == 2 || (b_in.ndim == a_in.ndim && std::equal(a_in.shape, a_in.shape + a_in.ndim - 2, b_in.shape)),
           "matmul",
           [&] { return std::string("batch extents differ: " + shape_string(a_in) + " · " + shape_string(b_in)); });
+  read_by("matmul", a_in, b_in);
   const Tensor a = blas_readable(a_in), b = blas_readable(b_in);
   const int M = a.size(-2), N = b.size(-1);
   Tensor out = new_with_last(a, N);
@@ -191,6 +192,7 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   require(bias.empty() || (bias.numel() == std::size_t(OC) && bias.is_contiguous()), "linear", [&] {
     return std::string("bias " + shape_string(bias) + " does not match " + std::to_string(OC) + " outputs");
   });
+  read_by("linear", x_in, weight, bias);
   Tensor out = new_with_last(x_in, OC);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -207,6 +209,7 @@ Tensor embedding(const Tensor& table, const int* idx, int B, int T) {
   for (int i = 0; i < B * T; i++)
     require(idx[i] >= 0 && idx[i] < V, "embedding",
             [&] { return std::string("index " + std::to_string(idx[i]) + " outside [0, " + std::to_string(V) + ")"); });
+  read_by("embedding", table);
   const int shape[3] = {B, T, C};
   Tensor out = new_tensor(3, shape);
 #pragma omp parallel for
@@ -223,6 +226,7 @@ Tensor layernorm(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   require(weight.numel() == std::size_t(C) && bias.numel() == std::size_t(C) && weight.is_contiguous() &&
               bias.is_contiguous(),
           "layernorm", [&] { return std::string("weight and bias must have " + std::to_string(C) + " elements"); });
+  read_by("layernorm", x_in, weight, bias);
   Tensor out = empty_like(x_in);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -232,6 +236,7 @@ Tensor layernorm(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
 }
 
 Tensor gelu(const Tensor& x_in) {
+  read_by("gelu", x_in);
   Tensor out = empty_like(x_in);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -244,6 +249,7 @@ Tensor causal_attention(const Tensor& qkv_in, int n_head) {
           "causal_attention",
           [&] { return std::string("qkv " + shape_string(qkv_in) + " is not (B, T, 3C) with C divisible by n_head"); });
   const int B = qkv_in.shape[0], T = qkv_in.shape[1], C = qkv_in.shape[2] / 3;
+  read_by("causal_attention", qkv_in);
   const int shape[3] = {B, T, C};
   Tensor out = new_tensor(3, shape);
   Temporaries scratch;
@@ -293,6 +299,7 @@ Tensor rmsnorm(const Tensor& x_in, const Tensor& weight, float eps) {
   rows_and_channels(x_in, "rmsnorm", &N, &C);
   require(weight.numel() == std::size_t(C) && weight.is_contiguous(), "rmsnorm",
           [&] { return std::string("weight " + shape_string(weight) + " must have " + std::to_string(C) + " elements"); });
+  read_by("rmsnorm", x_in, weight);
   Tensor out = empty_like(x_in);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -304,6 +311,7 @@ Tensor rmsnorm(const Tensor& x_in, const Tensor& weight, float eps) {
 Tensor rotary(const Tensor& x_in, const Tensor& cos, const Tensor& sin, int rotated_heads) {
   int B, T, heads, hs;
   rotary_shape(x_in, cos, sin, rotated_heads, &B, &T, &heads, &hs);
+  read_by("rotary", x_in, cos, sin);
   Tensor out = empty_like(x_in);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -314,6 +322,7 @@ Tensor rotary(const Tensor& x_in, const Tensor& cos, const Tensor& sin, int rota
 Tensor swiglu(const Tensor& gate_in, const Tensor& up_in) {
   require(gate_in.same_shape(up_in), "swiglu",
           [&] { return std::string("gate " + shape_string(gate_in) + " and up " + shape_string(up_in) + " differ"); });
+  read_by("swiglu", gate_in, up_in);
   Tensor out = empty_like(gate_in);
   Temporaries scratch;
   const Tensor gate = gate_in.contiguous(), up = up_in.contiguous();
@@ -340,6 +349,7 @@ void grouped_attention_shape(const Tensor& qkv, int n_head, int n_kv_head, int* 
 Tensor grouped_attention(const Tensor& qkv_in, int n_head, int n_kv_head) {
   int B, T, hs;
   grouped_attention_shape(qkv_in, n_head, n_kv_head, &B, &T, &hs);
+  read_by("grouped_attention", qkv_in);
   const int shape[3] = {B, T, n_head * hs};
   Tensor out = new_tensor(3, shape);
   Temporaries scratch;
@@ -354,6 +364,7 @@ Tensor grouped_attention(const Tensor& qkv_in, int n_head, int n_kv_head) {
 Tensor softmax(const Tensor& x_in) {
   int N, C;
   rows_and_channels(x_in, "softmax", &N, &C);
+  read_by("softmax", x_in);
   Tensor out = empty_like(x_in);
   Temporaries scratch;
   const Tensor x = x_in.contiguous();
@@ -377,6 +388,9 @@ Tensor softmax(const Tensor& x_in) {
 
 namespace {
 
+// cross_entropy's name as it notes its reads, which its pullback looks for (Arena::claim_for_gradient).
+constexpr char kCrossEntropy[] = "cross_entropy";
+
 // Checks the arguments; returns the rows N and the padded width Vp.
 void crossentropy_shape(const Tensor& logits, const int* targets, int V, int* N, int* Vp) {
   rows_and_channels(logits, "cross_entropy", N, Vp);
@@ -393,11 +407,17 @@ void crossentropy_shape(const Tensor& logits, const int* targets, int V, int* N,
 float cross_entropy(const Tensor& logits_in, const int* targets, int V) {
   int N, Vp;
   crossentropy_shape(logits_in, targets, V, &N, &Vp);
+  read_by(kCrossEntropy, logits_in);
   Temporaries scratch;
   const Tensor logits = logits_in.contiguous();
-  float* probs = current_arena().allocate(std::size_t(N) * Vp);
   float* losses = current_arena().allocate(std::size_t(N));
-  kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
+  // The loss needs no probabilities, but the kernel writes them: a few rows at a time into one
+  // buffer, not an (N, Vp) array beside the logits (the pullback computes them again).
+  const int rows = std::min(N, 8 * omp_get_max_threads());
+  float* probs = current_arena().allocate(std::size_t(rows) * Vp);
+  for (int i = 0; i < N; i += rows)
+    kernels::softmax_crossentropy_forward(losses + i, probs, logits.data + std::size_t(i) * Vp, targets + i,
+                                          std::min(rows, N - i), V, Vp);
   double loss = 0;  // summed as the engine sums it, so both report the same loss
   for (int i = 0; i < N; i++) loss += losses[i];
   return float(loss / N);
@@ -606,15 +626,28 @@ void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, 
   if (!d_logits) return;
   int N, Vp;
   crossentropy_shape(logits_in, targets, V, &N, &Vp);
-  overwriting_pullback(d_logits, logits_in, [&](float* dlogits) {
-    const Tensor logits = logits_in.contiguous();
-    // The probabilities go where the gradient goes (the kernel reads each one before overwriting
-    // it), so the pullback holds one (N, Vp) array besides the logits, not two.
-    float* probs = dlogits ? dlogits : current_arena().allocate(std::size_t(N) * Vp);
+  // The gradient into probs, which may be the logits' own storage: the kernels read each logit and
+  // probability before overwriting it.
+  const auto gradient = [&](float* probs, const float* logits) {
     float* losses = current_arena().allocate(std::size_t(N));
-    kernels::softmax_crossentropy_forward(losses, probs, logits.data, targets, N, V, Vp);
+    kernels::softmax_crossentropy_forward(losses, probs, logits, targets, N, V, Vp);
     for (int i = 0; i < N; i++) losses[i] = d_result / float(N);  // the mean's adjoint per row
     kernels::softmax_crossentropy_backward(probs, probs, targets, losses, N, V, Vp);
+  };
+  // Logits no other op read, inside a sweep's private intermediates: their storage becomes their
+  // gradient, as the arrays engine writes the logits' gradient over its probabilities.
+  if (d_logits->empty() && logits_in.is_contiguous() && current_arena().claim_for_gradient(logits_in, kCrossEntropy)) {
+    Temporaries scratch;
+    gradient(logits_in.data, logits_in.data);
+    *d_logits = logits_in;
+    return;
+  }
+  overwriting_pullback(d_logits, logits_in, [&](float* dlogits) {
+    const Tensor logits = logits_in.contiguous();
+    // The probabilities go where the gradient goes, so the pullback holds one (N, Vp) array
+    // besides the logits, not two.
+    float* probs = dlogits ? dlogits : current_arena().allocate(std::size_t(N) * Vp);
+    gradient(probs, logits.data);
     return probs;
   });
 }

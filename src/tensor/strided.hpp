@@ -52,6 +52,14 @@ class Temporaries {
   Arena::Mark mark_;
 };
 
+// Records in the current arena that the op read each of xs (Arena::note_read): every op calls it
+// for the tensors it takes, before allocating its result.
+template <class... Tensors>
+void read_by(const char* op, const Tensors&... xs) {
+  Arena& arena = current_arena();
+  (arena.note_read(xs, op), ...);
+}
+
 // Throws std::invalid_argument("<op>: <what()>") unless ok. The message is built only on
 // failure: ops run inside training steps, which must not allocate.
 template <class Message>

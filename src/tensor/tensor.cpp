@@ -264,7 +264,39 @@ float* Arena::allocate(std::size_t count) {
   offset_ += padded;
   used_ += padded;
   peak_ = std::max(peak_, used_);
+  allocations_.push_back({p, padded, nullptr, 0, false});
   return p;
+}
+
+Arena::Allocation* Arena::allocation_holding(const float* p) {
+  bool here = false;
+  for (const FloatArena& b : blocks_) here |= p >= b.data() && p < b.data() + b.size();
+  if (!here) return nullptr;  // parameters, gradients, another arena's tensors
+  // Backwards: ops mostly read what was allocated last.
+  for (std::size_t i = allocations_.size(); i-- > 0;) {
+    Allocation& a = allocations_[i];
+    if (p >= a.begin && p < a.begin + a.floats) return &a;
+  }
+  return nullptr;
+}
+
+void Arena::note_read(const Tensor& x, const char* op) {
+  Allocation* a = x.empty() ? nullptr : allocation_holding(x.data);
+  if (!a) return;
+  if (a->gradient)
+    throw std::logic_error(std::string(op) + ": reads a tensor whose storage " + a->reader +
+                           "'s pullback gave over to its gradient");
+  a->reader = op;
+  a->readers++;
+}
+
+bool Arena::claim_for_gradient(const Tensor& x, const char* op) {
+  if (private_from_ >= allocations_.size() || x.empty()) return false;
+  Allocation* a = allocation_holding(x.data);
+  if (!a || a < &allocations_[private_from_] || a->gradient || a->readers != 1 || std::strcmp(a->reader, op) != 0)
+    return false;
+  a->gradient = true;
+  return true;
 }
 
 void Arena::reset() {
@@ -279,12 +311,14 @@ void Arena::reset() {
   offset_ = 0;
   used_ = 0;
   peak_ = 0;
+  allocations_.clear();
 }
 
 void Arena::release(const Mark& m) {
   block_ = m.block;
   offset_ = m.offset;
   used_ = m.used;
+  allocations_.resize(m.allocations);
 }
 
 namespace {
@@ -298,6 +332,11 @@ Arena& current_arena() {
   if (!current) throw std::logic_error("tensor op outside an ArenaScope: no arena to allocate in");
   return *current;
 }
+
+PrivateIntermediates::PrivateIntermediates() : arena_(current_arena()), previous_(arena_.private_from_) {
+  arena_.private_from_ = std::min(previous_, arena_.allocations_.size());
+}
+PrivateIntermediates::~PrivateIntermediates() { arena_.private_from_ = previous_; }
 
 // ---- construction ----
 

@@ -144,6 +144,26 @@ TEST(TensorArena, WarmLlamaStepDoesNotGrow) {
   EXPECT_EQ(allocations, 0u);
 }
 
+// The arena's peak in a Llama step whose (B·T, V) logits outweigh the layers: the logits' gradient
+// takes the logits' storage (cross_entropy's pullback inside the sweeps' PrivateIntermediates), so
+// the peak holds one (B·T, V) array, not two.
+TEST(TensorArena, LlamaStepHoldsTheLogitsOnce) {
+  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
+  LlamaConfig c;
+  c.max_seq_len = 16, c.vocab_size = 4096, c.num_layers = 2, c.num_heads = 4, c.num_kv_heads = 2, c.channels = 32;
+  c.multiple_of = 32;
+  adjoint::Llama engine(c);
+  engine.init_random(3);
+  const int B = 2, T = 16;
+  std::vector<int> tokens(B * T + 1);
+  for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 977 % 4096);
+  nn::TensorLlama tensor(engine);
+  tensor.forward_backward(tokens.data(), tokens.data() + 1, B, T);
+  const std::size_t logits = std::size_t(B) * T * c.vocab_size;
+  EXPECT_GE(tensor.arena().peak_floats(), logits);
+  EXPECT_LT(tensor.arena().peak_floats(), 2 * logits);
+}
+
 class TensorRuntime : public ::testing::Test {
  protected:
   Arena arena_;
