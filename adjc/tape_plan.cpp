@@ -146,6 +146,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
   mark_reverse(ir.body);
   plan_simd_reverse(ir, full, all);
   reject_calls_in_parallel_loops(ir, diags);
+  record_call_summary(ir, reads, all);
 }
 
 }  // namespace adjc
