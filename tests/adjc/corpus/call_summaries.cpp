@@ -10,6 +10,8 @@
 
 using namespace gradcheck;
 
+namespace summaries {  // the corpus is one program: its names are its own
+
 // Out-parameters and references (the shape of Clad's function-call tests): neither callee's
 // reverse reads the old value of *out or acc, so the second call may overwrite what the first wrote.
 void scale_into(double* out, double x, double k) { *out = x * k; }
@@ -118,3 +120,5 @@ TEST(CallSummaries, accumulated) {
   auto g = adjoint::gradient(accumulated, "x, w, acc");
   check("accumulated", g, accumulated, In<double>{9}, In<double>{3}, InOut<double>{3}, 3, 3);
 }
+
+}  // namespace summaries
