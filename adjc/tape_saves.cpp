@@ -118,7 +118,8 @@ bool same_expression(const FunctionIR& ir, const Expr* a, const Expr* b) {
 // (`o[0] = o[0] * a`), so its reverse does not depend on what the region holds when it starts. A
 // bulk save restores before the loop's reverse when the loop's reverse reads the old values.
 bool restored_before_read(const FunctionIR& ir, const Node* r, const Var* region) {
-  if (r->kind != NodeKind::Assign || !r->save || r->memory_root != region || !r->lhs) return false;
+  if (r->kind != NodeKind::Assign || !r->save || r->result_in_target || r->memory_root != region || !r->lhs)
+    return false;
   if (r->bulk && !r->parent->parent->bulk_restore_first) return false;
   bool only_target = true;
   std::function<void(const Expr*)> visit = [&](const Expr* e) {
