@@ -43,6 +43,15 @@ struct CustomPullbacks {
   std::multimap<std::string, const clang::FunctionDecl*> free, members;
 };
 
+// What a differentiated function does with the memory its parameters point to, as its callers'
+// tape plans need it (by ad_params position): `reads[i]`, whether its reverse sweep reads that
+// memory as the reverse finds it (what the call left there, or what the caller wrote since), and
+// `writes[i]`, whether it writes that memory. Parameters other than pointers and references
+// (scalars, value classes, structs by value) are read.
+struct CallSummary {
+  std::vector<bool> reads, writes;
+};
+
 // What the whole translation unit declares that decides how its functions are differentiated,
 // found in one scan before any pass runs (find_unit_facts) and handed to the passes.
 struct UnitFacts {
@@ -58,6 +67,10 @@ struct UnitFacts {
   mutable std::set<const clang::Expr*> container_data;
   mutable std::set<const clang::Expr*> container_at;
   mutable std::set<const clang::CallExpr*> sizing_calls;
+  // Each planned function's CallSummary, by definition: plan_tape records it, and the generator
+  // plans callees before their callers, so a caller's plan finds its callees' (a call within a
+  // recursion finds none and is taken to read and write everything it receives).
+  mutable std::map<const clang::FunctionDecl*, CallSummary> call_summaries;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 

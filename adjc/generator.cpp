@@ -49,6 +49,14 @@ struct Generator::Impl {
       slot = lower(fn, unit, context, diags);
       if (slot->valid) {
         Activity full = analyze_activity(*slot, all_differentiable(fn));
+        // Callees first: the tape plan reads their summaries (CallSummary). A call within a
+        // recursion finds its callee lowered but not yet planned, and no summary.
+        for_each_node(slot->body, [&](const Node* n) {
+          const FunctionDecl* callee = n->kind == NodeKind::Call ? n->call->getDirectCallee() : nullptr;
+          if (callee && slot->hoisted.count(n->call) && callee_kind(callee, unit) == CalleeKind::User &&
+              call_active(*slot, full, n))
+            ir_of(callee);
+        });
         plan_tape(*slot, full, diags);
         keep_local_vectors(*slot);
       }

@@ -132,16 +132,18 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
   std::set<Var*> written = written_regions(ir, all);
   plan_recomputation(ir, all, reads);
   find_iteration_locals(ir);
-  for (Node* n : all) {
+  for (Node* n : all)
     if (n->kind == NodeKind::Assign) plan_assignment_save(ir, n, reads, all);
-    else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) plan_call_save(ir, n, reads, diags);
-  }
+  // After every assignment's save: a taped assignment restores what it reads before reading it.
+  for (Node* n : all)
+    if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) plan_call_save(ir, n, reads, diags);
   for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
   plan_bulk_saves(ir, all, reads);
   plan_kept(ir, written);
   mark_reverse(ir.body);
   plan_simd_reverse(ir, full, all);
   reject_calls_in_parallel_loops(ir, diags);
+  record_call_summary(ir, reads, all);
 }
 
 }  // namespace adjc

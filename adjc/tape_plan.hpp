@@ -31,6 +31,15 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all);
+// What calls do with the memory their pointer and reference arguments point to, from the callee's
+// CallSummary (classify.hpp): whether the reverse of `call` reads the memory of its argument `i` as
+// the reverse finds it, and whether the call writes it. A call without a summary (a custom pullback,
+// a recursion, no body) reads what it receives and writes what it receives by non-const pointer or
+// reference.
+bool call_reads_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
+bool call_writes_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
+// Records `ir`'s CallSummary in its unit's facts, for its callers (the last phase of plan_tape).
+void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all);
 
 // ----- loop plans (loop_plans.cpp)
 // Sets Node::bulk and the loop's bulk_* fields for the loops whose one taped write can be saved

@@ -86,7 +86,19 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
       if (!ir.hoisted.count(n->call)) continue;
       n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
       if (!n->active) continue;
-      for (AdArg a : ad_args(n->call)) variables_read(ir, a.expr, vars);
+      // A pointer or reference argument is read for its address; the memory it points to only when
+      // the callee's reverse reads it (call_reads_memory).
+      std::vector<AdArg> args = ad_args(n->call);
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!call_reads_memory(n->call, i, ir.unit)) {
+          address_vars(ir, args[i].expr, vars);
+          continue;
+        }
+        variables_read(ir, args[i].expr, vars);
+        // A local pointer's value is an address into its region, which the callee reads too.
+        if (args[i].expr->getType()->isPointerType())
+          if (Var* region = memory_root(ir, args[i].expr)) vars.push_back(region);
+      }
     }
     for (Var* v : vars) {
       v->read_in_reverse = true;

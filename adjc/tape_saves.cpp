@@ -1,5 +1,7 @@
 // Tape plan, saves: which overwrites are taped, which calls' overwrites are rejected, and which
 // results the reverse reads back from their targets (tape_plan.hpp).
+#include <llvm/ADT/FoldingSet.h>
+
 #include <functional>
 
 #include "iteration.hpp"
@@ -91,7 +93,123 @@ bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, con
   return found;
 }
 
+// A pointer or reference parameter: the call passes memory (a value-class handle is a value).
+bool memory_param(QualType t, const UnitFacts& unit) {
+  t = t.getCanonicalType();
+  return (t->isPointerType() || t->isReferenceType()) && !is_value_class(t->getPointeeType(), unit);
+}
+
+const CallSummary* summary_of(const CallExpr* call, const UnitFacts& unit) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  if (!callee || callee_kind(callee, unit) != CalleeKind::User) return nullptr;
+  auto it = unit.call_summaries.find(callee->getDefinition());
+  return it == unit.call_summaries.end() ? nullptr : &it->second;
+}
+
+bool same_expression(const FunctionIR& ir, const Expr* a, const Expr* b) {
+  llvm::FoldingSetNodeID x, y;
+  strip(a, ir.unit)->Profile(x, ir.fn->getASTContext(), true);
+  strip(b, ir.unit)->Profile(y, ir.fn->getASTContext(), true);
+  return x == y;
+}
+
+// Whether what node `r` reads of `region` is restored from the tape before its reverse reads it:
+// `r` is a taped assignment into `region` whose every read of the region is its own target
+// (`o[0] = o[0] * a`), so its reverse does not depend on what the region holds when it starts. A
+// bulk save restores before the loop's reverse when the loop's reverse reads the old values.
+bool restored_before_read(const FunctionIR& ir, const Node* r, const Var* region) {
+  if (r->kind != NodeKind::Assign || !r->save || r->result_in_target || r->memory_root != region || !r->lhs)
+    return false;
+  if (r->bulk && !r->parent->parent->bulk_restore_first) return false;
+  bool only_target = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* e) {
+    if (!e || !only_target) return;
+    e = strip(e, ir.unit);
+    if (is_memory_read(e) && memory_root(ir, e) == region) {
+      only_target = same_expression(ir, e, r->lhs);
+      return;
+    }
+    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  };
+  visit(r->rhs);
+  for (const Stmt* c : strip(r->lhs, ir.unit)->children()) visit(dyn_cast_or_null<Expr>(c));
+  return only_target;
+}
+
+// Whether the reverse sweep of `ir` reads memory of `region` as it finds it there: a read the tape
+// does not restore first, or a result read back from its target (Node::result_in_target).
+bool reverse_reads_region(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
+                          const Var* region) {
+  for (const ReadSite& r : reads)
+    if (r.var == region && !restored_before_read(ir, r.node, region)) return true;
+  for (const Node* n : all)
+    if (n->result_in_target && n->memory_root == region) return true;
+  return false;
+}
+
+// Whether some statement of `ir` writes memory of `region`: an assignment, or a call (in any
+// expression) that writes what its argument points to.
+bool writes_region(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+  for (const Node* n : all) {
+    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) return true;
+    bool writes = false;
+    std::function<void(const Expr*)> visit = [&](const Expr* e) {
+      if (!e || writes) return;
+      if (auto* call = dyn_cast<CallExpr>(e);
+          call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
+        std::vector<AdArg> args = ad_args(call);
+        for (size_t i = 0; i < args.size(); ++i)
+          writes |= memory_root(ir, args[i].expr) == region &&
+                    (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit));
+      }
+      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+    };
+    for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
+      visit(e);
+    if (writes) return true;
+  }
+  return false;
+}
+
+// Whether call `n`'s own reverse reads memory of `region` that its argument through `member` (nullptr:
+// not through a pointer member) overwrites: an argument in the region, through the same member or
+// none, whose memory the callee's reverse reads.
+bool reads_own_write(const FunctionIR& ir, const Node* n, const Var* region, const FieldDecl* member) {
+  std::vector<AdArg> args = ad_args(n->call);
+  for (size_t j = 0; j < args.size(); ++j) {
+    if (memory_root(ir, args[j].expr) != region || !call_reads_memory(n->call, j, ir.unit)) continue;
+    const FieldDecl* through = member_region(ir, args[j].expr);
+    if (!member || !through || through == member) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
+  std::vector<AdParam> params = ad_params(call->getDirectCallee());
+  if (i >= params.size() || !memory_param(params[i].type, unit)) return true;
+  const CallSummary* summary = summary_of(call, unit);
+  return !summary || summary->reads[i];
+}
+
+bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
+  std::vector<AdParam> params = ad_params(call->getDirectCallee());
+  if (i >= params.size() || !is_written_param(params[i].type)) return false;
+  const CallSummary* summary = summary_of(call, unit);
+  return !summary || summary->writes[i];
+}
+
+void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all) {
+  CallSummary summary;
+  std::vector<AdParam> params = ad_params(ir.fn);
+  for (size_t i = 0; i < ir.params.size() && i < params.size(); ++i) {
+    bool memory = memory_param(params[i].type, ir.unit);
+    summary.reads.push_back(!memory || reverse_reads_region(ir, reads, all, ir.params[i]));
+    summary.writes.push_back(is_written_param(params[i].type) && (!memory || writes_region(ir, all, ir.params[i])));
+  }
+  ir.unit.call_summaries[ir.fn] = std::move(summary);
+}
 
 // An assignment is taped when reverse code that runs after it (in reverse order) reads the old
 // value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
@@ -113,7 +231,8 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 
 // A call's result is taped like an assignment's target. Memory the call writes is not taped: a
 // call that overwrites what the reverse reads is rejected, as is an argument read from memory the
-// call writes.
+// call writes. What the call writes, and what calls read in the reverse, are the callees'
+// summaries (call_writes_memory, call_reads_memory).
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags) {
   for (const ReadSite& r : reads)
     if (n->result && !n->result->recompute && r.var == n->result &&
@@ -122,20 +241,21 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
       break;
     }
   const FunctionDecl* callee = n->call->getDirectCallee();
-  const bool custom_callee = callee_kind(callee, ir.unit) == CalleeKind::Custom;
-  std::vector<AdParam> params = ad_params(callee);
   std::vector<AdArg> args = ad_args(n->call);
-  for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
-    if (!is_written_param(params[i].type)) continue;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!call_writes_memory(n->call, i, ir.unit)) continue;
     Var* region = memory_root(ir, args[i].expr);
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
     const FieldDecl* member = member_region(ir, args[i].expr);
     for (const ReadSite& r : reads)
-      // A custom pullback reads memory as its call left it, so a call in a loop also destroys
-      // what its own earlier iterations' pullbacks read (generated callees restore it from
-      // their tape). Reads through other pointer members of a struct read other memory.
-      if (r.var == region && (r.node != n || custom_callee) && (r.node->order < n->order || shares_loop(r.node, n)) &&
-          (!member || accesses_member(ir, r.node, region, member))) {
+      // Reverse code that runs after the call's reads the region as the forward left it: code
+      // before the call, and in a loop also the call itself (an earlier iteration's reverse reads
+      // what a later iteration overwrote), unless the tape restores what it reads first. Reads
+      // through other pointer members of a struct read other memory.
+      if (r.var == region && (r.node->order < n->order || shares_loop(r.node, n)) &&
+          !restored_before_read(ir, r.node, region) &&
+          (r.node == n ? reads_own_write(ir, n, region, member)
+                       : !member || accesses_member(ir, r.node, region, member))) {
         diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
                                 "' but the derivative needs its earlier value; copy it first");
         break;
