@@ -42,6 +42,11 @@ void Emitter::forward_node(Node* n, Code& code) {
     }
     case NodeKind::Call: {
       line_directive(code, n->loc);
+      if (n->refilled) {  // a local vector's resize, assign or clear: the vector taped whole first
+        code.line(push(use(n->refilled->name), n->refilled));
+        code.line(print_.call_text(n->call) + ";");
+        return;
+      }
       const FunctionDecl* f = n->call->getDirectCallee();
       // A lambda's closure cannot be named in generated code: its calls always go to its forward.
       auto* method = dyn_cast<CXXMethodDecl>(f);

@@ -97,6 +97,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
       return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
   }
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
+  if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
     check_expression(ir_, diags_, call);

@@ -110,6 +110,15 @@ void pop_vector(Vector& v) {
   thread_tape<typename Vector::value_type>().pop_n(v.data(), v.size());
 }
 
+// The reverse of a local std::vector's resize, assign or clear, once the vector is restored: the
+// elements from `first` on were filled with a constant or dropped, so their adjoints are zero, and
+// the adjoint covers at least the restored `size` elements.
+template <class Vector>
+void refill_adjoint(Vector& adjoint, std::size_t first, std::size_t size) {
+  for (std::size_t i = first; i < adjoint.size(); ++i) adjoint[i] = 0;
+  if (adjoint.size() < size) adjoint.resize(size);
+}
+
 // A straight loop's overwritten elements [first, first + n), saved in one block before the loop
 // and restored in one block by its reverse (docs/adjc.md, "bulk saves").
 template <class T>
