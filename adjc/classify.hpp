@@ -6,6 +6,7 @@
 #include <clang/AST/DeclCXX.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ struct CustomPullbacks {
   std::multimap<std::string, const clang::FunctionDecl*> free, members;
 };
 
+struct ClosureFunction;  // closures.hpp
+
 // What the whole translation unit declares that decides how its functions are differentiated,
 // found in one scan before any pass runs (find_unit_facts) and handed to the passes.
 struct UnitFacts {
@@ -56,6 +59,9 @@ struct UnitFacts {
   // stand for `c.data()`, and the calls that size a std::vector.
   mutable std::set<const clang::Expr*> container_data;
   mutable std::set<const clang::CallExpr*> sizing_calls;
+  // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
+  mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
+  mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 

@@ -19,8 +19,8 @@ uint64_t array_size(clang::QualType t);  // N of a std::array<T, N>
 // Rewrites the container operations in `fn`'s body, in place, into the forms the passes lower:
 // `c[i]` into an array subscript of the container, `c.data()` into `&c[0]` (printed `c.data()`);
 // leaves `c.size()`, `c.empty()`, `v.push_back(x)`, the refills (lowered by lower_containers.cpp) and
-// range-for; reports
-// every other use of a container (whole copies, other members, iterators). False on errors.
+// range-for; reports every other use of a container (whole copies, other members, iterators). False
+// on errors.
 bool rewrite_containers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
                         Diagnostics& diags);
 

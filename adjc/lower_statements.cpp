@@ -25,13 +25,12 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
   if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
-  if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
-  // A lambda without captures: its calls are calls of its generated forward; no state to keep.
+  // A lambda: its calls are calls of its generated forward; with captures, its copies are locals.
   if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
-    if (closure->capture_size() != 0)
-      return fail(at, "lambdas with captures are not supported; pass the captured values as parameters");
+    if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
     return;
   }
+  if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   const Expr* init = vd->getInit();
   if (init && is_empty_value(init, ir_.unit))
     init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts

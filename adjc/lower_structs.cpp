@@ -264,6 +264,32 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   }
 }
 
+// A lambda with captures (closures.hpp): each capture by copy becomes a local (`f_k`) set from its
+// initialiser where the lambda is declared, as a split struct's member, which the calls pass to the
+// lambda's function. A lambda whose captures adjc does not model is reported at its calls.
+void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
+  const ClosureFunction& c = closure_function(vd->getType()->getAsCXXRecordDecl(), ir_.unit, context_);
+  auto* lambda = dyn_cast_or_null<LambdaExpr>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr);
+  if (!c.fn || !lambda) return;
+  SourceLocation at = vd->getLocation();
+  auto init = lambda->capture_init_begin();
+  for (const ClosureCapture& k : c.captures) {
+    const Expr* value = *init++;
+    if (!k.by_copy) continue;
+    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType(), VarKind::Local, nullptr,
+                      at);
+    v->block = block;
+    ir_.member_var[{vd, k.field}] = v;
+    size_t before = block->children.size();
+    lower_assign(stmt, member_ref(vd, k.field), BO_Assign, value, block);
+    if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+      block->children.back()->definition = true;
+      block->children.back()->loc = at;
+      v->definition = block->children.back();
+    }
+  }
+}
+
 // `T a[N] = {x, y}`: the local array, then one assignment per element given (the rest are zero,
 // as every local starts).
 void Lowering::lower_array_init(const VarDecl* vd, const InitListExpr* list, const Stmt* stmt, Node* block) {
