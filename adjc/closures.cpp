@@ -2,6 +2,7 @@
 #include "closures.hpp"
 
 #include <clang/AST/StmtOpenMP.h>
+#include <clang/Lex/Lexer.h>
 
 #include "classify.hpp"
 
@@ -11,28 +12,39 @@ using namespace clang;
 
 namespace {
 
-// Whether `s` may modify `v`: a use of it other than as a value read (`read`: the use is read,
-// through members, elements and const member calls of what it names).
-bool modifies(const Stmt* s, const VarDecl* v, bool read = false) {
-  if (!s) return false;
-  if (auto* ref = dyn_cast<DeclRefExpr>(s)) return !read && ref->getDecl() == v;
-  if (isa<LambdaExpr>(s)) return false;  // a nested lambda's uses are its own captures
-  if (auto* c = dyn_cast<ImplicitCastExpr>(s))
-    return modifies(c->getSubExpr(), v, read || c->getCastKind() == CK_LValueToRValue);
-  if (auto* p = dyn_cast<ParenExpr>(s)) return modifies(p->getSubExpr(), v, read);
-  if (auto* m = dyn_cast<MemberExpr>(s)) return modifies(m->getBase(), v, read);
-  if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return modifies(a->getBase(), v, read) || modifies(a->getIdx(), v);
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
-    return modifies(op->getArg(0), v, read) || modifies(op->getArg(1), v);
-  if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
-    bool any = modifies(mc->getImplicitObjectArgument(), v, true);
-    for (const Expr* a : mc->arguments()) any |= modifies(a, v);
-    return any;
+// Whether `s` may modify `v` (after source location `after`, when valid): a use of it other than
+// as a value read (`read`: the use is read, through members, elements and const member calls of
+// what it names). A lambda's capture by reference counts as a modification.
+struct Modification {
+  const VarDecl* v;
+  const SourceManager* sm = nullptr;
+  SourceLocation after;
+
+  bool in(const Stmt* s, bool read = false) const {
+    if (!s) return false;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      return !read && ref->getDecl() == v && (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
+    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
+      for (const Expr* init : lambda->capture_inits())
+        if (in(init)) return true;
+      return false;
+    }
+    if (auto* c = dyn_cast<ImplicitCastExpr>(s)) return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
+    if (auto* p = dyn_cast<ParenExpr>(s)) return in(p->getSubExpr(), read);
+    if (auto* m = dyn_cast<MemberExpr>(s)) return in(m->getBase(), read);
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
+      return in(op->getArg(0), read) || in(op->getArg(1));
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
+      bool any = in(mc->getImplicitObjectArgument(), true);
+      for (const Expr* a : mc->arguments()) any |= in(a);
+      return any;
+    }
+    for (const Stmt* c : s->children())
+      if (in(c)) return true;
+    return false;
   }
-  for (const Stmt* c : s->children())
-    if (modifies(c, v)) return true;
-  return false;
-}
+};
 
 ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
   ClosureFunction c;
@@ -77,7 +89,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     } else if (vt->isArrayType()) {
       return fail(at, "the lambda captures array '" + name + "', which is not supported; capture a pointer to its "
                       "first element instead (double* p = " + name + ";)");
-    } else if (modifies(op->getBody(), var)) {
+    } else if (Modification{var}.in(op->getBody())) {
       pt = context.getLValueReferenceType(vt);
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.
@@ -86,7 +98,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     }
     auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
                                       context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
-    c.captures.push_back({var, *field++, by_copy, param});
+    c.captures.push_back({var, *field++, by_copy, param, at});
     params.push_back(param);
     types.push_back(pt);
   }
@@ -243,6 +255,53 @@ const ClosureFunction& closure_function(const CXXRecordDecl* closure, const Unit
 const ClosureFunction* as_closure_function(const FunctionDecl* fn, const UnitFacts& unit) {
   auto it = unit.closure_of.find(fn);
   return it == unit.closure_of.end() ? nullptr : it->second;
+}
+
+bool closure_request_arguments(const ClosureFunction& c, const Expr* target, ASTContext& context, Diagnostics& diags,
+                               std::string& out) {
+  const SourceManager& sm = context.getSourceManager();
+  auto* ref = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
+  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const LambdaExpr* named = var && var->isLocalVarDecl() ? lambda_of(var->getInit()) : nullptr;
+  const LambdaExpr* written = named ? nullptr : lambda_of(target);
+  if (!named && !written) {
+    diags.error(target->getBeginLoc(), "a gradient of a lambda with captures must be requested in the function that "
+                                       "declares it, of the lambda or of the local variable holding it");
+    return false;
+  }
+  auto init = (named ? named : written)->capture_init_begin();
+  for (const ClosureCapture& k : c.captures) {
+    const Expr* value = *init++;
+    const std::string name = k.var->getName().str();
+    QualType pt = k.param->getType();
+    if (!k.by_copy) {
+      if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified() && is_differentiable(pt)) {
+        diags.error(k.at, "the lambda writes its capture '" + name + "', which a gradient request cannot return; "
+                          "return the value from the lambda instead");
+        return false;
+      }
+      out += ", ::std::ref(" + name + ")";
+    } else if (k.var->isInitCapture()) {
+      if (named) {
+        diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name + " = ...') must be requested "
+                          "where the lambda is written: adjoint::gradient([" + name + " = ...](...) { ... })");
+        return false;
+      }
+      out += ", " + Lexer::getSourceText(CharSourceRange::getTokenRange(value->getSourceRange()), sm,
+                                         context.getLangOpts()).str();
+    } else {
+      auto* function = dyn_cast<FunctionDecl>(var->getDeclContext());
+      if (named && function &&
+          Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
+        diags.error(k.at, "'" + name + "' is captured by copy and changed after the lambda is declared, so a "
+                          "gradient request cannot read the lambda's copy; capture it by reference ([&" + name +
+                          "]), or request the gradient where the lambda is written");
+        return false;
+      }
+      out += ", " + name;
+    }
+  }
+  return true;
 }
 
 bool rewrite_closure_calls(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {

@@ -19,6 +19,7 @@ struct ClosureCapture {
   const clang::FieldDecl* field = nullptr;  // its member of the closure
   bool by_copy = false;
   const clang::ParmVarDecl* param = nullptr;  // the function's parameter standing for it
+  clang::SourceLocation at;                   // where the lambda captures it
 };
 
 struct ClosureFunction {
@@ -35,6 +36,13 @@ const ClosureFunction& closure_function(const clang::CXXRecordDecl* closure, con
 const ClosureFunction* as_closure_function(const clang::FunctionDecl* fn, const UnitFacts& unit);
 // A lambda with captures: its closure type.
 const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
+
+// For a gradient request of a lambda with captures (`target`: the lambda written in the request,
+// or the local variable holding one), the captured values `execute` passes ahead of its arguments
+// (", k, ::std::ref(acc)": copies as the lambda made them, references to what it captures by
+// reference). Reports what a request cannot read (false).
+bool closure_request_arguments(const ClosureFunction& c, const clang::Expr* target, clang::ASTContext& context,
+                               Diagnostics& diags, std::string& out);
 
 // Rewrites, in `fn`'s body, each call of a lambda with captures declared in it (`f(x)`, or a
 // lambda called where it is written) into the call of its function. Reports other uses of such a

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -278,6 +280,25 @@ struct gradient_function {
   }
   const char* source() const { return generated_source; }
 };
+
+// A generated gradient of a lambda with captures: `execute` passes the captured values first (the
+// lambda's copies, and std::reference_wrappers of what it captures by reference), as constants.
+template <auto Grad, class... Captured>
+struct closure_gradient_function {
+  const char* generated_source;
+  std::tuple<Captured...> captured;
+
+  template <class... Args>
+  void execute(Args&&... args) const {
+    std::apply([&](const Captured&... c) { Grad(c..., std::forward<Args>(args)...); }, captured);
+  }
+  const char* source() const { return generated_source; }
+};
+
+template <auto Grad, class... Captured>
+closure_gradient_function<Grad, Captured...> closure_gradient(const char* source, Captured... captured) {
+  return {source, {captured...}};
+}
 
 // Requests the gradient of `fn` with respect to the named parameters (comma-separated; empty
 // = every differentiable parameter). adjc replaces the call; see docs/adjc.md.
