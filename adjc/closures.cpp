@@ -4,6 +4,9 @@
 #include <clang/AST/StmtOpenMP.h>
 #include <clang/Lex/Lexer.h>
 
+#include <functional>
+#include <set>
+
 #include "classify.hpp"
 
 namespace adjc {
@@ -46,6 +49,16 @@ struct Modification {
   }
 };
 
+// Whether `s` reads the value of `v` (not only writes or accumulates into it).
+bool reads_value(const Stmt* s, const VarDecl* v) {
+  if (!s) return false;
+  if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+    if (auto* ref = dyn_cast<DeclRefExpr>(c->getSubExpr()->IgnoreParens()); ref && ref->getDecl() == v) return true;
+  for (const Stmt* c : s->children())
+    if (reads_value(c, v)) return true;
+  return false;
+}
+
 ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
   ClosureFunction c;
   CXXMethodDecl* op = closure->getLambdaCallOperator();
@@ -59,21 +72,33 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     return fail(c.where, "a generic lambda with captures is not supported; give its parameters types");
   if (!op->isConst())
     return fail(op->getLocation(), "a mutable lambda (its copies of the captures change from call to call) is not "
-                                   "supported; capture by reference ([&x]) what it changes");
+                                   "supported; keep what it changes in a local where it is called, and have the "
+                                   "lambda return the new value");
   auto* fn = FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
                                   op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr,
                                   SC_None);
   auto field = closure->field_begin();
   std::vector<ParmVarDecl*> params;
   std::vector<QualType> types;
+  unsigned index = 0;
   for (const LambdaCapture& capture : closure->captures()) {
     SourceLocation at = capture.getLocation();
+    ++index;
     if (capture.capturesThis())
       return fail(at, "a lambda capturing 'this' is not supported; copy the members it uses into locals and "
                       "capture those");
     auto* var = capture.capturesVariable() ? dyn_cast<VarDecl>(capture.getCapturedVar()) : nullptr;
     if (!var) return fail(at, "this capture is not supported; capture variables by copy or by reference");
     const std::string name = var->getName().str();
+    if (auto* inner = var->getType().getNonReferenceType()->getAsCXXRecordDecl(); inner && inner->isLambda()) {
+      // A lambda without captures has no state: its calls need no argument.
+      if (inner->capture_size() == 0) {
+        ++field;
+        continue;
+      }
+      return fail(at, "the lambda captures lambda '" + name + "', which has captures of its own; this is not "
+                      "supported: write '" + name + "' as a function, or pass what it computes as a parameter");
+    }
     bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
     QualType vt = var->getType(), pt;
     if (by_copy) {
@@ -88,8 +113,12 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       pt = vt;
     } else if (vt->isArrayType()) {
       return fail(at, "the lambda captures array '" + name + "', which is not supported; capture a pointer to its "
-                      "first element instead (double* p = " + name + ";)");
+                      "first element instead (const double* p = " + name + ";)");
     } else if (Modification{var}.in(op->getBody())) {
+      // Its reverse would read the value the lambda wrote, which a later call may have replaced.
+      if (reads_value(op->getBody(), var))
+        return fail(at, "the lambda both writes and reads '" + name + "', which it captures by reference; this is not "
+                        "supported: return the new value from the lambda and assign it where the lambda is called");
       pt = context.getLValueReferenceType(vt);
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.
@@ -98,7 +127,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     }
     auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
                                       context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
-    c.captures.push_back({var, *field++, by_copy, param, at});
+    c.captures.push_back({var, *field++, by_copy, param, at, index - 1});
     params.push_back(param);
     types.push_back(pt);
   }
@@ -175,6 +204,7 @@ class ClosureCalls {
   const UnitFacts& unit_;
   ASTContext& context_;
   Diagnostics& diags_;
+  std::set<const CXXRecordDecl*> reported_;
 
   void fail(SourceLocation at, const std::string& message) {
     diags_.error(at, message);
@@ -189,7 +219,8 @@ class ClosureCalls {
   Stmt* call(CXXOperatorCallExpr* op, const CXXRecordDecl* closure) {
     const ClosureFunction& c = closure_function(closure, unit_, context_);
     if (!c.fn) {
-      fail(c.where, c.why);
+      if (reported_.insert(closure).second) fail(c.where, c.why);
+      ok = false;
       return op;
     }
     const Expr* object = op->getArg(0)->IgnoreParenImpCasts();
@@ -204,7 +235,6 @@ class ClosureCalls {
       return op;
     }
     std::vector<Expr*> args;
-    size_t i = 0;
     for (const ClosureCapture& k : c.captures) {
       QualType pt = k.param->getType();
       if (k.by_copy && named) {
@@ -214,14 +244,13 @@ class ClosureCalls {
                                                   k.field->getType(), VK_LValue, OK_Ordinary);
         args.push_back(value(member, pt));
       } else if (k.by_copy) {
-        args.push_back(cast<Expr>(visit(const_cast<Expr*>(written->capture_inits().begin()[i]))));
+        args.push_back(cast<Expr>(visit(written->capture_init_begin()[k.index])));
       } else {
         auto* var = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(),
                                         const_cast<VarDecl*>(k.var), false, op->getBeginLoc(),
                                         k.var->getType().getNonReferenceType(), VK_LValue);
         args.push_back(pt->isReferenceType() ? static_cast<Expr*>(var) : value(var, pt));
       }
-      ++i;
     }
     for (unsigned a = 1; a < op->getNumArgs(); ++a) args.push_back(cast<Expr>(visit(op->getArg(a))));
     auto* fn = const_cast<FunctionDecl*>(c.fn);
@@ -269,9 +298,8 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
                                        "declares it, of the lambda or of the local variable holding it");
     return false;
   }
-  auto init = (named ? named : written)->capture_init_begin();
   for (const ClosureCapture& k : c.captures) {
-    const Expr* value = *init++;
+    const Expr* value = (named ? named : written)->capture_init_begin()[k.index];
     const std::string name = k.var->getName().str();
     QualType pt = k.param->getType();
     if (!k.by_copy) {
@@ -290,8 +318,8 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
       out += ", " + Lexer::getSourceText(CharSourceRange::getTokenRange(value->getSourceRange()), sm,
                                          context.getLangOpts()).str();
     } else {
-      auto* function = dyn_cast<FunctionDecl>(var->getDeclContext());
-      if (named && function &&
+      auto* function = named ? dyn_cast<FunctionDecl>(var->getDeclContext()) : nullptr;
+      if (function &&
           Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
         diags.error(k.at, "'" + name + "' is captured by copy and changed after the lambda is declared, so a "
                           "gradient request cannot read the lambda's copy; capture it by reference ([&" + name +

@@ -20,6 +20,7 @@ struct ClosureCapture {
   bool by_copy = false;
   const clang::ParmVarDecl* param = nullptr;  // the function's parameter standing for it
   clang::SourceLocation at;                   // where the lambda captures it
+  unsigned index = 0;                         // its position among the lambda's captures (capture_inits)
 };
 
 struct ClosureFunction {

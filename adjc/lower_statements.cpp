@@ -143,6 +143,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     if (is->getInit() || is->getConditionVariable() || is->isConsteval())
       return fail(at, "if statements with initialisers or condition variables are not supported");
     check_expression(ir_, diags_, is->getCond());
+    reject_closure_calls(is->getCond());
     Node* n = make(NodeKind::If, s);
     n->cond = is->getCond();
     n->then_node = lower_scope(is->getThen());

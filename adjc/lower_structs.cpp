@@ -272,14 +272,20 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
   auto* lambda = dyn_cast_or_null<LambdaExpr>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr);
   if (!c.fn || !lambda) return;
   SourceLocation at = vd->getLocation();
-  auto init = lambda->capture_init_begin();
   for (const ClosureCapture& k : c.captures) {
-    const Expr* value = *init++;
     if (!k.by_copy) continue;
+    const Expr* value = lambda->capture_init_begin()[k.index];
     Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType(), VarKind::Local, nullptr,
                       at);
     v->block = block;
     ir_.member_var[{vd, k.field}] = v;
+    if (v->pointer) {
+      v->base = pointer_base(value);
+      v->root = memory_root(ir_, value);
+      if (!v->base || !v->root)
+        return fail(value->getBeginLoc(), "pointer '" + k.var->getName().str() + "' captured by lambda '" +
+                                              vd->getName().str() + "' must point into a parameter or local array");
+    }
     size_t before = block->children.size();
     lower_assign(stmt, member_ref(vd, k.field), BO_Assign, value, block);
     if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {

@@ -95,6 +95,7 @@ class Lowering {
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void reject_closure_calls(const clang::Expr* e);
   void lower_closure(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_push_back(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);

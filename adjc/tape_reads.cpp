@@ -86,7 +86,11 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
       if (!ir.hoisted.count(n->call)) continue;
       n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
       if (!n->active) continue;
-      for (AdArg a : ad_args(n->call)) variables_read(ir, a.expr, vars);
+      for (AdArg a : ad_args(n->call)) {
+        variables_read(ir, a.expr, vars);
+        // The callee's reverse reads through a local pointer: the memory it points into is read.
+        if (Var* v = ir.var(a.expr); v && v->pointer && v->root) vars.push_back(v->root);
+      }
     }
     for (Var* v : vars) {
       v->read_in_reverse = true;
