@@ -26,13 +26,15 @@ struct Modification {
   bool in(const Stmt* s, bool read = false) const {
     if (!s) return false;
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
-      return !read && ref->getDecl() == v && (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
+      return !read && ref->getDecl() == v &&
+             (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
     if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
       for (const Expr* init : lambda->capture_inits())
         if (in(init)) return true;
       return false;
     }
-    if (auto* c = dyn_cast<ImplicitCastExpr>(s)) return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
+    if (auto* c = dyn_cast<ImplicitCastExpr>(s))
+      return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
     if (auto* p = dyn_cast<ParenExpr>(s)) return in(p->getSubExpr(), read);
     if (auto* m = dyn_cast<MemberExpr>(s)) return in(m->getBase(), read);
     if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
@@ -74,9 +76,9 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     return fail(op->getLocation(), "a mutable lambda (its copies of the captures change from call to call) is not "
                                    "supported; keep what it changes in a local where it is called, and have the "
                                    "lambda return the new value");
-  auto* fn = FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
-                                  op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr,
-                                  SC_None);
+  auto* fn =
+      FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
+                           op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);
   auto field = closure->field_begin();
   std::vector<ParmVarDecl*> params;
   std::vector<QualType> types;
@@ -96,8 +98,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
         ++field;
         continue;
       }
-      return fail(at, "the lambda captures lambda '" + name + "', which has captures of its own; this is not "
-                      "supported: write '" + name + "' as a function, or pass what it computes as a parameter");
+      return fail(at, "the lambda captures lambda '" + name +
+                          "', which has captures of its own; this is not "
+                          "supported: write '" +
+                          name + "' as a function, or pass what it computes as a parameter");
     }
     bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
     QualType vt = var->getType(), pt;
@@ -107,23 +111,27 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");
     } else if (var->isInitCapture()) {
-      return fail(at, "a lambda's init-capture by reference ('&" + name + " = ...') is not supported; capture the "
-                      "variable itself by reference");
+      return fail(at, "a lambda's init-capture by reference ('&" + name +
+                          " = ...') is not supported; capture the "
+                          "variable itself by reference");
     } else if (vt->isReferenceType()) {
       pt = vt;
     } else if (vt->isArrayType()) {
-      return fail(at, "the lambda captures array '" + name + "', which is not supported; capture a pointer to its "
-                      "first element instead (const double* p = " + name + ";)");
+      return fail(at, "the lambda captures array '" + name +
+                          "', which is not supported; capture a pointer to its "
+                          "first element instead (const double* p = " +
+                          name + ";)");
     } else if (Modification{var}.in(op->getBody())) {
       // Its reverse would read the value the lambda wrote, which a later call may have replaced.
       if (reads_value(op->getBody(), var))
-        return fail(at, "the lambda both writes and reads '" + name + "', which it captures by reference; this is not "
-                        "supported: return the new value from the lambda and assign it where the lambda is called");
+        return fail(at, "the lambda both writes and reads '" + name +
+                            "', which it captures by reference; this is not "
+                            "supported: return the new value from the lambda and assign it where the lambda is called");
       pt = context.getLValueReferenceType(vt);
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.
       pt = vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
-                                                          : context.getLValueReferenceType(vt.withConst());
+                                                         : context.getLValueReferenceType(vt.withConst());
     }
     auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
                                       context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
@@ -238,17 +246,17 @@ class ClosureCalls {
     for (const ClosureCapture& k : c.captures) {
       QualType pt = k.param->getType();
       if (k.by_copy && named) {
-        auto* base = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
-                                         op->getBeginLoc(), vd->getType().getNonReferenceType(), VK_LValue);
+        auto* base = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd),
+                                         false, op->getBeginLoc(), vd->getType().getNonReferenceType(), VK_LValue);
         auto* member = MemberExpr::CreateImplicit(context_, base, false, const_cast<FieldDecl*>(k.field),
                                                   k.field->getType(), VK_LValue, OK_Ordinary);
         args.push_back(value(member, pt));
       } else if (k.by_copy) {
         args.push_back(cast<Expr>(visit(written->capture_init_begin()[k.index])));
       } else {
-        auto* var = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(),
-                                        const_cast<VarDecl*>(k.var), false, op->getBeginLoc(),
-                                        k.var->getType().getNonReferenceType(), VK_LValue);
+        auto* var =
+            DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(k.var),
+                                false, op->getBeginLoc(), k.var->getType().getNonReferenceType(), VK_LValue);
         args.push_back(pt->isReferenceType() ? static_cast<Expr*>(var) : value(var, pt));
       }
     }
@@ -256,9 +264,8 @@ class ClosureCalls {
     auto* fn = const_cast<FunctionDecl*>(c.fn);
     auto* callee_ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), fn, false,
                                            op->getBeginLoc(), fn->getType(), VK_LValue);
-    auto* callee = ImplicitCastExpr::Create(context_, context_.getPointerType(fn->getType()),
-                                            CK_FunctionToPointerDecay, callee_ref, nullptr, VK_PRValue,
-                                            FPOptionsOverride());
+    auto* callee = ImplicitCastExpr::Create(context_, context_.getPointerType(fn->getType()), CK_FunctionToPointerDecay,
+                                            callee_ref, nullptr, VK_PRValue, FPOptionsOverride());
     return CallExpr::Create(context_, callee, args, fn->getReturnType(), VK_PRValue, op->getBeginLoc(),
                             FPOptionsOverride());
   }
@@ -304,26 +311,30 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
     QualType pt = k.param->getType();
     if (!k.by_copy) {
       if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified() && is_differentiable(pt)) {
-        diags.error(k.at, "the lambda writes its capture '" + name + "', which a gradient request cannot return; "
-                          "return the value from the lambda instead");
+        diags.error(k.at, "the lambda writes its capture '" + name +
+                              "', which a gradient request cannot return; "
+                              "return the value from the lambda instead");
         return false;
       }
       out += ", ::std::ref(" + name + ")";
     } else if (k.var->isInitCapture()) {
       if (named) {
-        diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name + " = ...') must be requested "
-                          "where the lambda is written: adjoint::gradient([" + name + " = ...](...) { ... })");
+        diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name +
+                              " = ...') must be requested "
+                              "where the lambda is written: adjoint::gradient([" +
+                              name + " = ...](...) { ... })");
         return false;
       }
-      out += ", " + Lexer::getSourceText(CharSourceRange::getTokenRange(value->getSourceRange()), sm,
-                                         context.getLangOpts()).str();
+      out += ", " +
+             Lexer::getSourceText(CharSourceRange::getTokenRange(value->getSourceRange()), sm, context.getLangOpts())
+                 .str();
     } else {
       auto* function = named ? dyn_cast<FunctionDecl>(var->getDeclContext()) : nullptr;
-      if (function &&
-          Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
-        diags.error(k.at, "'" + name + "' is captured by copy and changed after the lambda is declared, so a "
-                          "gradient request cannot read the lambda's copy; capture it by reference ([&" + name +
-                          "]), or request the gradient where the lambda is written");
+      if (function && Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
+        diags.error(k.at, "'" + name +
+                              "' is captured by copy and changed after the lambda is declared, so a "
+                              "gradient request cannot read the lambda's copy; capture it by reference ([&" +
+                              name + "]), or request the gradient where the lambda is written");
         return false;
       }
       out += ", " + name;

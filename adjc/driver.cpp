@@ -297,7 +297,8 @@ class Consumer : public ASTConsumer {
       std::string source = g.source_function + "()";
       if (auto* ref = dyn_cast<DeclRefExpr>(target))
         source = "(static_cast<void>(" + ref->getDecl()->getNameAsString() + "), " + source + ")";
-      replacements.push_back({call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
+      replacements.push_back(
+          {call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
     } else {
       replacements.push_back(
           {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});

@@ -133,7 +133,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
     const Var* v = n->refilled;
     code.line(pop(use(v->name), v->type, v));
     if (act_.of(v)) {
-      std::string first = cast<CXXMemberCallExpr>(n->call)->getMethodDecl()->getName() == "resize" ? use(v->name) + ".size()" : "0";
+      bool resize = cast<CXXMemberCallExpr>(n->call)->getMethodDecl()->getName() == "resize";
+      std::string first = resize ? use(v->name) + ".size()" : "0";
       code.line("::adjoint::detail::refill_adjoint(" + use("_d_" + v->name) + ", " + first + ", " + use(v->name) +
                 ".size());");
     }

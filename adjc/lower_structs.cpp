@@ -1,5 +1,6 @@
 // Lowering of local structs and arrays: structs used through their members split into one
-// variable per member, function objects kept whole, braced initialisation (lowering.hpp).
+// variable per member, function objects kept whole, braced initialisation, a capturing lambda's
+// copies (lowering.hpp).
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
