@@ -127,6 +127,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
         return fail(at, "the lambda both writes and reads '" + name +
                             "', which it captures by reference; this is not "
                             "supported: return the new value from the lambda and assign it where the lambda is called");
+      // Only locals become the one-element regions a callee writes through a reference.
+      if (isa<ParmVarDecl>(var) && vt->isRealFloatingType())
+        return fail(at, "the lambda writes parameter '" + name + "', which it captures by reference; this is not "
+                        "supported: copy it into a local and capture the local");
       pt = context.getLValueReferenceType(vt);
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.

@@ -102,6 +102,12 @@ double hint_captures_lambda(const double* w, const double* x, int m) {  // what 
   }
   return s;
 }
+double hint_writes_parameter(double x, double y) {  // lambda_writes_parameter: a local copy captured
+  double local = x;
+  auto bump = [&local](double v) { local += v * v; };
+  bump(y);
+  return local * y;
+}
 // lambda_mutable, lambda_reads_written_capture: the changing value kept where the lambda is called.
 double hint_mutable(double x) {
   double scale = 1;
@@ -184,6 +190,8 @@ TEST(LambdaCaptures, hints_followed) {
   check("hint_captures_lambda", adjoint::gradient(hint_captures_lambda, "w, x"), hint_captures_lambda,
         In<double>{12}, In<double>{4}, 4);
   check("hint_mutable", adjoint::gradient(hint_mutable), hint_mutable, Scalar<double>{});
+  check("hint_writes_parameter", adjoint::gradient(hint_writes_parameter), hint_writes_parameter, Scalar<double>{},
+        Scalar<double>{});
   Model model{0.75};
   check("Model::loss", adjoint::gradient(&Model::loss, "x"), [](const Model* m, double x) { return m->loss(x); },
         Fixed<const Model*>{&model}, Scalar<double>{});
