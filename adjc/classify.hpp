@@ -20,8 +20,8 @@ struct UnitFacts;
 // The library functions adjc differentiates by rule (their table: derivatives.cpp).
 enum class MathFn {
   None, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Cbrt, Pow, Hypot, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
-  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Floor, Ceil, Round, Trunc, Fabs, Fmax, Fmin,
-  Max, Min, Clamp
+  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Fmod, Remainder, Fdim, Ldexp, Floor, Ceil, Round,
+  Trunc, Fabs, Fmax, Fmin, Max, Min, Clamp
 };
 
 // exp/expf/std::exp, std::max, ... with a floating result; MathFn::None for anything else
@@ -56,8 +56,10 @@ struct UnitFacts {
   // Lambdas' numbers in generated names (`lambda1`), given in the order adjc meets them (base_name).
   mutable std::map<const clang::CXXRecordDecl*, int> lambda_numbers;
   // What rewrite_containers (containers.hpp) built as it lowers each function: the `&c[0]` that
-  // stand for `c.data()`, and the calls that size a std::vector.
+  // stand for `c.data()`, the `c[i]` that stand for `c.at(i)` (printed as such, so the forward
+  // keeps its bounds check), and the calls that size a std::vector.
   mutable std::set<const clang::Expr*> container_data;
+  mutable std::set<const clang::Expr*> container_at;
   mutable std::set<const clang::CallExpr*> sizing_calls;
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;

@@ -59,8 +59,8 @@ const Expr* named_container(const Expr* e) {
 const char* kUnnamed = "have the function write into a 'std::vector<T>&' parameter instead";
 
 const char* kSupported =
-    "adjc supports operator[], size(), empty(), data(), front(), back(), push_back(), resize(), assign(n, value), "
-    "clear() and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
+    "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back(), resize(), "
+    "assign(n, value), clear() and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
 
 class Rewrite {
  public:
@@ -214,10 +214,14 @@ class Rewrite {
       for (unsigned i = 0; i < mc->getNumArgs(); ++i) mc->setArg(i, cast<Expr>(visit(mc->getArg(i))));
       return mc;
     }
-    std::string hint = name == "at" ? "index it with operator[] instead" : kSupported;
+    if (name == "at" && mc->getNumArgs() == 1) {
+      Expr* element = container_subscript(context_, object, cast<Expr>(visit(mc->getArg(0))));
+      unit_.container_at.insert(element);
+      return element;
+    }
     fail(mc->getExprLoc(), "'" + class_name(object->getType()) + "::" + name + "' is not supported on " +
                                class_name(object->getType()) + " '" + spelled(object) + "' in differentiated code; " +
-                               hint);
+                               kSupported);
     return mc;
   }
 

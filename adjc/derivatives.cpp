@@ -80,7 +80,16 @@ const std::map<std::string, MathRule>& math_rules() {
       {"erfc", {MathFn::Erfc, 1, {"-{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"}, ""}},
       {"fma", {MathFn::Fma, 3, {"{adj} * {1}", "{0} * {adj}", "{adj}"}, ""}},
       {"copysign", {MathFn::Copysign, 2, {"(std::signbit({0}) == std::signbit({1}) ? {adj} : -{adj})", ""}, ""}},
+      // fmod(x, y) = x - trunc(x / y) y; remainder(x, y) = x - nearest(x / y) y; fdim(x, y) = max(x - y, 0).
+      {"fmod", {MathFn::Fmod, 2, {"{adj}", "-{adj} * std::trunc({0} / {1})"}, ""}},
+      {"remainder", {MathFn::Remainder, 2, {"{adj}", "-{adj} * std::nearbyint({0} / {1})"}, ""}},
+      {"fdim", {MathFn::Fdim, 2, {"({0} > {1} ? {adj} : {lit:0})", "({0} > {1} ? -{adj} : {lit:0})"}, ""}},
+      // x 2^e: the integer exponent takes no part.
+      {"ldexp", {MathFn::Ldexp, 2, {"std::ldexp({adj}, {1})", ""}, ""}},
+      {"scalbn", {MathFn::Ldexp, 2, {"std::scalbn({adj}, {1})", ""}, ""}},
       {"floor", {MathFn::Floor, 1, {""}, ""}},
+      {"rint", {MathFn::Round, 1, {""}, ""}},
+      {"nearbyint", {MathFn::Round, 1, {""}, ""}},
       {"ceil", {MathFn::Ceil, 1, {""}, ""}},
       {"round", {MathFn::Round, 1, {""}, ""}},
       {"trunc", {MathFn::Trunc, 1, {""}, ""}},

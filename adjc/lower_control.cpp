@@ -180,9 +180,15 @@ const VarDecl* Lowering::returned_flag() {
 // `switch` as an if/else chain on `cond == value`: each case (labels sharing statements are one
 // case) must end in break, return or continue, or be the last; `default` is the final else.
 void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
-  SourceLocation at = sw->getBeginLoc();
   if (sw->getInit() || sw->getConditionVariable())
-    return fail(at, "switch statements with initialisers or condition variables are not supported");
+    return lower_in_own_scope(sw, sw->getInit(), sw->getConditionVariableDeclStmt(), block,
+                              [&](Node* scope) { lower_switch_cases(sw, scope); });
+  lower_switch_cases(sw, block);
+}
+
+// The cases of a switch whose initialiser and condition variable, if any, are lowered already.
+void Lowering::lower_switch_cases(const SwitchStmt* sw, Node* block) {
+  SourceLocation at = sw->getBeginLoc();
   auto* body = dyn_cast<CompoundStmt>(sw->getBody());
   if (!body) return fail(at, "a switch body must be a braced block of cases");
   bool has_call = false;

@@ -14,6 +14,32 @@ void Lowering::lower_compound(const CompoundStmt* cs, Node* block) {
   for (const Stmt* s : cs->body()) lower_stmt(s, block);
 }
 
+// `if (init; cond)`, `switch (init; cond)` and condition variables (`if (double t = f(x))`): the
+// declarations go first in a block of their own around the statement, which is where C++ scopes
+// them; `lower_rest` then lowers the statement itself into that block.
+void Lowering::lower_in_own_scope(const Stmt* s, const Stmt* init, const DeclStmt* condition_variable, Node* block,
+                                  const std::function<void(Node*)>& lower_rest) {
+  Node* scope = make(NodeKind::Block, s);
+  if (init) lower_stmt(init, scope);
+  if (condition_variable) lower_stmt(condition_variable, scope);
+  lower_rest(scope);
+  add(block, scope);
+}
+
+void Lowering::lower_if(const IfStmt* is, Node* block) {
+  check_expression(ir_, diags_, is->getCond());
+  reject_closure_calls(is->getCond());
+  Node* n = make(NodeKind::If, is);
+  n->cond = is->getCond();
+  n->then_node = lower_scope(is->getThen());
+  n->then_node->parent = n;
+  if (is->getElse()) {
+    n->else_node = lower_scope(is->getElse());
+    n->else_node->parent = n;
+  }
+  add(block, n);
+}
+
 Node* Lowering::lower_scope(const Stmt* s) {
   Node* block = make(NodeKind::Block, s);
   if (auto* cs = dyn_cast<CompoundStmt>(s)) lower_compound(cs, block);
@@ -133,26 +159,19 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls()) {
       if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
-      else if (!isa<TypedefNameDecl>(d) && !isa<StaticAssertDecl>(d))
-        fail(d->getLocation(), "unsupported declaration");
+      // Generated code names everything fully qualified, so local using-declarations and
+      // using-directives (`using namespace std;`) need no counterpart there.
+      else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDirectiveDecl, UsingDecl>(d))
+        fail(d->getLocation(), std::string("unsupported declaration (") + d->getDeclKindName() + ")");
     }
     return;
   }
   if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
   if (auto* is = dyn_cast<IfStmt>(s)) {
-    if (is->getInit() || is->getConditionVariable() || is->isConsteval())
-      return fail(at, "if statements with initialisers or condition variables are not supported");
-    check_expression(ir_, diags_, is->getCond());
-    reject_closure_calls(is->getCond());
-    Node* n = make(NodeKind::If, s);
-    n->cond = is->getCond();
-    n->then_node = lower_scope(is->getThen());
-    n->then_node->parent = n;
-    if (is->getElse()) {
-      n->else_node = lower_scope(is->getElse());
-      n->else_node->parent = n;
-    }
-    return add(block, n);
+    if (is->isConsteval()) return fail(at, "`if consteval` is not supported");
+    if (!is->getInit() && !is->getConditionVariable()) return lower_if(is, block);
+    return lower_in_own_scope(is, is->getInit(), is->getConditionVariableDeclStmt(), block,
+                              [&](Node* scope) { lower_if(is, scope); });
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))

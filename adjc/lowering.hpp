@@ -2,6 +2,7 @@
 // The lowering pass (lower, passes.hpp) as one object per function: the state it keeps while it
 // walks the body, and its members, defined by construct in lower*.cpp (docs/adjc-internals.md).
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -91,6 +92,10 @@ class Lowering {
   Node* jump(const clang::Stmt* s, JumpKind kind, Node* loop);
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
+  void lower_switch_cases(const clang::SwitchStmt* sw, Node* block);
+  void lower_if(const clang::IfStmt* is, Node* block);
+  void lower_in_own_scope(const clang::Stmt* s, const clang::Stmt* init, const clang::DeclStmt* condition_variable,
+                          Node* block, const std::function<void(Node*)>& lower_rest);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
 
   // ----- std::vector and std::array (lower_containers.cpp)

@@ -125,7 +125,10 @@ std::string Printer::primal(const Expr* e) const {
     if (auto it = ir_.call_result.find(call); it != ir_.call_result.end()) return use(it->second->name);
     return call_text(call);
   }
-  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) {
+    if (ir_.unit.container_at.count(s)) return primal(s->getBase()) + ".at(" + primal(s->getIdx()) + ")";
+    return primal(s->getBase()) + "[" + primal(s->getIdx()) + "]";
+  }
   if (auto* m = dyn_cast<MemberExpr>(e)) {
     if (Var* v = ir_.var(m)) return use(v->name);
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();

@@ -11,6 +11,18 @@ using namespace clang;
 
 namespace {
 
+// A const global array of numbers (`const double kCoef[3] = {...}`, also two-dimensional): constant
+// data, read by index like a literal, with no derivative.
+bool is_constant_table(const ArraySubscriptExpr* sub) {
+  const Expr* base = sub->getBase()->IgnoreParenImpCasts();
+  while (auto* inner = dyn_cast<ArraySubscriptExpr>(base)) base = inner->getBase()->IgnoreParenImpCasts();
+  auto* ref = dyn_cast<DeclRefExpr>(base);
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || !vd->hasGlobalStorage() || !vd->getType()->isArrayType()) return false;
+  QualType element = vd->getASTContext().getBaseElementType(vd->getType());
+  return element.isConstQualified() && element->isArithmeticType();
+}
+
 class ExpressionCheck {
  public:
   ExpressionCheck(FunctionIR& ir, Diagnostics& diags) : ir_(ir), diags_(diags) {}
@@ -38,7 +50,9 @@ class ExpressionCheck {
         fail(at, "variable '" + vd->getName().str() + "' is not supported here");
       if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && is_floating(vd->getType()) &&
           !vd->getType().isConstQualified())
-        fail(at, "non-const global variable '" + vd->getName().str() + "' cannot be differentiated");
+        fail(at, "non-const global variable '" + vd->getName().str() +
+                     "' is not supported (code adjc does not see could change it between the forward and the reverse "
+                     "sweep); make it const, or pass it as a parameter");
       return;
     }
     if (auto* b = dyn_cast<BinaryOperator>(e)) {
@@ -69,8 +83,9 @@ class ExpressionCheck {
     if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
     if (auto* call = dyn_cast<CallExpr>(e)) return check_call(call, at);
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
-      if (!memory_root(ir_, e))
-        return fail(at, "indexing memory that is not a parameter or local array is not supported");
+      if (!memory_root(ir_, e) && !is_constant_table(sub))
+        return fail(at, "indexing memory that is not a parameter, a local array or a const global array is not "
+                        "supported");
       check_expr(sub->getBase());
       check_expr(sub->getIdx());
       return;

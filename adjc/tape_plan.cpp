@@ -12,16 +12,12 @@ using namespace clang;
 
 namespace {
 
-// Rejections that depend on activity: casts of active values to integers, calls of functions
-// with no derivative. A condition's value carries no derivative (the reverse replays the
-// recorded branch), so a call there needs none when it writes nothing.
+// Rejections that depend on activity: calls of functions with no derivative. A condition's
+// value carries no derivative (the reverse replays the recorded branch), so a call there needs
+// none when it writes nothing. (A cast of an active value to an integer or bool is accepted: its
+// derivative is zero, as trunc's is.)
 void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e, bool condition, Diagnostics& diags) {
   if (!e) return;
-  if (auto* c = dyn_cast<CastExpr>(e);
-      c && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
-      reads_varied(ir, full, c->getSubExpr()))
-    diags.error(e->getExprLoc(),
-                "non-differentiable cast of an active floating value to '" + c->getType().getAsString() + "'");
   if (auto* call = dyn_cast<CallExpr>(e);
       call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call) &&
       !is_sizing_call(call, ir.unit)) {

@@ -278,6 +278,15 @@ struct gradient_function {
   void execute(Args&&... args) const {
     Grad(std::forward<Args>(args)...);
   }
+  // A member function's or function object's object may also be passed by reference, as
+  // Clad's execute takes it: `g.execute(obj, x, &d_x)` for `g.execute(&obj, x, &d_x)`.
+  template <class Object, class... Args>
+    requires(std::is_class_v<std::remove_reference_t<Object>> &&
+             !std::is_invocable_v<decltype(Grad), Object&&, Args&&...> &&
+             std::is_invocable_v<decltype(Grad), std::remove_reference_t<Object>*, Args&&...>)
+  void execute(Object&& object, Args&&... args) const {
+    Grad(&object, std::forward<Args>(args)...);
+  }
   const char* source() const { return generated_source; }
 };
 

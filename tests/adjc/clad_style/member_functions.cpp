@@ -1,4 +1,4 @@
-// Gradients of member functions (`&S::f`): the object is passed first, by pointer.
+// Gradients of member functions (`&S::f`): the object is passed first, by pointer or by reference.
 #include <adjoint/ad.hpp>
 
 #include "check.hpp"
@@ -24,6 +24,12 @@ int main() {
   expect_gradient("d eval_sq / dx", dx, x, [&] { return p.eval_sq(x); });
   expect_gradient("d eval_sq / da", dp.a, p.a, [&] { return p.eval_sq(x); });
   expect_gradient("d eval_sq / dc", dp.c, p.c, [&] { return p.eval_sq(x); });
+  // The object may also be passed by reference, as Clad's execute takes it.
+  dx = 0;
+  Polynomial dq{};
+  adjoint::gradient(&Polynomial::eval_sq, "this, x").execute(p, x, &dq, &dx);
+  expect_gradient("d eval_sq / dx (object by reference)", dx, x, [&] { return p.eval_sq(x); });
+  expect_gradient("d eval_sq / db (object by reference)", dq.b, p.b, [&] { return p.eval_sq(x); });
   dx = 0;
   adjoint::gradient(&Polynomial::twice).execute(x, &dx);
   expect_gradient("d twice / dx", dx, x, [&] { return Polynomial::twice(x); });

@@ -10,13 +10,13 @@ using clad_style::expect_gradient;
 
 double vec_norm(const std::vector<double>& v) {
   double s = 0;
-  for (std::size_t i = 0; i < v.size(); i++) s += v[i] * v[i];
+  for (std::size_t i = 0; i < v.size(); i++) s += v[i] * v.at(i);
   return s;
 }
 double array_dot(const std::array<double, 3>& a, double x) {
   std::vector<double> scratch(3);
-  for (int i = 0; i < 3; i++) scratch[i] = a[i] * x;
-  return scratch[0] + scratch[1] * scratch[2];
+  for (int i = 0; i < 3; i++) scratch.at(i) = a.at(i) * x;
+  return scratch[0] + scratch.at(1) * scratch[2];
 }
 
 int main() {
