@@ -93,7 +93,7 @@ double hint_condition(const double* x, int n) {  // lambda_capture_condition: th
   return s;
 }
 double hint_captures_lambda(const double* w, const double* x, int m) {  // what 'at' computes, passed
-  auto at = [&](int c) { return c * m; };
+  auto at = [&](int c) { return c + m; };
   auto term = [&](int index, int c) { return w[index] * x[c]; };
   double s = 0;
   for (int c = 0; c < m; c++) {
