@@ -230,6 +230,8 @@ bool hoisted_callee(const FunctionDecl* callee, const UnitFacts& unit) {
 }
 
 CalleeKind callee_kind(const FunctionDecl* callee, const UnitFacts& unit) {
+  // A lambda's function exists only as generated code: every call goes to its forward.
+  if (unit.closure_of.count(callee)) return CalleeKind::User;
   if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
   if (custom_pullback(callee, unit)) return CalleeKind::Custom;
   if (callee->getDefinition() && callee->getDefinition()->hasBody() && !is_library(callee)) return CalleeKind::User;

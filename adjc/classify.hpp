@@ -6,6 +6,7 @@
 #include <clang/AST/DeclCXX.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +53,8 @@ struct CallSummary {
   std::vector<bool> reads, writes;
 };
 
+struct ClosureFunction;  // closures.hpp
+
 // What the whole translation unit declares that decides how its functions are differentiated,
 // found in one scan before any pass runs (find_unit_facts) and handed to the passes.
 struct UnitFacts {
@@ -71,6 +74,9 @@ struct UnitFacts {
   // plans callees before their callers, so a caller's plan finds its callees' (a call within a
   // recursion finds none and is taken to read and write everything it receives).
   mutable std::map<const clang::FunctionDecl*, CallSummary> call_summaries;
+  // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
+  mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
+  mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 

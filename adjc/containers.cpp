@@ -59,8 +59,8 @@ const Expr* named_container(const Expr* e) {
 const char* kUnnamed = "have the function write into a 'std::vector<T>&' parameter instead";
 
 const char* kSupported =
-    "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back() and range-for on them "
-    "(docs/adjc.md, \"std::vector and std::array\")";
+    "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back(), resize(), "
+    "assign(n, value), clear() and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
 
 class Rewrite {
  public:
@@ -210,8 +210,8 @@ class Rewrite {
                                           VK_PRValue, OK_Ordinary, mc->getBeginLoc(), FPOptionsOverride());
       return container_subscript(context_, object, last);
     }
-    if ((name == "push_back" || name == "emplace_back") && mc->getNumArgs() == 1) {
-      mc->setArg(0, cast<Expr>(visit(mc->getArg(0))));
+    if (((name == "push_back" || name == "emplace_back") && mc->getNumArgs() == 1) || refill_call(mc)) {
+      for (unsigned i = 0; i < mc->getNumArgs(); ++i) mc->setArg(i, cast<Expr>(visit(mc->getArg(i))));
       return mc;
     }
     if (name == "at" && mc->getNumArgs() == 1) {
@@ -260,6 +260,18 @@ const CXXMemberCallExpr* push_back_call(const Expr* e) {
   if (!mc || !is_vector(mc->getImplicitObjectArgument()->getType()) || mc->getNumArgs() != 1) return nullptr;
   std::string name = mc->getMethodDecl()->getNameAsString();
   return name == "push_back" || name == "emplace_back" ? mc : nullptr;
+}
+
+const CXXMemberCallExpr* refill_call(const Expr* e) {
+  auto* mc = dyn_cast<CXXMemberCallExpr>(e);
+  if (!mc || !is_vector(mc->getImplicitObjectArgument()->getType())) return nullptr;
+  std::string name = mc->getMethodDecl()->getNameAsString();
+  unsigned n = mc->getNumArgs();
+  bool sized = n >= 1 && mc->getArg(0)->getType()->isIntegerType();
+  if ((name == "resize" && (n == 1 || n == 2) && sized) || (name == "assign" && n == 2 && sized) ||
+      (name == "clear" && n == 0))
+    return mc;
+  return nullptr;
 }
 
 Expr* container_call(ASTContext& context, const UnitFacts& unit, const Expr* object, const char* name,

@@ -18,8 +18,9 @@ uint64_t array_size(clang::QualType t);  // N of a std::array<T, N>
 
 // Rewrites the container operations in `fn`'s body, in place, into the forms the passes lower:
 // `c[i]` into an array subscript of the container, `c.data()` into `&c[0]` (printed `c.data()`);
-// leaves `c.size()`, `c.empty()`, `v.push_back(x)` (lowered by lower.cpp) and range-for; reports
-// every other use of a container (whole copies, other members, iterators). False on errors.
+// leaves `c.size()`, `c.empty()`, `v.push_back(x)`, the refills (lowered by lower_containers.cpp) and
+// range-for; reports every other use of a container (whole copies, other members, iterators). False
+// on errors.
 bool rewrite_containers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
                         Diagnostics& diags);
 
@@ -28,6 +29,10 @@ const clang::Expr* container_data_object(const clang::Expr* e, const UnitFacts& 
 
 // `v.push_back(x)` or `v.emplace_back(x)` of a std::vector: the call, else nullptr.
 const clang::CXXMemberCallExpr* push_back_call(const clang::Expr* e);
+
+// `v.resize(n)`, `v.resize(n, value)`, `v.assign(n, value)` or `v.clear()` of a std::vector: the
+// call, else nullptr. On a local vector they are lowered as refills (Node::refilled).
+const clang::CXXMemberCallExpr* refill_call(const clang::Expr* e);
 
 // Builders for lowering: `object.name(args)` (the member function of that name and arity),
 // `object[index]`; calls built by size_call(..., true) resize a std::vector and count as writing

@@ -25,6 +25,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "closures.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -217,11 +218,18 @@ class Consumer : public ASTConsumer {
                                "calls the one you mean");
           fn = m;
         }
-      if (callable->isLambda() && callable->capture_size() != 0)
-        return diags.error(call->getArg(0)->getBeginLoc(),
-                           "a gradient cannot be requested for a lambda with captures; pass the captured values as "
-                           "parameters");
     }
+    // A lambda with captures: its function of the captures and parameters, the captures passed
+    // by `execute` ahead of its arguments, as constants.
+    const ClosureFunction* closure = nullptr;
+    std::string captured;
+    if (callable && capturing_lambda(context.getRecordType(callable)) && fn && !fn->isTemplated()) {
+      closure = &closure_function(callable, unit, context);
+      if (!closure->fn) return diags.error(closure->where, closure->why);
+      if (!closure_request_arguments(*closure, target, context, diags, captured)) return;
+      fn = closure->fn;
+    }
+    const unsigned first_param = closure ? unsigned(closure->captures.size()) : 0;
     if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
                          "the first argument of adjoint::gradient must name a function, a member function "
@@ -258,7 +266,12 @@ class Consumer : public ASTConsumer {
         continue;
       }
       bool found = false;
-      for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+      for (unsigned i = 0; i < first_param; ++i)
+        if (fn->getParamDecl(i)->getName() == name)
+          return diags.error(call->getArg(1)->getBeginLoc(),
+                             quoted(name) + " is a capture of the lambda; captured values are constants of its "
+                                            "gradient: make it a parameter of the lambda to differentiate it");
+      for (unsigned i = first_param; i < fn->getNumParams(); ++i) {
         if (fn->getParamDecl(i)->getName() != name) continue;
         found = true;
         if (!is_differentiable(fn->getParamDecl(i)))
@@ -273,14 +286,23 @@ class Consumer : public ASTConsumer {
                            quoted(fn->getNameAsString()) + " has no parameter named " + quoted(name));
     }
     if (!any)
-      for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      for (unsigned i = first_param; i < fn->getNumParams(); ++i)
         any |= selected[i + (object ? 1 : 0)] = is_differentiable(fn->getParamDecl(i));
     if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);
     if (diags.failed()) return;
-    replacements.push_back(
-        {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});
+    if (closure) {
+      // The lambda's variable stays used (no warning) when the request no longer names it.
+      std::string source = g.source_function + "()";
+      if (auto* ref = dyn_cast<DeclRefExpr>(target))
+        source = "(static_cast<void>(" + ref->getDecl()->getNameAsString() + "), " + source + ")";
+      replacements.push_back(
+          {call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
+    } else {
+      replacements.push_back(
+          {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});
+    }
     if (!inserted.insert(g.declaration).second) return;
     // Declare the grad where the function itself is declared in this file, else before the
     // top-level declaration holding the request.

@@ -1,5 +1,6 @@
 // Emission of the forward sweep, `f_forward`: the original computation plus the pushes the reverse
 // sweep pops (emit.hpp).
+#include "closures.hpp"
 #include "emit.hpp"
 
 namespace adjc {
@@ -42,10 +43,15 @@ void Emitter::forward_node(Node* n, Code& code) {
     }
     case NodeKind::Call: {
       line_directive(code, n->loc);
+      if (n->refilled) {  // a local vector's resize, assign or clear: the vector taped whole first
+        code.line(push(use(n->refilled->name), n->refilled));
+        code.line(print_.call_text(n->call) + ";");
+        return;
+      }
       const FunctionDecl* f = n->call->getDirectCallee();
       // A lambda's closure cannot be named in generated code: its calls always go to its forward.
       auto* method = dyn_cast<CXXMethodDecl>(f);
-      bool lambda = method && method->getParent()->isLambda();
+      bool lambda = (method && method->getParent()->isLambda()) || as_closure_function(f, ir_.unit);
       bool generated =
           ir_.hoisted.count(n->call) && (n->active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
       if (generated && !n->active) callees.push_back({f, Mask(ad_params(f).size(), false)});

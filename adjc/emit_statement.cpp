@@ -127,6 +127,20 @@ void Emitter::reverse_assign(Node* n, Code& code) {
 void Emitter::reverse_call(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
+  if (n->refilled) {
+    // The vector as it was before the call; the elements from its old size on (all, for assign and
+    // clear) were filled with a constant or dropped: their adjoints are zero.
+    const Var* v = n->refilled;
+    code.line(pop(use(v->name), v->type, v));
+    if (act_.of(v)) {
+      bool resize = cast<CXXMemberCallExpr>(n->call)->getMethodDecl()->getName() == "resize";
+      std::string first = resize ? use(v->name) + ".size()" : "0";
+      code.line("::adjoint::detail::refill_adjoint(" + use("_d_" + v->name) + ", " + first + ", " + use(v->name) +
+                ".size());");
+    }
+    code.close();
+    return;
+  }
   if (n->save) code.line(pop(use(n->result->name), n->result->type));
   const FunctionDecl* f = n->call->getDirectCallee();
   bool custom = callee_kind(f, ir_.unit) == CalleeKind::Custom;

@@ -79,6 +79,9 @@ struct Node {
   // Call: a call to a user function (or one with a custom pullback), hoisted out of expressions.
   const clang::CallExpr* call = nullptr;
   Var* result = nullptr;  // nullptr for a discarded result
+  // A local std::vector's resize, assign or clear (lower_containers.cpp): the forward tapes the
+  // vector whole before it, the reverse restores it and clears the adjoints of what it replaced.
+  Var* refilled = nullptr;
 
   // If
   const clang::Expr* cond = nullptr;

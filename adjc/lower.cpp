@@ -151,6 +151,7 @@ const Expr* Lowering::rvalue(const VarDecl* vd) {
 std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
+  if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
   if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;
   Lowering(*ir, context, diags).run();
   return ir;

@@ -12,7 +12,8 @@ using namespace clang;
 // std::vector and std::array locals (docs/adjc.md, "std::vector and std::array"). A std::array
 // is a local array; a std::vector is declared at the function's level (not in a loop, so each
 // call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, c)` with c free of variables), grows only
-// by push_back, and its adjoint is sized from it when the reverse sweep starts.
+// by push_back or is refilled (lower_refill), and its adjoint is sized from it when the reverse
+// sweep starts.
 void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
@@ -125,6 +126,32 @@ void Lowering::lower_push_back(const CXXMemberCallExpr* call, const Stmt* stmt, 
   n->call = cast<CallExpr>(container_call(context_, ir_.unit, object, "resize", {next}, true));
   add(block, n);
   lower_assign(stmt, container_subscript(context_, object, rvalue(vd)), BO_Assign, rvalue(pushed), block);
+}
+
+// `v.resize(n)`, `v.resize(n, c)`, `v.assign(n, c)`, `v.clear()` on a local std::vector (c free of
+// variables: a fill carries no derivative): the call as it is, taped whole before it (the elements
+// it drops or overwrites may be what the reverse reads), and in the reverse the vector restored and
+// the adjoints of the elements it filled or dropped cleared (Node::refilled).
+void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
+  const Expr* object = call->getImplicitObjectArgument();
+  std::string name = call->getMethodDecl()->getNameAsString();
+  Var* v = ir_.var(object);
+  if (!v || v->kind != VarKind::Local)
+    return fail(call->getExprLoc(), "'std::vector::" + name + "' on a std::vector that is not a local variable is "
+                                    "not supported; the caller sizes it, and the function assigns its elements");
+  if (parallel_)
+    return fail(call->getExprLoc(), "'std::vector::" + name + "' inside an OpenMP parallel loop is not supported");
+  if (call->getNumArgs() == 2 && reads_variable(call->getArg(1)))
+    return fail(call->getArg(1)->getBeginLoc(), "the fill value of 'std::vector::" + name + "' on '" + v->name +
+                                                    "' must be a constant; fill with a constant and assign the "
+                                                    "value in a loop");
+  for (const Expr* a : call->arguments()) check_expression(ir_, diags_, a);
+  Node* n = make(NodeKind::Call, stmt);
+  n->loc = call->getExprLoc();
+  n->call = call;
+  n->refilled = v;
+  n->save = true;
+  add(block, n);
 }
 
 // `for (T x : c)` (or `const T& x`) over a std::vector or std::array: the counted loop

@@ -76,6 +76,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
     return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
   }
   check_expression(ir_, diags_, counter->getInit());
+  reject_closure_calls(counter->getInit());
   Node* n = make(NodeKind::Loop, fs);
   n->form = LoopForm::For;
   n->parallel = parallel;
@@ -96,6 +97,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
     if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
       (cond->getOpcode() == BO_LT ? n->end : n->last) = cond->getRHS();
   check_expression(ir_, diags_, n->cond);
+  reject_closure_calls(n->cond);
   loops_.push_back(n);
   n->body = lower_scope(fs->getBody());
   n->body->parent = n;
@@ -112,6 +114,7 @@ void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const 
   n->cond = cond;
   n->id = next_id_++;
   check_expression(ir_, diags_, cond);
+  reject_closure_calls(cond);
   loops_.push_back(n);
   n->body = lower_scope(body);
   n->body->parent = n;

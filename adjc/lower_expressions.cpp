@@ -47,6 +47,17 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
   add(block, n);
 }
 
+// A lambda with captures exists only as generated sweeps: a call of one where calls are not hoisted
+// (a condition, a loop's start) is reported.
+void Lowering::reject_closure_calls(const Expr* e) {
+  if (!e) return;
+  if (auto* call = dyn_cast<CallExpr>(e);
+      call && call->getDirectCallee() && as_closure_function(call->getDirectCallee(), ir_.unit))
+    return fail(call->getBeginLoc(), "a lambda with captures called in a condition or a loop header is not "
+                                     "supported; call it before and keep its result in a local");
+  for (const Stmt* c : e->children()) reject_closure_calls(dyn_cast_or_null<Expr>(c));
+}
+
 // Whether `e` holds a call hoist_calls hoists out of it.
 bool Lowering::holds_hoisted_call(const Expr* e) {
   if (!e) return false;

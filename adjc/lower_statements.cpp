@@ -28,6 +28,7 @@ void Lowering::lower_in_own_scope(const Stmt* s, const Stmt* init, const DeclStm
 
 void Lowering::lower_if(const IfStmt* is, Node* block) {
   check_expression(ir_, diags_, is->getCond());
+  reject_closure_calls(is->getCond());
   Node* n = make(NodeKind::If, is);
   n->cond = is->getCond();
   n->then_node = lower_scope(is->getThen());
@@ -50,13 +51,12 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
   if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
-  if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
-  // A lambda without captures: its calls are calls of its generated forward; no state to keep.
+  // A lambda: its calls are calls of its generated forward; with captures, its copies are locals.
   if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
-    if (closure->capture_size() != 0)
-      return fail(at, "lambdas with captures are not supported; pass the captured values as parameters");
+    if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
     return;
   }
+  if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   const Expr* init = vd->getInit();
   if (init && is_empty_value(init, ir_.unit))
     init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
@@ -122,6 +122,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
       return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
   }
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
+  if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
     check_expression(ir_, diags_, call);

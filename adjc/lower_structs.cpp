@@ -1,5 +1,6 @@
 // Lowering of local structs and arrays: structs used through their members split into one
-// variable per member, function objects kept whole, braced initialisation (lowering.hpp).
+// variable per member, function objects kept whole, braced initialisation, a capturing lambda's
+// copies (lowering.hpp).
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
@@ -260,6 +261,38 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
       lower_array_elements(member_ref(vd, f), list, stmt, block);
     } else {
       lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
+    }
+  }
+}
+
+// A lambda with captures (closures.hpp): each capture by copy becomes a local (`f_k`) set from its
+// initialiser where the lambda is declared, as a split struct's member, which the calls pass to the
+// lambda's function. A lambda whose captures adjc does not model is reported at its calls.
+void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
+  const ClosureFunction& c = closure_function(vd->getType()->getAsCXXRecordDecl(), ir_.unit, context_);
+  auto* lambda = dyn_cast_or_null<LambdaExpr>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr);
+  if (!c.fn || !lambda) return;
+  SourceLocation at = vd->getLocation();
+  for (const ClosureCapture& k : c.captures) {
+    if (!k.by_copy) continue;
+    const Expr* value = lambda->capture_init_begin()[k.index];
+    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType(), VarKind::Local, nullptr,
+                      at);
+    v->block = block;
+    ir_.member_var[{vd, k.field}] = v;
+    if (v->pointer) {
+      v->base = pointer_base(value);
+      v->root = memory_root(ir_, value);
+      if (!v->base || !v->root)
+        return fail(value->getBeginLoc(), "pointer '" + k.var->getName().str() + "' captured by lambda '" +
+                                              vd->getName().str() + "' must point into a parameter or local array");
+    }
+    size_t before = block->children.size();
+    lower_assign(stmt, member_ref(vd, k.field), BO_Assign, value, block);
+    if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+      block->children.back()->definition = true;
+      block->children.back()->loc = at;
+      v->definition = block->children.back();
     }
   }
 }

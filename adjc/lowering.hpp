@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "closures.hpp"
 #include "containers.hpp"
 #include "passes.hpp"
 
@@ -99,7 +100,10 @@ class Lowering {
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void reject_closure_calls(const clang::Expr* e);
+  void lower_closure(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_push_back(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
+  void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
   static bool writes_memory(const clang::Stmt* s);

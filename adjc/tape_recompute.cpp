@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "closures.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -65,7 +66,9 @@ bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads
 bool cheap_call(const CallExpr* call, const UnitFacts& unit) {
   const FunctionDecl* callee = call->getDirectCallee();
   const FunctionDecl* definition = callee ? callee->getDefinition() : nullptr;
+  // A lambda's function exists only as its generated sweeps, which push onto the tape.
   if (!definition || callee_kind(callee, unit) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
+      as_closure_function(callee, unit) ||
       !callee->getReturnType()->isArithmeticType())
     return false;
   for (const ParmVarDecl* p : callee->parameters())

@@ -273,7 +273,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
 }
 
 // Whether `n` (any node) passes memory of `region` to a call other than a math function, which
-// could write it where the tape plan cannot see. A hoisted call counts at its own Call node, not
+// could write it where the tape plan cannot see, or refills it (a local vector's resize). A hoisted call counts at its own Call node, not
 // in the expression it was hoisted from.
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
   std::function<bool(const Expr*)> visit = [&](const Expr* e) {
@@ -286,7 +286,8 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
       if (visit(dyn_cast_or_null<Expr>(c))) return true;
     return false;
   };
-  return visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) || visit(n->start) || visit(n->end);
+  return n->refilled == region || visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) ||
+         visit(n->start) || visit(n->end);
 }
 
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -108,6 +110,15 @@ template <class Vector>
 void pop_vector(Vector& v) {
   v.resize(static_cast<std::size_t>(thread_tape<long>().pop()));
   thread_tape<typename Vector::value_type>().pop_n(v.data(), v.size());
+}
+
+// The reverse of a local std::vector's resize, assign or clear, once the vector is restored: the
+// elements from `first` on were filled with a constant or dropped, so their adjoints are zero, and
+// the adjoint covers at least the restored `size` elements.
+template <class Vector>
+void refill_adjoint(Vector& adjoint, std::size_t first, std::size_t size) {
+  for (std::size_t i = first; i < adjoint.size(); ++i) adjoint[i] = 0;
+  if (adjoint.size() < size) adjoint.resize(size);
 }
 
 // A straight loop's overwritten elements [first, first + n), saved in one block before the loop
@@ -278,6 +289,25 @@ struct gradient_function {
   }
   const char* source() const { return generated_source; }
 };
+
+// A generated gradient of a lambda with captures: `execute` passes the captured values first (the
+// lambda's copies, and std::reference_wrappers of what it captures by reference), as constants.
+template <auto Grad, class... Captured>
+struct closure_gradient_function {
+  const char* generated_source;
+  std::tuple<Captured...> captured;
+
+  template <class... Args>
+  void execute(Args&&... args) const {
+    std::apply([&](const Captured&... c) { Grad(c..., std::forward<Args>(args)...); }, captured);
+  }
+  const char* source() const { return generated_source; }
+};
+
+template <auto Grad, class... Captured>
+closure_gradient_function<Grad, Captured...> closure_gradient(const char* source, Captured... captured) {
+  return {source, {captured...}};
+}
 
 // Requests the gradient of `fn` with respect to the named parameters (comma-separated; empty
 // = every differentiable parameter). adjc replaces the call; see docs/adjc.md.

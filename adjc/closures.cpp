@@ -1,0 +1,356 @@
+// Lambdas with captures as free functions of their captures and parameters (closures.hpp).
+#include "closures.hpp"
+
+#include <clang/AST/StmtOpenMP.h>
+#include <clang/Lex/Lexer.h>
+
+#include <functional>
+#include <set>
+
+#include "classify.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// Whether `s` may modify `v` (after source location `after`, when valid): a use of it other than
+// as a value read (`read`: the use is read, through members, elements and const member calls of
+// what it names). A lambda's capture by reference counts as a modification.
+struct Modification {
+  const VarDecl* v;
+  const SourceManager* sm = nullptr;
+  SourceLocation after;
+
+  bool in(const Stmt* s, bool read = false) const {
+    if (!s) return false;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      return !read && ref->getDecl() == v &&
+             (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
+    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
+      for (const Expr* init : lambda->capture_inits())
+        if (in(init)) return true;
+      return false;
+    }
+    if (auto* c = dyn_cast<ImplicitCastExpr>(s))
+      return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
+    if (auto* p = dyn_cast<ParenExpr>(s)) return in(p->getSubExpr(), read);
+    if (auto* m = dyn_cast<MemberExpr>(s)) return in(m->getBase(), read);
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
+      return in(op->getArg(0), read) || in(op->getArg(1));
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
+      bool any = in(mc->getImplicitObjectArgument(), true);
+      for (const Expr* a : mc->arguments()) any |= in(a);
+      return any;
+    }
+    for (const Stmt* c : s->children())
+      if (in(c)) return true;
+    return false;
+  }
+};
+
+// Whether `s` reads the value of `v` (not only writes or accumulates into it).
+bool reads_value(const Stmt* s, const VarDecl* v) {
+  if (!s) return false;
+  if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+    if (auto* ref = dyn_cast<DeclRefExpr>(c->getSubExpr()->IgnoreParens()); ref && ref->getDecl() == v) return true;
+  for (const Stmt* c : s->children())
+    if (reads_value(c, v)) return true;
+  return false;
+}
+
+ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
+  ClosureFunction c;
+  CXXMethodDecl* op = closure->getLambdaCallOperator();
+  c.where = closure->getLocation();
+  auto fail = [&](SourceLocation at, const std::string& why) {
+    c.where = at;
+    c.why = why;
+    return c;
+  };
+  if (!op || closure->isGenericLambda() || !op->hasBody())
+    return fail(c.where, "a generic lambda with captures is not supported; give its parameters types");
+  if (!op->isConst())
+    return fail(op->getLocation(), "a mutable lambda (its copies of the captures change from call to call) is not "
+                                   "supported; keep what it changes in a local where it is called, and have the "
+                                   "lambda return the new value");
+  auto* fn =
+      FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
+                           op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);
+  auto field = closure->field_begin();
+  std::vector<ParmVarDecl*> params;
+  std::vector<QualType> types;
+  unsigned index = 0;
+  for (const LambdaCapture& capture : closure->captures()) {
+    SourceLocation at = capture.getLocation();
+    ++index;
+    if (capture.capturesThis())
+      return fail(at, "a lambda capturing 'this' is not supported; copy the members it uses into locals and "
+                      "capture those");
+    auto* var = capture.capturesVariable() ? dyn_cast<VarDecl>(capture.getCapturedVar()) : nullptr;
+    if (!var) return fail(at, "this capture is not supported; capture variables by copy or by reference");
+    const std::string name = var->getName().str();
+    if (auto* inner = var->getType().getNonReferenceType()->getAsCXXRecordDecl(); inner && inner->isLambda()) {
+      // A lambda without captures has no state: its calls need no argument.
+      if (inner->capture_size() == 0) {
+        ++field;
+        continue;
+      }
+      return fail(at, "the lambda captures lambda '" + name +
+                          "', which has captures of its own; this is not "
+                          "supported: write '" +
+                          name + "' as a function, or pass what it computes as a parameter");
+    }
+    bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
+    QualType vt = var->getType(), pt;
+    if (by_copy) {
+      pt = vt.getNonReferenceType().getUnqualifiedType();
+      if (!pt->isArithmeticType() && !pt->isPointerType())
+        return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
+                            "') by copy, which is not supported; capture it by reference ([&" + name + "])");
+    } else if (var->isInitCapture()) {
+      return fail(at, "a lambda's init-capture by reference ('&" + name +
+                          " = ...') is not supported; capture the "
+                          "variable itself by reference");
+    } else if (vt->isReferenceType()) {
+      pt = vt;
+    } else if (vt->isArrayType()) {
+      return fail(at, "the lambda captures array '" + name +
+                          "', which is not supported; capture a pointer to its "
+                          "first element instead (const double* p = " +
+                          name + ";)");
+    } else if (Modification{var}.in(op->getBody())) {
+      // Its reverse would read the value the lambda wrote, which a later call may have replaced.
+      if (reads_value(op->getBody(), var))
+        return fail(at, "the lambda both writes and reads '" + name +
+                            "', which it captures by reference; this is not "
+                            "supported: return the new value from the lambda and assign it where the lambda is called");
+      // Only locals become the one-element regions a callee writes through a reference.
+      if (isa<ParmVarDecl>(var) && vt->isRealFloatingType())
+        return fail(at, "the lambda writes parameter '" + name + "', which it captures by reference; this is not "
+                        "supported: copy it into a local and capture the local");
+      pt = context.getLValueReferenceType(vt);
+    } else {
+      // Read only: its value at the call (a scalar or pointer), or a const reference.
+      pt = vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
+                                                         : context.getLValueReferenceType(vt.withConst());
+    }
+    auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
+                                      context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
+    c.captures.push_back({var, *field++, by_copy, param, at, index - 1});
+    params.push_back(param);
+    types.push_back(pt);
+  }
+  for (ParmVarDecl* p : op->parameters()) {
+    params.push_back(p);
+    types.push_back(p->getType());
+  }
+  QualType result = op->getReturnType().getCanonicalType();
+  fn->setType(context.getFunctionType(result, types, FunctionProtoType::ExtProtoInfo()));
+  fn->setParams(params);
+  // The body's uses of the captured variables become uses of the parameters.
+  std::function<void(Stmt*)> retarget = [&](Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      for (const ClosureCapture& k : c.captures)
+        if (ref->getDecl() == k.var) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
+    for (Stmt* child : s->children()) retarget(child);
+  };
+  retarget(op->getBody());
+  fn->setBody(op->getBody());
+  c.fn = fn;
+  return c;
+}
+
+// The lambda `e` is (parens, temporaries and copies looked through), or nullptr.
+const LambdaExpr* lambda_of(const Expr* e) {
+  while (e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* w = dyn_cast<ExprWithCleanups>(e)) e = w->getSubExpr();
+    else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
+    else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else return dyn_cast<LambdaExpr>(e);
+  }
+  return nullptr;
+}
+
+class ClosureCalls {
+ public:
+  ClosureCalls(const UnitFacts& unit, ASTContext& context, Diagnostics& diags)
+      : unit_(unit), context_(context), diags_(diags) {}
+  bool ok = true;
+
+  Stmt* visit(Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return s;  // a lambda's body is lowered as a function of its own
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Call)
+      if (const CXXRecordDecl* closure = capturing_lambda(op->getArg(0)->getType())) return call(op, closure);
+    if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && capturing_lambda(ref->getType())) {
+      fail(ref->getLocation(), "lambda '" + ref->getDecl()->getNameAsString() +
+                                   "' has captures and is used other than by calling it (copied or passed), which "
+                                   "is not supported; call it in the function that declares it");
+      return s;
+    }
+    if (auto* ds = dyn_cast<DeclStmt>(s)) {
+      for (Decl* d : ds->decls())
+        if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit()) {
+          if (capturing_lambda(vd->getType()) && lambda_of(vd->getInit())) continue;  // lowered by lower_decl
+          vd->setInit(cast<Expr>(visit(vd->getInit())));
+        }
+      return s;
+    }
+    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
+      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
+      return s;
+    }
+    if (auto* captured = dyn_cast<CapturedStmt>(s)) {
+      visit(captured->getCapturedStmt());
+      return s;
+    }
+    for (Stmt*& c : s->children()) c = visit(c);
+    return s;
+  }
+
+ private:
+  const UnitFacts& unit_;
+  ASTContext& context_;
+  Diagnostics& diags_;
+  std::set<const CXXRecordDecl*> reported_;
+
+  void fail(SourceLocation at, const std::string& message) {
+    diags_.error(at, message);
+    ok = false;
+  }
+
+  Expr* value(Expr* e, QualType t) {
+    return ImplicitCastExpr::Create(context_, t.getNonReferenceType().getUnqualifiedType(), CK_LValueToRValue, e,
+                                    nullptr, VK_PRValue, FPOptionsOverride());
+  }
+
+  Stmt* call(CXXOperatorCallExpr* op, const CXXRecordDecl* closure) {
+    const ClosureFunction& c = closure_function(closure, unit_, context_);
+    if (!c.fn) {
+      if (reported_.insert(closure).second) fail(c.where, c.why);
+      ok = false;
+      return op;
+    }
+    const Expr* object = op->getArg(0)->IgnoreParenImpCasts();
+    auto* ref = dyn_cast<DeclRefExpr>(object);
+    auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    const LambdaExpr* named = vd && vd->isLocalVarDecl() ? lambda_of(vd->getInit()) : nullptr;
+    const LambdaExpr* written = named ? nullptr : lambda_of(op->getArg(0));
+    if (!named && !written) {
+      fail(op->getBeginLoc(), "a lambda with captures is called here through something other than the local "
+                              "variable that holds it, which is not supported; call it in the function that "
+                              "declares it");
+      return op;
+    }
+    std::vector<Expr*> args;
+    for (const ClosureCapture& k : c.captures) {
+      QualType pt = k.param->getType();
+      if (k.by_copy && named) {
+        auto* base = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd),
+                                         false, op->getBeginLoc(), vd->getType().getNonReferenceType(), VK_LValue);
+        auto* member = MemberExpr::CreateImplicit(context_, base, false, const_cast<FieldDecl*>(k.field),
+                                                  k.field->getType(), VK_LValue, OK_Ordinary);
+        args.push_back(value(member, pt));
+      } else if (k.by_copy) {
+        args.push_back(cast<Expr>(visit(written->capture_init_begin()[k.index])));
+      } else {
+        auto* var =
+            DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(k.var),
+                                false, op->getBeginLoc(), k.var->getType().getNonReferenceType(), VK_LValue);
+        args.push_back(pt->isReferenceType() ? static_cast<Expr*>(var) : value(var, pt));
+      }
+    }
+    for (unsigned a = 1; a < op->getNumArgs(); ++a) args.push_back(cast<Expr>(visit(op->getArg(a))));
+    auto* fn = const_cast<FunctionDecl*>(c.fn);
+    auto* callee_ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), fn, false,
+                                           op->getBeginLoc(), fn->getType(), VK_LValue);
+    auto* callee = ImplicitCastExpr::Create(context_, context_.getPointerType(fn->getType()), CK_FunctionToPointerDecay,
+                                            callee_ref, nullptr, VK_PRValue, FPOptionsOverride());
+    return CallExpr::Create(context_, callee, args, fn->getReturnType(), VK_PRValue, op->getBeginLoc(),
+                            FPOptionsOverride());
+  }
+};
+
+}  // namespace
+
+const CXXRecordDecl* capturing_lambda(QualType t) {
+  if (t.isNull()) return nullptr;
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return record && record->isLambda() && record->capture_size() != 0 ? record : nullptr;
+}
+
+const ClosureFunction& closure_function(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
+  auto& slot = unit.closures[closure->getCanonicalDecl()];
+  if (!slot) {
+    slot = std::make_shared<ClosureFunction>(build(closure, unit, context));
+    if (slot->fn) unit.closure_of[slot->fn] = slot.get();
+  }
+  return *slot;
+}
+
+const ClosureFunction* as_closure_function(const FunctionDecl* fn, const UnitFacts& unit) {
+  auto it = unit.closure_of.find(fn);
+  return it == unit.closure_of.end() ? nullptr : it->second;
+}
+
+bool closure_request_arguments(const ClosureFunction& c, const Expr* target, ASTContext& context, Diagnostics& diags,
+                               std::string& out) {
+  const SourceManager& sm = context.getSourceManager();
+  auto* ref = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
+  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const LambdaExpr* named = var && var->isLocalVarDecl() ? lambda_of(var->getInit()) : nullptr;
+  const LambdaExpr* written = named ? nullptr : lambda_of(target);
+  if (!named && !written) {
+    diags.error(target->getBeginLoc(), "a gradient of a lambda with captures must be requested in the function that "
+                                       "declares it, of the lambda or of the local variable holding it");
+    return false;
+  }
+  for (const ClosureCapture& k : c.captures) {
+    const Expr* value = (named ? named : written)->capture_init_begin()[k.index];
+    const std::string name = k.var->getName().str();
+    QualType pt = k.param->getType();
+    if (!k.by_copy) {
+      if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified() && is_differentiable(pt)) {
+        diags.error(k.at, "the lambda writes its capture '" + name +
+                              "', which a gradient request cannot return; "
+                              "return the value from the lambda instead");
+        return false;
+      }
+      out += ", ::std::ref(" + name + ")";
+    } else if (k.var->isInitCapture()) {
+      if (named) {
+        diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name +
+                              " = ...') must be requested "
+                              "where the lambda is written: adjoint::gradient([" +
+                              name + " = ...](...) { ... })");
+        return false;
+      }
+      out += ", " +
+             Lexer::getSourceText(CharSourceRange::getTokenRange(value->getSourceRange()), sm, context.getLangOpts())
+                 .str();
+    } else {
+      auto* function = named ? dyn_cast<FunctionDecl>(var->getDeclContext()) : nullptr;
+      if (function && Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
+        diags.error(k.at, "'" + name +
+                              "' is captured by copy and changed after the lambda is declared, so a "
+                              "gradient request cannot read the lambda's copy; capture it by reference ([&" +
+                              name + "]), or request the gradient where the lambda is written");
+        return false;
+      }
+      out += ", " + name;
+    }
+  }
+  return true;
+}
+
+bool rewrite_closure_calls(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
+  ClosureCalls r(unit, context, diags);
+  r.visit(const_cast<Stmt*>(fn->getBody()));
+  return r.ok;
+}
+
+}  // namespace adjc
