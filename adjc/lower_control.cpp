@@ -8,9 +8,6 @@ namespace adjc {
 
 using namespace clang;
 
-namespace {
-
-// Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken).
 bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
   bool found = false;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
@@ -23,13 +20,17 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
     if (auto* u = dyn_cast<UnaryOperator>(s);
         u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && target(u->getSubExpr()))
       found = true;
+    if (auto* call = dyn_cast<CallExpr>(s); call && call->getDirectCallee())
+      for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
+        QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
+        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified() && target(call->getArg(i)))
+          found = true;
+      }
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(stmt);
   return found;
 }
-
-}  // namespace
 
 // The return value's assignment (`_ret = value`).
 void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
@@ -63,7 +64,9 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
             c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(c->getLHS()))
           if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
             step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
-        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd)) counter = vd;
+        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
+            !has_side_effects(fs->getCond()))
+          counter = vd;
       }
   if (parallel) {
     auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -109,16 +112,46 @@ void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const 
   if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
   Node* n = make(NodeKind::Loop, s);
   n->form = form;
-  n->cond = cond;
   n->id = next_id_++;
-  check_expression(ir_, diags_, cond);
+  // A condition with side effects (`while (--n > 0)`) becomes statements that run each time it is
+  // evaluated: first in the body, which leaves the loop when the condition is false (`while (true)
+  // { n -= 1; if (!(n > 0)) break; ... }`); for `do ... while`, after the body, where `continue`
+  // goes too (`do { ...; n -= 1; } while (n > 0)`).
+  const bool effects = has_side_effects(cond);
+  if (!effects) {
+    n->cond = cond;
+    check_expression(ir_, diags_, cond);
+  }
   loops_.push_back(n);
-  n->body = lower_scope(body);
+  if (effects && form != LoopForm::Do) {
+    n->body = make(NodeKind::Block, body);
+    Expr* test = lower_branches(const_cast<Expr*>(cond), n->body, s);
+    check_expression(ir_, diags_, test);
+    SourceLocation at = cond->getExprLoc();
+    Node* exit = make(NodeKind::If, s);
+    exit->loc = at;
+    exit->cond = UnaryOperator::Create(context_, new (context_) ParenExpr(at, at, test), UO_LNot, context_.BoolTy,
+                                       VK_PRValue, OK_Ordinary, at, false, FPOptionsOverride());
+    exit->then_node = make(NodeKind::Block, s);
+    exit->then_node->parent = exit;
+    add(exit->then_node, jump(s, JumpKind::Break, n));
+    add(n->body, exit);
+    if (auto* cs = dyn_cast<CompoundStmt>(body)) lower_compound(cs, n->body);
+    else lower_stmt(body, n->body);
+  } else {
+    n->body = lower_scope(body);
+  }
   n->body->parent = n;
   if (inc) {
     n->inc = make(NodeKind::Block, inc);
     n->inc->parent = n;
     lower_expr_stmt(inc, n->inc);
+  }
+  if (effects && form == LoopForm::Do) {
+    n->inc = make(NodeKind::Block, cond);
+    n->inc->parent = n;
+    n->cond = lower_branches(const_cast<Expr*>(cond), n->inc, s);
+    check_expression(ir_, diags_, n->cond);
   }
   loops_.pop_back();
   add(block, n);

@@ -24,7 +24,15 @@ Node* Lowering::lower_scope(const Stmt* s) {
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
-  if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+  if (aliases_.count(vd)) return;  // its uses name the referent
+  // `const T& c = x * y;`: the temporary it names is a local of its own.
+  const Expr* bound = vd->getInit();
+  if (auto* full = dyn_cast_or_null<ExprWithCleanups>(bound)) bound = full->getSubExpr();
+  const bool temporary = vd->getType()->isReferenceType() && bound && isa<MaterializeTemporaryExpr>(bound->IgnoreParens());
+  if (vd->getType()->isReferenceType() && !temporary)
+    return fail(at, "local reference '" + vd->getName().str() +
+                        "' declared here is not supported (only references declared in a block, to a variable or an "
+                        "element, are); use a pointer");
   if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   // A lambda without captures: its calls are calls of its generated forward; no state to keep.
   if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
@@ -51,25 +59,12 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
   }
-  Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
+  Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;
   if (v->memory && init && !is_floating(vd->getType()))
     return fail(at, "initialising arrays or structs where they are declared is not supported");
-  if (v->pointer) {
-    if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
-    v->base = pointer_base(init);
-    v->root = memory_root(ir_, init);
-    if (!v->base || !v->root)
-      return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
-  }
-  if (!init) return;
-  size_t before = block->children.size();
-  lower_assign(stmt, new_ref(vd), BO_Assign, init, block);
-  if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
-    block->children.back()->definition = true;
-    block->children.back()->loc = at;
-    v->definition = block->children.back();
-  }
+  if (v->pointer && !init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
+  if (init) define(vd, init, stmt, block);
 }
 
 void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
@@ -142,9 +137,11 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* is = dyn_cast<IfStmt>(s)) {
     if (is->getInit() || is->getConditionVariable() || is->isConsteval())
       return fail(at, "if statements with initialisers or condition variables are not supported");
-    check_expression(ir_, diags_, is->getCond());
+    const Expr* cond = is->getCond();
+    if (has_side_effects(cond)) cond = lower_branches(const_cast<Expr*>(cond), block, s);
+    check_expression(ir_, diags_, cond);
     Node* n = make(NodeKind::If, s);
-    n->cond = is->getCond();
+    n->cond = cond;
     n->then_node = lower_scope(is->getThen());
     n->then_node->parent = n;
     if (is->getElse()) {
@@ -154,8 +151,14 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     return add(block, n);
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
-  if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))
-    return lower_range_for(rs, block);
+  if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
+    QualType range = rs->getRangeInit()->getType();
+    if (is_container(range) || range->isConstantArrayType()) return lower_range_for(rs, block);
+    return fail(rs->getRangeInit()->getBeginLoc(),
+                "a range-for over '" + range.getAsString() +
+                    "' is not supported; iterate over an array, a std::vector or a std::array (put the values in a "
+                    "local array: double a[] = {...};)");
+  }
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
     if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
     return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
