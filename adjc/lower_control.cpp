@@ -78,7 +78,9 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
     lower_stmt(fs->getInit(), block);
     return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
   }
-  check_expression(ir_, diags_, counter->getInit());
+  Expr* start = const_cast<Expr*>(counter->getInit());
+  if (has_side_effects(start)) start = lower_branches(start, block, fs);  // `for (int i = k++; ...)`
+  check_expression(ir_, diags_, start);
   Node* n = make(NodeKind::Loop, fs);
   n->form = LoopForm::For;
   n->parallel = parallel;
@@ -91,7 +93,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   Var* v = make_var(counter->getName().str(), counter->getType(), VarKind::Local, counter, counter->getLocation());
   v->counter = true;
   n->counter = v;
-  n->start = counter->getInit();
+  n->start = start;
   n->step = step;
   n->cond = fs->getCond();
   if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -225,7 +227,9 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   if (has_call)
     return fail(sw->getCond()->getBeginLoc(),
                 "a switch condition that calls a function is not supported; store its value in a local first");
-  check_expression(ir_, diags_, sw->getCond());
+  Expr* value = const_cast<Expr*>(sw->getCond());
+  if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
+  check_expression(ir_, diags_, value);
   std::vector<CaseGroup> cases;
   for (const Stmt* c : body->body()) {
     const Stmt* sub = c;
@@ -267,7 +271,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   }
   // The chain, built from its end: the default's statements are the last else.
   Node* chain = nullptr;
-  const Expr* cond = new (context_) ParenExpr(at, at, const_cast<Expr*>(sw->getCond()));
+  const Expr* cond = new (context_) ParenExpr(at, at, value);
   for (size_t i = cases.size(); i-- > 0;) {
     const CaseGroup& k = cases[i];
     if (k.is_default) continue;
