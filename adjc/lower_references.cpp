@@ -90,10 +90,12 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
   Expr* target = referent(const_cast<Expr*>(vd->getInit()));
   if (!target) return;  // a temporary: a local (lower_decl)
   const std::string name = vd->getName().str();
+  // A reference that cannot be an alias is reported once; its uses are still rewritten (the function
+  // is not differentiated), so they are not reported again.
   if (has_side_effects(target) || holds_call(target))
-    return fail(vd->getLocation(), "local reference '" + name +
-                                       "' to the result of a call or side effect is not supported; store the value "
-                                       "in a local or use a pointer");
+    fail(vd->getLocation(), "local reference '" + name +
+                                "' to the result of a call or side effect is not supported; store the value in a "
+                                "local or use a pointer");
   std::vector<const VarDecl*> picks;
   if (!isa<DeclRefExpr>(target)) selectors(target, picks);
   bool after = false;
@@ -105,11 +107,12 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
   }
   scope.insert(scope.end(), rest, end);
   for (const VarDecl* pick : picks)
-    for (const Stmt* s : scope)
-      if (writes_variable(s, pick))
-        return fail(vd->getLocation(), "local reference '" + name + "' is not supported: '" + pick->getName().str() +
-                                           "', which picks what it refers to, changes in its scope; use a pointer "
-                                           "(T* " + name + " = &...) and '*" + name + "'");
+    if (std::any_of(scope.begin(), scope.end(), [&](const Stmt* s) { return writes_variable(s, pick); })) {
+      fail(vd->getLocation(), "local reference '" + name + "' is not supported: '" + pick->getName().str() +
+                                  "', which picks what it refers to, changes in its scope; use a pointer (T* " +
+                                  name + " = &...) and '*" + name + "'");
+      break;
+    }
   for (Decl* d : decls->decls())
     if (auto* later = dyn_cast<VarDecl>(d); later && later != vd && later->getInit())
       replace_uses(*later->getInitAddress(), vd, target);
