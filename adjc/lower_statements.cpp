@@ -114,6 +114,12 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     n->call = call;
     return add(block, n);
   }
+  // Any other expression evaluated for its side effects (`c ? a++ : b--;`): the side effects, as
+  // statements; the value is not used.
+  if (has_side_effects(e)) {
+    lower_branches(const_cast<Expr*>(e), block, stmt);
+    return;
+  }
   fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
 }
 

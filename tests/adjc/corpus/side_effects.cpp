@@ -2,7 +2,8 @@
 // value before or after, the comma operator), in loop conditions (while, do-while with continue,
 // for with a comma increment), kept conditional under `&&`, `||` and `?:`; conditional lvalues;
 // local references as aliases (of variables, elements, through range-for); range-for over arrays;
-// floating parameters passed by address; and the forms the diagnostics' hints point to.
+// floating parameters passed by address; and the forms the diagnostics' hints point to (the
+// diagnostics assign_in_expr, incdec_in_expr, local_reference, range_for_reference).
 #include <adjoint/ad.hpp>
 
 #include <vector>
@@ -131,6 +132,19 @@ double range_for_vector_reference(const double* x, int n) {
   for (const double& e : v) s += e * x[0];
   return s;
 }
+struct Pair {
+  double a, b;
+};
+double alias_of_struct_and_effect_statements(double x, double y) {
+  Pair p = {x, y};
+  Pair& q = p;  // p is still split into its members
+  q.a *= y;
+  double u = 1, w = 2;
+  x > y ? u++ : w--;  // evaluated for its side effects
+  int n = 2, k = 0;
+  int m = n ? n : (k = 3);  // the hint of assign_in_expr (GNU `n ?: (k = 3)`), followed
+  return q.a * p.b * m + u * x - w * y + k;
+}
 template <typename T, int N>
 T dot_n(const T* a, const T* b) {
   T s = 0;
@@ -195,6 +209,10 @@ TEST(SideEffects, conditional_lvalues) {
 }
 TEST(SideEffects, references) {
   check("references", adjoint::gradient(references, "x"), references, InOut<double>{4}, 4);
+}
+TEST(SideEffects, alias_of_struct_and_effect_statements) {
+  check("alias_of_struct_and_effect_statements", adjoint::gradient(alias_of_struct_and_effect_statements),
+        alias_of_struct_and_effect_statements, Scalar<double>{}, Scalar<double>{});
 }
 TEST(SideEffects, range_for) {
   check("range_for_arrays", adjoint::gradient(range_for_arrays), range_for_arrays, Scalar<double>{},
