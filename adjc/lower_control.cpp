@@ -46,7 +46,6 @@ void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* blo
 
 void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   SourceLocation at = fs->getBeginLoc();
-  if (fs->getConditionVariable()) return fail(at, "for conditions declaring variables are not supported");
   // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
   const VarDecl* counter = nullptr;
   long step = 0;
@@ -65,7 +64,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
           if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
             step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
         if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
-            !has_side_effects(fs->getCond()))
+            !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
           counter = vd;
       }
   if (parallel) {
@@ -76,7 +75,8 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   }
   if (!counter) {
     lower_stmt(fs->getInit(), block);
-    return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
+    return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block,
+                      fs->getConditionVariableDeclStmt());
   }
   Expr* start = const_cast<Expr*>(counter->getInit());
   if (has_side_effects(start)) start = lower_branches(start, block, fs);  // `for (int i = k++; ...)`
@@ -110,7 +110,8 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   leave_after_return(n, block);
 }
 
-void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
+void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block,
+                          const DeclStmt* cond_decl) {
   if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
   Node* n = make(NodeKind::Loop, s);
   n->form = form;
@@ -118,8 +119,9 @@ void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const 
   // A condition with side effects (`while (--n > 0)`) becomes statements that run each time it is
   // evaluated: first in the body, which leaves the loop when the condition is false (`while (true)
   // { n -= 1; if (!(n > 0)) break; ... }`); for `do ... while`, after the body, where `continue`
-  // goes too (`do { ...; n -= 1; } while (n > 0)`).
-  const bool effects = has_side_effects(cond);
+  // goes too (`do { ...; n -= 1; } while (n > 0)`). A condition declaring a variable (`while (T v =
+  // e)`) is one: the declaration runs each time.
+  const bool effects = cond_decl || has_side_effects(cond);
   if (!effects) {
     n->cond = cond;
     check_expression(ir_, diags_, cond);
@@ -127,6 +129,7 @@ void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const 
   loops_.push_back(n);
   if (effects && form != LoopForm::Do) {
     n->body = make(NodeKind::Block, body);
+    lower_stmt(cond_decl, n->body);
     Expr* test = lower_branches(const_cast<Expr*>(cond), n->body, s);
     check_expression(ir_, diags_, test);
     SourceLocation at = cond->getExprLoc();
@@ -213,8 +216,9 @@ const VarDecl* Lowering::returned_flag() {
 // case) must end in break, return or continue, or be the last; `default` is the final else.
 void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   SourceLocation at = sw->getBeginLoc();
-  if (sw->getInit() || sw->getConditionVariable())
-    return fail(at, "switch statements with initialisers or condition variables are not supported");
+  // `switch (T k = e; k)`, `switch (T k = e)`: the declarations run first (every local is hoisted).
+  lower_stmt(sw->getInit(), block);
+  lower_stmt(sw->getConditionVariableDeclStmt(), block);
   auto* body = dyn_cast<CompoundStmt>(sw->getBody());
   if (!body) return fail(at, "a switch body must be a braced block of cases");
   bool has_call = false;

@@ -141,8 +141,10 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   }
   if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
   if (auto* is = dyn_cast<IfStmt>(s)) {
-    if (is->getInit() || is->getConditionVariable() || is->isConsteval())
-      return fail(at, "if statements with initialisers or condition variables are not supported");
+    if (is->isConsteval()) return fail(at, "'if consteval' is not supported");
+    // `if (T t = e; cond)`, `if (T t = e)`: the declarations run first (every local is hoisted).
+    lower_stmt(is->getInit(), block);
+    lower_stmt(is->getConditionVariableDeclStmt(), block);
     const Expr* cond = is->getCond();
     if (has_side_effects(cond)) cond = lower_branches(const_cast<Expr*>(cond), block, s);
     check_expression(ir_, diags_, cond);
@@ -166,8 +168,8 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
                     "local array: double a[] = {...};)");
   }
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
-    if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
-    return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
+    return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block,
+                      ws->getConditionVariableDeclStmt());
   }
   if (auto* ds = dyn_cast<DoStmt>(s))
     return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);

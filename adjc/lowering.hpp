@@ -100,7 +100,7 @@ class Lowering {
   void lower_return_value(const clang::Stmt* stmt, const clang::Expr* value, Node* block);
   void lower_for(const clang::ForStmt* fs, Node* block, bool parallel);
   void lower_loop(const clang::Stmt* s, LoopForm form, const clang::Expr* cond, const clang::Stmt* body,
-                  const clang::Expr* inc, Node* block);
+                  const clang::Expr* inc, Node* block, const clang::DeclStmt* cond_decl = nullptr);
   void lower_return_in_loop(const clang::Stmt* s, Node* block);
   void leave_after_return(Node* n, Node* block);
   Node* jump(const clang::Stmt* s, JumpKind kind, Node* loop);

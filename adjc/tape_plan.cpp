@@ -14,11 +14,12 @@ namespace {
 
 // Rejections that depend on activity: casts of active values to integers, calls of functions
 // with no derivative. A condition's value carries no derivative (the reverse replays the
-// recorded branch), so a call there needs none when it writes nothing.
+// recorded branch), so a cast there loses none (`if (u)`), and a call there needs none when it
+// writes nothing.
 void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e, bool condition, Diagnostics& diags) {
   if (!e) return;
   if (auto* c = dyn_cast<CastExpr>(e);
-      c && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
+      c && !condition && (c->getCastKind() == CK_FloatingToIntegral || c->getCastKind() == CK_FloatingToBoolean) &&
       reads_varied(ir, full, c->getSubExpr()))
     diags.error(e->getExprLoc(),
                 "non-differentiable cast of an active floating value to '" + c->getType().getAsString() + "'");

@@ -1,6 +1,7 @@
 // Corpus: side effects inside expressions (chained and nested assignments, `++`/`--` with the
 // value before or after, the comma operator), in loop conditions (while, do-while with continue,
-// for with a comma increment), kept conditional under `&&`, `||` and `?:`; conditional lvalues;
+// for with a comma increment), kept conditional under `&&`, `||` and `?:`; declarations in
+// `if`/`switch` headers and in loop conditions; conditional lvalues;
 // local references as aliases (of variables, elements, through range-for); range-for over arrays;
 // floating parameters passed by address; and the forms the diagnostics' hints point to (the
 // diagnostics assign_in_expr, incdec_in_expr, local_reference, range_for_reference).
@@ -86,6 +87,24 @@ double side_effects_in_headers(const double* x, int n) {
   }
   if ((s *= 2) > 100) s = 100;
   return s;
+}
+double declarations_in_conditions(const double* x, int n) {
+  double r = x[0];
+  if (double t = x[1] * x[1]; t > 0.1) r += t;
+  if (double u = x[2] - 0.5) r *= u;
+  switch (int k = n % 3; k) {
+    case 0: r *= 2; break;
+    case 1: r *= x[0]; break;
+    default: r -= x[1];
+  }
+  switch (int k = n % 2) {
+    case 0: r += 1 + k; break;
+    default: r *= 0.5;
+  }
+  int i = n;
+  while (int left = i--) r += x[left - 1] * 0.25 * r;  // declared again each time
+  for (int j = 0; int more = n - j; j++) r -= 0.1 * x[more - 1] * r;
+  return r;
 }
 double square_user(double v) { return v * v; }
 double conditional_lvalues(double x, double y) {
@@ -202,6 +221,11 @@ TEST(SideEffects, side_effects_in_headers) {
   for (int n = 3; n < 6; n++)
     check("side_effects_in_headers", adjoint::gradient(side_effects_in_headers, "x"), side_effects_in_headers,
           In<double>{5, 0.1, 1}, n);
+}
+TEST(SideEffects, declarations_in_conditions) {
+  for (int n = 3; n < 7; n++)
+    check("declarations_in_conditions", adjoint::gradient(declarations_in_conditions, "x"),
+          declarations_in_conditions, In<double>{6}, n);
 }
 TEST(SideEffects, conditional_lvalues) {
   check("conditional_lvalues", adjoint::gradient(conditional_lvalues), conditional_lvalues, Scalar<double>{},
