@@ -155,6 +155,11 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
                                  context_.getTrivialTypeSourceInfo(long_type, at), at, at);
     item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
   }
+  if (!t->isReferenceType() && item->getType()->isArrayType())
+    return fail(element->getLocation(), "a range-for taking the rows of '" + range->getType().getAsString() +
+                                            "' by value ('" + element->getName().str() +
+                                            "', a pointer) is not supported; take them by reference: for (auto& " +
+                                            element->getName().str() + " : ...)");
   Node* n = make(NodeKind::Loop, rs);
   n->form = LoopForm::For;
   n->id = next_id_++;

@@ -176,6 +176,14 @@ double addressed_parameters(double x, double y) {
   double d = dot_n<double, 1>(&x, &y);
   return d + x * x;
 }
+double pointers_to_scalars(double x, double y) {
+  double a = x * y;
+  double* p = &a;  // a local pointer into a one-element region
+  *p *= x;
+  double* q = &y;  // into the parameter's local copy
+  *q += a;
+  return a * y + *p * p[0];
+}
 float addressed_float(float x, float y) { return dot_n<float, 1>(&x, &y) + x; }
 // The diagnostics' hints, followed: a local pointer stepped inside an expression
 // (pointer_parameter_incremented), a pointer where an index changes in a reference's scope
@@ -246,6 +254,8 @@ TEST(SideEffects, range_for) {
 }
 TEST(SideEffects, addressed_parameters) {
   check("addressed_parameters", adjoint::gradient(addressed_parameters), addressed_parameters, Scalar<double>{},
+        Scalar<double>{});
+  check("pointers_to_scalars", adjoint::gradient(pointers_to_scalars), pointers_to_scalars, Scalar<double>{},
         Scalar<double>{});
   check("addressed_float", adjoint::gradient(addressed_float), addressed_float, Scalar<float>{}, Scalar<float>{});
 }
