@@ -250,13 +250,16 @@ const Expr* Lowering::pointer_base(const Expr* e) {
   if (isa<MemberExpr>(e)) return e;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
     return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
-  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
+    // `&a` of a one-element region (a floating local or parameter whose address is taken).
+    if (Var* v = ir_.var(strip(u->getSubExpr(), ir_.unit)); v && v->memory && is_floating(v->type)) return e;
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) {
       // Into a container: `c.data()` or `&c[k]` with a constant k (the pointer's base is printed
       // again where the reverse sweep rebuilds it).
       if (!is_container(sub->getBase()->getType())) return pointer_base(sub->getBase());
       return isa<IntegerLiteral>(strip(sub->getIdx(), ir_.unit)) ? e : nullptr;
     }
+  }
   return nullptr;
 }
 
