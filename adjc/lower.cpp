@@ -31,8 +31,11 @@ void Lowering::run() {
     ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
     ir_.returns_value = is_adjoint_value(rt, ir_.unit);
   }
+  find_aliases(fn->getBody());
+  copy_addressed_params(fn->getBody());
   find_split_structs(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
+  define_param_copies();
   lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
   int order = 0;
   for_each_node(ir_.body, [&](Node* n) { n->order = order++; });
@@ -146,6 +149,36 @@ const Expr* Lowering::int_literal(int value, QualType t) {
 const Expr* Lowering::rvalue(const VarDecl* vd) {
   return ImplicitCastExpr::Create(context_, vd->getType(), CK_LValueToRValue, const_cast<Expr*>(new_ref(vd)), nullptr,
                                   VK_PRValue, FPOptionsOverride());
+}
+
+// A synthesised local `name` of `type` declared in `block` (hoisted to function scope like every local).
+const VarDecl* Lowering::new_local(const std::string& name, QualType type, SourceLocation at, Node* block) {
+  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get(name), type,
+                             context_.getTrivialTypeSourceInfo(type, at), SC_None);
+  vd->setImplicit();
+  Var* v = make_var(name, type, VarKind::Local, vd, at);
+  v->block = block;
+  return vd;
+}
+
+// The definition of local `vd` (its declaration's initialisation): `vd = value` in `block`; a local
+// pointer takes the region `value` points into.
+void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, Node* block) {
+  Var* v = ir_.var_of.at(vd);
+  if (v->pointer) {
+    v->base = pointer_base(value);
+    v->root = memory_root(ir_, value);
+    if (!v->base || !v->root)
+      return fail(vd->getLocation(), "local pointer '" + v->name + "' must point into a parameter or local array");
+  }
+  size_t before = block->children.size();
+  lower_assign(stmt, new_ref(vd), BO_Assign, value, block);
+  if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
+    Node* n = block->children.back();
+    n->definition = true;
+    n->loc = vd->getLocation();
+    v->definition = n;
+  }
 }
 
 std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,

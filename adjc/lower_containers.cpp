@@ -154,29 +154,39 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
   add(block, n);
 }
 
-// `for (T x : c)` (or `const T& x`) over a std::vector or std::array: the counted loop
-// `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }`.
+// `for (T x : c)` over a std::vector, std::array or an array: the counted loop
+// `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }` (`_i < N` for an array
+// of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the body name `c[_i]`.
 void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   SourceLocation at = rs->getBeginLoc();
   const VarDecl* element = rs->getLoopVariable();
   QualType t = element->getType();
-  if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
-    return fail(element->getLocation(), "a range-for writing the elements through '" + element->getName().str() +
-                                            "' is not supported; index them: for (std::size_t i = 0; i < "
-                                            "v.size(); ++i) v[i] = ...");
-  if (t->isReferenceType() && writes_memory(rs->getBody()))
-    return fail(element->getLocation(), "a range-for over a reference ('const T&') whose body writes memory is not "
-                                            "supported; iterate by value: for (T x : v)");
   if (parallel_) return fail(at, "loops inside an OpenMP parallel loop must be canonical for loops");
-  const Expr* range = rs->getRangeInit();
+  Expr* range = const_cast<Expr*>(rs->getRangeInit());
   QualType long_type = context_.LongTy;
   auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
                                   long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
   counter->setImplicit();
   counter->setInit(const_cast<Expr*>(int_literal(0, long_type)));
-  Expr* size = container_call(context_, ir_.unit, range, "size", {}, false);
-  Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, size, nullptr,
-                                     FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+  Expr* end = nullptr;
+  Expr* item = nullptr;  // c[_i]
+  if (auto* array = context_.getAsConstantArrayType(range->getType())) {
+    end = const_cast<Expr*>(int_literal(int(array->getSize().getZExtValue()), long_type));
+    Expr* first = ImplicitCastExpr::Create(context_, context_.getArrayDecayedType(range->getType()),
+                                           CK_ArrayToPointerDecay, range, nullptr, VK_PRValue, FPOptionsOverride());
+    item = new (context_) ArraySubscriptExpr(first, const_cast<Expr*>(rvalue(counter)), array->getElementType(),
+                                             VK_LValue, OK_Ordinary, at);
+  } else {
+    Expr* size = container_call(context_, ir_.unit, range, "size", {}, false);
+    end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, size, nullptr, FPOptionsOverride(),
+                                 context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+    item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
+  }
+  if (!t->isReferenceType() && item->getType()->isArrayType())
+    return fail(element->getLocation(), "a range-for taking the rows of '" + range->getType().getAsString() +
+                                            "' by value ('" + element->getName().str() +
+                                            "', a pointer) is not supported; take them by reference: for (auto& " +
+                                            element->getName().str() + " : ...)");
   Node* n = make(NodeKind::Loop, rs);
   n->form = LoopForm::For;
   n->id = next_id_++;
@@ -191,38 +201,21 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   check_expression(ir_, diags_, n->cond);
   loops_.push_back(n);
   n->body = make(NodeKind::Block, rs->getBody());
-  Var* x = make_var(element->getName().str(), t.getNonReferenceType().getUnqualifiedType(), VarKind::Local, element,
-                    element->getLocation());
-  x->block = n->body;
-  lower_assign(rs, new_ref(element), BO_Assign, container_subscript(context_, range, rvalue(counter)), n->body);
-  if (!n->body->children.empty() && n->body->children.back()->kind == NodeKind::Assign) {
-    n->body->children.back()->definition = true;
-    x->definition = n->body->children.back();
+  Stmt* body = const_cast<Stmt*>(rs->getBody());
+  if (t->isReferenceType()) {
+    replace_uses(body, element, item);
+  } else {
+    Var* x = make_var(element->getName().str(), t.getUnqualifiedType(), VarKind::Local, element,
+                      element->getLocation());
+    x->block = n->body;
+    define(element, item, rs, n->body);
   }
-  if (auto* cs = dyn_cast<CompoundStmt>(rs->getBody())) lower_compound(cs, n->body);
-  else lower_stmt(rs->getBody(), n->body);
+  if (auto* cs = dyn_cast<CompoundStmt>(body)) lower_compound(cs, n->body);
+  else lower_stmt(body, n->body);
   n->body->parent = n;
   loops_.pop_back();
   add(block, n);
   leave_after_return(n, block);
-}
-
-// Whether `s` assigns to anything but a local variable (memory: elements, members, through pointers).
-bool Lowering::writes_memory(const Stmt* s) {
-  if (!s) return false;
-  const Expr* target = nullptr;
-  if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) target = b->getLHS();
-  if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) target = u->getSubExpr();
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->isAssignmentOp()) target = op->getArg(0);
-  if (target && !isa<DeclRefExpr>(target->IgnoreParenImpCasts())) return true;
-  if (auto* call = dyn_cast<CallExpr>(s)) {  // a call may write through what it receives
-    if (!call->getDirectCallee()) return true;
-    for (const AdParam& p : ad_params(call->getDirectCallee()))
-      if (is_written_param(p.type)) return true;
-  }
-  for (const Stmt* c : s->children())
-    if (writes_memory(c)) return true;
-  return false;
 }
 
 }  // namespace adjc

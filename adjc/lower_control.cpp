@@ -8,9 +8,6 @@ namespace adjc {
 
 using namespace clang;
 
-namespace {
-
-// Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken).
 bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
   bool found = false;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
@@ -23,13 +20,17 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
     if (auto* u = dyn_cast<UnaryOperator>(s);
         u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && target(u->getSubExpr()))
       found = true;
+    if (auto* call = dyn_cast<CallExpr>(s); call && call->getDirectCallee())
+      for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
+        QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
+        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified() && target(call->getArg(i)))
+          found = true;
+      }
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(stmt);
   return found;
 }
-
-}  // namespace
 
 // The return value's assignment (`_ret = value`).
 void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
@@ -45,7 +46,6 @@ void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* blo
 
 void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   SourceLocation at = fs->getBeginLoc();
-  if (fs->getConditionVariable()) return fail(at, "for conditions declaring variables are not supported");
   // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
   const VarDecl* counter = nullptr;
   long step = 0;
@@ -63,7 +63,9 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
             c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(c->getLHS()))
           if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
             step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
-        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd)) counter = vd;
+        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
+            !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
+          counter = vd;
       }
   if (parallel) {
     auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -73,10 +75,13 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   }
   if (!counter) {
     lower_stmt(fs->getInit(), block);
-    return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block);
+    return lower_loop(fs, LoopForm::For, fs->getCond(), fs->getBody(), fs->getInc(), block,
+                      fs->getConditionVariableDeclStmt());
   }
-  check_expression(ir_, diags_, counter->getInit());
-  reject_closure_calls(counter->getInit());
+  Expr* start = const_cast<Expr*>(counter->getInit());
+  if (has_side_effects(start)) start = lower_branches(start, block, fs);  // `for (int i = k++; ...)`
+  check_expression(ir_, diags_, start);
+  reject_closure_calls(start);
   Node* n = make(NodeKind::Loop, fs);
   n->form = LoopForm::For;
   n->parallel = parallel;
@@ -89,7 +94,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   Var* v = make_var(counter->getName().str(), counter->getType(), VarKind::Local, counter, counter->getLocation());
   v->counter = true;
   n->counter = v;
-  n->start = counter->getInit();
+  n->start = start;
   n->step = step;
   n->cond = fs->getCond();
   if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -107,21 +112,54 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   leave_after_return(n, block);
 }
 
-void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block) {
+void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block,
+                          const DeclStmt* cond_decl) {
   if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
   Node* n = make(NodeKind::Loop, s);
   n->form = form;
-  n->cond = cond;
   n->id = next_id_++;
-  check_expression(ir_, diags_, cond);
   reject_closure_calls(cond);
+  // A condition with side effects (`while (--n > 0)`) becomes statements that run each time it is
+  // evaluated: first in the body, which leaves the loop when the condition is false (`while (true)
+  // { n -= 1; if (!(n > 0)) break; ... }`); for `do ... while`, after the body, where `continue`
+  // goes too (`do { ...; n -= 1; } while (n > 0)`). A condition declaring a variable (`while (T v =
+  // e)`) is one: the declaration runs each time.
+  const bool effects = cond_decl || has_side_effects(cond);
+  if (!effects) {
+    n->cond = cond;
+    check_expression(ir_, diags_, cond);
+  }
   loops_.push_back(n);
-  n->body = lower_scope(body);
+  if (effects && form != LoopForm::Do) {
+    n->body = make(NodeKind::Block, body);
+    lower_stmt(cond_decl, n->body);
+    Expr* test = lower_branches(const_cast<Expr*>(cond), n->body, s);
+    check_expression(ir_, diags_, test);
+    SourceLocation at = cond->getExprLoc();
+    Node* exit = make(NodeKind::If, s);
+    exit->loc = at;
+    exit->cond = UnaryOperator::Create(context_, new (context_) ParenExpr(at, at, test), UO_LNot, context_.BoolTy,
+                                       VK_PRValue, OK_Ordinary, at, false, FPOptionsOverride());
+    exit->then_node = make(NodeKind::Block, s);
+    exit->then_node->parent = exit;
+    add(exit->then_node, jump(s, JumpKind::Break, n));
+    add(n->body, exit);
+    if (auto* cs = dyn_cast<CompoundStmt>(body)) lower_compound(cs, n->body);
+    else lower_stmt(body, n->body);
+  } else {
+    n->body = lower_scope(body);
+  }
   n->body->parent = n;
   if (inc) {
     n->inc = make(NodeKind::Block, inc);
     n->inc->parent = n;
     lower_expr_stmt(inc, n->inc);
+  }
+  if (effects && form == LoopForm::Do) {
+    n->inc = make(NodeKind::Block, cond);
+    n->inc->parent = n;
+    n->cond = lower_branches(const_cast<Expr*>(cond), n->inc, s);
+    check_expression(ir_, diags_, n->cond);
   }
   loops_.pop_back();
   add(block, n);
@@ -180,15 +218,10 @@ const VarDecl* Lowering::returned_flag() {
 // `switch` as an if/else chain on `cond == value`: each case (labels sharing statements are one
 // case) must end in break, return or continue, or be the last; `default` is the final else.
 void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
-  if (sw->getInit() || sw->getConditionVariable())
-    return lower_in_own_scope(sw, sw->getInit(), sw->getConditionVariableDeclStmt(), block,
-                              [&](Node* scope) { lower_switch_cases(sw, scope); });
-  lower_switch_cases(sw, block);
-}
-
-// The cases of a switch whose initialiser and condition variable, if any, are lowered already.
-void Lowering::lower_switch_cases(const SwitchStmt* sw, Node* block) {
   SourceLocation at = sw->getBeginLoc();
+  // `switch (T k = e; k)`, `switch (T k = e)`: the declarations run first (every local is hoisted).
+  lower_stmt(sw->getInit(), block);
+  lower_stmt(sw->getConditionVariableDeclStmt(), block);
   auto* body = dyn_cast<CompoundStmt>(sw->getBody());
   if (!body) return fail(at, "a switch body must be a braced block of cases");
   bool has_call = false;
@@ -201,7 +234,9 @@ void Lowering::lower_switch_cases(const SwitchStmt* sw, Node* block) {
   if (has_call)
     return fail(sw->getCond()->getBeginLoc(),
                 "a switch condition that calls a function is not supported; store its value in a local first");
-  check_expression(ir_, diags_, sw->getCond());
+  Expr* value = const_cast<Expr*>(sw->getCond());
+  if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
+  check_expression(ir_, diags_, value);
   std::vector<CaseGroup> cases;
   for (const Stmt* c : body->body()) {
     const Stmt* sub = c;
@@ -243,7 +278,7 @@ void Lowering::lower_switch_cases(const SwitchStmt* sw, Node* block) {
   }
   // The chain, built from its end: the default's statements are the last else.
   Node* chain = nullptr;
-  const Expr* cond = new (context_) ParenExpr(at, at, const_cast<Expr*>(sw->getCond()));
+  const Expr* cond = new (context_) ParenExpr(at, at, value);
   for (size_t i = cases.size(); i-- > 0;) {
     const CaseGroup& k = cases[i];
     if (k.is_default) continue;

@@ -1,5 +1,7 @@
-// Lowering of assignments and the expressions in them: calls hoisted out into Call nodes, calls
-// that run only on some paths (in `?:`, `&&`, `||`) kept on them (lowering.hpp).
+// Lowering of assignments and the expressions in them: calls hoisted out into Call nodes, side
+// effects (assignments, `++`/`--`, comma operators) made statements that run before the use,
+// calls and side effects that run only on some paths (in `?:`, `&&`, `||`) kept on them
+// (lowering.hpp).
 #include "lowering.hpp"
 
 namespace adjc {
@@ -21,6 +23,15 @@ bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
 }
 
 }  // namespace
+
+bool has_side_effects(const Expr* e) {
+  if (!e || isa<LambdaExpr>(e)) return false;
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->isAssignmentOp() || b->getOpcode() == BO_Comma)) return true;
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp()) return true;
+  for (const Stmt* c : e->children())
+    if (has_side_effects(dyn_cast_or_null<Expr>(c))) return true;
+  return false;
+}
 
 // Hoists calls to user functions (and functions with custom pullbacks) out of `e` into Call
 // nodes of `block`, innermost first.
@@ -70,26 +81,62 @@ bool Lowering::holds_hoisted_call(const Expr* e) {
   return false;
 }
 
-// Hoisting runs a call before the statement that holds it, so a call that runs only on some
-// paths — in a branch of `c ? a : b` or in the right operand of `&&`, `||` — must not be
-// hoisted out of its condition: each such expression becomes a temporary set by an if/else
-// (`t = c` for the operators), the calls hoisted into the branch that evaluates them.
+// Hoisting runs a call before the statement that holds it, and a side effect becomes a statement
+// before it, so one that runs only on some paths — in a branch of `c ? a : b` or in the right
+// operand of `&&`, `||` — must not be moved out of its condition: each such expression becomes a
+// temporary set by an if/else (`t = c` for the operators), the calls and side effects lowered into
+// the branch that evaluates them. Side effects elsewhere become statements (lower_side_effect).
 // Returns `e`, or what replaces it; operands of `e` are replaced in place.
 Expr* Lowering::lower_branches(Expr* e, Node* block, const Stmt* stmt) {
   if (!e) return e;
   auto* cond = dyn_cast<ConditionalOperator>(e);
   auto* logic = dyn_cast<BinaryOperator>(e);
   if (logic && !logic->isLogicalOp()) logic = nullptr;
-  if ((cond && (holds_hoisted_call(cond->getTrueExpr()) || holds_hoisted_call(cond->getFalseExpr()))) ||
-      (logic && holds_hoisted_call(logic->getRHS())))
+  auto conditional = [&](const Expr* x) { return holds_hoisted_call(x) || has_side_effects(x); };
+  if ((cond && (conditional(cond->getTrueExpr()) || conditional(cond->getFalseExpr()))) ||
+      (logic && conditional(logic->getRHS())))
     return lower_branch(e, block, stmt);
-  if (isa<BinaryConditionalOperator>(e) && holds_hoisted_call(e)) {
-    fail(e->getExprLoc(), "a call inside the GNU conditional 'a ?: b' is not supported; write 'a ? a : b'");
+  if (isa<BinaryConditionalOperator>(e) && conditional(e)) {
+    fail(e->getExprLoc(), "a call, assignment or '++'/'--' inside the GNU conditional 'a ?: b' is not supported; "
+                          "write 'a ? a : b'");
     return e;
   }
+  if (Expr* replaced = lower_side_effect(e, block, stmt)) return replaced;
   for (Stmt*& c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) c = lower_branches(ce, block, stmt);
   return e;
+}
+
+// A side effect inside an expression as statements of `block` before the statement that holds it,
+// in C++'s order (an assignment's value before its target): `a = b = x` -> `b = x; a = b;`,
+// `y = x[i++]` -> `_old = i; i += 1; y = x[_old];`, `(s += x, s)` -> `s += x; s`. Returns what
+// replaces `e` (the assigned lvalue, the old value), or nullptr when `e` is no side effect.
+Expr* Lowering::lower_side_effect(Expr* e, Node* block, const Stmt* stmt) {
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
+    if (has_side_effects(b->getLHS()) || isa<CallExpr>(strip(b->getLHS(), ir_.unit))) lower_expr_stmt(b->getLHS(), block);
+    return lower_branches(b->getRHS(), block, stmt);
+  }
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
+    lower_assign(stmt, b->getLHS(), b->getOpcode(), b->getRHS(), block);
+    return b->getLHS();
+  }
+  auto* u = dyn_cast<UnaryOperator>(e);
+  if (!u || !u->isIncrementDecrementOp()) return nullptr;
+  Expr* target = u->getSubExpr();
+  BinaryOperatorKind op = u->isIncrementOp() ? BO_AddAssign : BO_SubAssign;
+  if (u->isPrefix()) {
+    lower_assign(stmt, target, op, nullptr, block);
+    return target;
+  }
+  for (Stmt*& c : target->children())  // `v[i++]++`: the target's own side effects first
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) c = lower_branches(ce, block, stmt);
+  QualType type = target->getType().getUnqualifiedType();
+  const VarDecl* old = new_local("_old", type, e->getExprLoc(), block);
+  define(old, ImplicitCastExpr::Create(context_, type, CK_LValueToRValue, target, nullptr, VK_PRValue,
+                                       FPOptionsOverride()),
+         stmt, block);
+  lower_assign(stmt, target, op, nullptr, block);
+  return const_cast<Expr*>(rvalue(old));
 }
 
 // `c ? a : b` -> `if (c) t = a; else t = b;`, `l && r` -> `t = l; if (t) t = r;`,
@@ -97,23 +144,19 @@ Expr* Lowering::lower_branches(Expr* e, Node* block, const Stmt* stmt) {
 Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
   QualType type = e->getType().getUnqualifiedType();
   if (!type->isArithmeticType()) {
-    fail(e->getExprLoc(), "a call inside a conditional expression of type '" + type.getAsString() +
-                              "' is not supported; write it as an if/else statement");
+    fail(e->getExprLoc(), "a call, assignment or '++'/'--' inside a conditional expression of type '" +
+                              type.getAsString() + "' is not supported; write it as an if/else statement");
     return e;
   }
   SourceLocation at = e->getExprLoc();
-  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_branch"),
-                             type, context_.getTrivialTypeSourceInfo(type, at), SC_None);
-  vd->setImplicit();
-  Var* t = make_var("_branch", type, VarKind::Local, vd, at);
-  t->block = block;
+  const VarDecl* vd = new_local("_branch", type, at, block);
   Node* n = make(NodeKind::If, stmt);
   n->loc = at;
   n->then_node = make(NodeKind::Block, stmt);
   n->then_node->parent = n;
   if (auto* c = dyn_cast<ConditionalOperator>(e)) {
-    check_expression(ir_, diags_, c->getCond());
-    n->cond = c->getCond();
+    n->cond = lower_branches(c->getCond(), block, stmt);
+    check_expression(ir_, diags_, n->cond);
     n->else_node = make(NodeKind::Block, stmt);
     n->else_node->parent = n;
     lower_assign(stmt, new_ref(vd), BO_Assign, c->getTrueExpr(), n->then_node);
@@ -138,6 +181,11 @@ Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
 // `lhs op rhs` as an Assign node (rhs nullptr for ++/--).
 void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKind op, const Expr* rhs, Node* block) {
   rhs = lower_branches(const_cast<Expr*>(rhs), block, stmt);
+  if (auto* c = dyn_cast<ConditionalOperator>(lhs->IgnoreParens()))
+    return lower_conditional_assign(stmt, const_cast<ConditionalOperator*>(c), op, rhs, block);
+  if (has_side_effects(lhs))  // `v[i++] = x`: after the value's side effects (C++17)
+    for (Stmt*& c : const_cast<Expr*>(lhs)->children())
+      if (auto* ce = dyn_cast_or_null<Expr>(c)) c = lower_branches(ce, block, stmt);
   check_expression(ir_, diags_, rhs);
   hoist_calls(rhs, block, stmt);
   Node* n = make(NodeKind::Assign, stmt);
@@ -177,6 +225,31 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   add(block, n);
 }
 
+// `(c ? a : b) op= rhs` -> `if (c) a op= rhs; else b op= rhs;`, rhs through a local when it calls
+// a function (hoisted once) or the condition has side effects (the value comes first).
+void Lowering::lower_conditional_assign(const Stmt* stmt, ConditionalOperator* target, BinaryOperatorKind op,
+                                        const Expr* rhs, Node* block) {
+  if (rhs && (holds_hoisted_call(rhs) || has_side_effects(target->getCond()))) {
+    QualType type = rhs->getType().getUnqualifiedType();
+    const VarDecl* value = new_local("_value", type, rhs->getExprLoc(), block);
+    define(value, rhs, stmt, block);
+    rhs = rvalue(value);
+  }
+  Stmt*& cond = *target->child_begin();
+  cond = lower_branches(cast<Expr>(cond), block, stmt);
+  check_expression(ir_, diags_, cast<Expr>(cond));
+  Node* n = make(NodeKind::If, stmt);
+  n->loc = target->getExprLoc();
+  n->cond = cast<Expr>(cond);
+  n->then_node = make(NodeKind::Block, stmt);
+  n->then_node->parent = n;
+  n->else_node = make(NodeKind::Block, stmt);
+  n->else_node->parent = n;
+  lower_assign(stmt, target->getTrueExpr(), op, rhs, n->then_node);
+  lower_assign(stmt, target->getFalseExpr(), op, rhs, n->else_node);
+  add(block, n);
+}
+
 // The pointer expression a pointer-valued `e` offsets (a pointer parameter, member, or array).
 const Expr* Lowering::pointer_base(const Expr* e) {
   e = strip(e, ir_.unit);
@@ -188,13 +261,16 @@ const Expr* Lowering::pointer_base(const Expr* e) {
   if (isa<MemberExpr>(e)) return e;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
     return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
-  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
+    // `&a` of a one-element region (a floating local or parameter whose address is taken).
+    if (Var* v = ir_.var(strip(u->getSubExpr(), ir_.unit)); v && v->memory && is_floating(v->type)) return e;
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) {
       // Into a container: `c.data()` or `&c[k]` with a constant k (the pointer's base is printed
       // again where the reverse sweep rebuilds it).
       if (!is_container(sub->getBase()->getType())) return pointer_base(sub->getBase());
       return isa<IntegerLiteral>(strip(sub->getIdx(), ir_.unit)) ? e : nullptr;
     }
+  }
   return nullptr;
 }
 

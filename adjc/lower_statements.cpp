@@ -14,32 +14,6 @@ void Lowering::lower_compound(const CompoundStmt* cs, Node* block) {
   for (const Stmt* s : cs->body()) lower_stmt(s, block);
 }
 
-// `if (init; cond)`, `switch (init; cond)` and condition variables (`if (double t = f(x))`): the
-// declarations go first in a block of their own around the statement, which is where C++ scopes
-// them; `lower_rest` then lowers the statement itself into that block.
-void Lowering::lower_in_own_scope(const Stmt* s, const Stmt* init, const DeclStmt* condition_variable, Node* block,
-                                  const std::function<void(Node*)>& lower_rest) {
-  Node* scope = make(NodeKind::Block, s);
-  if (init) lower_stmt(init, scope);
-  if (condition_variable) lower_stmt(condition_variable, scope);
-  lower_rest(scope);
-  add(block, scope);
-}
-
-void Lowering::lower_if(const IfStmt* is, Node* block) {
-  check_expression(ir_, diags_, is->getCond());
-  reject_closure_calls(is->getCond());
-  Node* n = make(NodeKind::If, is);
-  n->cond = is->getCond();
-  n->then_node = lower_scope(is->getThen());
-  n->then_node->parent = n;
-  if (is->getElse()) {
-    n->else_node = lower_scope(is->getElse());
-    n->else_node->parent = n;
-  }
-  add(block, n);
-}
-
 Node* Lowering::lower_scope(const Stmt* s) {
   Node* block = make(NodeKind::Block, s);
   if (auto* cs = dyn_cast<CompoundStmt>(s)) lower_compound(cs, block);
@@ -50,7 +24,15 @@ Node* Lowering::lower_scope(const Stmt* s) {
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
-  if (vd->getType()->isReferenceType()) return fail(at, "local references are not supported; use a pointer");
+  if (aliases_.count(vd)) return;  // its uses name the referent
+  // `const T& c = x * y;`: the temporary it names is a local of its own.
+  const Expr* bound = vd->getInit();
+  if (auto* full = dyn_cast_or_null<ExprWithCleanups>(bound)) bound = full->getSubExpr();
+  const bool temporary = vd->getType()->isReferenceType() && bound && isa<MaterializeTemporaryExpr>(bound->IgnoreParens());
+  if (vd->getType()->isReferenceType() && !temporary)
+    return fail(at, "local reference '" + vd->getName().str() +
+                        "' declared here is not supported (only references declared in a block, to a variable or an "
+                        "element, are); use a pointer");
   // A lambda: its calls are calls of its generated forward; with captures, its copies are locals.
   if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
     if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
@@ -76,25 +58,12 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
   }
-  Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
+  Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;
   if (v->memory && init && !is_floating(vd->getType()))
     return fail(at, "initialising arrays or structs where they are declared is not supported");
-  if (v->pointer) {
-    if (!init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
-    v->base = pointer_base(init);
-    v->root = memory_root(ir_, init);
-    if (!v->base || !v->root)
-      return fail(at, "local pointer '" + v->name + "' must point into a parameter or local array");
-  }
-  if (!init) return;
-  size_t before = block->children.size();
-  lower_assign(stmt, new_ref(vd), BO_Assign, init, block);
-  if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {
-    block->children.back()->definition = true;
-    block->children.back()->loc = at;
-    v->definition = block->children.back();
-  }
+  if (v->pointer && !init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
+  if (init) define(vd, init, stmt, block);
 }
 
 void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
@@ -145,6 +114,12 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     n->call = call;
     return add(block, n);
   }
+  // Any other expression evaluated for its side effects (`c ? a++ : b--;`): the side effects, as
+  // statements; the value is not used.
+  if (has_side_effects(e)) {
+    lower_branches(const_cast<Expr*>(e), block, stmt);
+    return;
+  }
   fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
 }
 
@@ -168,17 +143,36 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   }
   if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
   if (auto* is = dyn_cast<IfStmt>(s)) {
-    if (is->isConsteval()) return fail(at, "`if consteval` is not supported");
-    if (!is->getInit() && !is->getConditionVariable()) return lower_if(is, block);
-    return lower_in_own_scope(is, is->getInit(), is->getConditionVariableDeclStmt(), block,
-                              [&](Node* scope) { lower_if(is, scope); });
+    if (is->isConsteval()) return fail(at, "'if consteval' is not supported");
+    // `if (T t = e; cond)`, `if (T t = e)`: the declarations run first (every local is hoisted).
+    lower_stmt(is->getInit(), block);
+    lower_stmt(is->getConditionVariableDeclStmt(), block);
+    const Expr* cond = is->getCond();
+    reject_closure_calls(cond);
+    if (has_side_effects(cond)) cond = lower_branches(const_cast<Expr*>(cond), block, s);
+    check_expression(ir_, diags_, cond);
+    Node* n = make(NodeKind::If, s);
+    n->cond = cond;
+    n->then_node = lower_scope(is->getThen());
+    n->then_node->parent = n;
+    if (is->getElse()) {
+      n->else_node = lower_scope(is->getElse());
+      n->else_node->parent = n;
+    }
+    return add(block, n);
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
-  if (auto* rs = dyn_cast<CXXForRangeStmt>(s); rs && is_container(rs->getRangeInit()->getType()))
-    return lower_range_for(rs, block);
+  if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
+    QualType range = rs->getRangeInit()->getType();
+    if (is_container(range) || range->isConstantArrayType()) return lower_range_for(rs, block);
+    return fail(rs->getRangeInit()->getBeginLoc(),
+                "a range-for over '" + range.getAsString() +
+                    "' is not supported; iterate over an array, a std::vector or a std::array (put the values in a "
+                    "local array: double a[] = {...};)");
+  }
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
-    if (ws->getConditionVariable()) return fail(at, "while conditions declaring variables are not supported");
-    return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block);
+    return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block,
+                      ws->getConditionVariableDeclStmt());
   }
   if (auto* ds = dyn_cast<DoStmt>(s))
     return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);

@@ -51,7 +51,7 @@ void Lowering::find_split_structs(const Stmt* body) {
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       for (const Decl* d : ds->decls())
-        if (auto* vd = dyn_cast<VarDecl>(d)) {
+        if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
           if (vd->isLocalVarDecl() && splittable(vd->getType())) split_.insert(vd);
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
           auto* c = dyn_cast_or_null<CXXConstructExpr>(init);

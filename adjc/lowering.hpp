@@ -34,6 +34,10 @@ class Lowering {
   std::set<const clang::VarDecl*> split_;      // local structs split into one variable per member
   std::set<const clang::VarDecl*> objects_;    // local structs whose member functions are called: one object
   std::set<const clang::VarDecl*> addressed_;  // floating locals passed by address or non-const reference
+  std::set<const clang::VarDecl*> aliases_;    // local references: each use is rewritten into the referent
+  // Floating parameters passed by address or non-const reference, with the local (a one-element
+  // region) that stands for each in the body.
+  std::vector<std::pair<const clang::ParmVarDecl*, const clang::VarDecl*>> copied_params_;
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -45,6 +49,9 @@ class Lowering {
   const clang::Expr* new_ref(const clang::VarDecl* vd);
   const clang::Expr* int_literal(int value, clang::QualType t = clang::QualType());
   const clang::Expr* rvalue(const clang::VarDecl* vd);
+  const clang::VarDecl* new_local(const std::string& name, clang::QualType type, clang::SourceLocation at,
+                                  Node* block);
+  void define(const clang::VarDecl* vd, const clang::Expr* value, const clang::Stmt* stmt, Node* block);
 
   // ----- statements (lower_statements.cpp)
   void lower_compound(const clang::CompoundStmt* cs, Node* block);
@@ -59,9 +66,18 @@ class Lowering {
   bool holds_hoisted_call(const clang::Expr* e);
   clang::Expr* lower_branches(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   clang::Expr* lower_branch(clang::Expr* e, Node* block, const clang::Stmt* stmt);
+  clang::Expr* lower_side_effect(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void lower_assign(const clang::Stmt* stmt, const clang::Expr* lhs, clang::BinaryOperatorKind op,
                     const clang::Expr* rhs, Node* block);
+  void lower_conditional_assign(const clang::Stmt* stmt, clang::ConditionalOperator* target,
+                                clang::BinaryOperatorKind op, const clang::Expr* rhs, Node* block);
   const clang::Expr* pointer_base(const clang::Expr* e);
+
+  // ----- local references and addressed parameters (lower_references.cpp)
+  void find_aliases(clang::Stmt* body);
+  void alias(clang::DeclStmt* decls, const clang::VarDecl* vd, clang::Stmt** rest, clang::Stmt** end);
+  void copy_addressed_params(clang::Stmt* body);
+  void define_param_copies();
 
   // ----- local structs and arrays (lower_structs.cpp)
   void find_split_structs(const clang::Stmt* body);
@@ -86,16 +102,12 @@ class Lowering {
   void lower_return_value(const clang::Stmt* stmt, const clang::Expr* value, Node* block);
   void lower_for(const clang::ForStmt* fs, Node* block, bool parallel);
   void lower_loop(const clang::Stmt* s, LoopForm form, const clang::Expr* cond, const clang::Stmt* body,
-                  const clang::Expr* inc, Node* block);
+                  const clang::Expr* inc, Node* block, const clang::DeclStmt* cond_decl = nullptr);
   void lower_return_in_loop(const clang::Stmt* s, Node* block);
   void leave_after_return(Node* n, Node* block);
   Node* jump(const clang::Stmt* s, JumpKind kind, Node* loop);
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
-  void lower_switch_cases(const clang::SwitchStmt* sw, Node* block);
-  void lower_if(const clang::IfStmt* is, Node* block);
-  void lower_in_own_scope(const clang::Stmt* s, const clang::Stmt* init, const clang::DeclStmt* condition_variable,
-                          Node* block, const std::function<void(Node*)>& lower_rest);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
 
   // ----- std::vector and std::array (lower_containers.cpp)
@@ -106,7 +118,16 @@ class Lowering {
   void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
-  static bool writes_memory(const clang::Stmt* s);
 };
+
+// Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
+bool has_side_effects(const clang::Expr* e);
+
+// Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken, non-const reference
+// argument).
+bool writes_variable(const clang::Stmt* stmt, const clang::VarDecl* decl);
+
+// Each use of `vd` in `slot` (and below it) replaced by `with`.
+void replace_uses(clang::Stmt*& slot, const clang::VarDecl* vd, clang::Expr* with);
 
 }  // namespace adjc

@@ -88,15 +88,18 @@ T pop() {
   return thread_tape<T>().pop();
 }
 
-// Whole arrays (local arrays and structs the reverse sweep needs back).
+// Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
+// elements in memory order.
 template <class T, std::size_t N>
 void push_array(const T (&values)[N]) {
-  thread_tape<T>().push_n(values, N);
+  using Element = std::remove_all_extents_t<T>;
+  thread_tape<Element>().push_n(reinterpret_cast<const Element*>(values), N * (sizeof(T) / sizeof(Element)));
 }
 
 template <class T, std::size_t N>
 void pop_array(T (&values)[N]) {
-  thread_tape<T>().pop_n(values, N);
+  using Element = std::remove_all_extents_t<T>;
+  thread_tape<Element>().pop_n(reinterpret_cast<Element*>(values), N * (sizeof(T) / sizeof(Element)));
 }
 
 // A local std::vector, whole: its elements, then its size.

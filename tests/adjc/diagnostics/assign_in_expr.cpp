@@ -1,7 +1,7 @@
 #include <adjoint/ad.hpp>
-double f(double x) {
-  double a, b;
-  a = (b = x * 2) + 1;  // error: assignments inside expressions are not supported
-  return a * b;
+double f(double x, int n) {
+  int k = 0;
+  int m = n ?: (k = 2);  // error: a call, assignment or '++'/'--' inside the GNU conditional 'a ?: b' is not supported; write 'a ? a : b'
+  return x * m * k;
 }
-void request() { auto g = adjoint::gradient(f); (void)g; }
+void request() { auto g = adjoint::gradient(f, "x"); (void)g; }

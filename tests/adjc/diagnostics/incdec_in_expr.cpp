@@ -1,7 +1,7 @@
 #include <adjoint/ad.hpp>
 double f(const double* x, int n) {
-  int i = 0;
-  double s = x[i++];  // error: '++'/'--' inside expressions is not supported
-  return s * n;
+  double s = 0;
+  for (int i = 0; i < n; i++) s += *x++;  // error: reassigning pointer parameter 'x' is not supported; use a local pointer
+  return s * s;
 }
 void request() { auto g = adjoint::gradient(f, "x"); (void)g; }

@@ -1,6 +1,7 @@
 #include <adjoint/ad.hpp>
-#include <vector>
-void f(std::vector<double>& v) {
-  for (double& e : v) e = 2 * e * e;  // error: a range-for writing the elements through 'e' is not supported; index them: for (std::size_t i = 0; i < v.size(); ++i) v[i] = ...
+double f(double x, double y) {
+  double s = 0;
+  for (double v : {x, y, x * y}) s += v * v;  // error: a range-for over 'std::initializer_list<double>' is not supported; iterate over an array, a std::vector or a std::array (put the values in a local array: double a[] = {...};)
+  return s;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }

@@ -1,0 +1,168 @@
+// Lowering of local references and of scalar parameters whose address is taken, both by editing
+// the body's AST before it is lowered (as rewrite_containers does) (lowering.hpp).
+//
+// A local reference `T& r = v[i];` declared in a block is an alias: each use of r is rewritten into
+// its referent, and r is no variable of its own. That is exact while the referent names the same
+// object in all of r's scope, so the variables that pick it (the index i, a pointer p in `*p`)
+// must not change there. A floating parameter passed by address or non-const reference (`&x`)
+// is replaced in the body by a local copy, which is a one-element region like such a local.
+#include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "lowering.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// The lvalue a reference initialised by `init` binds to, without the conversions that only add
+// `const`; nullptr when it binds to a temporary.
+Expr* referent(Expr* init) {
+  if (auto* full = dyn_cast<ExprWithCleanups>(init)) init = full->getSubExpr();
+  while (true) {
+    init = init->IgnoreParens();
+    auto* cast = dyn_cast<ImplicitCastExpr>(init);
+    if (!cast || cast->getCastKind() != CK_NoOp) break;
+    init = cast->getSubExpr();
+  }
+  return isa<MaterializeTemporaryExpr>(init) || !init->isGLValue() ? nullptr : init;
+}
+
+bool holds_call(const Stmt* s) {
+  if (!s) return false;
+  if (isa<CallExpr>(s)) return true;
+  for (const Stmt* c : s->children())
+    if (holds_call(c)) return true;
+  return false;
+}
+
+// The variables whose values pick the object `e` names: indices and pointers (a whole array or
+// struct variable is the same object whatever it holds).
+void selectors(const Expr* e, std::vector<const VarDecl*>& out) {
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    auto* vd = dyn_cast<VarDecl>(ref->getDecl());
+    QualType t = vd ? vd->getType().getNonReferenceType() : QualType();
+    if (vd && !t->isArrayType() && !t->isRecordType()) out.push_back(vd);
+    return;
+  }
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) selectors(ce, out);
+}
+
+}  // namespace
+
+void replace_uses(Stmt*& slot, const VarDecl* vd, Expr* with) {
+  if (!slot) return;
+  if (auto* ref = dyn_cast<DeclRefExpr>(slot); ref && ref->getDecl() == vd) {
+    slot = with;
+    return;
+  }
+  for (Stmt*& c : slot->children()) replace_uses(c, vd, with);
+}
+
+// Local references declared in blocks, made aliases (aliases_) in the order of the blocks, so that a
+// reference to a reference is resolved first.
+void Lowering::find_aliases(Stmt* body) {
+  std::function<void(Stmt*)> walk = [&](Stmt* s) {
+    if (!s) return;
+    if (auto* cs = dyn_cast<CompoundStmt>(s)) {
+      for (Stmt** it = cs->body_begin(); it != cs->body_end(); ++it) {
+        if (auto* ds = dyn_cast<DeclStmt>(*it))
+          for (Decl* d : ds->decls())
+            if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getType()->isReferenceType() && vd->getInit())
+              alias(ds, vd, it + 1, cs->body_end());
+        walk(*it);
+      }
+      return;
+    }
+    for (Stmt* c : s->children()) walk(c);
+  };
+  walk(body);
+}
+
+// `vd`, declared in `decls`, as an alias of its referent in the rest of its declaration and the
+// statements [rest, end) of its block.
+void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end) {
+  Expr* target = referent(const_cast<Expr*>(vd->getInit()));
+  if (!target) return;  // a temporary: a local (lower_decl)
+  const std::string name = vd->getName().str();
+  // A reference that cannot be an alias is reported once; its uses are still rewritten (the function
+  // is not differentiated), so they are not reported again.
+  if (has_side_effects(target) || holds_call(target))
+    fail(vd->getLocation(), "local reference '" + name +
+                                "' to the result of a call or side effect is not supported; store the value in a "
+                                "local or use a pointer");
+  std::vector<const VarDecl*> picks;
+  if (!isa<DeclRefExpr>(target)) selectors(target, picks);
+  bool after = false;
+  std::vector<Stmt*> scope;
+  for (Decl* d : decls->decls()) {
+    if (after)
+      if (auto* later = dyn_cast<VarDecl>(d); later && later->getInit()) scope.push_back(later->getInit());
+    after |= d == vd;
+  }
+  scope.insert(scope.end(), rest, end);
+  for (const VarDecl* pick : picks)
+    if (std::any_of(scope.begin(), scope.end(), [&](const Stmt* s) { return writes_variable(s, pick); })) {
+      fail(vd->getLocation(), "local reference '" + name + "' is not supported: '" + pick->getName().str() +
+                                  "', which picks what it refers to, changes in its scope; use a pointer (T* " +
+                                  name + " = &...) and '*" + name + "'");
+      break;
+    }
+  for (Decl* d : decls->decls())
+    if (auto* later = dyn_cast<VarDecl>(d); later && later != vd && later->getInit())
+      replace_uses(*later->getInitAddress(), vd, target);
+  for (Stmt** it = rest; it != end; ++it) replace_uses(*it, vd, target);
+  aliases_.insert(vd);
+}
+
+// Floating parameters passed by address or non-const reference: each use in the body names a local
+// copy instead (copied_params_), a one-element region (addressed_).
+void Lowering::copy_addressed_params(Stmt* body) {
+  std::vector<const ParmVarDecl*> addressed;
+  auto param = [&](const Expr* e) -> const ParmVarDecl* {
+    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    return p && is_floating(p->getType()) ? p : nullptr;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return;
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+      if (const ParmVarDecl* p = param(u->getSubExpr())) addressed.push_back(p);
+    if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && call->getDirectCallee())
+      for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
+        QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
+        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
+          if (const ParmVarDecl* p = param(call->getArg(i))) addressed.push_back(p);
+      }
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(body);
+  for (const ParmVarDecl* p : addressed) {
+    if (std::any_of(copied_params_.begin(), copied_params_.end(), [&](auto& c) { return c.first == p; })) continue;
+    QualType type = p->getType().getUnqualifiedType();
+    auto* copy = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), p->getLocation(), p->getLocation(),
+                                 p->getIdentifier(), type, context_.getTrivialTypeSourceInfo(type, p->getLocation()),
+                                 SC_None);
+    copy->setImplicit();
+    Expr* use = const_cast<Expr*>(new_ref(copy));
+    for (Stmt*& s : body->children()) replace_uses(s, p, use);
+    addressed_.insert(copy);
+    copied_params_.push_back({p, copy});
+  }
+}
+
+// The copies' definitions (`x_1 = x`), first in the body.
+void Lowering::define_param_copies() {
+  for (auto [param, copy] : copied_params_) {
+    Var* v = make_var(param->getName().str(), copy->getType(), VarKind::Local, copy, param->getLocation());
+    v->block = ir_.body;
+    define(copy, rvalue(param), ir_.fn->getBody(), ir_.body);
+  }
+}
+
+}  // namespace adjc
