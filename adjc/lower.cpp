@@ -28,8 +28,10 @@ void Lowering::run() {
   }
   QualType rt = fn->getReturnType();
   if (!rt->isVoidType()) {
-    ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
-    ir_.returns_value = is_adjoint_value(rt, ir_.unit);
+    // A struct result is memory, written member by member through a declaration of its own.
+    if (is_plain_struct(rt, ir_.unit)) ret_decl_ = synthesized("_ret", rt.getUnqualifiedType(), fn->getLocation());
+    ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());
+    ir_.returns_value = has_result_adjoint(rt, ir_.unit);
   }
   find_split_structs(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
@@ -83,6 +85,12 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " '" +
                   type.getAsString() + "' is not supported; write the elements into a '" +
                   t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
+  if ((kind == VarKind::Return || kind == VarKind::CallResult) && t->isRecordType() && !is_plain_struct(t, ir_.unit) &&
+      !is_value_class(t, ir_.unit) && !is_container(t) && !is_library_class(t, ir_.unit))
+    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
+                  type.getAsString() +
+                  "', which has members other than numbers and arrays of numbers, is not supported; fill a struct "
+                  "passed by pointer or reference instead");
   if (is_library_class(t, ir_.unit)) {
     std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                        : kind == VarKind::Local  ? "local variable '" + name + "'"
@@ -140,6 +148,15 @@ const Expr* Lowering::new_ref(const VarDecl* vd) {
 const Expr* Lowering::int_literal(int value, QualType t) {
   if (t.isNull()) t = context_.IntTy;
   return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), value), t, SourceLocation());
+}
+
+// A local the lowering introduces (`_branch`, a struct temporary, a struct result), declared in the
+// function so that the printer and the analyses see an ordinary variable.
+VarDecl* Lowering::synthesized(const std::string& name, QualType type, SourceLocation at) {
+  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get(name), type,
+                             context_.getTrivialTypeSourceInfo(type, at), SC_None);
+  vd->setImplicit();
+  return vd;
 }
 
 // `vd` read as a value.

@@ -32,6 +32,9 @@ class Lowering {
   std::set<const clang::VarDecl*> split_;      // local structs split into one variable per member
   std::set<const clang::VarDecl*> objects_;    // local structs whose member functions are called: one object
   std::set<const clang::VarDecl*> addressed_;  // floating locals passed by address or non-const reference
+  // Constructors lowered in place: the local object that stands for each one's `this`.
+  std::map<const clang::CXXConstructorDecl*, const clang::VarDecl*> constructed_;
+  const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -43,6 +46,7 @@ class Lowering {
   const clang::Expr* new_ref(const clang::VarDecl* vd);
   const clang::Expr* int_literal(int value, clang::QualType t = clang::QualType());
   const clang::Expr* rvalue(const clang::VarDecl* vd);
+  clang::VarDecl* synthesized(const std::string& name, clang::QualType type, clang::SourceLocation at);
 
   // ----- statements (lower_statements.cpp)
   void lower_compound(const clang::CompoundStmt* cs, Node* block);
@@ -57,6 +61,7 @@ class Lowering {
   bool holds_hoisted_call(const clang::Expr* e);
   clang::Expr* lower_branches(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   clang::Expr* lower_branch(clang::Expr* e, Node* block, const clang::Stmt* stmt);
+  const clang::Expr* lower_operands(const clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void lower_assign(const clang::Stmt* stmt, const clang::Expr* lhs, clang::BinaryOperatorKind op,
                     const clang::Expr* rhs, Node* block);
   const clang::Expr* pointer_base(const clang::Expr* e);
@@ -66,9 +71,15 @@ class Lowering {
   bool splittable(clang::QualType t);
   const clang::Expr* zero_of(clang::QualType t);
   clang::Expr* member_ref(const clang::VarDecl* vd, const clang::FieldDecl* f);
-  bool member_inits(const clang::VarDecl* vd, const clang::Expr* init, std::vector<const clang::Expr*>& out);
+  bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
+                    std::vector<const clang::Expr*>& out);
+  bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
+                         std::vector<const clang::Expr*>& out);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void lower_struct_assign(const clang::Stmt* stmt, const clang::Expr* lhs, const clang::Expr* value, Node* block);
+  void assign_member(clang::Expr* target, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
+  void materialize_temporaries(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void lower_array_init(const clang::VarDecl* vd, const clang::InitListExpr* list, const clang::Stmt* stmt,
                         Node* block);
   void lower_array_elements(clang::Expr* array, const clang::InitListExpr* list, const clang::Stmt* stmt, Node* block);

@@ -86,6 +86,16 @@ T pop() {
   return thread_tape<T>().pop();
 }
 
+// A struct with every member zero, for structs whose `T{}` would not be (default member
+// initialisers, a default constructor of the user's) or does not compile (no default constructor).
+template <class T>
+T zeroed() {
+  struct bytes {
+    unsigned char b[sizeof(T)];
+  };
+  return std::bit_cast<T>(bytes{});
+}
+
 // Whole arrays (local arrays and structs the reverse sweep needs back).
 template <class T, std::size_t N>
 void push_array(const T (&values)[N]) {
