@@ -89,8 +89,8 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
       !is_value_class(t, ir_.unit) && !is_container(t) && !is_library_class(t, ir_.unit))
     fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
                   type.getAsString() +
-                  "', which has members other than numbers and arrays of numbers, is not supported; fill a struct "
-                  "passed by pointer or reference instead");
+                  "', which has members other than numbers and arrays of numbers, is not supported; return a struct "
+                  "of numbers, or form the pointers where they are used");
   if (is_library_class(t, ir_.unit)) {
     std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                        : kind == VarKind::Local  ? "local variable '" + name + "'"

@@ -68,6 +68,8 @@ void Lowering::find_split_structs(const Stmt* body) {
   split_ = structs;
   for (const VarDecl* vd : whole) split_.erase(vd);
   for (const VarDecl* vd : objects_) split_.erase(vd);
+  for (const VarDecl* vd : whole)
+    if (!structs.count(vd)) objects_.erase(vd);  // handles, containers, library classes: not objects
   for (bool changed = true; changed;) {
     changed = false;
     for (auto [to, from] : copies)
@@ -132,9 +134,14 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   }
   init = strip(init, ir_.unit);
   if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr(), ir_.unit);
-  if (auto* list = dyn_cast<InitListExpr>(init)) {
+  // `{a, b}`, or C++20's `S(a, b)` of an aggregate.
+  std::vector<const Expr*> given;
+  if (auto* list = dyn_cast<InitListExpr>(init)) given.assign(list->inits().begin(), list->inits().end());
+  if (auto* paren = dyn_cast<CXXParenListInitExpr>(init))
+    given.assign(paren->getUserSpecifiedInitExprs().begin(), paren->getUserSpecifiedInitExprs().end());
+  if (isa<InitListExpr>(init) || isa<CXXParenListInitExpr>(init)) {
     for (size_t i = 0; i < fields.size(); ++i) {
-      const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+      const Expr* e = i < given.size() ? given[i] : nullptr;
       if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;  // `{}` or `{v}` for a scalar member
           inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
         e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
@@ -386,8 +393,11 @@ void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
   auto temporary = [&](const Expr* a) {
     const Expr* s = strip(a, ir_.unit);
     auto* record = s->getType()->getAsCXXRecordDecl();
-    return (isa<InitListExpr>(s) || isa<CXXFunctionalCastExpr>(s) || isa<CXXConstructExpr>(s)) && record &&
-           !record->isLambda() && splittable(s->getType()) && record->isTriviallyCopyable();
+    return (isa<InitListExpr>(s) || isa<CXXParenListInitExpr>(s) || isa<CXXFunctionalCastExpr>(s) ||
+            isa<CXXConstructExpr>(s)) &&
+           record &&
+           !record->isLambda() && splittable(s->getType()) && record->isTriviallyCopyable() &&
+           !is_library_class(s->getType(), ir_.unit);
   };
   auto local = [&](const Expr* a) -> Expr* {
     const Expr* s = strip(a, ir_.unit);
