@@ -72,10 +72,6 @@ Stats stats(const float* x, int n) {
   return s;
 }
 
-}  // namespace struct_values
-
-using namespace struct_values;
-
 double operators(double s, double t) {
   V3 a{s, 2 * s, t};
   V3 b{t, s * t, 1.0};
@@ -109,7 +105,7 @@ double in_loop(const double* x, int n) {
   return dot(acc, acc);
 }
 double polynomial(const double* c, double x) {
-  Poly p = {{c[0], c[1], c[2]}};
+  Poly p = {{c[0], c[1], c[2]}, 0.1 * x};  // its adjoint must start at zero, not at shift = 0.5
   Poly q = p;
   q.c[1] = q.c[1] * x;
   return eval(p, x) * eval(derivative(q), x);
@@ -129,6 +125,10 @@ float float_struct(const float* x, int n) {
   Stats s = stats(x, n);
   return s.var + s.mean * s.mean;
 }
+
+}  // namespace struct_values
+
+using namespace struct_values;
 
 TEST(StructValues, operators) {
   check("operators", adjoint::gradient(operators), operators, Scalar<double>{}, Scalar<double>{});
