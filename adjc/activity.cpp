@@ -11,7 +11,7 @@ bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   e = strip(e, ir.unit);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     auto it = ir.call_result.find(call);
-    if (it != ir.call_result.end()) return act.of(it->second) && is_adjoint_value(call->getType(), ir.unit);
+    if (it != ir.call_result.end()) return act.of(it->second) && has_result_adjoint(call->getType(), ir.unit);
   }
   QualType t = e->getType();
   if (is_value_class(t, ir.unit)) return isa<DeclRefExpr>(e) ? act.of(ir.var(e)) : act.of(memory_root(ir, e));
@@ -60,7 +60,7 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
         if (n->target && (n->target->floating || n->target->value)) mark(n->target);
         if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
       } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && call_active(ir, act, n)) {
-        if (n->result && (n->result->floating || n->result->value)) mark(n->result);
+        if (n->result && (n->result->floating || n->result->value || n->result->memory)) mark(n->result);
         std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
         std::vector<AdArg> args = ad_args(n->call);
         for (size_t i = 0; i < args.size() && i < params.size(); ++i)

@@ -31,9 +31,9 @@ const Expr* strip(const Expr* e, const UnitFacts& unit) {
     else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
     else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
     else if (qualifying_pointer_cast(e)) e = cast<ExplicitCastExpr>(e)->getSubExpr();
-    else if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 &&
-                                                      c->getConstructor()->isCopyOrMoveConstructor() &&
-                                                      is_value_class(c->getType(), unit))
+    else if (auto* c = dyn_cast<CXXConstructExpr>(e);
+             c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor() &&
+             (is_value_class(c->getType(), unit) || c->getConstructor()->isTrivial()))
       e = c->getArg(0);
     else return e;
   }
@@ -48,6 +48,24 @@ bool is_value_class(QualType t, const UnitFacts& unit) {
 }
 
 bool is_adjoint_value(QualType t, const UnitFacts& unit) { return is_floating(t) || is_value_class(t, unit); }
+
+bool is_plain_struct(QualType t, const UnitFacts& unit) {
+  if (t.isNull()) return false;
+  t = t.getNonReferenceType().getCanonicalType();
+  auto* record = t->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || record->isUnion() || record->isLambda() || is_value_class(t, unit) ||
+      is_container(t) || is_library_class(t, unit) || record->getNumBases() > 0 || record->isPolymorphic() ||
+      !record->isTriviallyCopyable())
+    return false;
+  for (const FieldDecl* f : record->fields()) {
+    QualType ft = f->getType().getCanonicalType();
+    if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
+    if (f->isBitField() || !ft->isArithmeticType()) return false;
+  }
+  return true;
+}
+
+bool has_result_adjoint(QualType t, const UnitFacts& unit) { return is_adjoint_value(t, unit) || is_plain_struct(t, unit); }
 
 bool is_empty_value(const Expr* e, const UnitFacts& unit) {
   e = strip(e, unit);
@@ -197,7 +215,7 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts&
   for (auto it = first; it != last; ++it) {
     const FunctionDecl* pullback = it->second;
     // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
-    size_t expected = params.size() + (is_adjoint_value(callee->getReturnType(), unit) ? 1 : 0);
+    size_t expected = params.size() + (has_result_adjoint(callee->getReturnType(), unit) ? 1 : 0);
     for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
     bool match = pullback->getNumParams() == expected;
     for (size_t i = 0; match && i < params.size(); ++i)

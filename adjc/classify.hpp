@@ -85,6 +85,12 @@ bool is_value_class(clang::QualType t, const UnitFacts& unit);  // references an
 bool is_adjoint_value(clang::QualType t, const UnitFacts& unit);
 // `V{}`, `V()`: an empty value-class handle.
 bool is_empty_value(const clang::Expr* e, const UnitFacts& unit);
+// A struct of numbers (references and cv-qualifiers ignored): a class of the user's, trivially
+// copyable, without bases or virtual functions, whose members are arithmetic or arrays of arithmetic.
+// Its values are memory whose adjoint is a struct of the same type: locals used as a whole, results.
+bool is_plain_struct(clang::QualType t, const UnitFacts& unit);
+// Results with an adjoint (`d_result`, by value): floating values, value classes, plain structs.
+bool has_result_adjoint(clang::QualType t, const UnitFacts& unit);
 
 // A parameter as adjc differentiates it: a member function's object comes first, as a pointer
 // (`const C*`), then the declared parameters.

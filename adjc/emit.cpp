@@ -76,7 +76,10 @@ bool Emitter::in_scope(const Var* v, const Node* parallel) const { return v->par
 
 // `name` declared with v's type, value-initialised (zero).
 std::string Emitter::zero_declaration(const Var* v, const std::string& name) const {
-  return "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name) + "{};";
+  std::string declared = "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name);
+  if (v->type->isRecordType() && !v->value && !is_container(v->type))
+    if (std::string z = zero_struct(v->type, types_); z.back() != '}') return declared + " = " + z + ";";
+  return declared + "{};";
 }
 
 // Declares the variables of a scope (function or parallel region) that `body` uses.

@@ -153,7 +153,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     std::vector<AdArg> call_args = ad_args(n->call);
     for (const AdArg& a : call_args) args.push_back(print_.argument(a));
     QualType rt = f->getReturnType();
-    if (is_adjoint_value(rt, ir_.unit)) {
+    if (has_result_adjoint(rt, ir_.unit)) {
       Var* res = n->result;
       adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_, ir_.unit));
     }
@@ -190,7 +190,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
     code.line(call + ");");
     if (!custom) callees.push_back({f, mask});
-    if (n->result && (n->result->floating || n->result->value) && act_.of(n->result))
+    if (n->result && (n->result->floating || n->result->value || n->result->memory) && act_.of(n->result))
       code.line(use("_d_" + n->result->name) + " = " + zero(n->result->type, types_, ir_.unit) + ";");
     for (auto& [arg, d] : scalar_adjoints) {
       bind_values(arg, code);

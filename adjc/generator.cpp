@@ -171,9 +171,9 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
                              "'; request a function that uses it");
     return out;
   }
-  if (is_value_class(fn->getReturnType(), I.unit)) {
+  if (is_value_class(fn->getReturnType(), I.unit) || fn->getReturnType()->isRecordType()) {
     I.diags.error(where, "a gradient can be requested for functions returning a floating value or void only "
-                         "(a value-class result has no seed); request a loss that calls it");
+                         "(a value-class or struct result has no seed); request a loss that calls it");
     return out;
   }
   FunctionIR* ir = I.ir_of(fn);

@@ -11,7 +11,14 @@ namespace adjc {
 using namespace clang;
 
 Var* FunctionIR::var(const Expr* e) const {
-  if (isa<CXXThisExpr>(strip(e, unit))) return self;
+  if (auto* t = dyn_cast<CXXThisExpr>(strip(e, unit))) {
+    auto it = this_object.find(t);
+    return it == this_object.end() ? self : it->second;
+  }
+  if (auto* call = dyn_cast<CallExpr>(strip(e, unit))) {
+    auto it = call_result.find(call);
+    return it == call_result.end() ? nullptr : it->second;
+  }
   if (auto* m = dyn_cast<MemberExpr>(strip(e, unit)); m && !m->isArrow() && !member_var.empty()) {
     auto* base = dyn_cast<DeclRefExpr>(strip(m->getBase(), unit));
     auto* vd = base ? dyn_cast<VarDecl>(base->getDecl()) : nullptr;

@@ -148,6 +148,8 @@ struct FunctionIR {
   // Local structs used only through their members (`s.x`) are split: each member is a variable.
   std::map<std::pair<const clang::VarDecl*, const clang::FieldDecl*>, Var*> member_var;
   std::map<const clang::CallExpr*, Var*> call_result;  // hoisted call -> its result temp
+  // Constructors lowered in place (lower_structs.cpp): each `this` in them is a local object.
+  std::map<const clang::CXXThisExpr*, Var*> this_object;
   std::set<const clang::CallExpr*> hoisted;
   Node* body = nullptr;
   std::vector<Var*> params;  // the object of a member function (`self`) first, then the parameters
@@ -158,7 +160,8 @@ struct FunctionIR {
   bool returns_value = false;  // returns a floating value or a value class (has a d_result)
   bool valid = true;
 
-  // DeclRef to a variable of this function, `this`, or a member `s.x` of a split local struct.
+  // DeclRef to a variable of this function, `this`, a member `s.x` of a split local struct, or a
+  // hoisted call (its result).
   Var* var(const clang::Expr* e) const;
 };
 

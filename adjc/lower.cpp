@@ -28,8 +28,10 @@ void Lowering::run() {
   }
   QualType rt = fn->getReturnType();
   if (!rt->isVoidType()) {
-    ir_.ret = make_var("_ret", rt, VarKind::Return, nullptr, fn->getLocation());
-    ir_.returns_value = is_adjoint_value(rt, ir_.unit);
+    // A struct result is memory, written member by member through a declaration of its own.
+    if (is_plain_struct(rt, ir_.unit)) ret_decl_ = synthesized("_ret", rt.getUnqualifiedType(), fn->getLocation());
+    ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());
+    ir_.returns_value = has_result_adjoint(rt, ir_.unit);
   }
   find_aliases(fn->getBody());
   copy_addressed_params(fn->getBody());
@@ -86,6 +88,12 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " '" +
                   type.getAsString() + "' is not supported; write the elements into a '" +
                   t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
+  if ((kind == VarKind::Return || kind == VarKind::CallResult) && t->isRecordType() && !is_plain_struct(t, ir_.unit) &&
+      !is_value_class(t, ir_.unit) && !is_container(t) && !is_library_class(t, ir_.unit))
+    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
+                  type.getAsString() +
+                  "', which has members other than numbers and arrays of numbers, is not supported; return a struct "
+                  "of numbers, or form the pointers where they are used");
   if (is_library_class(t, ir_.unit)) {
     std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                        : kind == VarKind::Local  ? "local variable '" + name + "'"
@@ -145,6 +153,15 @@ const Expr* Lowering::int_literal(int value, QualType t) {
   return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), value), t, SourceLocation());
 }
 
+// A local the lowering introduces (`_branch`, a struct temporary, a struct result), declared in the
+// function so that the printer and the analyses see an ordinary variable.
+VarDecl* Lowering::synthesized(const std::string& name, QualType type, SourceLocation at) {
+  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get(name), type,
+                             context_.getTrivialTypeSourceInfo(type, at), SC_None);
+  vd->setImplicit();
+  return vd;
+}
+
 // `vd` read as a value.
 const Expr* Lowering::rvalue(const VarDecl* vd) {
   return ImplicitCastExpr::Create(context_, vd->getType(), CK_LValueToRValue, const_cast<Expr*>(new_ref(vd)), nullptr,
@@ -153,9 +170,7 @@ const Expr* Lowering::rvalue(const VarDecl* vd) {
 
 // A synthesised local `name` of `type` declared in `block` (hoisted to function scope like every local).
 const VarDecl* Lowering::new_local(const std::string& name, QualType type, SourceLocation at, Node* block) {
-  auto* vd = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get(name), type,
-                             context_.getTrivialTypeSourceInfo(type, at), SC_None);
-  vd->setImplicit();
+  VarDecl* vd = synthesized(name, type, at);
   Var* v = make_var(name, type, VarKind::Local, vd, at);
   v->block = block;
   return vd;

@@ -34,9 +34,8 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
 
 // The return value's assignment (`_ret = value`).
 void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
-  value = lower_branches(const_cast<Expr*>(value), block, stmt);
-  check_expression(ir_, diags_, value);
-  hoist_calls(value, block, stmt);
+  if (ret_decl_) return lower_struct_assign(stmt, new_ref(ret_decl_), value, block);
+  value = lower_operands(value, block, stmt);
   Node* n = make(NodeKind::Assign, stmt);
   n->target = ir_.ret;
   n->rhs = value;

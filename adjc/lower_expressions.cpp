@@ -41,8 +41,9 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
   auto* call = dyn_cast<CallExpr>(e);
-  if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None) return;
-  if (!hoisted_callee(call->getDirectCallee(), ir_.unit)) return;
+  if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None || ir_.hoisted.count(call)) return;
+  // A struct result is memory its members are copied from: always a temporary of its own.
+  if (!hoisted_callee(call->getDirectCallee(), ir_.unit) && !is_plain_struct(call->getType(), ir_.unit)) return;
   Node* n = make(NodeKind::Call, stmt);
   n->loc = call->getBeginLoc();
   n->call = call;
@@ -178,6 +179,16 @@ Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
                                   VK_PRValue, FPOptionsOverride());
 }
 
+// The operands of a statement lowered before it: calls on some paths kept there, struct
+// temporaries made locals, the expression checked, calls hoisted. Returns `e` or what replaces it.
+const Expr* Lowering::lower_operands(const Expr* e, Node* block, const Stmt* stmt) {
+  Expr* lowered = lower_branches(const_cast<Expr*>(e), block, stmt);
+  materialize_temporaries(lowered, block, stmt);
+  check_expression(ir_, diags_, lowered);
+  hoist_calls(lowered, block, stmt);
+  return lowered;
+}
+
 // `lhs op rhs` as an Assign node (rhs nullptr for ++/--).
 void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKind op, const Expr* rhs, Node* block) {
   rhs = lower_branches(const_cast<Expr*>(rhs), block, stmt);
@@ -186,6 +197,7 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   if (has_side_effects(lhs))  // `v[i++] = x`: after the value's side effects (C++17)
     for (Stmt*& c : const_cast<Expr*>(lhs)->children())
       if (auto* ce = dyn_cast_or_null<Expr>(c)) c = lower_branches(ce, block, stmt);
+  materialize_temporaries(const_cast<Expr*>(rhs), block, stmt);
   check_expression(ir_, diags_, rhs);
   hoist_calls(rhs, block, stmt);
   Node* n = make(NodeKind::Assign, stmt);

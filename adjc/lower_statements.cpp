@@ -51,9 +51,9 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   // Library classes (std::vector, ...) are rejected by make_var, naming the type.
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
-      return fail(at, "local struct '" + name +
-                          "' is used as a whole (passed, assigned or copied into an object that is), which is not "
-                          "supported; use and pass its members");
+      return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
+                          "' is not supported: a local struct's members must be numbers, pointers or arrays of "
+                          "them, without base classes or virtual functions; declare its members as locals");
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
@@ -90,10 +90,16 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     if (m && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))
       return lower_assign(stmt, op->getArg(0), BO_Assign, op->getArg(1), block);
   }
+  // `a = b` for a struct: member by member.
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
+                                                  is_plain_struct(op->getArg(0)->getType(), ir_.unit))
+    if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee()); m && m->isTrivial())
+      return lower_struct_assign(stmt, op->getArg(0), op->getArg(1), block);
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
   if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
+    materialize_temporaries(const_cast<CallExpr*>(call), block, stmt);
     check_expression(ir_, diags_, call);
     for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
     const FunctionDecl* callee = call->getDirectCallee();

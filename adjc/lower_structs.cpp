@@ -14,9 +14,11 @@ using namespace clang;
 
 // Local structs whose every use is a member `s.x` of a scalar, pointer or array member: each
 // member becomes a variable of its own (`s_x`), so a struct of pointers into parameters is a set
-// of local pointers, and each member is a region of its own.
+// of local pointers, and each member is a region of its own. The other local structs (used as a
+// whole: passed, copied, assigned, returned, or their member functions called) are objects: one
+// struct in memory each.
 void Lowering::find_split_structs(const Stmt* body) {
-  std::set<const VarDecl*> whole;
+  std::set<const VarDecl*> whole, structs;
   std::vector<std::pair<const VarDecl*, const VarDecl*>> copies;  // `S b = a;`: split both or neither
   auto local = [](const Expr* e) -> const VarDecl* {
     auto* ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
@@ -52,12 +54,10 @@ void Lowering::find_split_structs(const Stmt* body) {
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
-          if (vd->isLocalVarDecl() && splittable(vd->getType())) split_.insert(vd);
+          if (vd->isLocalVarDecl() && splittable(vd->getType())) structs.insert(vd);
+          // `S b = a;`: a trivial copy, which strip looks through.
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
-          auto* c = dyn_cast_or_null<CXXConstructExpr>(init);
-          auto* ref = c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor()
-                          ? dyn_cast<DeclRefExpr>(strip(c->getArg(0), ir_.unit))
-                          : nullptr;
+          auto* ref = init && vd->getType()->isRecordType() ? dyn_cast<DeclRefExpr>(init) : nullptr;
           if (auto* from = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr) copies.push_back({vd, from});
           else walk(vd->getInit());
         }
@@ -66,9 +66,11 @@ void Lowering::find_split_structs(const Stmt* body) {
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(body);
+  split_ = structs;
   for (const VarDecl* vd : whole) split_.erase(vd);
   for (const VarDecl* vd : objects_) split_.erase(vd);
-  for (const VarDecl* vd : whole) objects_.erase(vd);
+  for (const VarDecl* vd : whole)
+    if (!structs.count(vd)) objects_.erase(vd);  // handles, containers, library classes: not objects
   for (bool changed = true; changed;) {
     changed = false;
     for (auto [to, from] : copies)
@@ -78,6 +80,8 @@ void Lowering::find_split_structs(const Stmt* body) {
         changed = true;
       }
   }
+  for (const VarDecl* vd : structs)
+    if (!split_.count(vd)) objects_.insert(vd);
 }
 
 bool Lowering::splittable(QualType t) {
@@ -112,12 +116,14 @@ Expr* Lowering::member_ref(const VarDecl* vd, const FieldDecl* f) {
                                     f->getType(), VK_LValue, OK_Ordinary);
 }
 
-// The value each member of a struct initialised by `init` starts with (nullptr: zero, as every
-// local starts): an initialiser list (designated or not), a constructor whose members are
-// initialised from its parameters or constants and whose body is empty, or a copy of another
-// split struct.
-bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<const Expr*>& out) {
-  const RecordDecl* record = vd->getType()->getAsRecordDecl();
+// The value each member of a struct of type `type` initialised by `init` starts with (nullptr:
+// zero, as every local starts): an initialiser list (designated or not), a constructor (one whose
+// members are initialised from its parameters or constants and whose body is empty gives its
+// arguments; others are lowered in place, lower_constructor), a copy of a split struct, of memory,
+// or of a call's result (the call hoisted before). Lowers what it must before the statement.
+bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, Node* block,
+                            std::vector<const Expr*>& out) {
+  const RecordDecl* record = type->getAsRecordDecl();
   std::vector<const FieldDecl*> fields(record->field_begin(), record->field_end());
   out.assign(fields.size(), nullptr);
   auto in_class = [&](size_t i) {
@@ -129,9 +135,14 @@ bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<con
   }
   init = strip(init, ir_.unit);
   if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr(), ir_.unit);
-  if (auto* list = dyn_cast<InitListExpr>(init)) {
+  // `{a, b}`, or C++20's `S(a, b)` of an aggregate.
+  std::vector<const Expr*> given;
+  if (auto* list = dyn_cast<InitListExpr>(init)) given.assign(list->inits().begin(), list->inits().end());
+  if (auto* paren = dyn_cast<CXXParenListInitExpr>(init))
+    given.assign(paren->getUserSpecifiedInitExprs().begin(), paren->getUserSpecifiedInitExprs().end());
+  if (isa<InitListExpr>(init) || isa<CXXParenListInitExpr>(init)) {
     for (size_t i = 0; i < fields.size(); ++i) {
-      const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+      const Expr* e = i < given.size() ? given[i] : nullptr;
       if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;  // `{}` or `{v}` for a scalar member
           inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
         e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
@@ -142,67 +153,138 @@ bool Lowering::member_inits(const VarDecl* vd, const Expr* init, std::vector<con
     }
     return true;
   }
+  // A copy of a call's result (`S c = a + b;`, `c = make(x)`): the call is hoisted into a temporary.
+  if (isa<CallExpr>(init)) {
+    init = strip(lower_operands(init, block, stmt), ir_.unit);
+    if (!isa<CallExpr>(init) || !ir_.call_result.count(cast<CallExpr>(init))) return false;
+  }
   auto* construct = dyn_cast<CXXConstructExpr>(init);
-  if (!construct) return false;
-  const CXXConstructorDecl* ctor = construct->getConstructor();
-  if (ctor->isCopyOrMoveConstructor()) {
-    const Expr* from = strip(construct->getArg(0), ir_.unit);
-    auto* ref = dyn_cast<DeclRefExpr>(from);
+  if (!construct) {
+    // A copy of a split struct, or of a struct in memory (`S s = samples[i];`, an object, a call's
+    // result): member by member.
+    auto* ref = dyn_cast<DeclRefExpr>(init);
     auto* other = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     if (other && split_.count(other)) {
       for (size_t i = 0; i < fields.size(); ++i) out[i] = member_ref(other, fields[i]);
       return true;
     }
-    // A copy of a struct in memory (`S s = samples[i];`): member by member.
-    if (!memory_root(ir_, from)) return false;
+    if (!memory_root(ir_, init)) return false;
     for (size_t i = 0; i < fields.size(); ++i)
-      out[i] = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(from), false, const_cast<FieldDecl*>(fields[i]),
+      out[i] = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(init), false, const_cast<FieldDecl*>(fields[i]),
                                           fields[i]->getType(), VK_LValue, OK_Ordinary);
     return true;
   }
+  const CXXConstructorDecl* ctor = construct->getConstructor();
   if (ctor->isDefaultConstructor() && ctor->isTrivial()) {
-    for (size_t i = 0; i < fields.size(); ++i) in_class(i);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      in_class(i);
+      if (!out[i] && construct->requiresZeroInitialization()) out[i] = zero_of(fields[i]->getType());  // `S()`
+    }
     return true;
   }
   const FunctionDecl* definition = nullptr;
   if (!ctor->hasBody(definition)) return false;
   ctor = cast<CXXConstructorDecl>(definition);
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
-  if (!body || !body->body_empty()) return false;
+  if (!body) return false;
+  auto from_arguments = [&] {
+    if (!body->body_empty()) return false;
+    for (const CXXCtorInitializer* ci : ctor->inits()) {
+      const FieldDecl* f = ci->getMember();
+      if (!f) return false;
+      size_t i = std::find(fields.begin(), fields.end(), f) - fields.begin();
+      const Expr* e = strip(ci->getInit(), ir_.unit);
+      if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) {
+        out[i] = d->getExpr();
+        continue;
+      }
+      if (isa<ImplicitValueInitExpr>(e)) continue;
+      if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1)
+        e = strip(paren->getExpr(0), ir_.unit);
+      if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+        auto* p = dyn_cast<ParmVarDecl>(ref->getDecl());
+        if (!p) return false;
+        out[i] = construct->getArg(p->getFunctionScopeIndex());
+        continue;
+      }
+      if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) {
+        out[i] = e;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  };
+  if (from_arguments()) return true;
+  out.assign(fields.size(), nullptr);
+  return lower_constructor(construct, stmt, block, out);
+}
+
+// A constructor that computes (`Scaled(double v) : value(v * 2) {}`, or a body): its parameters
+// become locals assigned the arguments, and its member initialisers and body are lowered in place on
+// a local object of the class that stands for its `this` (one per constructor and function, so
+// every `this` in it has one meaning); the members are then copied from that object. Constructors
+// with parameters other than numbers by value, or whose bodies declare variables or return, are
+// not lowered (false).
+bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* stmt, Node* block,
+                                 std::vector<const Expr*>& out) {
+  const FunctionDecl* definition = nullptr;
+  if (!construct->getConstructor()->hasBody(definition)) return false;
+  auto* ctor = cast<CXXConstructorDecl>(definition);
+  auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
+  if (!body || construct->getNumArgs() != ctor->getNumParams()) return false;
+  for (const ParmVarDecl* p : ctor->parameters())
+    if (!p->getType()->isArithmeticType()) return false;
+  bool plain_body = true;
+  std::function<void(const Stmt*)> check = [&](const Stmt* s) {
+    if (!s) return;
+    if (isa<DeclStmt>(s) || isa<ReturnStmt>(s) || isa<CXXForRangeStmt>(s)) plain_body = false;
+    for (const Stmt* c : s->children()) check(c);
+  };
+  check(body);
+  for (const CXXCtorInitializer* ci : ctor->inits()) plain_body &= ci->getMember() != nullptr;
+  if (!plain_body) return false;
+  const RecordDecl* record = ctor->getParent();
+  const VarDecl*& object = constructed_[ctor];
+  if (!object) {
+    VarDecl* vd = synthesized("_" + record->getName().str(), construct->getType().getUnqualifiedType(),
+                              construct->getBeginLoc());
+    Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, vd->getLocation());
+    v->block = ir_.body;
+    std::function<void(const Stmt*)> mark = [&](const Stmt* s) {
+      if (!s) return;
+      if (auto* t = dyn_cast<CXXThisExpr>(s)) ir_.this_object[t] = v;
+      for (const Stmt* c : s->children()) mark(c);
+    };
+    for (const CXXCtorInitializer* ci : ctor->inits()) mark(ci->getInit());
+    mark(body);
+    for (const ParmVarDecl* p : ctor->parameters())
+      make_var(p->getName().str(), p->getType(), VarKind::Local, p, p->getLocation())->block = ir_.body;
+    object = vd;
+  }
+  for (unsigned i = 0; i < ctor->getNumParams(); ++i)
+    lower_assign(stmt, new_ref(ctor->getParamDecl(i)), BO_Assign, construct->getArg(i), block);
   for (const CXXCtorInitializer* ci : ctor->inits()) {
     const FieldDecl* f = ci->getMember();
-    if (!f) return false;
-    size_t i = std::find(fields.begin(), fields.end(), f) - fields.begin();
     const Expr* e = strip(ci->getInit(), ir_.unit);
-    if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) {
-      out[i] = d->getExpr();
-      continue;
-    }
-    if (isa<ImplicitValueInitExpr>(e)) continue;
-    if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1)
-      e = strip(paren->getExpr(0), ir_.unit);
-    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-      auto* p = dyn_cast<ParmVarDecl>(ref->getDecl());
-      if (!p) return false;
-      out[i] = construct->getArg(p->getFunctionScopeIndex());
-      continue;
-    }
-    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) {
-      out[i] = e;
-      continue;
-    }
-    return false;
+    if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
+    if (isa<ImplicitValueInitExpr>(e)) e = zero_of(f->getType());
+    if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1) e = paren->getExpr(0);
+    if (e) assign_member(member_ref(object, f), e, stmt, block);
   }
+  lower_compound(body, block);
+  size_t i = 0;
+  for (const FieldDecl* f : record->fields()) out[i++] = member_ref(object, f);
   return true;
 }
 
 void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   std::vector<const Expr*> inits;
-  if (!member_inits(vd, vd->getInit(), inits))
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
     return fail(at, "initialising struct '" + vd->getName().str() +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
-                        "constructor that only initialises members from its parameters");
+                        "constructor whose parameters are numbers and whose body declares no variables");
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
   for (const FieldDecl* f : record->fields()) {
@@ -237,31 +319,45 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
   }
 }
 
-// A local struct whose member functions are called (a function object): one object in memory,
-// its members initialised as a split struct's are, its adjoint a struct of the same type.
+// A local struct used as a whole or whose member functions are called (a function object): one
+// object in memory, its members initialised as a split struct's are, its adjoint a struct of the
+// same type. A pointer member would need an adjoint pointer of its own, which adjc does not make.
 void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
+  const std::string name = vd->getName().str();
   auto* record = vd->getType()->getAsCXXRecordDecl();
-  if (!record || !splittable(vd->getType()) || !(record->isAggregate() || record->hasTrivialDefaultConstructor()))
-    return fail(at, "local object '" + vd->getName().str() +
-                        "' must be a struct of scalar, pointer and array members with a default constructor");
-  std::vector<const Expr*> inits;
-  if (!member_inits(vd, vd->getInit(), inits))
-    return fail(at, "initialising object '" + vd->getName().str() +
-                        "' this way is not supported; use an initialiser list ({a, b} or {.x = a})");
-  Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, at);
+  Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
+  if (!record || !splittable(vd->getType()) || !record->isTriviallyCopyable())
+    return fail(at, "local object '" + name +
+                        "' must be a struct of scalar and array members without a copy constructor, assignment or "
+                        "destructor of its own");
+  for (const FieldDecl* f : record->fields())
+    if (f->getType()->isPointerType() && is_differentiable(f->getType()))
+      return fail(at, "local object '" + name + "' has pointer member '" + f->getName().str() +
+                          "', whose adjoint adjc cannot give it; pass the pointer as an argument instead");
+  std::vector<const Expr*> inits;
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
+    return fail(at, "initialising object '" + name +
+                        "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
+                        "constructor whose parameters are numbers and whose body declares no variables");
   size_t i = 0;
-  for (const FieldDecl* f : record->fields()) {
+  for (const FieldDecl* f : record->fields()) assign_member(member_ref(vd, f), inits[i++], stmt, block);
+}
+
+// `lhs = value` for a struct (an assignment, a struct result): member by member.
+void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr* value, Node* block) {
+  QualType type = lhs->getType();
+  std::vector<const Expr*> inits;
+  if (!member_inits(type, value, stmt, block, inits))
+    return fail(value->getExprLoc(), "this value of struct type '" + type.getUnqualifiedType().getAsString() +
+                                         "' is not supported; build it in a local first ('T t{a, b}; ... = t;')");
+  size_t i = 0;
+  for (const FieldDecl* f : type->getAsRecordDecl()->fields()) {
+    Expr* target = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(lhs), false, const_cast<FieldDecl*>(f),
+                                              f->getType(), VK_LValue, OK_Ordinary);
     const Expr* init = inits[i++];
-    if (!init) continue;
-    if (f->getType()->isArrayType()) {
-      auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit));
-      if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
-      lower_array_elements(member_ref(vd, f), list, stmt, block);
-    } else {
-      lower_assign(stmt, member_ref(vd, f), BO_Assign, init, block);
-    }
+    assign_member(target, init ? init : zero_of(f->getType()), stmt, block);
   }
 }
 
@@ -295,6 +391,60 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
       v->definition = block->children.back();
     }
   }
+}
+
+// `target = init` for one member (nothing when `init` is null); an array member from a braced list, or
+// element by element from another array.
+void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, Node* block) {
+  if (!init) return;
+  auto* array = dyn_cast<ConstantArrayType>(target->getType().getCanonicalType());
+  if (!array) return lower_assign(stmt, target, BO_Assign, init, block);
+  if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) return lower_array_elements(target, list, stmt, block);
+  uint64_t count = array->getSize().getZExtValue();
+  if (count > 64 || !memory_root(ir_, init))
+    return fail(init->getBeginLoc(), "copying array member of more than 64 elements or from an unsupported object "
+                                     "is not supported; copy the elements in a loop");
+  QualType element = array->getElementType();
+  for (uint64_t k = 0; k < count; ++k) {
+    auto index = [&] { return IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation()); };
+    auto* to = new (context_) ArraySubscriptExpr(target, index(), element, VK_LValue, OK_Ordinary, SourceLocation());
+    auto* from = new (context_) ArraySubscriptExpr(const_cast<Expr*>(init), index(), element, VK_LValue, OK_Ordinary,
+                                                   SourceLocation());
+    lower_assign(stmt, to, BO_Assign, from, block);
+  }
+}
+
+// Struct temporaries passed to calls (`dot(V3{x, y, z}, a)`, `Scaler<float>{2.f}(x)`): each becomes a
+// local object initialised where the temporary was, and the call receives that object (edited in
+// the AST in place, as lower_branches does).
+void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
+  if (!e) return;
+  for (Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c)) materialize_temporaries(ce, block, stmt);
+  auto* call = dyn_cast<CallExpr>(e);
+  if (!call || !call->getDirectCallee() || ir_.hoisted.count(call)) return;
+  auto temporary = [&](const Expr* a) {
+    const Expr* s = strip(a, ir_.unit);
+    auto* record = s->getType()->getAsCXXRecordDecl();
+    return (isa<InitListExpr>(s) || isa<CXXParenListInitExpr>(s) || isa<CXXFunctionalCastExpr>(s) ||
+            isa<CXXConstructExpr>(s)) &&
+           record &&
+           !record->isLambda() && splittable(s->getType()) && record->isTriviallyCopyable() &&
+           !is_library_class(s->getType(), ir_.unit);
+  };
+  auto local = [&](const Expr* a) -> Expr* {
+    const Expr* s = strip(a, ir_.unit);
+    VarDecl* vd = synthesized("_" + s->getType()->getAsCXXRecordDecl()->getName().str(),
+                              s->getType().getUnqualifiedType(), a->getBeginLoc());
+    vd->setInit(const_cast<Expr*>(s));
+    lower_object(vd, stmt, block);
+    return const_cast<Expr*>(new_ref(vd));
+  };
+  for (unsigned i = 0; i < call->getNumArgs(); ++i)
+    if (temporary(call->getArg(i))) call->setArg(i, local(call->getArg(i)));
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call))
+    if (auto* m = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()); m && !m->isArrow() && temporary(m->getBase()))
+      m->setBase(local(m->getBase()));
 }
 
 // `T a[N] = {x, y}`: the local array, then one assignment per element given (the rest are zero,

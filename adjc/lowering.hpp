@@ -38,6 +38,9 @@ class Lowering {
   // Floating parameters passed by address or non-const reference, with the local (a one-element
   // region) that stands for each in the body.
   std::vector<std::pair<const clang::ParmVarDecl*, const clang::VarDecl*>> copied_params_;
+  // Constructors lowered in place: the local object that stands for each one's `this`.
+  std::map<const clang::CXXConstructorDecl*, const clang::VarDecl*> constructed_;
+  const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -52,6 +55,7 @@ class Lowering {
   const clang::VarDecl* new_local(const std::string& name, clang::QualType type, clang::SourceLocation at,
                                   Node* block);
   void define(const clang::VarDecl* vd, const clang::Expr* value, const clang::Stmt* stmt, Node* block);
+  clang::VarDecl* synthesized(const std::string& name, clang::QualType type, clang::SourceLocation at);
 
   // ----- statements (lower_statements.cpp)
   void lower_compound(const clang::CompoundStmt* cs, Node* block);
@@ -67,6 +71,7 @@ class Lowering {
   clang::Expr* lower_branches(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   clang::Expr* lower_branch(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   clang::Expr* lower_side_effect(clang::Expr* e, Node* block, const clang::Stmt* stmt);
+  const clang::Expr* lower_operands(const clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void lower_assign(const clang::Stmt* stmt, const clang::Expr* lhs, clang::BinaryOperatorKind op,
                     const clang::Expr* rhs, Node* block);
   void lower_conditional_assign(const clang::Stmt* stmt, clang::ConditionalOperator* target,
@@ -84,9 +89,15 @@ class Lowering {
   bool splittable(clang::QualType t);
   const clang::Expr* zero_of(clang::QualType t);
   clang::Expr* member_ref(const clang::VarDecl* vd, const clang::FieldDecl* f);
-  bool member_inits(const clang::VarDecl* vd, const clang::Expr* init, std::vector<const clang::Expr*>& out);
+  bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
+                    std::vector<const clang::Expr*>& out);
+  bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
+                         std::vector<const clang::Expr*>& out);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void lower_struct_assign(const clang::Stmt* stmt, const clang::Expr* lhs, const clang::Expr* value, Node* block);
+  void assign_member(clang::Expr* target, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
+  void materialize_temporaries(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void lower_array_init(const clang::VarDecl* vd, const clang::InitListExpr* list, const clang::Stmt* stmt,
                         Node* block);
   void lower_array_elements(clang::Expr* array, const clang::InitListExpr* list, const clang::Stmt* stmt, Node* block);

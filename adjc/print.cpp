@@ -72,7 +72,17 @@ std::string literal(double v, QualType t) {
 // The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
 std::string zero(QualType t, const TypePrinter& types, const UnitFacts& unit) {
   if (is_value_class(t, unit)) return types.str(t.getNonReferenceType().getUnqualifiedType()) + "{}";
+  if (t->isRecordType()) return zero_struct(t, types);
   return literal(0, t);
+}
+
+// `T{}` would run a user's default constructor or apply default member initialisers (or not compile
+// without a default constructor): a struct with either is zeroed byte-wise.
+std::string zero_struct(QualType t, const TypePrinter& types) {
+  std::string name = types.str(t.getNonReferenceType().getUnqualifiedType());
+  auto* record = t->getAsCXXRecordDecl();
+  if (!record || record->hasTrivialDefaultConstructor() || !record->isTriviallyCopyable()) return name + "{}";
+  return "::adjoint::detail::zeroed<" + name + ">()";
 }
 
 bool is_identifier(const std::string& s) {
@@ -114,7 +124,10 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? "true" : "false";
   if (auto* c = dyn_cast<CharacterLiteral>(e)) return std::to_string(c->getValue());
   if (isa<CXXNullPtrLiteralExpr>(e)) return "nullptr";
-  if (isa<CXXThisExpr>(e)) return use(ir_.self->name);
+  if (isa<CXXThisExpr>(e)) {
+    Var* v = ir_.var(e);  // a member function's object, or a local object a constructor builds
+    return v->memory ? "(&" + use(v->name) + ")" : use(v->name);
+  }
   if (is_empty_value(e, ir_.unit)) return types_.str(strip(e, ir_.unit)->getType().getUnqualifiedType()) + "{}";
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
     if (Var* v = ir_.var(ref)) return use(v->name);
@@ -205,6 +218,7 @@ std::string Printer::adjoint(const Expr* e) const {
   if (auto* call = dyn_cast<CallExpr>(e)) return use("_d_" + ir_.call_result.at(call)->name);
   if (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e) || ir_.var(e)) {
     Var* v = ir_.var(e);
+    if (isa<CXXThisExpr>(e) && v->memory) return "(&" + use("_d_" + v->name) + ")";
     if (v->pointer && v->kind != VarKind::Param)
       return "(" + adjoint(v->base) + " + (" + use(v->name) + " - " + primal(v->base) + "))";
     if (v->pointer) return use("_d_" + v->name);

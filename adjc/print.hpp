@@ -37,8 +37,12 @@ struct TypePrinter {
 // A floating literal of type `t` that reads back as `v`.
 std::string literal(double v, clang::QualType t);
 
-// The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class.
+// The zero of an adjoint: 0 for a floating type, an empty handle `V{}` for a value class, a zero
+// struct for a struct.
 std::string zero(clang::QualType t, const TypePrinter& types, const UnitFacts& unit);
+// A struct with every member zero: `T{}`, or `::adjoint::detail::zeroed<T>()` when T has a default
+// constructor of the user's, default member initialisers, or no default constructor.
+std::string zero_struct(clang::QualType t, const TypePrinter& types);
 
 // A variable's name (marked as a use), or `(*name)`.
 bool is_identifier(const std::string& s);

@@ -96,7 +96,10 @@ class ExpressionCheck {
       if (m->getMemberDecl()->getAccess() != AS_public)
         return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +
                             "' must be public: adjc's generated code reads it from outside the class");
-      if (!memory_root(ir_, e)) return fail(at, "member access on an unsupported object");
+      // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
+      const Expr* base = strip(m->getBase(), ir_.unit);
+      if (!memory_root(ir_, e) && !(isa<CallExpr>(base) && is_plain_struct(base->getType(), ir_.unit)))
+        return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
     }
     fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");

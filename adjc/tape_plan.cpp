@@ -48,11 +48,13 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
   }
 }
 
-// Regions some statement writes: by assignment, or through a call's pointer or reference.
+// Regions some statement writes: by assignment, through a call's pointer or reference, or as a
+// call's struct result.
 std::set<Var*> written_regions(const FunctionIR& ir, const std::vector<Node*>& all) {
   std::set<Var*> written;
   for (Node* n : all) {
     if (n->kind == NodeKind::Assign && n->memory_root) written.insert(n->memory_root);
+    if (n->kind == NodeKind::Call && n->result && n->result->memory) written.insert(n->result);
     if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) {
       std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
       std::vector<AdArg> args = ad_args(n->call);

@@ -88,6 +88,16 @@ T pop() {
   return thread_tape<T>().pop();
 }
 
+// A struct with every member zero, for structs whose `T{}` would not be (default member
+// initialisers, a default constructor of the user's) or does not compile (no default constructor).
+template <class T>
+T zeroed() {
+  struct bytes {
+    unsigned char b[sizeof(T)];
+  };
+  return std::bit_cast<T>(bytes{});
+}
+
 // Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
 // elements in memory order.
 template <class T, std::size_t N>

@@ -1,6 +1,7 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
 // library_class_param, lambda, local_struct, initializer_list,
-// reference_result); each builds and is right.
+// reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer);
+// each builds and is right.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -44,6 +45,44 @@ double assigned_array(double x) {
 double element(const double* p, int k) { return p[k]; }
 double element_product(const double* x) { return element(x, 1) * x[0]; }
 
+// struct_whole: its members as locals.
+double nested_members(double x) {
+  double pa = x, pb = x * x, w = 2.0;
+  return pa + pb * w;
+}
+// struct_constructor: the computation in the member-initialiser list.
+struct Twice {
+  double value;
+  explicit Twice(double v) : value(v * 2) {}
+};
+double twice_value(double x) {
+  Twice t(x);
+  return t.value * x;
+}
+// object_pointer_member: the pointer passed as an argument.
+struct Dot2 {
+  double operator()(const double* w, const double* x) const { return w[0] * x[0] + w[1] * x[1]; }
+};
+double dot_of(const double* w, const double* x) {
+  Dot2 d;
+  return d(w, x);
+}
+// struct_result_pointer: the pointer formed where it is used.
+double first_element(const double* x, int n) {
+  const double* p = x + n / 2 - 1;
+  return p[0] * x[0];
+}
+
+TEST(Hints, members_as_locals) {
+  check("nested_members", adjoint::gradient(nested_members), nested_members, Scalar<double>{});
+}
+TEST(Hints, constructor_initialiser_list) {
+  check("twice_value", adjoint::gradient(twice_value), twice_value, Scalar<double>{});
+}
+TEST(Hints, pointer_argument) { check("dot_of", adjoint::gradient(dot_of), dot_of, In<double>{2}, In<double>{2}); }
+TEST(Hints, pointer_where_used) {
+  check("first_element", adjoint::gradient(first_element, "x"), first_element, In<double>{4}, 4);
+}
 TEST(Hints, value_result) {
   auto g = adjoint::gradient(element_product);
   check("element_product", g, element_product, In<double>{2});

@@ -6,6 +6,6 @@ struct Vec {
 void accumulate_adjoint(Vec& into, const Vec& from);
 Vec identity(const Vec& x) { return x; }
 void request() {
-  auto g = adjoint::gradient(identity);  // error: a gradient can be requested for functions returning a floating value or void only
+  auto g = adjoint::gradient(identity);  // error: a gradient can be requested for functions returning a floating value or void only (a value-class or struct result has no seed)
   (void)g;
 }
