@@ -32,6 +32,7 @@ class Lowering {
   std::set<const clang::VarDecl*> split_;      // local structs split into one variable per member
   std::set<const clang::VarDecl*> objects_;    // local structs whose member functions are called: one object
   std::set<const clang::VarDecl*> addressed_;  // floating locals passed by address or non-const reference
+  std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
