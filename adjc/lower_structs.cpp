@@ -88,7 +88,7 @@ void Lowering::find_split_structs(const Stmt* body) {
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
   if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
-  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isPolymorphic() || cxx->getNumBases() > 0))
+  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isLambda() || cxx->isPolymorphic() || cxx->getNumBases() > 0))
     return false;
   for (const FieldDecl* f : record->fields()) {
     QualType ft = f->getType().getCanonicalType();
