@@ -528,7 +528,7 @@ class Gen:
             if any(h[1] == "r" for h in self.helpers):
                 opts.append((0.8, self.ref_call))
             if sc.sp == "ref" and any(h[1] == "m" for h in self.helpers):
-                opts.append((0.5, self.struct_call))
+                opts.append((1, self.struct_call))
         if sc.depth > 0 and not sc.helper:
             opts.append((2, self.def_modify_use))
         if sc.depth < 2 and not sc.helper:
@@ -843,7 +843,7 @@ class Gen:
         else:
             name = self.fresh(sc, ["cs", "cs2", "cs3"])
             sc.names.add(name)
-            form = self.pick(["{%s, %s}", "{.a = %s, .b = %s}", "brace", "assign"] + (["copy"] * 2 if copies else []))
+            form = "copy" if copies and self.chance(0.5) else self.pick(["{%s, %s}", "{.a = %s, .b = %s}", "brace", "assign"])
         struct = "S" if with_array else "S2"
         if form == "assign":
             self.emit("%s %s;" % (struct, name))
