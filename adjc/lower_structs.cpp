@@ -231,9 +231,23 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     }
     if (!init) continue;
     if (v->memory && f->getType()->isArrayType()) {
-      auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit));
-      if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
-      lower_array_elements(member_ref(vd, f), list, stmt, block);
+      if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) {
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+        continue;
+      }
+      // A copy (`S t = s;`, `S t = a[i];`): the array member element by element.
+      auto* type = dyn_cast<ConstantArrayType>(f->getType().getCanonicalType());
+      if (!isa<MemberExpr>(init) || !type || type->getElementType()->isArrayType())
+        return fail(at, "unsupported initialiser of array member '" + f->getName().str() + "' of local struct '" +
+                            vd->getName().str() + "'");
+      for (uint64_t k = 0; k < type->getSize().getZExtValue(); ++k) {
+        Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation());
+        auto element = [&](const Expr* array) {
+          return new (context_) ArraySubscriptExpr(const_cast<Expr*>(array), index, type->getElementType(), VK_LValue,
+                                                   OK_Ordinary, at);
+        };
+        lower_assign(stmt, element(member_ref(vd, f)), BO_Assign, element(init), block);
+      }
       continue;
     }
     size_t before = block->children.size();

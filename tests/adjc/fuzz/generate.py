@@ -22,6 +22,18 @@ min, clamp, the <cmath> set; C and float spellings) on arguments kept in their d
 to three random helper functions (double(double, double), double(const double*, double), and
 void(double* o, const double* p, double) writing o[0]). n is mostly 3..6, sometimes 63..130.
 
+Extended programs (60% of the seeds, chosen by their own random stream; the other seeds' functions
+are exactly what the generator wrote before) also use: local structs S {a, b, v[3]} and S2 {a, b}
+initialised by braces, designated initialisers, member assignment or copies, members read and
+updated as locals (v as a local array); a struct parameter P {a, b, v[3]} of some functions
+(`const P& sp`, `P& sp` written, or `P sp` by value), passed to helpers `double hc(const P&, double)`
+and `void hm(P&, double)`; helpers `void hr(double& o, double)` writing locals, struct members and
+elements of y through the reference, and `double hk(const double&, const double&)` given elements,
+locals and members; std::max/std::min over two such places; lambdas without captures
+((double, double) and (const double*, double)) and function objects (a member k, a const call
+operator) declared in the function and called in expressions; and rarely a function returning
+`const double&` (adjc rejects it: the function using it is dropped with it).
+
 Values are kept finite by construction (bounded exp arguments, log/sqrt/pow of expressions
 bounded away from zero, divisions by 1.5 + e * e, ...; a nominal bound is tracked per expression
 and squashed through tanh/sin when it grows). Branches mostly test integer counters; the few that
@@ -29,8 +41,9 @@ test values can flip under a finite-difference step only with negligible probabi
 checker skips an element whose finite differences at two step sizes disagree (a kink or a jump
 between them) rather than report it.
 
-main() runs adjoint::gradient(f<k>) (all of y, x, c active) with random weights as the seed of y,
-compares d_y (the gradient w.r.t. y's initial values), d_x and d_c with central differences
+main() runs adjoint::gradient(f<k>) (all of y, x, c and sp active) with random weights as the seeds
+of y and sp, compares d_y (the gradient w.r.t. y's initial values), d_x, d_c and d_sp (the struct's
+members, for J = w . y + w_p . sp after the call) with central differences
 (h = 1e-6 max(1, |v|); |adjc - fd| <= 1e-5 max(1, |fd|)), runs the gradient a second time (it must
 give the same numbers: the tape must be balanced), and prints one line per function:
 
@@ -828,22 +841,27 @@ class Gen:
             self.emit("%s = std::tanh(%s) * %s;" % (t, t, self.leaf(sc)[0]))
 
     def struct_decl(self, sc):
-        """A local S (two members and an array member v[3]) or S2 (two members, copyable), by
-        braces, designated initialisers or member assignment, its members then used as locals."""
+        """A local S (two members and an array member v[3]) or S2 (two members), by braces,
+        designated initialisers, member assignment or a copy, its members then used as locals."""
         name = self.fresh(sc, ["ls", "ms", "ns"])
         sc.names.add(name)
         e1, _ = self.bounded_expr(sc, depth=self.r.randint(0, 2))
         e2, _ = self.bounded_expr(sc, depth=self.r.randint(0, 2))
         if self.real == "float":  # (double constants make the expressions double: no narrowing in braces)
             e1, e2 = "double(%s)" % e1, "double(%s)" % e2
-        copies = [n for n in sc.names if n.startswith("cs") and n + ".a" in sc.doubles]
         with_array = self.chance(0.5)
-        if with_array:
-            form = self.pick(["{%s, %s}", "{%s, %s}", "{.a = %s, .b = %s}", "{.b = %s}", "assign"])
-        else:
+        if not with_array:
             name = self.fresh(sc, ["cs", "cs2", "cs3"])
             sc.names.add(name)
-            form = "copy" if copies and self.chance(0.5) else self.pick(["{%s, %s}", "{.a = %s, .b = %s}", "brace", "assign"])
+        # Structs of the same type in scope, to copy.
+        copies = [n for n in sc.names
+                  if n not in (name, "sp") and n + ".a" in sc.doubles and (n[0] == "c") != with_array]
+        if copies and self.chance(0.5):
+            form = "copy"
+        elif with_array:
+            form = self.pick(["{%s, %s}", "{%s, %s}", "{.a = %s, .b = %s}", "{.b = %s}", "assign"])
+        else:
+            form = self.pick(["{%s, %s}", "{.a = %s, .b = %s}", "brace", "assign"])
         struct = "S" if with_array else "S2"
         if form == "assign":
             self.emit("%s %s;" % (struct, name))
@@ -858,7 +876,9 @@ class Gen:
         else:
             self.emit(("%s %s = " + form + ";") % (struct, name, e1, e2))
         sc.doubles += [name + ".a", name + ".b"]
-        if with_array:
+        if with_array and form == "copy":
+            sc.ptrs.append((name + ".v", "buf", "buf"))
+        elif with_array:
             k = self.fresh(sc, INT_NAMES)
             inner = sc.child()
             inner.ints.append((k, "small"))
