@@ -5,7 +5,7 @@ checks adjc's gradient of each against central finite differences.
     generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--no-calls]
 
 (--drop leaves out the functions with those indices, everything else unchanged: run.sh drops a
-function adjc rejects and tries the rest again. --no-calls: no helper functions, hence no calls.)
+function adjc rejects and tries the rest again. --no-calls: no helper functions, lambdas or function objects, hence no calls.)
 
 Every function has the signature
 
