@@ -1,9 +1,12 @@
 // Corpus: places passed to callees by non-const reference or by address: members of local structs
 // (each a one-element region, like a floating local), array elements and members of struct
 // parameters. Binding a reference to `y[i]` reads no value of y, so a call that writes y through it
-// is not an argument read from memory the call overwrites. (Found by tests/adjc/fuzz.)
+// is not an argument read from memory the call overwrites. And `const double&` parameters bound to
+// scalar locals, expressions and the reference std::min returns, whose derivatives were dropped
+// (the argument was passed as inactive). (All found by tests/adjc/fuzz.)
 #include <adjoint/ad.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -34,6 +37,24 @@ double member_of_parameter(Pair& p, double x) {
   return p.a * p.b;
 }
 
+double weigh(const double& a, const double& b) { return a * b + std::sin(a); }
+double const_references(const double* x, double c) {
+  double u = x[0] * c;
+  double r = weigh(u, x[1]);              // a scalar local and an element
+  r += weigh(x[2] * 2.0, c);              // an expression and a scalar parameter
+  r += weigh(std::min(x[0], x[3]), r);    // the reference std::min returns, and r itself
+  return r;
+}
+float const_references_float(const float* x, int n) {
+  float s = 0;
+  for (int i = 0; i < n; i++) s += std::max(x[i], 0.25f) * weigh(s, x[i]);
+  return s;
+}
+
+TEST(ReferenceArguments, const_references) {
+  check("const_references", adjoint::gradient(const_references), const_references, In<double>{4}, Scalar<double>{});
+  check("const_references_float", adjoint::gradient(const_references_float), const_references_float, In<float>{5}, 5);
+}
 TEST(ReferenceArguments, local_struct_members) {
   check("local_members", adjoint::gradient(local_members), local_members, Scalar<double>{}, Scalar<double>{});
 }
