@@ -284,7 +284,8 @@ class Gen:
             code = "%s(%s, %s)" % (name, a, b)
         elif kind == "k":  # const double& parameters: places or values
             if not sc.helper and self.chance(0.6):
-                a = self.place(sc)
+                # A place, or the reference std::max/min returns to one.
+                a = self.place_minmax(sc) if self.chance(0.25) else self.place(sc)
             b = self.place(sc) if not sc.helper and self.chance(0.6) else self.bounded_expr(sc, depth=1)[0]
             code = "%s(%s, %s)" % (name, a, b)
         elif kind == "c":  # (const P&, double) or (P, double)
