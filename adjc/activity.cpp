@@ -24,9 +24,20 @@ bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   return false;
 }
 
+bool value_reference(const FunctionIR& ir, QualType param, const Expr* arg) {
+  QualType t = param.getCanonicalType();
+  if (!t->isLValueReferenceType() || !t->getPointeeType().isConstQualified() || !is_floating(t->getPointeeType()))
+    return false;
+  // Bound to a temporary (`x[i]` of another floating type, converted) or to no memory.
+  const Expr* e = arg->IgnoreParens();
+  if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr()->IgnoreParens();
+  return isa<MaterializeTemporaryExpr>(e) || !memory_root(ir, arg);
+}
+
 bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const Expr* arg) {
   if (!is_differentiable(param)) return false;
   QualType t = param.getCanonicalType();
+  if (value_reference(ir, param, arg)) return reads_varied(ir, act, arg);
   // A value class, or the object of one of its member functions.
   if (is_value_class(t, ir.unit) || (t->isPointerType() && is_value_class(t->getPointeeType(), ir.unit)))
     return reads_varied(ir, act, arg);

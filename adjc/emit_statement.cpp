@@ -166,16 +166,17 @@ void Emitter::reverse_call(Node* n, Code& code) {
         bool value =
             is_value_class(pt, ir_.unit) || (pt->isPointerType() && is_value_class(pt->getPointeeType(), ir_.unit));
         bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
+        bool in_memory = indirect && !value_reference(ir_, pt, arg);  // else its adjoint is a scalar of ours
         varied = arg_varied(ir_, act_, pt, arg);
         if (!varied) {
           adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code))
                                     : "::adjoint::inactive{}");
-        } else if (value || (indirect && (call_args[i].address || !pt->isPointerType()))) {
+        } else if (value || (in_memory && (call_args[i].address || !pt->isPointerType()))) {
           adjoints.push_back("&" + print_.adjoint(arg));
-        } else if (indirect) {
+        } else if (in_memory) {
           adjoints.push_back(print_.adjoint(arg));
         } else {
-          std::string d = declare_scalar_adjoint(pt, code);
+          std::string d = declare_scalar_adjoint(pt.getNonReferenceType().getUnqualifiedType(), code);
           scalar_adjoints.push_back({arg, d});
           adjoints.push_back("&" + d);
         }

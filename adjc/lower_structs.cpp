@@ -40,14 +40,20 @@ void Lowering::find_split_structs(const Stmt* body) {
         if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
       return;
     }
-    // A floating local whose address is taken or that a call writes through a reference.
-    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
-      if (const VarDecl* vd = local(u->getSubExpr()); vd && is_floating(vd->getType())) addressed_.insert(vd);
+    // A floating local, or a floating member of a local struct, whose address is taken or that a call
+    // writes through a reference: a one-element region.
+    auto addressed = [&](const Expr* e) {
+      if (const VarDecl* vd = local(e); vd && is_floating(vd->getType())) addressed_.insert(vd);
+      auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+      auto* field = m && !m->isArrow() ? dyn_cast<FieldDecl>(m->getMemberDecl()) : nullptr;
+      if (const VarDecl* vd = field ? local(m->getBase()) : nullptr; vd && is_floating(field->getType()))
+        addressed_members_.insert({vd, field});
+    };
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf) addressed(u->getSubExpr());
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && call->getDirectCallee())
       for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
         QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
-        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
-          if (const VarDecl* vd = local(call->getArg(i)); vd && is_floating(vd->getType())) addressed_.insert(vd);
+        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified()) addressed(call->getArg(i));
       }
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) whole.insert(vd);
@@ -87,7 +93,7 @@ void Lowering::find_split_structs(const Stmt* body) {
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
   if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
-  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isPolymorphic() || cxx->getNumBases() > 0))
+  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isLambda() || cxx->isPolymorphic() || cxx->getNumBases() > 0))
     return false;
   for (const FieldDecl* f : record->fields()) {
     QualType ft = f->getType().getCanonicalType();
@@ -291,6 +297,10 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     const Expr* init = inits[i++];
     Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
     v->block = block;
+    if (v->floating && addressed_members_.count({vd, f})) {
+      v->floating = false;
+      v->memory = true;  // passed by address or non-const reference: a one-element region
+    }
     ir_.member_var[{vd, f}] = v;
     if (v->pointer) {
       if (!init)
@@ -303,10 +313,24 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
                                              vd->getName().str() + "' must point into a parameter or local array");
     }
     if (!init) continue;
-    if (v->memory) {
-      auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit));
-      if (!list) return fail(init->getBeginLoc(), "unsupported initialiser of array member '" + f->getName().str() + "'");
-      lower_array_elements(member_ref(vd, f), list, stmt, block);
+    if (v->memory && f->getType()->isArrayType()) {
+      if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) {
+        lower_array_elements(member_ref(vd, f), list, stmt, block);
+        continue;
+      }
+      // A copy (`S t = s;`, `S t = a[i];`): the array member element by element.
+      auto* type = dyn_cast<ConstantArrayType>(f->getType().getCanonicalType());
+      if (!isa<MemberExpr>(init) || !type || type->getElementType()->isArrayType())
+        return fail(at, "unsupported initialiser of array member '" + f->getName().str() + "' of local struct '" +
+                            vd->getName().str() + "'");
+      for (uint64_t k = 0; k < type->getSize().getZExtValue(); ++k) {
+        Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation());
+        auto element = [&](const Expr* array) {
+          return new (context_) ArraySubscriptExpr(const_cast<Expr*>(array), index, type->getElementType(), VK_LValue,
+                                                   OK_Ordinary, at);
+        };
+        lower_assign(stmt, element(member_ref(vd, f)), BO_Assign, element(init), block);
+      }
       continue;
     }
     size_t before = block->children.size();

@@ -41,6 +41,7 @@ class Lowering {
   // Constructors lowered in place: the local object that stands for each one's `this`.
   std::map<const clang::CXXConstructorDecl*, const clang::VarDecl*> constructed_;
   const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
+  std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);

@@ -27,6 +27,12 @@ struct Activity {
 // Whether `e` reads a varied value (floating subexpressions only).
 bool reads_varied(const FunctionIR& ir, const Activity& act, const clang::Expr* e);
 
+// Whether a `const T&` parameter of floating T is bound to a value that is not in memory adjc
+// tracks (`hk(u, ...)` with a scalar local, `hk(x[0] * 2, ...)`, `hk(std::min(a, b), ...)`) or to a
+// temporary (a float element converted to double): its adjoint is then a scalar of the caller's,
+// as for a parameter by value.
+bool value_reference(const FunctionIR& ir, clang::QualType param, const clang::Expr* arg);
+
 // Whether an argument for a parameter of type `param` carries a derivative under `act`.
 bool arg_varied(const FunctionIR& ir, const Activity& act, clang::QualType param, const clang::Expr* arg);
 

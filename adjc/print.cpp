@@ -190,6 +190,19 @@ std::string Printer::call_text(const CallExpr* call) const {
   }
   if (auto* op = dyn_cast<CXXOperatorCallExpr>(call)) {
     std::string spelling = getOperatorSpelling(op->getOperator());
+    if (op->getOperator() == OO_Call && cast<CXXMethodDecl>(f)->getParent()->isLambda()) {
+      // A call that runs as it is (in a condition) of a lambda without captures: its closure cannot
+      // be named in generated code, so the call is made on the lambda expression itself.
+      const Expr* object = op->getArg(0)->IgnoreImplicit();
+      if (auto* ref = dyn_cast<DeclRefExpr>(object); ref && isa<VarDecl>(ref->getDecl()))
+        if (const Expr* init = cast<VarDecl>(ref->getDecl())->getInit()) object = init->IgnoreImplicit();
+      if (auto* lambda = dyn_cast<LambdaExpr>(object)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        lambda->printPretty(os, nullptr, types_.policy);
+        return "(" + os.str() + ")(" + list(0) + ")";
+      }
+    }
     if (op->getOperator() == OO_Call) return "(" + primal(op->getArg(0)) + ")(" + list(1) + ")";
     if (op->getOperator() == OO_Subscript) return "(" + primal(op->getArg(0)) + ")[" + primal(op->getArg(1)) + "]";
     if (op->getNumArgs() == 1) return "(" + spelling + "(" + primal(op->getArg(0)) + "))";

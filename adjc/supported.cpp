@@ -102,6 +102,10 @@ class ExpressionCheck {
         return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
     }
+    if (auto* c = dyn_cast<CXXConstructExpr>(e);
+        c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
+      return fail(at, "copying a '" + e->getType().getAsString() +
+                          "' here (passing it by value) is not supported; pass it by const reference");
     fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");
   }
 

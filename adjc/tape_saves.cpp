@@ -13,18 +13,25 @@ using namespace clang;
 
 namespace {
 
+bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region);
+
+// Whether addressing the place `place` (`m[k]`, `s.x`: its address is taken, or a reference bound to
+// it) reads an arithmetic value from the memory of `region`: only its index or base can.
+bool place_reads_value_of(const FunctionIR& ir, const Expr* place, const Var* region) {
+  place = strip(place, ir.unit);
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
+    return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
+  if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
+  return false;
+}
+
 // Whether `e` reads an arithmetic value from the memory of `region` (not an address: `&m[k]`
 // and pointer members read none of m's values).
 bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
   if (!e) return false;
   e = strip(e, ir.unit);
-  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
-    const Expr* place = strip(u->getSubExpr(), ir.unit);
-    if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
-      return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
-    if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
-    return false;
-  }
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    return place_reads_value_of(ir, u->getSubExpr(), region);
   if (is_memory_read(e) && e->getType()->isArithmeticType() && memory_root(ir, e) == region) return true;
   for (const Stmt* c : e->children())
     if (reads_value_of(ir, dyn_cast_or_null<Expr>(c), region)) return true;
@@ -245,6 +252,12 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
   for (size_t i = 0; i < args.size(); ++i) {
     if (!call_writes_memory(n->call, i, ir.unit)) continue;
     Var* region = memory_root(ir, args[i].expr);
+    if (!region) {
+      diags.error(args[i].expr->getBeginLoc(), "the call to '" + callee->getNameAsString() +
+                                                   "' writes through this argument, which is not a variable or "
+                                                   "memory adjc tracks; pass a local variable or an array element");
+      continue;
+    }
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
     const FieldDecl* member = member_region(ir, args[i].expr);
     for (const ReadSite& r : reads)
@@ -262,8 +275,11 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
       }
     // The reverse evaluates the arguments again for the pullback, before the callee's reverse
     // has restored what the call wrote: an argument read from that memory would be the new value.
-    for (const AdArg& a : args)
-      if (reads_value_of(ir, a.expr, region)) {
+    for (size_t j = 0; j < args.size() && j < params.size(); ++j)
+      if (params[j].type->isLValueReferenceType() && !params[j].type->getPointeeType().isConstQualified()
+              ? place_reads_value_of(ir, args[j].expr, region)  // bound to a reference: a place, not a value
+              : reads_value_of(ir, args[j].expr, region)) {
+        const AdArg& a = args[j];
         diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->name + "', which the call to '" +
                                                callee->getNameAsString() +
                                                "' overwrites; copy the value into a local first");

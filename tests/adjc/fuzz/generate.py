@@ -5,7 +5,7 @@ checks adjc's gradient of each against central finite differences.
     generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--no-calls]
 
 (--drop leaves out the functions with those indices, everything else unchanged: run.sh drops a
-function adjc rejects and tries the rest again. --no-calls: no helper functions, hence no calls.)
+function adjc rejects and tries the rest again. --no-calls: no helper functions, lambdas or function objects, hence no calls.)
 
 Every function has the signature
 
@@ -22,6 +22,18 @@ min, clamp, the <cmath> set; C and float spellings) on arguments kept in their d
 to three random helper functions (double(double, double), double(const double*, double), and
 void(double* o, const double* p, double) writing o[0]). n is mostly 3..6, sometimes 63..130.
 
+Extended programs (60% of the seeds, chosen by their own random stream; the other seeds' functions
+are exactly what the generator wrote before) also use: local structs S {a, b, v[3]} and S2 {a, b}
+initialised by braces, designated initialisers, member assignment or copies, members read and
+updated as locals (v as a local array); a struct parameter P {a, b, v[3]} of some functions
+(`const P& sp`, `P& sp` written, or `P sp` by value), passed to helpers `double hc(const P&, double)`
+and `void hm(P&, double)`; helpers `void hr(double& o, double)` writing locals, struct members and
+elements of y through the reference, and `double hk(const double&, const double&)` given elements,
+locals and members; std::max/std::min over two such places; lambdas without captures
+((double, double) and (const double*, double)) and function objects (a member k, a const call
+operator) declared in the function and called in expressions; and rarely a function returning
+`const double&` (adjc rejects it: the function using it is dropped with it).
+
 Values are kept finite by construction (bounded exp arguments, log/sqrt/pow of expressions
 bounded away from zero, divisions by 1.5 + e * e, ...; a nominal bound is tracked per expression
 and squashed through tanh/sin when it grows). Branches mostly test integer counters; the few that
@@ -29,8 +41,9 @@ test values can flip under a finite-difference step only with negligible probabi
 checker skips an element whose finite differences at two step sizes disagree (a kink or a jump
 between them) rather than report it.
 
-main() runs adjoint::gradient(f<k>) (all of y, x, c active) with random weights as the seed of y,
-compares d_y (the gradient w.r.t. y's initial values), d_x and d_c with central differences
+main() runs adjoint::gradient(f<k>) (all of y, x, c and sp active) with random weights as the seeds
+of y and sp, compares d_y (the gradient w.r.t. y's initial values), d_x, d_c and d_sp (the struct's
+members, for J = w . y + w_p . sp after the call) with central differences
 (h = 1e-6 max(1, |v|); |adjc - fd| <= 1e-5 max(1, |fd|)), runs the gradient a second time (it must
 give the same numbers: the tape must be balanced), and prints one line per function:
 
@@ -69,15 +82,25 @@ class Scope:
         self.in_if = False                                         # directly in an if's block
         self.helper = parent.helper if parent else False           # in a helper: no x, c, y
         self.ivars = list(parent.ivars) if parent else []          # int locals in [0, n - 1]
+        # Extended programs (Gen.ext):
+        self.reads = list(parent.reads) if parent else []          # read-only places (sp.a of a const P&)
+        self.calls = list(parent.calls) if parent else []          # lambdas and function objects: (name, kind)
+        self.sp = parent.sp if parent else None                    # the struct parameter: cref|ref|value|None
 
     def child(self):
         return Scope(self)
 
 
 class Gen:
-    def __init__(self, rng, real="double"):
+    def __init__(self, rng, real="double", ext=False, calls=True):
         self.r = rng
+        self.calls = calls      # lambdas and function objects too (helpers: generate())
         self.real = real        # the floating type of the program (double or float)
+        # Extended programs also use structs, reference parameters, lambdas and function objects;
+        # the others are exactly what this generator wrote before those existed.
+        self.ext = ext
+        self.functors = []      # names of function object types
+        self.lambdas = 0        # lambdas written so far (their names are lam0, lam1, ...)
         self.lines = []
         self.indent = 1
         self.stmt_budget = 0
@@ -154,7 +177,7 @@ class Gen:
             return "%s[%d]" % (name, self.r.randint(0, 2))
         if kind == "cell":
             return "%s[0]" % name
-        if kind == "buf":  # a local double[3]
+        if kind in ("buf", "rbuf"):  # a local double[3], an array member v[3] (rbuf: read-only)
             return "%s[%s]" % (name, self.buf_index(sc))
         if kind == "end":  # x + n, after a walk
             return "%s[%d]" % (name, self.r.randint(0, 1))
@@ -171,7 +194,7 @@ class Gen:
         if sc.helper:
             opts = [(1, lambda: self.const())]
             # Earlier helpers (a call inside a called function).
-            callable_ = [h for h in self.helpers if h[1] == "s" or (h[1] == "p" and "p" in sc.names)]
+            callable_ = [h for h in self.helpers if h[1] in "sk" or (h[1] == "p" and "p" in sc.names)]
             if callable_ and self.call_depth == 0:
                 opts.append((0.5, lambda: self.call(sc, self.pick(callable_))))
         else:
@@ -181,9 +204,16 @@ class Gen:
                 (2, lambda: ("y[%s]" % self.y_index(sc), L)),
                 (1, lambda: self.const()),
             ]
-            value_helpers = [h for h in self.helpers if h[1] != "w"]
+            value_helpers = [h for h in self.helpers if h[1] in "spk" or (h[1] == "c" and sc.sp)]
             if value_helpers and self.call_depth == 0:
                 opts.append((1.5, lambda: self.call(sc, self.pick(value_helpers))))
+        if self.ext:
+            if sc.calls and self.call_depth == 0:
+                opts.append((1.5, lambda: self.call(sc, self.pick(sc.calls))))
+            if sc.reads:
+                opts.append((2, lambda: (self.pick(sc.reads), 1.0)))
+            if not sc.helper:
+                opts.append((1, lambda: (self.place_minmax(sc), L)))
         if sc.doubles:
             # Recent locals more often.
             opts.append((6, lambda: (self.pick(sc.doubles[-3:] + sc.doubles), L)))
@@ -228,6 +258,23 @@ class Gen:
             opts.append((2, lambda: self.pick(named)))
         return self.weighted(opts)()
 
+    def place(self, sc):
+        """An lvalue of the floating type: an element of x or y, a local, a struct member."""
+        opts = [(2, lambda: "x[%s]" % self.x_index(sc)), (1, lambda: "y[%s]" % self.y_index(sc)),
+                (1, lambda: "c[%d]" % self.r.randint(0, 3))]
+        if sc.doubles:
+            opts.append((2, lambda: self.pick(sc.doubles)))
+        if sc.reads:
+            opts.append((1, lambda: self.pick(sc.reads)))
+        arrays = [(n, b, k) for n, b, k in sc.ptrs if k in ("buf", "rbuf")]
+        if arrays:
+            opts.append((1, lambda: self.ptr_read(sc, *self.pick(arrays))))
+        return self.weighted(opts)()
+
+    def place_minmax(self, sc):
+        """std::max/std::min over two places (references to elements, locals, members)."""
+        return "std::%s(%s, %s)" % (self.pick(["max", "min"]), self.place(sc), self.place(sc))
+
     def call(self, sc, helper):
         name, kind = helper
         self.call_depth += 1
@@ -235,6 +282,14 @@ class Gen:
         if kind == "s":
             b, _ = self.bounded_expr(sc, depth=self.r.randint(0, 1))
             code = "%s(%s, %s)" % (name, a, b)
+        elif kind == "k":  # const double& parameters: places or values
+            if not sc.helper and self.chance(0.6):
+                # A place, or the reference std::max/min returns to one.
+                a = self.place_minmax(sc) if self.chance(0.25) else self.place(sc)
+            b = self.place(sc) if not sc.helper and self.chance(0.6) else self.bounded_expr(sc, depth=1)[0]
+            code = "%s(%s, %s)" % (name, a, b)
+        elif kind == "c":  # (const P&, double) or (P, double)
+            code = "%s(sp, %s)" % (name, a)
         else:
             code = "%s(%s, %s)" % (name, self.x_pointer_arg(sc), a)
         self.call_depth -= 1
@@ -482,6 +537,12 @@ class Gen:
                 opts.append((0.7, self.buf_decl))
             if any(k == "buf" for _, _, k in sc.ptrs):
                 opts.append((1.5, self.buf_update))
+        if self.ext and not sc.helper:
+            opts.append((0.8, self.struct_decl))
+            if any(h[1] == "r" for h in self.helpers):
+                opts.append((0.8, self.ref_call))
+            if sc.sp == "ref" and any(h[1] == "m" for h in self.helpers):
+                opts.append((1, self.struct_call))
         if sc.depth > 0 and not sc.helper:
             opts.append((2, self.def_modify_use))
         if sc.depth < 2 and not sc.helper:
@@ -780,16 +841,166 @@ class Gen:
         else:
             self.emit("%s = std::tanh(%s) * %s;" % (t, t, self.leaf(sc)[0]))
 
+    def struct_decl(self, sc):
+        """A local S (two members and an array member v[3]) or S2 (two members), by braces,
+        designated initialisers, member assignment or a copy, its members then used as locals."""
+        name = self.fresh(sc, ["ls", "ms", "ns"])
+        sc.names.add(name)
+        e1, _ = self.bounded_expr(sc, depth=self.r.randint(0, 2))
+        e2, _ = self.bounded_expr(sc, depth=self.r.randint(0, 2))
+        if self.real == "float":  # (double constants make the expressions double: no narrowing in braces)
+            e1, e2 = "double(%s)" % e1, "double(%s)" % e2
+        with_array = self.chance(0.5)
+        if not with_array:
+            name = self.fresh(sc, ["cs", "cs2", "cs3"])
+            sc.names.add(name)
+        # Structs of the same type in scope, to copy.
+        copies = [n for n in sc.names
+                  if n not in (name, "sp") and n + ".a" in sc.doubles and (n[0] == "c") != with_array]
+        if copies and self.chance(0.5):
+            form = "copy"
+        elif with_array:
+            form = self.pick(["{%s, %s}", "{%s, %s}", "{.a = %s, .b = %s}", "{.b = %s}", "assign"])
+        else:
+            form = self.pick(["{%s, %s}", "{.a = %s, .b = %s}", "brace", "assign"])
+        struct = "S" if with_array else "S2"
+        if form == "assign":
+            self.emit("%s %s;" % (struct, name))
+            self.emit("%s.a = %s;" % (name, e1))
+            self.emit("%s.b = %s;" % (name, e2))
+        elif form == "brace":
+            self.emit("%s %s{%s, %s};" % (struct, name, e1, e2))
+        elif form == "copy":
+            self.emit("%s %s = %s;" % (struct, name, self.pick(copies)))
+        elif form == "{.b = %s}":
+            self.emit("%s %s = {.b = %s};" % (struct, name, e2))  # a is zero
+        else:
+            self.emit(("%s %s = " + form + ";") % (struct, name, e1, e2))
+        sc.doubles += [name + ".a", name + ".b"]
+        if with_array and form == "copy":
+            sc.ptrs.append((name + ".v", "buf", "buf"))
+        elif with_array:
+            k = self.fresh(sc, INT_NAMES)
+            inner = sc.child()
+            inner.ints.append((k, "small"))
+            inner.names.add(k)
+            inner.depth = sc.depth + 1
+            code, _ = self.bounded_expr(inner)
+            self.emit("for (int {k} = 0; {k} < 3; {k}++) {s}.v[{k}] = {e};".format(k=k, s=name, e=code))
+            sc.ptrs.append((name + ".v", "buf", "buf"))
+
+    def ref_call(self, sc):
+        """A helper writing its first argument through a double&: a local, a struct member or an
+        element of y."""
+        name = self.pick([h[0] for h in self.helpers if h[1] == "r"])
+        targets = [(2, lambda: "y[%s]" % self.y_index(sc, write=True))]
+        if sc.doubles:
+            targets.append((3, lambda: self.pick(sc.doubles)))
+        bufs = [n for n, b, k in sc.ptrs if k == "buf"]
+        if bufs:
+            targets.append((1, lambda: "%s[%s]" % (self.pick(bufs), self.buf_index(sc))))
+        t = self.weighted(targets)()
+        self.call_depth += 1
+        a, _ = self.bounded_expr(sc, 1.0, depth=self.r.randint(0, 1))
+        self.call_depth -= 1
+        self.emit("%s(%s, %s);" % (name, t, a))
+
+    def struct_call(self, sc):
+        """A helper updating members of the struct parameter through a P&."""
+        name = self.pick([h[0] for h in self.helpers if h[1] == "m"])
+        self.call_depth += 1
+        a, _ = self.bounded_expr(sc, 1.0, depth=self.r.randint(0, 1))
+        self.call_depth -= 1
+        self.emit("%s(sp, %s);" % (name, a))
+
+    def callable_decl(self, sc):
+        """At the top of a function: a lambda without captures or a function object, called later."""
+        if self.functors and self.chance(0.4):
+            name = self.fresh(sc, ["fo", "fn", "op"])
+            self.emit("%s %s%s;" % (self.pick(self.functors), name, self.pick(["{0.5}", "{1.25}", " = {-0.75}"])))
+            kind = "s"
+        else:
+            kind = self.pick(["s", "p"])
+            name = "lam%d" % self.lambdas
+            self.lambdas += 1
+            head, body = self.callable_body(kind, "[](")
+            self.emit("auto %s = %s {" % (name, head))
+            for line in body:
+                self.emit(line)
+            self.emit("};")
+        sc.names.add(name)
+        sc.calls.append((name, kind))
+
+    def callable_body(self, kind, prefix, member=None):
+        """The head and body lines (without the closing brace) of a function of `kind` (s: (double a,
+        double b), p: (const double* p, double a)) returning a bounded value; `member` is read too."""
+        saved = (self.lines, self.indent, self.stmt_budget)
+        sc = Scope()
+        sc.helper = True
+        if kind == "s":
+            head = prefix + "double a, double b)"
+            sc.doubles += ["a", "b"]
+            sc.names |= {"a", "b"}
+        else:
+            head = prefix + "const double* p, double a)"
+            sc.doubles.append("a")
+            sc.names |= {"a", "p"}
+            sc.ptrs.append(("p", "x", "row"))
+        if member:
+            sc.reads.append(member)
+            sc.names.add(member)
+        self.lines = []
+        self.indent = 1
+        self.stmt_budget = self.r.randint(0, 2)
+        if self.stmt_budget:
+            self.block(sc, 2)
+        code, _ = self.bounded_expr(sc)
+        self.emit("return %s;" % code)
+        body = self.lines
+        self.lines, self.indent, self.stmt_budget = saved
+        return head, body
+
+    def functor(self, m):
+        """A function object type: a member k and a const call operator of (double, double)."""
+        name = "F%d" % m
+        head, body = self.callable_body("s", "double operator()(", member="k")
+        text = ["struct %s {" % name, "  double k;", "  %s const {" % head]
+        text += ["  " + line for line in body]
+        text += ["  }", "};"]
+        return name, "\n".join(text)
+
     def early_return(self, sc):
         self.returned = True
         self.emit("if (%s) return;" % self.value_cond(sc))
 
     def helper(self, m):
         """A user function the random functions call: (name, kind, source)."""
-        kind = self.pick(["s", "p", "w"])
+        kind = self.pick(["s", "p", "w"] + (["r", "k", "c", "m"] if self.ext else []))
         sc = Scope()
         sc.helper = True
-        if kind == "s":
+        if kind == "r":  # writes through a double&
+            name = "hr%d" % m
+            head = "void %s(double& o, double a) {" % name
+            sc.doubles += ["a", "o"]
+            sc.names |= {"a", "o"}
+        elif kind == "k":  # const double& parameters
+            name = "hk%d" % m
+            head = "double %s(const double& a, const double& b) {" % name
+            sc.reads += ["a", "b"]
+            sc.names |= {"a", "b"}
+        elif kind in "cm":  # the struct by const& (reads its members) or by & (updates them)
+            name = "h%s%d" % (kind, m)
+            head = "%s %s(%sP& q, double a) {" % ("double" if kind == "c" else "void", name,
+                                                  "const " if kind == "c" else "")
+            sc.doubles.append("a")
+            sc.names |= {"a", "q"}
+            if kind == "c":
+                sc.reads += ["q.a", "q.b"]
+                sc.ptrs.append(("q.v", "x", "rbuf"))
+            else:
+                sc.doubles += ["q.a", "q.b"]
+                sc.ptrs.append(("q.v", "x", "buf"))
+        elif kind == "s":
             name = "hs%d" % m
             head = "double %s(double a, double b) {" % name
             sc.doubles += ["a", "b"]
@@ -822,6 +1033,13 @@ class Gen:
                 self.emit("o[0] = o[0] * %s + %s;" % (self.factor(sc), paren(code)))
             else:
                 self.emit("o[0] += %s;" % code)
+        elif kind in "rm":
+            code, _ = self.bounded_expr(sc, 1.0)
+            t = "o" if kind == "r" else self.pick(["q.a", "q.b", "q.v[%d]" % self.r.randint(0, 2)])
+            if self.chance(0.5):
+                self.emit("%s = %s * %s + %s;" % (t, t, self.factor(sc), paren(code)))
+            else:
+                self.emit("%s += %s;" % (t, code))
         else:
             code, _ = self.bounded_expr(sc)
             self.emit("return %s;" % code)
@@ -829,10 +1047,32 @@ class Gen:
         return name, kind, "\n".join(self.lines)
 
     def function(self, k):
-        self.lines = ["void f%d(double* y, const double* x, const double* c, int n) {" % k]
+        """f<k>'s source, after the helpers only it uses; and its struct parameter's kind (cref, ref,
+        value or None)."""
+        sc = Scope()
+        private = []
+        if self.ext:
+            sc.sp = self.weighted([(4, None), (2, "cref"), (2, "ref"), (1, "value")])
+            if self.chance(0.05):
+                # A function returning a reference: adjc rejects it (a diagnostic, and f<k> dropped).
+                private = ["// used by f%d" % k, "const double& at%d(const double* p, int j) { return p[j]; }" % k]
+        param = {"cref": "const P& sp, ", "ref": "P& sp, ", "value": "P sp, "}.get(sc.sp, "")
+        self.lines = private + ["void f%d(double* y, const double* x, const double* c, %sint n) {" % (k, param)]
         self.indent = 1
         self.returned = False
-        sc = Scope()
+        if sc.sp:
+            sc.names.add("sp")
+            if sc.sp in ("cref", "value"):  # (adjc rejects writes to a struct parameter by value)
+                sc.reads += ["sp.a", "sp.b"]
+                sc.ptrs.append(("sp.v", "x", "rbuf"))
+            else:
+                sc.doubles += ["sp.a", "sp.b"]
+                sc.ptrs.append(("sp.v", "buf", "buf"))
+        if private:
+            self.emit("y[0] += at%d(x, 1) * c[0];" % k)
+        if self.ext and self.calls and self.chance(0.5):
+            for _ in range(self.r.randint(1, 2)):
+                self.callable_decl(sc)
         self.stmt_budget = self.r.randint(6, 16)
         self.block(sc, 100)
         # Make the top-level locals reach the output.
@@ -843,7 +1083,7 @@ class Gen:
             self.emit("for (int i = 0; i < n; i++) y[i] = y[i] * %s + %s;" % (
                 fmt(self.pick([0.5, 1.0, 0.75])), " + ".join(terms)))
         self.lines.append("}")
-        return "\n".join(self.lines)
+        return "\n".join(self.lines), sc.sp
 
 
 def paren(code):
@@ -861,7 +1101,7 @@ def paren(code):
     return code
 
 
-MAIN = r"""
+CHECKER = r"""
 // ---- checker -------------------------------------------------------------------------------
 using Fn = void (*)(real*, const real*, const real*, int);
 // Finite-difference steps, the step disagreement that marks a kink, and the tolerance.
@@ -870,37 +1110,59 @@ constexpr double H1 = single ? 1e-2 : 1e-6, H2 = single ? 3e-3 : 1e-5, KINK = si
                  TOL = single ? 2e-2 : 1e-5;
 
 
-template <class Grad>
-static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
+// The arguments of a function: y, x, c and the struct parameter's members a, b, v[0..2] as p (empty
+// for a function without one). y and p are read and written in place.
+struct Args {
+  std::vector<real> y, x, c, p;
+};
+static auto plain(Fn f) {
+  return [f](Args& a, int n) { f(a.y.data(), a.x.data(), a.c.data(), n); };
+}
+template <class G>
+static auto plain_gradient(const G& g) {
+  return [&g](Args& a, Args& d, int n) {
+    g.execute(a.y.data(), a.x.data(), a.c.data(), n, d.y.data(), d.x.data(), d.c.data());
+  };
+}
+
+// J = w . y + wp . p after the call; its gradient by adjc (seeds w, wp) and by finite differences.
+template <class Run, class Grad>
+static int check(const char* name, Run run_f, Grad grad, int n, int np, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<real> y0(n), x(n + 2), c(4), w(n);
-  for (auto& v : y0) v = u(rng);
-  for (auto& v : x) v = u(rng);
-  for (auto& v : c) v = u(rng);
+  Args a0{std::vector<real>(n), std::vector<real>(n + 2), std::vector<real>(4), std::vector<real>(np)};
+  std::vector<real> w(n), wp(np);
+  for (auto& v : a0.y) v = u(rng);
+  for (auto& v : a0.x) v = u(rng);
+  for (auto& v : a0.c) v = u(rng);
   for (auto& v : w) v = u(rng);
-  auto J = [&](const std::vector<real>& yi, const std::vector<real>& xi, const std::vector<real>& ci) {
-    std::vector<real> y = yi;
-    f(y.data(), xi.data(), ci.data(), n);
+  for (auto& v : a0.p) v = u(rng);
+  for (auto& v : wp) v = u(rng);
+  auto J = [&](const Args& at) {
+    Args a = at;
+    run_f(a, n);
     double s = 0;
-    for (int i = 0; i < n; i++) s += double(w[i]) * y[i];
+    for (int i = 0; i < n; i++) s += double(w[i]) * a.y[i];
+    for (int i = 0; i < np; i++) s += double(wp[i]) * a.p[i];
     return s;
   };
   // Analytic, twice (the second run must agree exactly: a balanced tape).
-  std::vector<real> an[2][3];
+  std::vector<real> an[2][4];
+  const char* names[4] = {"y", "x", "c", "p"};
   for (int run = 0; run < 2; run++) {
-    std::vector<real> y = y0, dy = w, dx(n + 2, 0.0f), dc(4, 0.0f);
-    g.execute(y.data(), x.data(), c.data(), n, dy.data(), dx.data(), dc.data());
-    an[run][0] = dy; an[run][1] = dx; an[run][2] = dc;
+    Args a = a0, d{w, std::vector<real>(n + 2, 0.0f), std::vector<real>(4, 0.0f), wp};
+    grad(a, d, n);
+    an[run][0] = d.y; an[run][1] = d.x; an[run][2] = d.c; an[run][3] = d.p;
   }
-  for (int a = 0; a < 3; a++)
+  for (int a = 0; a < 4; a++)
     for (std::size_t i = 0; i < an[0][a].size(); i++)
       if (!(an[0][a][i] == an[1][a][i]) && !(std::isnan(an[0][a][i]) && std::isnan(an[1][a][i]))) {
-        std::printf("%s FAIL repeat: second execute differs (%s[%zu]: %.17g vs %.17g)\n", name,
-                    a == 0 ? "y" : a == 1 ? "x" : "c", i, an[0][a][i], an[1][a][i]);
+        std::printf("%s FAIL repeat: second execute differs (%s[%zu]: %.17g vs %.17g)\n", name, names[a], i,
+                    an[0][a][i], an[1][a][i]);
         return 1;
       }
-  double j0 = J(y0, x, c);
+  Args at = a0;
+  double j0 = J(at);
   if (!std::isfinite(j0) || std::fabs(j0) > 1e6) {
     std::printf("%s ILL objective %g\n", name, j0);
     return 2;
@@ -909,19 +1171,18 @@ static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
   const char* worst_arg = "";
   std::size_t worst_i = 0;
   int skipped = 0;
-  std::vector<real>* args[3] = {&y0, &x, &c};
-  const char* names[3] = {"y", "x", "c"};
-  for (int a = 0; a < 3; a++) {
+  std::vector<real>* args[4] = {&at.y, &at.x, &at.c, &at.p};
+  for (int a = 0; a < 4; a++) {
     std::vector<real>& v = *args[a];
     for (std::size_t i = 0; i < v.size(); i++) {
       const real saved = v[i];
       auto fd_at = [&](double h) {
         const double step = h * std::fmax(1.0, std::fabs(double(saved)));
         v[i] = real(saved + step);
-        const double up = J(y0, x, c);
+        const double up = J(at);
         const double hi = v[i];
         v[i] = real(saved - step);
-        const double down = J(y0, x, c);
+        const double down = J(at);
         const double lo = v[i];
         v[i] = saved;
         return (up - down) / (double(hi) - lo);
@@ -943,7 +1204,7 @@ static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
       }
     }
   }
-  const std::size_t total = y0.size() + x.size() + c.size();
+  const std::size_t total = at.y.size() + at.x.size() + at.c.size() + at.p.size();
   if (4 * std::size_t(skipped) > total) {  // finite differences disagree with themselves: chaotic
     std::printf("%s ILL finite differences unstable at %d of %zu elements\n", name, skipped, total);
     return 2;
@@ -956,9 +1217,34 @@ static int check(const char* name, const Grad& g, Fn f, int n, unsigned seed) {
   std::printf("%s PASS maxerr=%.3g%s\n", name, maxerr, skipped ? " (some elements skipped: kinks)" : "");
   return 0;
 }
+"""
 
-int main() {
-  int fails = 0;
+# The struct parameter P of extended programs, to and from its members as a vector.
+CHECKER_STRUCT = r"""
+static P to_struct(const std::vector<real>& v) {
+  P s;
+  s.a = v[0];
+  s.b = v[1];
+  for (int k = 0; k < 3; k++) s.v[k] = v[2 + k];
+  return s;
+}
+static void from_struct(const P& s, std::vector<real>& v) { v = {s.a, s.b, s.v[0], s.v[1], s.v[2]}; }
+template <class F>
+static auto with_struct(F f) {
+  return [f](Args& a, int n) {
+    P s = to_struct(a.p);
+    f(a.y.data(), a.x.data(), a.c.data(), s, n);
+    from_struct(s, a.p);
+  };
+}
+template <class G>
+static auto with_struct_gradient(const G& g) {
+  return [&g](Args& a, Args& d, int n) {
+    P s = to_struct(a.p), ds = to_struct(d.p);
+    g.execute(a.y.data(), a.x.data(), a.c.data(), s, n, d.y.data(), d.x.data(), d.c.data(), &ds);
+    from_struct(ds, d.p);
+  };
+}
 """
 
 
@@ -966,31 +1252,51 @@ def generate(seed, k_functions, drop=(), calls=True):
     rng = random.Random(seed)
     # A third of the programs in float: every double of the functions becomes a float.
     real = "float" if random.Random(seed * 7919 + 1).random() < 1 / 3 else "double"
-    gen = Gen(rng, real)
+    # Over half of the programs also use structs, reference parameters, lambdas and function objects.
+    ext = random.Random(seed * 7919 + 2).random() < 0.6
+    gen = Gen(rng, real, ext, calls)
     out = ["// Generated by tests/adjc/fuzz/generate.py, seed %d. Do not edit." % seed,
            "#include <adjoint/ad.hpp>", "", "#include <algorithm>", "#include <cmath>", "#include <cstdio>",
            "#include <math.h>", "#include <random>", "#include <vector>", ""]
 
     def typed(text):
         return text.replace("double", real)
+    if ext:
+        out += [typed("struct S { double a, b; double v[3]; };  // local structs"),
+                typed("struct S2 { double a, b; };"),
+                typed("struct P { double a, b; double v[3]; };  // a parameter"), ""]
+        for m in range(rng.randint(0, 2)):
+            name, text = gen.functor(m)
+            if calls:
+                out += [typed(text), ""]
+                gen.functors.append(name)
     for m in range(rng.randint(0, 3)):
         name, kind, text = gen.helper(m)
         if calls:
             out.append(typed(text))
             out.append("")
             gen.helpers.append((name, kind))
+    kinds = []
     for k in range(k_functions):
-        text = gen.function(k)
+        text, sp = gen.function(k)
+        kinds.append(sp)
         if k not in drop:
             out.append(typed(text))
             out.append("")
     out.append("using real = %s;" % real)
-    out.append(MAIN)
+    out.append(CHECKER)
+    if ext:
+        out.append(CHECKER_STRUCT)
+    out += ["int main() {", "  int fails = 0;"]
     for k in range(k_functions):
         # Mostly small; sometimes past 64 iterations (branch bits are pushed in words of 64).
         n = rng.randint(3, 6) if rng.random() < 0.85 else rng.choice([63, 64, 65, 130])
-        line = ("  { auto g = adjoint::gradient(f%d); fails += check(\"f%d\", g, f%d, %d, %du) == 1; }"
-                % (k, k, k, n, rng.randint(1, 1 << 30)))
+        if kinds[k]:
+            run, grad, np = "with_struct(f%d)" % k, "with_struct_gradient(g)", 5
+        else:
+            run, grad, np = "plain(f%d)" % k, "plain_gradient(g)", 0
+        line = ("  { auto g = adjoint::gradient(f%d); fails += check(\"f%d\", %s, %s, %d, %d, %du) == 1; }"
+                % (k, k, run, grad, n, np, rng.randint(1, 1 << 30)))
         if k not in drop:
             out.append(line)
     out.append("  return fails ? 1 : 0;")

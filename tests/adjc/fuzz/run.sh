@@ -54,7 +54,9 @@ for ((seed = FIRST; seed <= LAST; seed++)); do
     diag=$(grep -m1 -E "^[^ ]+:[0-9]+:[0-9]+: error: " "$WORK/adjc.log")
     if [ $rc -eq 1 ] && [ -n "$diag" ]; then
       line=$(echo "$diag" | sed -E 's/^[^ ]+:([0-9]+):[0-9]+: .*/\1/')
-      k=$(head -n "$line" "$src" | grep -E '^void f[0-9]+\(' | tail -n 1 | sed -E 's/^void f([0-9]+)\(.*/\1/')
+      # The function the line is in, or whose private helpers ("// used by f<k>") it is in.
+      k=$(head -n "$line" "$src" | grep -E '^(void f[0-9]+\(|// used by f[0-9]+$)' | tail -n 1 |
+          sed -E 's/^(void f|\/\/ used by f)([0-9]+).*/\2/')
       echo "seed $seed: f${k:-?} rejected: ${diag#*: error: }"
       if [ -z "$k" ] || [ $((ndrop + 1)) -ge "$FUNCTIONS" ]; then
         fn_rejected=$((fn_rejected + FUNCTIONS - ndrop)); status=rejected; break

@@ -1,0 +1,32 @@
+// Corpus: lambdas without captures called in an `if` condition (the call runs as it is, on the
+// lambda expression: its closure cannot be named in generated code) and lambdas declared but
+// never called. (Both found by tests/adjc/fuzz: the first printed a call of an undeclared
+// `::lam`, the second was rejected as a struct initialised in an unsupported way.)
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+void lambda_in_condition(double* y, const double* x, int n) {
+  auto dot2 = [](const double* p, double a) { return p[0] * a + p[1]; };
+  for (int i = 0; i < n; i++) {
+    if (dot2(x + i, 0.5) > 0.1) y[i] = y[i] * x[i];
+    else y[i] += dot2(x + i, y[i]);
+  }
+}
+double unused_lambda(double x, double y) {
+  [[maybe_unused]] auto never = [](double a, double b) { return a / b; };
+  auto square = [](double a) { return a * a; };
+  return square(x) * y;
+}
+
+TEST(LambdaUses, lambda_in_condition) {
+  check("lambda_in_condition", adjoint::gradient(lambda_in_condition), lambda_in_condition, InOut<double>{6},
+        In<double>{7}, 6);
+}
+TEST(LambdaUses, unused_lambda) {
+  check("unused_lambda", adjoint::gradient(unused_lambda), unused_lambda, Scalar<double>{}, Scalar<double>{});
+}
