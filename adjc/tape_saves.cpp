@@ -249,6 +249,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
     }
   const FunctionDecl* callee = n->call->getDirectCallee();
   std::vector<AdArg> args = ad_args(n->call);
+  std::vector<AdParam> params = ad_params(callee);
   for (size_t i = 0; i < args.size(); ++i) {
     if (!call_writes_memory(n->call, i, ir.unit)) continue;
     Var* region = memory_root(ir, args[i].expr);
