@@ -51,6 +51,12 @@ struct CustomPullbacks {
 // (scalars, value classes, structs by value) are read.
 struct CallSummary {
   std::vector<bool> reads, writes;
+  // Per parameter: for a pointer p that the callee reads and writes only as `p[k]`, k an integer
+  // parameter it never assigns, k's position (the caller decides which one element the call
+  // touches); else -1.
+  std::vector<int> element_index;
+  // Per parameter: memory the callee's reverse puts back as it found it (every write to it taped).
+  std::vector<bool> restores;
 };
 
 struct ClosureFunction;  // closures.hpp

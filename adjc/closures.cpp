@@ -121,7 +121,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
                           "', which is not supported; capture a pointer to its "
                           "first element instead (const double* p = " +
                           name + ";)");
-    } else if (Modification{var}.in(op->getBody())) {
+    } else if (Modification{var, nullptr, {}}.in(op->getBody())) {
       // Its reverse would read the value the lambda wrote, which a later call may have replaced.
       if (reads_value(op->getBody(), var))
         return fail(at, "the lambda both writes and reads '" + name +

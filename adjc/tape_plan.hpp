@@ -28,7 +28,8 @@ void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vect
 // ----- what is taped (tape_saves.cpp)
 void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
                           const std::vector<Node*>& all);
-void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags);
+void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
+                    Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all);
 // What calls do with the memory their pointer and reference arguments point to, from the callee's

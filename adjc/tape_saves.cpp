@@ -33,6 +33,7 @@ bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
     return place_reads_value_of(ir, u->getSubExpr(), region);
   if (is_memory_read(e) && e->getType()->isArithmeticType() && memory_root(ir, e) == region) return true;
+  if (isa<DeclRefExpr>(e) && ir.var(e) == region && e->getType()->isArithmeticType()) return true;  // a scalar
   for (const Stmt* c : e->children())
     if (reads_value_of(ir, dyn_cast_or_null<Expr>(c), region)) return true;
   return false;
@@ -191,6 +192,98 @@ bool reads_own_write(const FunctionIR& ir, const Node* n, const Var* region, con
   return false;
 }
 
+// Whether the reverse of `ir` leaves `region` as it found it before the forward ran: every write
+// to it is taped (restored by its reverse) or an active call whose callee restores what it writes.
+bool restores_region(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+  for (const Node* n : all) {
+    if (n->refilled == region) return false;
+    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region) && !n->save) return false;
+    bool restored = true;
+    std::function<void(const Expr*)> visit = [&](const Expr* e) {
+      if (!e || !restored) return;
+      if (auto* call = dyn_cast<CallExpr>(e);
+          call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
+        std::vector<AdArg> args = ad_args(call);
+        for (size_t i = 0; i < args.size(); ++i)
+          if (memory_root(ir, args[i].expr) == region &&
+              (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit))) {
+            const CallSummary* summary = summary_of(call, ir.unit);
+            restored &= call == n->call && n->active && summary && i < summary->restores.size() &&
+                        summary->restores[i];
+          }
+      }
+      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+    };
+    for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
+      visit(e);
+    if (!restored) return false;
+  }
+  return true;
+}
+
+// The position of the parameter k when every access of pointer parameter `region` in `ir` is
+// `region[k]`, k an integer parameter that nothing assigns: each call touches the one element its
+// caller names; else -1.
+int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+  std::vector<const Node*> assignments;
+  bool elsewhere = false;
+  std::function<void(const Expr*)> mentions = [&](const Expr* e) {
+    if (!e || elsewhere) return;
+    if ((isa<DeclRefExpr>(strip(e, ir.unit)) || ir.var(e)) && memory_root(ir, e) == region) elsewhere = true;
+    for (const Stmt* c : e->children()) mentions(dyn_cast_or_null<Expr>(c));
+  };
+  for (const Node* n : all) {
+    if (n->kind == NodeKind::Assign) assignments.push_back(n);
+    else
+      for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
+        mentions(e);
+  }
+  std::vector<const Expr*> accesses;
+  if (elsewhere || !region_subscripts(ir, assignments, region, accesses) || accesses.empty()) return -1;
+  const Var* k = nullptr;
+  for (const Expr* a : accesses) {
+    auto* sub = cast<ArraySubscriptExpr>(strip(a, ir.unit));
+    auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit));
+    auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx(), ir.unit));
+    const Var* i = index ? ir.var(index) : nullptr;
+    if (!base || ir.var(base) != region || !i || i->kind != VarKind::Param || i->assignments ||
+        !i->type->isIntegerType() || (k && i != k))
+      return -1;
+    k = i;
+  }
+  return k->param_index;
+}
+
+// Call `n`'s access of the element it writes through argument `i` (`p[k]` for the callee's `p[k]`),
+// built in the AST for the iteration analysis; nullptr when the callee's accesses of it are not one
+// element its caller names, or the argument is not a pointer variable.
+const Expr* call_element(const FunctionIR& ir, const Node* n, size_t i) {
+  const CallSummary* summary = summary_of(n->call, ir.unit);
+  if (!summary || i >= summary->element_index.size() || summary->element_index[i] < 0) return nullptr;
+  std::vector<AdArg> args = ad_args(n->call);
+  size_t k = summary->element_index[i];
+  auto* pointer = dyn_cast<DeclRefExpr>(strip(args[i].expr, ir.unit));
+  if (k >= args.size() || args[i].address || args[k].address || !pointer || !ir.var(pointer) ||
+      !ir.var(pointer)->pointer)
+    return nullptr;
+  ASTContext& context = ir.fn->getASTContext();
+  return new (context) ArraySubscriptExpr(const_cast<Expr*>(args[i].expr), const_cast<Expr*>(args[k].expr),
+                                          pointer->getType()->getPointeeType(), VK_LValue, OK_Ordinary,
+                                          n->call->getEndLoc());
+}
+
+// Whether each iteration of every loop enclosing both `n` and `r` gets elements of `region` of its
+// own in `element` (call n's) and in r's accesses (none when r is n itself).
+bool disjoint_call_iterations(const FunctionIR& ir, const Node* n, const Expr* element, const Node* r,
+                              const Var* region, const std::vector<Node*>& all) {
+  std::vector<const Expr*> accesses{element};
+  if (r != n && !region_subscripts(ir, {r}, region, accesses)) return false;
+  for (size_t depth = 0; depth < n->loops.size() && depth < r->loops.size() && n->loops[depth] == r->loops[depth];
+       ++depth)
+    if (!same_iteration_elements(ir, accesses, n->loops[depth], all)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
@@ -214,6 +307,8 @@ void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& read
     bool memory = memory_param(params[i].type, ir.unit);
     summary.reads.push_back(!memory || reverse_reads_region(ir, reads, all, ir.params[i]));
     summary.writes.push_back(is_written_param(params[i].type) && (!memory || writes_region(ir, all, ir.params[i])));
+    summary.restores.push_back(memory && restores_region(ir, all, ir.params[i]));
+    summary.element_index.push_back(ir.params[i]->pointer ? element_index(ir, all, ir.params[i]) : -1);
   }
   ir.unit.call_summaries[ir.fn] = std::move(summary);
 }
@@ -240,7 +335,8 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 // call that overwrites what the reverse reads is rejected, as is an argument read from memory the
 // call writes. What the call writes, and what calls read in the reverse, are the callees'
 // summaries (call_writes_memory, call_reads_memory).
-void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, Diagnostics& diags) {
+void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
+                    Diagnostics& diags) {
   for (const ReadSite& r : reads)
     if (n->result && !n->result->recompute && r.var == n->result &&
         (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
@@ -260,14 +356,21 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
       continue;
     }
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
+    // The call's reverse (when it has one) puts back what it wrote before any reverse code that
+    // runs after it.
+    const CallSummary* summary = summary_of(n->call, ir.unit);
+    bool restores = n->active && summary && i < summary->restores.size() && summary->restores[i];
     const FieldDecl* member = member_region(ir, args[i].expr);
+    const Expr* element = call_element(ir, n, i);
     for (const ReadSite& r : reads)
       // Reverse code that runs after the call's reads the region as the forward left it: code
       // before the call, and in a loop also the call itself (an earlier iteration's reverse reads
-      // what a later iteration overwrote), unless the tape restores what it reads first. Reads
-      // through other pointer members of a struct read other memory.
-      if (r.var == region && (r.node->order < n->order || shares_loop(r.node, n)) &&
+      // what a later iteration overwrote), unless the tape restores what it reads first, or each
+      // iteration has elements of its own. Reads through other pointer members of a struct read
+      // other memory.
+      if (!restores && r.var == region && (r.node->order < n->order || shares_loop(r.node, n)) &&
           !restored_before_read(ir, r.node, region) &&
+          !(element && r.node->order >= n->order && disjoint_call_iterations(ir, n, element, r.node, region, all)) &&
           (r.node == n ? reads_own_write(ir, n, region, member)
                        : !member || accesses_member(ir, r.node, region, member))) {
         diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +

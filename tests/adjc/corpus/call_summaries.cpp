@@ -124,4 +124,25 @@ TEST(CallSummaries, accumulated) {
   check("accumulated", g, accumulated, In<double>{9}, In<double>{3}, InOut<double>{3}, 3, 3);
 }
 
+// Calls that each write one element the caller names (CallSummary::element_index): `set_tanh`'s
+// reverse reads o[k] back (tanh's derivative from its value), yet each iteration's call writes an
+// element of its own, so no later call overwrites what an earlier call's reverse reads. The loop
+// reads its own element after the call; the second loop writes at an offset. The cases that must
+// still be rejected are tests/adjc/diagnostics/call_overwrites_{same,next}_element.cpp.
+void set_tanh(double* o, int k, double v) { o[k] = std::tanh(v); }
+double elements(double* o, double* p, const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    set_tanh(o, i, x[i] * x[i]);
+    s += o[i] * x[i];
+  }
+  for (int i = 0; i + 1 < n; i++) set_tanh(p, i + 1, x[i] * s);
+  return s + p[n - 1] * o[1];
+}
+
+TEST(CallSummaries, elements) {
+  auto g = adjoint::gradient(elements, "o, p, x");
+  check("elements", g, elements, Out<double>{4}, Out<double>{4}, In<double>{4}, 4);
+}
+
 }  // namespace summaries

@@ -71,7 +71,7 @@ double vector_capture(const double* x, int n) {
 }
 
 // A lambda declared in a loop, copying the iteration's value; one calling a lambda without captures.
-float in_loop(const float* x, int n) {
+float declared_in_loop(const float* x, int n) {
   auto sq = [](float v) { return v * v; };
   float s = 0;
   for (int i = 0; i < n; i++) {
@@ -151,7 +151,7 @@ TEST(LambdaCaptures, called_in_differentiated_code) {
   check("accumulator", adjoint::gradient(accumulator, "x"), accumulator, In<double>{5}, 5);
   check("rows", adjoint::gradient(rows, "w, x, out"), rows, In<double>{12}, In<double>{4}, Out<double>{3}, 3, 4);
   check("vector_capture", adjoint::gradient(vector_capture, "x"), vector_capture, In<double>{4}, 4);
-  check("in_loop", adjoint::gradient(in_loop, "x"), in_loop, In<float>{4}, 4);
+  check("declared_in_loop", adjoint::gradient(declared_in_loop, "x"), declared_in_loop, In<float>{4}, 4);
 }
 
 TEST(LambdaCaptures, struct_captured_by_reference) {
