@@ -25,7 +25,7 @@ enum class VarKind { Param, Local, CallResult, Return };
 
 struct Var {
   int index = 0;
-  std::string name;
+  std::string name;  // unique in the function (generated code); diagnostics use source_name()
   clang::QualType type;  // for references: the referenced type
   const clang::VarDecl* decl = nullptr;
   VarKind kind = VarKind::Local;
@@ -51,6 +51,11 @@ struct Var {
   // Locals of a loop body (loops without break/continue): each iteration has its own, so the
   // value at the end of an iteration is pushed there and popped when its reverse starts.
   Node* iteration = nullptr;
+
+  // The name as the user wrote it (a shadowing local or a parameter's copy is `x`, not `x_1`).
+  std::string source_name() const {
+    return decl && decl->getIdentifier() ? decl->getName().str() : name;
+  }
 };
 
 enum class NodeKind { Block, Assign, Call, If, Loop, Jump };

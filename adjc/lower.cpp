@@ -184,7 +184,7 @@ void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, No
     v->base = pointer_base(value);
     v->root = memory_root(ir_, value);
     if (!v->base || !v->root)
-      return fail(vd->getLocation(), "local pointer '" + v->name + "' must point into a parameter or local array");
+      return fail(vd->getLocation(), "local pointer '" + v->source_name() + "' must point into a parameter or local array");
   }
   size_t before = block->children.size();
   lower_assign(stmt, new_ref(vd), BO_Assign, value, block);

@@ -142,7 +142,7 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
   if (parallel_)
     return fail(call->getExprLoc(), "'std::vector::" + name + "' inside an OpenMP parallel loop is not supported");
   if (call->getNumArgs() == 2 && reads_variable(call->getArg(1)))
-    return fail(call->getArg(1)->getBeginLoc(), "the fill value of 'std::vector::" + name + "' on '" + v->name +
+    return fail(call->getArg(1)->getBeginLoc(), "the fill value of 'std::vector::" + name + "' on '" + v->source_name() +
                                                     "' must be a constant; fill with a constant and assign the "
                                                     "value in a loop");
   for (const Expr* a : call->arguments()) check_expression(ir_, diags_, a);

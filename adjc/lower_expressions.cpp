@@ -208,12 +208,9 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   Var* v = ir_.var(target);
   if (v && !v->memory) {
     if (v->counter) return fail(target->getExprLoc(), "the counter of a for loop is modified in its body");
-    if (v->pointer) {
-      if (v->kind == VarKind::Param)
-        return fail(target->getExprLoc(),
-                    "reassigning pointer parameter '" + v->name + "' is not supported; use a local pointer");
+    if (v->pointer) {  // pointer parameters moved by the body are local copies (copy_addressed_params)
       if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base, ir_.unit)))
-        return fail(target->getExprLoc(), "local pointer '" + v->name + "' must keep pointing into the same array");
+        return fail(target->getExprLoc(), "local pointer '" + v->source_name() + "' must keep pointing into the same array");
     }
     n->target = v;
     v->assignments++;
@@ -223,7 +220,7 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
     if (!n->memory_root) return fail(target->getExprLoc(), "assignment to an unsupported lvalue");
     if (n->memory_root->kind == VarKind::Param && !n->memory_root->reference && !n->memory_root->pointer)
       return fail(target->getExprLoc(),
-                  "writing to by-value struct parameter '" + n->memory_root->name + "' is not supported");
+                  "writing to by-value struct parameter '" + n->memory_root->source_name() + "' is not supported");
   }
   QualType t = lhs->getType();
   if (is_value_class(t, ir_.unit) && !(v && v->value))

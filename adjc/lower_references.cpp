@@ -121,18 +121,28 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
 }
 
 // Floating parameters passed by address or non-const reference: each use in the body names a local
-// copy instead (copied_params_), a one-element region (addressed_).
+// copy instead (copied_params_), a one-element region (addressed_). So does a pointer parameter the
+// body moves (`arr = arr + 1`, `++arr`): its copy is a local pointer into the parameter's memory.
 void Lowering::copy_addressed_params(Stmt* body) {
-  std::vector<const ParmVarDecl*> addressed;
+  std::vector<const ParmVarDecl*> addressed, moved;
   auto param = [&](const Expr* e) -> const ParmVarDecl* {
     auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
     auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     return p && is_floating(p->getType()) ? p : nullptr;
   };
+  auto pointer_param = [&](const Expr* e) -> const ParmVarDecl* {
+    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParens());
+    auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    return p && p->getType()->isPointerType() ? p : nullptr;
+  };
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s) return;
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
       if (const ParmVarDecl* p = param(u->getSubExpr())) addressed.push_back(p);
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
+      if (const ParmVarDecl* p = pointer_param(u->getSubExpr())) moved.push_back(p);
+    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+      if (const ParmVarDecl* p = pointer_param(b->getLHS())) moved.push_back(p);
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && call->getDirectCallee())
       for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
         QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
@@ -142,16 +152,27 @@ void Lowering::copy_addressed_params(Stmt* body) {
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(body);
-  for (const ParmVarDecl* p : addressed) {
+  std::vector<const ParmVarDecl*> copied = addressed;
+  copied.insert(copied.end(), moved.begin(), moved.end());
+  for (const ParmVarDecl* p : copied) {
     if (std::any_of(copied_params_.begin(), copied_params_.end(), [&](auto& c) { return c.first == p; })) continue;
     QualType type = p->getType().getUnqualifiedType();
     auto* copy = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), p->getLocation(), p->getLocation(),
                                  p->getIdentifier(), type, context_.getTrivialTypeSourceInfo(type, p->getLocation()),
                                  SC_None);
     copy->setImplicit();
-    Expr* use = const_cast<Expr*>(new_ref(copy));
-    for (Stmt*& s : body->children()) replace_uses(s, p, use);
-    addressed_.insert(copy);
+    // Each use keeps its location, for diagnostics at it.
+    std::function<void(Stmt*&)> rename = [&](Stmt*& slot) {
+      if (!slot) return;
+      if (auto* ref = dyn_cast<DeclRefExpr>(slot); ref && ref->getDecl() == p) {
+        slot = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), copy, false,
+                                   ref->getLocation(), type, VK_LValue);
+        return;
+      }
+      for (Stmt*& c : slot->children()) rename(c);
+    };
+    for (Stmt*& s : body->children()) rename(s);
+    if (!p->getType()->isPointerType()) addressed_.insert(copy);
     copied_params_.push_back({p, copy});
   }
 }

@@ -62,7 +62,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   v->block = block;
   if (v->memory && init && !is_floating(vd->getType()))
     return fail(at, "initialising arrays or structs where they are declared is not supported");
-  if (v->pointer && !init) return fail(at, "local pointer '" + v->name + "' must be initialised where it is declared");
+  if (v->pointer && !init) return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
   if (init) define(vd, init, stmt, block);
 }
 

@@ -373,7 +373,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
           !(element && r.node->order >= n->order && disjoint_call_iterations(ir, n, element, r.node, region, all)) &&
           (r.node == n ? reads_own_write(ir, n, region, member)
                        : !member || accesses_member(ir, r.node, region, member))) {
-        diags.error(n->loc, "'" + region->name + "' is overwritten by the call to '" + callee->getNameAsString() +
+        diags.error(n->loc, "'" + region->source_name() + "' is overwritten by the call to '" + callee->getNameAsString() +
                                 "' but the derivative needs its earlier value; copy it first");
         break;
       }
@@ -384,7 +384,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
               ? place_reads_value_of(ir, args[j].expr, region)  // bound to a reference: a place, not a value
               : reads_value_of(ir, args[j].expr, region)) {
         const AdArg& a = args[j];
-        diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->name + "', which the call to '" +
+        diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->source_name() + "', which the call to '" +
                                                callee->getNameAsString() +
                                                "' overwrites; copy the value into a local first");
         break;

@@ -2,6 +2,8 @@
 // through pointers, in-place updates, local arrays, references.
 #include <adjoint/ad.hpp>
 
+#include <cmath>
+
 #include "gradcheck.hpp"
 
 using namespace gradcheck;
@@ -140,4 +142,44 @@ double local_array_in_loop(const double* x, int n) {
 TEST(Pointers, local_array_in_loop) {
   auto g = adjoint::gradient(local_array_in_loop, "x");
   check("local_array_in_loop", g, local_array_in_loop, In<double>{5}, 5);
+}
+
+// Pointer parameters moved through their arrays (Clad's pointer tests walk arrays this way): the
+// body works on a local copy of the pointer.
+double walk_stride(const double* a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    s += a[0] * a[0] * (i + 1);
+    a = a + 1;
+  }
+  return s;
+}
+void scaled_copy(double* out, const double* in, int n) {
+  for (int i = 0; i < n; i++) {
+    *out = std::sin(*in) * 2.0;
+    ++out;
+    in += 1;
+  }
+}
+double pairs(const double* a, int n) {
+  double s = 0;
+  while (n > 1) {
+    s += a[0] * a[1];
+    a += 2;
+    n -= 2;
+  }
+  return s;
+}
+
+double sum_postfix(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += *x++ * (i + 1.0);
+  return s * s;
+}
+
+TEST(Pointers, moved_parameters) {
+  check("sum_postfix", adjoint::gradient(sum_postfix, "x"), sum_postfix, In<double>{4}, 4);
+  check("walk_stride", adjoint::gradient(walk_stride, "a"), walk_stride, In<double>{4}, 4);
+  check("scaled_copy", adjoint::gradient(scaled_copy, "out, in"), scaled_copy, Out<double>{3}, In<double>{3}, 3);
+  check("pairs", adjoint::gradient(pairs, "a"), pairs, In<double>{6}, 6);
 }
