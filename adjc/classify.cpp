@@ -143,7 +143,18 @@ std::vector<AdArg> ad_args(const CallExpr* call) {
 }
 
 std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
-  if (fn->getIdentifier()) return fn->getName().str();
+  if (fn->getIdentifier()) {
+    // Specializations are overloads told apart by their parameter types; values of non-type
+    // template arguments (`power<3>`, `power<2>`) cannot tell them apart, so they join the name.
+    std::string name = fn->getName().str();
+    if (const TemplateArgumentList* args = fn->getTemplateSpecializationArgs())
+      for (const TemplateArgument& a : args->asArray())
+        if (a.getKind() == TemplateArgument::Integral) {
+          std::string digits = std::to_string(a.getAsIntegral().getExtValue());
+          name += "_" + (digits[0] == '-' ? "m" + digits.substr(1) : digits);
+        }
+    return name;
+  }
   if (auto* m = dyn_cast<CXXMethodDecl>(fn); m && m->getParent()->isLambda()) {
     // Lambdas are numbered in the order adjc meets them: `lambda1`, `lambda2`, ...
     auto& numbers = unit.lambda_numbers;

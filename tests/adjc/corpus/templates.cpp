@@ -78,3 +78,21 @@ TEST_F(Templates, template_calls_template) {
   auto gf = adjoint::gradient(gelu_energy<float>);
   check("gelu_energy<float>", gf, gelu_energy<float>, Out<float>{17}, In<float>{17}, Fixed<std::size_t>{17});
 }
+
+// Non-type template arguments: specializations with the same parameter types, called and requested.
+template <int N>
+double power(double x) {
+  double r = 1;
+  for (int i = 0; i < N; i++) r *= x;
+  return r;
+}
+template <int K>
+double shifted(double x) {
+  return power<K>(x) + K * x;
+}
+double powers(double x) { return power<3>(x) + power<2>(x) * shifted<-1>(x); }
+TEST_F(Templates, non_type_arguments) {
+  check("powers", adjoint::gradient(powers), powers, Scalar<double>{});
+  check("power<3>", adjoint::gradient(power<3>), power<3>, Scalar<double>{});
+  check("power<2>", adjoint::gradient(power<2>), power<2>, Scalar<double>{});
+}

@@ -1,9 +1,10 @@
 #include <adjoint/ad.hpp>
-template <int K>
+// Type arguments that do not appear in the parameters: the two derivatives would be one overload.
+template <class T>
 double scaled(double x) {
-  return K * x * x;
+  return sizeof(T) * x * x;
 }
 double f(double x) {
-  return scaled<2>(x) + scaled<3>(x);  // error: has the same parameter types as another differentiated specialization
+  return scaled<int>(x) + scaled<long>(x);  // error: has the same parameter types as another differentiated specialization
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
