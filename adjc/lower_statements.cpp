@@ -73,10 +73,15 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     lower_expr_stmt(b->getLHS(), block);
     return lower_expr_stmt(b->getRHS(), block);
   }
-  // `(void)x;`: a use that computes nothing.
-  if (auto* c = dyn_cast<CStyleCastExpr>(e);
-      c && c->getType()->isVoidType() && isa<DeclRefExpr>(strip(c->getSubExpr(), ir_.unit)))
-    return;
+  // `(void)x;`, `void(0)`: a use that computes nothing; `(void)f(x)`: the call.
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && c->getType()->isVoidType()) {
+    const Expr* operand = strip(c->getSubExpr(), ir_.unit);
+    if (isa<DeclRefExpr>(operand) || isa<IntegerLiteral>(operand)) return;
+    if (isa<CallExpr>(operand) || has_side_effects(operand)) return lower_expr_stmt(operand, block);
+  }
+  // `c ? f() : g();` of type void (what assert() expands to): an `if`.
+  if (auto* c = dyn_cast<ConditionalOperator>(e); c && c->getType()->isVoidType())
+    return lower_if(stmt, c->getCond(), c->getTrueExpr(), c->getFalseExpr(), block);
   if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
     BinaryOperatorKind op = b->getOpcode();
     return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
@@ -129,6 +134,22 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
 }
 
+// `if (cond) then else otherwise` (otherwise may be null) as an If node of `block`.
+void Lowering::lower_if(const Stmt* s, const Expr* cond, const Stmt* then, const Stmt* otherwise, Node* block) {
+  reject_closure_calls(cond);
+  if (has_side_effects(cond)) cond = lower_branches(const_cast<Expr*>(cond), block, s);
+  check_expression(ir_, diags_, cond);
+  Node* n = make(NodeKind::If, s);
+  n->cond = cond;
+  n->then_node = lower_scope(then);
+  n->then_node->parent = n;
+  if (otherwise) {
+    n->else_node = lower_scope(otherwise);
+    n->else_node->parent = n;
+  }
+  add(block, n);
+}
+
 void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (!s || isa<NullStmt>(s)) return;
   SourceLocation at = s->getBeginLoc();
@@ -153,19 +174,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     // `if (T t = e; cond)`, `if (T t = e)`: the declarations run first (every local is hoisted).
     lower_stmt(is->getInit(), block);
     lower_stmt(is->getConditionVariableDeclStmt(), block);
-    const Expr* cond = is->getCond();
-    reject_closure_calls(cond);
-    if (has_side_effects(cond)) cond = lower_branches(const_cast<Expr*>(cond), block, s);
-    check_expression(ir_, diags_, cond);
-    Node* n = make(NodeKind::If, s);
-    n->cond = cond;
-    n->then_node = lower_scope(is->getThen());
-    n->then_node->parent = n;
-    if (is->getElse()) {
-      n->else_node = lower_scope(is->getElse());
-      n->else_node->parent = n;
-    }
-    return add(block, n);
+    return lower_if(s, is->getCond(), is->getThen(), is->getElse(), block);
   }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {

@@ -64,6 +64,8 @@ class Lowering {
   void lower_decl(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_expr_stmt(const clang::Expr* e, Node* block);
   void lower_stmt(const clang::Stmt* s, Node* block);
+  void lower_if(const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* then, const clang::Stmt* otherwise,
+                Node* block);
   Node* lower_statements(const std::vector<const clang::Stmt*>& stmts, const clang::Stmt* owner);
 
   // ----- assignments and expressions (lower_expressions.cpp)

@@ -147,6 +147,7 @@ std::string Printer::primal(const Expr* e) const {
     return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
   }
   if (const Expr* container = container_data_object(e, ir_.unit)) return primal(container) + ".data()";
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Extension) return primal(u->getSubExpr());
   if (auto* u = dyn_cast<UnaryOperator>(e))
     return UnaryOperator::getOpcodeStr(u->getOpcode()).str() + primal(u->getSubExpr());
   if (auto* b = dyn_cast<BinaryOperator>(e))

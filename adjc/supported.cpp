@@ -40,8 +40,10 @@ class ExpressionCheck {
       return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
                           e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
-        isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e))
+        isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e) || isa<StringLiteral>(e) ||
+        isa<PredefinedExpr>(e))  // a message for printf or assert: `"x > 0"`, `__func__`
       return;
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Extension) return check_expr(u->getSubExpr());
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       const ValueDecl* d = ref->getDecl();
       if (isa<EnumConstantDecl>(d) || isa<FunctionDecl>(d)) return;

@@ -3,7 +3,10 @@
 // add const or give an address as an integer, return inside loops, and recursion.
 #include <adjoint/ad.hpp>
 
+#include <cassert>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include "gradcheck.hpp"
 
@@ -146,4 +149,26 @@ TEST(Statements, return_in_loop) {
 TEST(Statements, recursion) {
   for (int n = 0; n < 5; n++) check("recursive_power", adjoint::gradient(recursive_power, "x"), recursive_power, Scalar<double>{}, n);
   check("tree_sum", adjoint::gradient(tree_sum, "x"), tree_sum, In<double>{7}, 0, 7);
+}
+
+// Checks and messages in differentiated code: assert (a void `c ? (void)0 : __assert_fail(...)`
+// unless NDEBUG), a void conditional calling a library function, printf, and void casts. They run
+// in the forward sweep only.
+#undef NDEBUG
+#include <cassert>
+double checked(const double* x, int n) {
+  assert(n > 0 && "at least one element");
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    assert(std::isfinite(x[i]));
+    s += x[i] * x[i];
+  }
+  s > 1e300 ? (void)std::fprintf(stderr, "overflow in checked: %g\n", s) : void(0);
+  if (s < 0) std::printf("impossible: %s %d\n", __func__, n);
+  (void)0;
+  return std::sqrt(s);
+}
+TEST(Statements, asserts_and_messages) {
+  auto g = adjoint::gradient(checked, "x");
+  check("checked", g, checked, In<double>{4}, 4);
 }
