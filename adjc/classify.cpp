@@ -168,6 +168,10 @@ std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
     case OO_Slash: return "operator_slash";
     case OO_Call: return "operator_call";
     case OO_Subscript: return "operator_subscript";
+    case OO_PlusEqual: return "operator_plus_assign";
+    case OO_MinusEqual: return "operator_minus_assign";
+    case OO_StarEqual: return "operator_star_assign";
+    case OO_SlashEqual: return "operator_slash_assign";
     default: return "";
   }
 }

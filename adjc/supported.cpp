@@ -114,8 +114,16 @@ class ExpressionCheck {
   void check_call(const CallExpr* call, SourceLocation at) {
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee) return fail(at, "calls through function pointers are not supported");
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp())
-      return fail(at, "assignments inside expressions are not supported; write them as statements");
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp()) {
+      // `a += b` on a class: a call of its operator, which must return nothing (adjc does not
+      // differentiate functions returning references, such as `V& operator+=` returning `*this`).
+      if (op->getOperator() == OO_Equal)
+        return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (!callee->getReturnType()->isVoidType())
+        return fail(at, "operator '" + callee->getNameAsString() + "' returning '" +
+                            callee->getReturnType().getAsString() +
+                            "' is not supported; declare it returning void and use it as a statement (`a += b;`)");
+    }
     if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
       if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
         return fail(at, "virtual calls are not supported");

@@ -126,6 +126,36 @@ float float_struct(const float* x, int n) {
   return s.var + s.mean * s.mean;
 }
 
+// Compound assignment operators returning nothing, as statements (members and free functions),
+// also inside a free operator on its by-value parameter.
+struct V2 {
+  double x, y;
+  void operator+=(const V2& o) {
+    x += o.x;
+    y += o.y;
+  }
+  void operator*=(double k) {
+    x *= k;
+    y *= k;
+  }
+};
+void operator-=(V2& a, const V2& b) {
+  a.x -= b.x;
+  a.y -= b.y * b.x;
+}
+V2 operator+(V2 a, const V2& b) {
+  a += b;
+  return a;
+}
+double compound_operators(double a, double b) {
+  V2 u{a, b}, v{b, a * a};
+  u += v;
+  u *= b;
+  u -= v;
+  V2 w = u + v;
+  for (int i = 0; i < 3; i++) w *= 0.5 + a;
+  return w.x * w.y;
+}
 }  // namespace struct_values
 
 using namespace struct_values;
@@ -151,4 +181,8 @@ TEST(StructValues, temporaries) {
 }
 TEST(StructValues, float_struct) {
   check("float_struct", adjoint::gradient(float_struct, "x"), float_struct, In<float>{6}, 6);
+}
+TEST(StructValues, compound_operators) {
+  check("compound_operators", adjoint::gradient(compound_operators), compound_operators, Scalar<double>{},
+        Scalar<double>{});
 }
