@@ -50,6 +50,10 @@ void Lowering::lower_heap_decl(const VarDecl* vd, const Stmt* stmt, Node* block)
   v->pointer = false;
   v->memory = true;
   v->heap = true;
+  if (vd->getType()->getPointeeType().isConstQualified())
+    return fail(at, "heap array '" + v->source_name() + "' of const elements is not supported (its adjoint is "
+                    "written); declare it '" + vd->getType()->getPointeeType().getUnqualifiedType().getAsString() +
+                    "* " + v->source_name() + "'");
   const Expr* init = vd->getInit();
   if (const CXXNewExpr* alloc = new_expression(init)) return lower_allocation(vd, alloc, stmt, block);
   if (!init || !init->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
