@@ -97,12 +97,12 @@ void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, b
         code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
 }
 
-// Local vectors last, so the reverse sweep pops them first: pointers into them are rebuilt from
-// their storage there.
+// Local vectors and heap arrays last, so the reverse sweep pops them first: pointers into them are
+// rebuilt from their storage there.
 std::vector<Var*> Emitter::kept(const Node* parallel) const {
   std::vector<Var*> out, vectors;
   for (auto& v : ir_.vars)
-    if (v->kept && in_scope(v.get(), parallel)) (is_vector(v->type) ? vectors : out).push_back(v.get());
+    if (v->kept && in_scope(v.get(), parallel)) (is_vector(v->type) || v->heap ? vectors : out).push_back(v.get());
   out.insert(out.end(), vectors.begin(), vectors.end());
   return out;
 }
@@ -114,6 +114,12 @@ void Emitter::push_kept(Code& code, const Node* parallel) const {
 void Emitter::pop_kept(Code& code, const Node* parallel) const {
   auto vs = kept(parallel);
   for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop(use((*it)->name), (*it)->type, *it));
+}
+
+// A heap array's `heap_size` elements, value-initialised (zero).
+std::string Emitter::heap_allocation(const Var* heap) const {
+  return "new " + types_.str(heap->type->getPointeeType().getUnqualifiedType()) + "[" + use(heap->heap_size->name) +
+         "]()";
 }
 
 // A pointer into a local array or vector is taped as its offset from the array: the reverse sweep

@@ -24,16 +24,26 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
     for (Node* r : ir_.returns)
       body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
-  // A local std::vector's adjoint has the vector's (final) size, zero.
+  // A local std::vector's adjoint has the vector's (final) size, zero; a heap array's is allocated
+  // zero here and freed, with the array, at the end.
   Code sizes;
   sizes.depth = 1;
-  for (auto& v : ir_.vars)
-    if (v->kind == VarKind::Local && is_vector(v->type) && body.uses("_d_" + v->name))
-      sizes.line(use("_d_" + v->name) + ".resize(" + use(v->name) + ".size());");
+  for (auto& v : ir_.vars) {
+    const std::string adjoint = "_d_" + v->name;
+    if (v->kind == VarKind::Local && is_vector(v->type) && body.uses(adjoint))
+      sizes.line(use(adjoint) + ".resize(" + use(v->name) + ".size());");
+    if (v->heap && v->heap_size && body.uses(adjoint))
+      sizes.line(use(adjoint) + " = " + heap_allocation(v.get()) + ";");
+  }
   body.lines.insert(body.lines.begin() + after_pops, sizes.lines.begin(), sizes.lines.end());
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
       body.line(accumulation("*" + use("_d_" + v->name), use("_d_" + v->name + "_acc"), v->type));
+  for (auto& v : ir_.vars)
+    if (v->heap) {
+      if (body.uses("_d_" + v->name)) body.line("delete[] " + use("_d_" + v->name) + ";");
+      body.line("delete[] " + use(v->name) + ";");
+    }
   Code code;
   line_directive(code, ir_.fn->getLocation());
   code.open("inline " + reverse_signature(mask, "_reverse", &body) + " {");

@@ -33,6 +33,10 @@ struct Var {
   bool value = false;     // a value-class handle (its adjoint is another handle, starting empty)
   bool pointer = false;   // a pointer variable (its adjoint is derived from its root's)
   bool memory = false;    // the variable is memory: array, struct, or reference
+  // A local pointer given `new T[n]` (or `new T(v)`): memory of its own, of `heap_size` elements,
+  // allocated by the forward sweep and freed, with its adjoint, at the end of the reverse.
+  bool heap = false;
+  Var* heap_size = nullptr;
   bool reference = false;
   bool differentiable = false;        // parameters: can have an adjoint
   int param_index = -1;               // position in FunctionIR::params
@@ -80,6 +84,7 @@ struct Node {
   const clang::Expr* rhs = nullptr;  // nullptr: ++/-- (op is BO_AddAssign / BO_SubAssign)
   bool definition = false;           // a declaration's initialisation
   Var* memory_root = nullptr;        // memory targets: the region written
+  Var* allocates = nullptr;          // `_n = size` of a heap array: the forward allocates it after
 
   // Call: a call to a user function (or one with a custom pullback), hoisted out of expressions.
   const clang::CallExpr* call = nullptr;

@@ -36,6 +36,7 @@ void Lowering::run() {
   find_aliases(fn->getBody());
   copy_addressed_params(fn->getBody());
   find_split_structs(fn->getBody());
+  find_heap_arrays(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
   define_param_copies();
   lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);

@@ -206,6 +206,14 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   n->rhs = rhs;
   const Expr* target = lhs->IgnoreParens();
   Var* v = ir_.var(target);
+  if (v && v->heap && rhs && rhs->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
+    return fail(target->getExprLoc(), "setting heap array pointer '" + v->source_name() +
+                                          "' to nullptr is not supported (the reverse sweep frees the array); drop "
+                                          "the assignment");
+  if (v && v->heap)
+    return fail(target->getExprLoc(), "heap array pointer '" + v->source_name() +
+                                          "' may only be given its one 'new'; declare a local pointer into it instead "
+                                          "(double* q = " + v->source_name() + " + k;)");
   if (v && !v->memory) {
     if (v->counter) return fail(target->getExprLoc(), "the counter of a for loop is modified in its body");
     if (v->pointer) {  // pointer parameters moved by the body are local copies (copy_addressed_params)

@@ -39,6 +39,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return;
   }
   if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
+  if (heap_.count(vd)) return lower_heap_decl(vd, stmt, block);
   const Expr* init = vd->getInit();
   if (init && is_empty_value(init, ir_.unit))
     init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
@@ -84,6 +85,11 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     return lower_if(stmt, c->getCond(), c->getTrueExpr(), c->getFalseExpr(), block);
   if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) {
     BinaryOperatorKind op = b->getOpcode();
+    auto* ref = dyn_cast<DeclRefExpr>(strip(b->getLHS(), ir_.unit));
+    auto* pointer = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    auto* alloc = dyn_cast<CXXNewExpr>(strip(b->getRHS(), ir_.unit));
+    if (alloc && op == BO_Assign && heap_.count(pointer))
+      return lower_allocation(pointer, alloc, stmt, block);
     return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
   }
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
@@ -100,6 +106,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
                                                   is_plain_struct(op->getArg(0)->getType(), ir_.unit))
     if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee()); m && m->isTrivial())
       return lower_struct_assign(stmt, op->getArg(0), op->getArg(1), block);
+  if (auto* del = dyn_cast<CXXDeleteExpr>(e)) return lower_delete(del);
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
   if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {

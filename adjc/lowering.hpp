@@ -42,6 +42,7 @@ class Lowering {
   std::map<const clang::CXXConstructorDecl*, const clang::VarDecl*> constructed_;
   const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
   std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
+  std::set<const clang::VarDecl*> heap_;       // local pointers given a `new`: heap arrays
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -123,6 +124,13 @@ class Lowering {
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
+
+  // ----- heap arrays: new and delete (lower_heap.cpp)
+  void find_heap_arrays(const clang::Stmt* s);
+  void lower_heap_decl(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void lower_allocation(const clang::VarDecl* vd, const clang::CXXNewExpr* alloc, const clang::Stmt* stmt,
+                        Node* block);
+  void lower_delete(const clang::CXXDeleteExpr* del);
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);

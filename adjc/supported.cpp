@@ -108,6 +108,9 @@ class ExpressionCheck {
         c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
       return fail(at, "copying a '" + e->getType().getAsString() +
                           "' here (passing it by value) is not supported; pass it by const reference");
+    if (isa<CXXNewExpr>(e))
+      return fail(at, "'new' here is not supported; allocate into a local pointer as a statement of its own "
+                      "('T* p = new T[n];' or 'p = new T[n];' for 'T* p = nullptr;')");
     fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");
   }
 

@@ -87,6 +87,12 @@ void plan_kept(FunctionIR& ir, const std::set<Var*>& written) {
               (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
               (!v->memory || written.count(v));
   }
+  // The reverse frees a heap array, and sizes its adjoint by its element count.
+  for (auto& v : ir.vars)
+    if (v->heap) {
+      v->kept = true;
+      if (v->heap_size) v->heap_size->kept = true;
+    }
 }
 
 // Which nodes have reverse code (Node::reverse).
