@@ -486,14 +486,19 @@ bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*
   return true;
 }
 
-bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
-                         const std::vector<Node*>& all) {
-  std::vector<const Expr*> accesses;
-  if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
+bool same_elements_in_shared_loops(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* a,
+                                   const Node* b, const std::vector<Node*>& all) {
   for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
        ++depth)
     if (!same_iteration_elements(ir, accesses, a->loops[depth], all)) return false;
   return true;
+}
+
+bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,
+                         const std::vector<Node*>& all) {
+  std::vector<const Expr*> accesses;
+  if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
+  return same_elements_in_shared_loops(ir, accesses, a, b, all);
 }
 
 }  // namespace adjc

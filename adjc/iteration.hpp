@@ -50,6 +50,11 @@ bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nod
 bool same_iteration_elements(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses, const Node* loop,
                              const std::vector<Node*>& all);
 
+// Whether `accesses` give each iteration of every loop enclosing both a and b elements of its own,
+// the same way (same_iteration_elements in each shared loop).
+bool same_elements_in_shared_loops(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses,
+                                   const Node* a, const Node* b, const std::vector<Node*>& all);
+
 // Whether every access of `region` in nodes a and b gives each iteration of every loop they share
 // elements of its own, the same way (so one iteration never reads what another wrote).
 bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, const Var* region,

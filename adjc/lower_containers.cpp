@@ -203,7 +203,7 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   n->body = make(NodeKind::Block, rs->getBody());
   Stmt* body = const_cast<Stmt*>(rs->getBody());
   if (t->isReferenceType()) {
-    replace_uses(body, element, item);
+    replace_uses(body, element, [&](const DeclRefExpr*) { return item; });
   } else {
     Var* x = make_var(element->getName().str(), t.getUnqualifiedType(), VarKind::Local, element,
                       element->getLocation());

@@ -55,10 +55,10 @@ void selectors(const Expr* e, std::vector<const VarDecl*>& out) {
 
 }  // namespace
 
-void replace_uses(Stmt*& slot, const VarDecl* vd, Expr* with) {
+void replace_uses(Stmt*& slot, const VarDecl* vd, const std::function<Expr*(const DeclRefExpr*)>& with) {
   if (!slot) return;
   if (auto* ref = dyn_cast<DeclRefExpr>(slot); ref && ref->getDecl() == vd) {
-    slot = with;
+    slot = with(ref);
     return;
   }
   for (Stmt*& c : slot->children()) replace_uses(c, vd, with);
@@ -115,8 +115,8 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
     }
   for (Decl* d : decls->decls())
     if (auto* later = dyn_cast<VarDecl>(d); later && later != vd && later->getInit())
-      replace_uses(*later->getInitAddress(), vd, target);
-  for (Stmt** it = rest; it != end; ++it) replace_uses(*it, vd, target);
+      replace_uses(*later->getInitAddress(), vd, [&](const DeclRefExpr*) { return target; });
+  for (Stmt** it = rest; it != end; ++it) replace_uses(*it, vd, [&](const DeclRefExpr*) { return target; });
   aliases_.insert(vd);
 }
 
@@ -162,16 +162,11 @@ void Lowering::copy_addressed_params(Stmt* body) {
                                  SC_None);
     copy->setImplicit();
     // Each use keeps its location, for diagnostics at it.
-    std::function<void(Stmt*&)> rename = [&](Stmt*& slot) {
-      if (!slot) return;
-      if (auto* ref = dyn_cast<DeclRefExpr>(slot); ref && ref->getDecl() == p) {
-        slot = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), copy, false,
-                                   ref->getLocation(), type, VK_LValue);
-        return;
-      }
-      for (Stmt*& c : slot->children()) rename(c);
+    auto use = [&](const DeclRefExpr* ref) -> Expr* {
+      return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), copy, false, ref->getLocation(),
+                                 type, VK_LValue);
     };
-    for (Stmt*& s : body->children()) rename(s);
+    for (Stmt*& s : body->children()) replace_uses(s, p, use);
     if (!p->getType()->isPointerType()) addressed_.insert(copy);
     copied_params_.push_back({p, copy});
   }

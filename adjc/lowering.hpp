@@ -149,7 +149,8 @@ bool has_side_effects(const clang::Expr* e);
 // argument).
 bool writes_variable(const clang::Stmt* stmt, const clang::VarDecl* decl);
 
-// Each use of `vd` in `slot` (and below it) replaced by `with`.
-void replace_uses(clang::Stmt*& slot, const clang::VarDecl* vd, clang::Expr* with);
+// Each use of `vd` in `slot` (and below it) replaced by what `with` gives for it.
+void replace_uses(clang::Stmt*& slot, const clang::VarDecl* vd,
+                  const std::function<clang::Expr*(const clang::DeclRefExpr*)>& with);
 
 }  // namespace adjc

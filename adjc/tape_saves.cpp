@@ -2,6 +2,7 @@
 // results the reverse reads back from their targets (tape_plan.hpp).
 #include <llvm/ADT/FoldingSet.h>
 
+#include <array>
 #include <functional>
 
 #include "iteration.hpp"
@@ -155,28 +156,39 @@ bool reverse_reads_region(const FunctionIR& ir, const std::vector<ReadSite>& rea
   return false;
 }
 
-// Whether some statement of `ir` writes memory of `region`: an assignment, or a call (in any
-// expression) that writes what its argument points to.
-bool writes_region(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+// The expressions a node holds, for walks over everything it mentions.
+std::array<const Expr*, 7> expressions_of(const Node* n) {
+  return {n->lhs, n->rhs, n->cond, n->call, n->start, n->end, n->last};
+}
+
+// A write to memory of a region: an assignment (`call` nullptr) or argument `arg` of a call.
+struct RegionWrite {
+  const Node* node;
+  const CallExpr* call;
+  size_t arg;
+};
+
+// The statements of `ir` that write memory of `region`: assignments, and calls (in any expression)
+// that write what their argument points to.
+std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+  std::vector<RegionWrite> out;
   for (const Node* n : all) {
-    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) return true;
-    bool writes = false;
+    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) out.push_back({n, nullptr, 0});
     std::function<void(const Expr*)> visit = [&](const Expr* e) {
-      if (!e || writes) return;
+      if (!e) return;
       if (auto* call = dyn_cast<CallExpr>(e);
           call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
         std::vector<AdArg> args = ad_args(call);
         for (size_t i = 0; i < args.size(); ++i)
-          writes |= memory_root(ir, args[i].expr) == region &&
-                    (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit));
+          if (memory_root(ir, args[i].expr) == region &&
+              (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit)))
+            out.push_back({n, call, i});
       }
       for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
     };
-    for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
-      visit(e);
-    if (writes) return true;
+    for (const Expr* e : expressions_of(n)) visit(e);
   }
-  return false;
+  return out;
 }
 
 // Whether call `n`'s own reverse reads memory of `region` that its argument through `member` (nullptr:
@@ -195,28 +207,17 @@ bool reads_own_write(const FunctionIR& ir, const Node* n, const Var* region, con
 // Whether the reverse of `ir` leaves `region` as it found it before the forward ran: every write
 // to it is taped (restored by its reverse) or an active call whose callee restores what it writes.
 bool restores_region(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
-  for (const Node* n : all) {
+  for (const Node* n : all)
     if (n->refilled == region) return false;
-    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region) && !n->save) return false;
-    bool restored = true;
-    std::function<void(const Expr*)> visit = [&](const Expr* e) {
-      if (!e || !restored) return;
-      if (auto* call = dyn_cast<CallExpr>(e);
-          call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
-        std::vector<AdArg> args = ad_args(call);
-        for (size_t i = 0; i < args.size(); ++i)
-          if (memory_root(ir, args[i].expr) == region &&
-              (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit))) {
-            const CallSummary* summary = summary_of(call, ir.unit);
-            restored &= call == n->call && n->active && summary && i < summary->restores.size() &&
-                        summary->restores[i];
-          }
-      }
-      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
-    };
-    for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
-      visit(e);
-    if (!restored) return false;
+  for (const RegionWrite& w : region_writes(ir, all, region)) {
+    if (!w.call) {
+      if (!w.node->save) return false;
+      continue;
+    }
+    const CallSummary* summary = summary_of(w.call, ir.unit);
+    if (w.call != w.node->call || !w.node->active || !summary || w.arg >= summary->restores.size() ||
+        !summary->restores[w.arg])
+      return false;
   }
   return true;
 }
@@ -235,8 +236,7 @@ int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign) assignments.push_back(n);
     else
-      for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end, n->last})
-        mentions(e);
+      for (const Expr* e : expressions_of(n)) mentions(e);
   }
   std::vector<const Expr*> accesses;
   if (elsewhere || !region_subscripts(ir, assignments, region, accesses) || accesses.empty()) return -1;
@@ -256,11 +256,10 @@ int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var
 
 // Call `n`'s access of the element it writes through argument `i` (`p[k]` for the callee's `p[k]`),
 // built in the AST for the iteration analysis; nullptr when the callee's accesses of it are not one
-// element its caller names, or the argument is not a pointer variable.
-const Expr* call_element(const FunctionIR& ir, const Node* n, size_t i) {
-  const CallSummary* summary = summary_of(n->call, ir.unit);
+// element its caller names (`summary`), or the argument is not a pointer variable.
+const Expr* call_element(const FunctionIR& ir, const Node* n, const CallSummary* summary, const std::vector<AdArg>& args,
+                         size_t i) {
   if (!summary || i >= summary->element_index.size() || summary->element_index[i] < 0) return nullptr;
-  std::vector<AdArg> args = ad_args(n->call);
   size_t k = summary->element_index[i];
   auto* pointer = dyn_cast<DeclRefExpr>(strip(args[i].expr, ir.unit));
   if (k >= args.size() || args[i].address || args[k].address || !pointer || !ir.var(pointer) ||
@@ -278,10 +277,7 @@ bool disjoint_call_iterations(const FunctionIR& ir, const Node* n, const Expr* e
                               const Var* region, const std::vector<Node*>& all) {
   std::vector<const Expr*> accesses{element};
   if (r != n && !region_subscripts(ir, {r}, region, accesses)) return false;
-  for (size_t depth = 0; depth < n->loops.size() && depth < r->loops.size() && n->loops[depth] == r->loops[depth];
-       ++depth)
-    if (!same_iteration_elements(ir, accesses, n->loops[depth], all)) return false;
-  return true;
+  return same_elements_in_shared_loops(ir, accesses, n, r, all);
 }
 
 }  // namespace
@@ -306,7 +302,7 @@ void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& read
   for (size_t i = 0; i < ir.params.size() && i < params.size(); ++i) {
     bool memory = memory_param(params[i].type, ir.unit);
     summary.reads.push_back(!memory || reverse_reads_region(ir, reads, all, ir.params[i]));
-    summary.writes.push_back(is_written_param(params[i].type) && (!memory || writes_region(ir, all, ir.params[i])));
+    summary.writes.push_back(is_written_param(params[i].type) && (!memory || !region_writes(ir, all, ir.params[i]).empty()));
     summary.restores.push_back(memory && restores_region(ir, all, ir.params[i]));
     summary.element_index.push_back(ir.params[i]->pointer ? element_index(ir, all, ir.params[i]) : -1);
   }
@@ -346,6 +342,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
   const FunctionDecl* callee = n->call->getDirectCallee();
   std::vector<AdArg> args = ad_args(n->call);
   std::vector<AdParam> params = ad_params(callee);
+  const CallSummary* summary = summary_of(n->call, ir.unit);
   for (size_t i = 0; i < args.size(); ++i) {
     if (!call_writes_memory(n->call, i, ir.unit)) continue;
     Var* region = memory_root(ir, args[i].expr);
@@ -358,10 +355,9 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
     // The call's reverse (when it has one) puts back what it wrote before any reverse code that
     // runs after it.
-    const CallSummary* summary = summary_of(n->call, ir.unit);
     bool restores = n->active && summary && i < summary->restores.size() && summary->restores[i];
     const FieldDecl* member = member_region(ir, args[i].expr);
-    const Expr* element = call_element(ir, n, i);
+    const Expr* element = call_element(ir, n, summary, args, i);
     for (const ReadSite& r : reads)
       // Reverse code that runs after the call's reads the region as the forward left it: code
       // before the call, and in a loop also the call itself (an earlier iteration's reverse reads
