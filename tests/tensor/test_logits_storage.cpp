@@ -102,28 +102,29 @@ void expect_central_differences(Problem& p, Loss loss, const Gradient& g) {
   }
 }
 
-// Alone with cross_entropy, the logits' storage becomes their gradient: the arena holds one (N, Vp)
-// array less at its peak, and the gradient is the same, bit for bit.
-TEST(TensorArena, CrossEntropyGradientTakesTheLogitsStorageWhenOnlyItReadsThem) {
+// Run with and without a PrivateIntermediates scope: the scope saves one (N, Vp) array at the
+// arena's peak, and the gradient is the same, bit for bit, and right.
+template <class Sweeps>
+void expect_one_array_less_and_same_gradient(Sweeps gradient, Loss loss) {
   Problem p = random_problem();
-  const auto gradient = adjoint::gradient(tensor_test::loss_of_logits, "weight, x");
   const Gradient shared = run(p, gradient, false), in_place = run(p, gradient, true);
   EXPECT_EQ(shared.peak - in_place.peak, std::size_t(N) * Vp);
   EXPECT_EQ(in_place.d_weight, shared.d_weight);
   EXPECT_EQ(in_place.d_x, shared.d_x);
-  expect_central_differences(p, tensor_test::loss_of_logits, in_place);
+  expect_central_differences(p, loss, in_place);
+}
+
+// Alone with cross_entropy, the logits' storage becomes their gradient.
+TEST(TensorArena, CrossEntropyGradientTakesTheLogitsStorageWhenOnlyItReadsThem) {
+  expect_one_array_less_and_same_gradient(adjoint::gradient(tensor_test::loss_of_logits, "weight, x"),
+                                          tensor_test::loss_of_logits);
 }
 
 // Read by another op too, the logits keep their storage and the gradient is right; the squares,
 // which only cross_entropy reads, give theirs: one (N, Vp) array less at the peak, not two.
 TEST(TensorArena, CrossEntropyGradientKeepsLogitsAnotherOpRead) {
-  Problem p = random_problem();
-  const auto gradient = adjoint::gradient(tensor_test::loss_of_logits_and_squares, "weight, x");
-  const Gradient shared = run(p, gradient, false), in_place = run(p, gradient, true);
-  EXPECT_EQ(shared.peak - in_place.peak, std::size_t(N) * Vp);
-  EXPECT_EQ(in_place.d_weight, shared.d_weight);
-  EXPECT_EQ(in_place.d_x, shared.d_x);
-  expect_central_differences(p, tensor_test::loss_of_logits_and_squares, in_place);
+  expect_one_array_less_and_same_gradient(adjoint::gradient(tensor_test::loss_of_logits_and_squares, "weight, x"),
+                                          tensor_test::loss_of_logits_and_squares);
 }
 
 // By hand: the pullback takes the logits' storage only inside a PrivateIntermediates scope, and
