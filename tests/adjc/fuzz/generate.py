@@ -816,15 +816,19 @@ class Gen:
     def buf_decl(self, sc):
         name = self.fresh(sc, ["buf", "tmp", "acc"])
         sc.names.add(name)
-        k = self.fresh(sc, INT_NAMES)
         self.emit("double %s[3];" % name)
+        self.fill_three(sc, name)
+        sc.ptrs.append((name, "buf", "buf"))
+
+    def fill_three(self, sc, target):
+        """`for (int k = 0; k < 3; k++) target[k] = <an expression that may read k>;`"""
+        k = self.fresh(sc, INT_NAMES)
         inner = sc.child()
         inner.ints.append((k, "small"))
         inner.names.add(k)
         inner.depth = sc.depth + 1
         code, _ = self.bounded_expr(inner)
-        self.emit("for (int {k} = 0; {k} < 3; {k}++) {b}[{k}] = {e};".format(k=k, b=name, e=code))
-        sc.ptrs.append((name, "buf", "buf"))
+        self.emit("for (int {k} = 0; {k} < 3; {k}++) {t}[{k}] = {e};".format(k=k, t=target, e=code))
 
     def buf_update(self, sc):
         name = self.pick([n for n, b, k in sc.ptrs if k == "buf"])
@@ -880,13 +884,7 @@ class Gen:
         if with_array and form == "copy":
             sc.ptrs.append((name + ".v", "buf", "buf"))
         elif with_array:
-            k = self.fresh(sc, INT_NAMES)
-            inner = sc.child()
-            inner.ints.append((k, "small"))
-            inner.names.add(k)
-            inner.depth = sc.depth + 1
-            code, _ = self.bounded_expr(inner)
-            self.emit("for (int {k} = 0; {k} < 3; {k}++) {s}.v[{k}] = {e};".format(k=k, s=name, e=code))
+            self.fill_three(sc, name + ".v")
             sc.ptrs.append((name + ".v", "buf", "buf"))
 
     def ref_call(self, sc):
