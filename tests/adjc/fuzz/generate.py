@@ -859,7 +859,7 @@ class Gen:
             name = self.fresh(sc, ["cs", "cs2", "cs3"])
             sc.names.add(name)
         # Structs of the same type in scope, to copy.
-        copies = [n for n in sc.names
+        copies = [n for n in sorted(sc.names)
                   if n not in (name, "sp") and n + ".a" in sc.doubles and (n[0] == "c") != with_array]
         if copies and self.chance(0.5):
             form = "copy"
