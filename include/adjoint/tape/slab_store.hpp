@@ -107,7 +107,7 @@ class slab_store {
 
   // Empties the chain, keeping the buffers for reuse.
   void clear() {
-    while (inflight_head_ < inflight_.size()) wait_front(false);
+    while (inflight_head_ < inflight_.size()) wait_front(no_write_errors);
     for (std::size_t i = 0; i < depth_; ++i) release(i);
     depth_ = 0;
   }
@@ -126,6 +126,13 @@ class slab_store {
   };
 
   bool spilling() const noexcept { return options_.memory_budget_bytes != 0; }
+
+  // Which failed writes an I/O wait reports: those with a ticket from this one on. The forward
+  // pass reports all (0); the reverse pass only the writes it issued itself, since any other
+  // failed write left its slab in memory with the data intact and the pops can go on.
+  static constexpr std::uint64_t all_write_errors = 0;
+  static constexpr std::uint64_t no_write_errors = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t next_ticket() const noexcept { return file_ ? file_->submitted() + 1 : 0; }
   std::uint64_t offset_of(std::size_t i) const noexcept { return std::uint64_t(i) * slab_bytes_; }
 
   std::byte* new_buffer() {
@@ -155,9 +162,9 @@ class slab_store {
 
   // A free buffer: from the pool, newly allocated while under budget, or taken from the oldest
   // resident slab (the one the reverse pass needs last) once its disk copy is written.
-  std::byte* acquire_buffer() {
+  std::byte* acquire_buffer(std::uint64_t report_writes_from = all_write_errors) {
     for (;;) {
-      reap();
+      reap(report_writes_from);
       if (!pool_.empty()) {
         std::byte* b = pool_.back();
         pool_.pop_back();
@@ -165,7 +172,7 @@ class slab_store {
       }
       if (allocated_ < max_buffers_) return new_buffer();
       if (inflight_head_ < inflight_.size()) {
-        wait_front();
+        wait_front(report_writes_from);
       } else {
         evict_oldest();
       }
@@ -228,22 +235,23 @@ class slab_store {
   }
 
   void make_resident(std::size_t i) {
-    reap();
+    const std::uint64_t own = next_ticket();
+    reap(own);
     slab& s = slabs_[i];
     if (s.st == state::resident) {
       if (!s.dirty) ++stats_.prefetch_hits;
       return;
     }
     if (s.st == state::spilled) {
-      start_read(i, acquire_buffer());
+      start_read(i, acquire_buffer(own));
     } else {
       s.wanted = true;
     }
     if (s.st == state::reading) ++stats_.read_stalls;
-    while (s.st == state::reading || s.st == state::writing) wait_front();
+    while (s.st == state::reading || s.st == state::writing) wait_front(own);
     if (s.st == state::spilled) {  // its read failed: try once more, then report
-      start_read(i, acquire_buffer());
-      while (s.st == state::reading) wait_front(false);
+      start_read(i, acquire_buffer(own));
+      while (s.st == state::reading) wait_front(no_write_errors);
       if (s.st != state::resident) {
         ADJOINT_THROW(tape_error("adjoint::tape: reading spill file '" + file_->path().string() +
                          "' failed: " + std::strerror(last_read_error_)));
@@ -251,14 +259,15 @@ class slab_store {
     }
   }
 
-  void wait_front(bool throw_write_errors = true) {
+  void wait_front(std::uint64_t report_writes_from = all_write_errors) {
     file_->wait(inflight_[inflight_head_].ticket);
-    reap(throw_write_errors);
+    reap(report_writes_from);
   }
 
   // Applies every finished I/O job to its slab. A failed write leaves the slab in memory (its
-  // data is intact) and is reported; a failed read leaves it on disk for make_resident to retry.
-  void reap(bool throw_write_errors = true) {
+  // data is intact) and is reported (see report_writes_from); a failed read leaves it on disk
+  // for make_resident to retry.
+  void reap(std::uint64_t report_writes_from = all_write_errors) {
     if (inflight_head_ == inflight_.size()) return;
     std::uint64_t done = file_->completed();
     int write_error = 0;
@@ -273,7 +282,7 @@ class slab_store {
           s.st = state::resident;
           s.dirty = err != 0;
           resident_.insert(job.slab);
-          if (err != 0 && !s.wanted) write_error = err;
+          if (err != 0 && !s.wanted && job.ticket >= report_writes_from) write_error = err;
         } else {
           pool_.push_back(s.buffer);
           s.buffer = nullptr;
@@ -298,7 +307,7 @@ class slab_store {
       inflight_.erase(inflight_.begin(), inflight_.begin() + std::ptrdiff_t(inflight_head_));
       inflight_head_ = 0;
     }
-    if (write_error != 0 && throw_write_errors) {
+    if (write_error != 0) {
       ADJOINT_THROW(tape_error("adjoint::tape: writing spill file '" + file_->path().string() +
                        "' failed: " + std::strerror(write_error) +
                        " (the tape keeps its data in memory)"));

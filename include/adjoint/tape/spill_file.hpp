@@ -87,6 +87,9 @@ class spill_file {
     return ticket;
   }
 
+  // The last ticket handed out (only submit changes it, on the owner's thread).
+  std::uint64_t submitted() const noexcept { return submitted_; }
+
   std::uint64_t completed() {
     std::lock_guard lock(mutex_);
     return completed_;
