@@ -7,6 +7,7 @@
 #include <clang/Basic/Diagnostic.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ class Diagnostics {
  private:
   clang::DiagnosticsEngine& engine_;
   bool failed_ = false;
+  // What was reported, to say each error once where several checks meet the same expression.
+  std::set<std::pair<clang::SourceLocation, std::string>> reported_;
 };
 
 // The generated `<fn>_grad` for one adjoint::gradient request.

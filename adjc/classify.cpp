@@ -176,11 +176,82 @@ std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
   }
 }
 
+bool reaches_differentiable(QualType t) {
+  t = t.getCanonicalType();
+  if (!t->isPointerType() && !t->isReferenceType()) return false;
+  QualType p = t->getPointeeType().getCanonicalType();
+  return p->isPointerType() && (is_differentiable(p) || reaches_differentiable(p));
+}
+
 bool derivative_free(const FunctionDecl* callee) {
   if (is_differentiable(callee->getReturnType())) return false;
   for (const AdParam& p : ad_params(callee))
-    if (is_written_param(p.type)) return false;
+    if (is_written_param(p.type) || reaches_differentiable(p.type)) return false;
   return true;
+}
+
+namespace {
+
+// Whether `s` may modify `v` (after source location `after`, when valid): a use of it other than
+// as a value read (`read`: the use is read, through members, elements and const member calls of
+// what it names). A lambda's capture by reference counts as a modification.
+struct Modification {
+  const VarDecl* v;
+  const SourceManager* sm = nullptr;
+  SourceLocation after;
+
+  bool in(const Stmt* s, bool read = false) const {
+    if (!s) return false;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      return !read && ref->getDecl() == v &&
+             (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
+    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
+      for (const Expr* init : lambda->capture_inits())
+        if (in(init)) return true;
+      return false;
+    }
+    if (auto* c = dyn_cast<ImplicitCastExpr>(s))
+      return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
+    if (auto* p = dyn_cast<ParenExpr>(s)) return in(p->getSubExpr(), read);
+    if (auto* m = dyn_cast<MemberExpr>(s)) return in(m->getBase(), read);
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
+      return in(op->getArg(0), read) || in(op->getArg(1));
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
+      bool any = in(mc->getImplicitObjectArgument(), true);
+      for (const Expr* a : mc->arguments()) any |= in(a);
+      return any;
+    }
+    for (const Stmt* c : s->children())
+      if (in(c)) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+bool may_modify(const Stmt* s, const VarDecl* v, const SourceManager* sm, SourceLocation after) {
+  return Modification{v, sm, after}.in(s);
+}
+
+bool returns_self(const FunctionDecl* fn) {
+  auto* m = dyn_cast<CXXMethodDecl>(fn);
+  if (!m || m->isStatic() || !m->getReturnType()->isLValueReferenceType() || !m->hasBody() || is_library(m))
+    return false;
+  QualType object = m->getASTContext().getRecordType(m->getParent());
+  if (!m->getASTContext().hasSameUnqualifiedType(m->getReturnType()->getPointeeType(), object)) return false;
+  bool any = false, other = false;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return;
+    if (auto* r = dyn_cast<ReturnStmt>(s)) {
+      auto* deref = dyn_cast_or_null<UnaryOperator>(r->getRetValue() ? r->getRetValue()->IgnoreParenImpCasts() : nullptr);
+      bool self = deref && deref->getOpcode() == UO_Deref && isa<CXXThisExpr>(deref->getSubExpr()->IgnoreParenImpCasts());
+      (self ? any : other) = true;
+    }
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(m->getBody());
+  return any && !other;
 }
 
 bool is_library(const FunctionDecl* f) {
@@ -253,7 +324,7 @@ std::string no_derivative(const FunctionDecl* callee, const UnitFacts& unit) {
 
 static bool has_differentiable_param(const FunctionDecl* callee) {
   for (const AdParam& p : ad_params(callee))
-    if (is_differentiable(p.type)) return true;
+    if (is_differentiable(p.type) || reaches_differentiable(p.type)) return true;
   return false;
 }
 

@@ -117,8 +117,20 @@ std::vector<AdArg> ad_args(const clang::CallExpr* call);
 // The name generated and custom functions are derived from: `f`, `operator_plus`, ...; empty
 // for operators adjc does not support.
 std::string base_name(const clang::FunctionDecl* fn, const UnitFacts& unit);
+// A pointer or reference to a pointer to differentiable data (`double*&`, `double**`): a parameter
+// through which a function reaches differentiable memory that has no adjoint of its own.
+bool reaches_differentiable(clang::QualType t);
 // A call that needs no derivative: its result carries none and it writes nothing.
 bool derivative_free(const clang::FunctionDecl* callee);
+// Whether `s` may modify `v` (after `after`, when valid; `sm` orders locations): a use of it other
+// than as a value read through members, elements and const member calls. A lambda's capture by
+// reference counts as a modification.
+bool may_modify(const clang::Stmt* s, const clang::VarDecl* v, const clang::SourceManager* sm = nullptr,
+                clang::SourceLocation after = {});
+// A member function of the user's returning a reference to its object, every `return` being
+// `return *this;` (`V& operator+=(const V&)`): differentiated as returning nothing, and called
+// only as a statement of its own, its result discarded.
+bool returns_self(const clang::FunctionDecl* fn);
 
 // What a call to a non-math function is, for differentiation.
 enum class CalleeKind { Plain, User, Custom };

@@ -15,42 +15,6 @@ using namespace clang;
 
 namespace {
 
-// Whether `s` may modify `v` (after source location `after`, when valid): a use of it other than
-// as a value read (`read`: the use is read, through members, elements and const member calls of
-// what it names). A lambda's capture by reference counts as a modification.
-struct Modification {
-  const VarDecl* v;
-  const SourceManager* sm = nullptr;
-  SourceLocation after;
-
-  bool in(const Stmt* s, bool read = false) const {
-    if (!s) return false;
-    if (auto* ref = dyn_cast<DeclRefExpr>(s))
-      return !read && ref->getDecl() == v &&
-             (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
-    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
-      for (const Expr* init : lambda->capture_inits())
-        if (in(init)) return true;
-      return false;
-    }
-    if (auto* c = dyn_cast<ImplicitCastExpr>(s))
-      return in(c->getSubExpr(), read || c->getCastKind() == CK_LValueToRValue);
-    if (auto* p = dyn_cast<ParenExpr>(s)) return in(p->getSubExpr(), read);
-    if (auto* m = dyn_cast<MemberExpr>(s)) return in(m->getBase(), read);
-    if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
-      return in(op->getArg(0), read) || in(op->getArg(1));
-    if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
-      bool any = in(mc->getImplicitObjectArgument(), true);
-      for (const Expr* a : mc->arguments()) any |= in(a);
-      return any;
-    }
-    for (const Stmt* c : s->children())
-      if (in(c)) return true;
-    return false;
-  }
-};
-
 // Whether `s` reads the value of `v` (not only writes or accumulates into it).
 bool reads_value(const Stmt* s, const VarDecl* v) {
   if (!s) return false;
@@ -121,7 +85,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
                           "', which is not supported; capture a pointer to its "
                           "first element instead (const double* p = " +
                           name + ";)");
-    } else if (Modification{var, nullptr, {}}.in(op->getBody())) {
+    } else if (may_modify(op->getBody(), var)) {
       // Its reverse would read the value the lambda wrote, which a later call may have replaced.
       if (reads_value(op->getBody(), var))
         return fail(at, "the lambda both writes and reads '" + name +
@@ -334,7 +298,7 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
                  .str();
     } else {
       auto* function = named ? dyn_cast<FunctionDecl>(var->getDeclContext()) : nullptr;
-      if (function && Modification{k.var, &sm, named->getEndLoc()}.in(function->getBody())) {
+      if (function && may_modify(function->getBody(), k.var, &sm, named->getEndLoc())) {
         diags.error(k.at, "'" + name +
                               "' is captured by copy and changed after the lambda is declared, so a "
                               "gradient request cannot read the lambda's copy; capture it by reference ([&" +

@@ -32,6 +32,7 @@ namespace adjc {
 
 void Diagnostics::error(clang::SourceLocation where, const std::string& message) {
   failed_ = true;
+  if (!reported_.insert({where, message}).second) return;
   unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
   engine_.Report(where, id) << message;
 }

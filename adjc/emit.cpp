@@ -10,7 +10,8 @@ using namespace clang;
 
 // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
 std::string Emitter::forward_signature(const Code* body) const {
-  return types_.str(ir_.fn->getReturnType()) + " " + base_name(ir_.fn, ir_.unit) + "_forward(" + params(body) + ")";
+  std::string result = returns_self(ir_.fn) ? "void" : types_.str(ir_.fn->getReturnType());
+  return result + " " + base_name(ir_.fn, ir_.unit) + "_forward(" + params(body) + ")";
 }
 
 std::string Emitter::reverse_signature(const Mask& mask, const std::string& suffix, const Code* body) const {

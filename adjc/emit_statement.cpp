@@ -153,7 +153,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     std::vector<AdArg> call_args = ad_args(n->call);
     for (const AdArg& a : call_args) args.push_back(print_.argument(a));
     QualType rt = f->getReturnType();
-    if (has_result_adjoint(rt, ir_.unit)) {
+    if (has_result_adjoint(rt, ir_.unit) && !returns_self(f)) {
       Var* res = n->result;
       adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_, ir_.unit));
     }

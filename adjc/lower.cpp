@@ -27,7 +27,7 @@ void Lowering::run() {
     ir_.params.push_back(v);
   }
   QualType rt = fn->getReturnType();
-  if (!rt->isVoidType()) {
+  if (!rt->isVoidType() && !returns_self(fn)) {
     // A struct result is memory, written member by member through a declaration of its own.
     if (is_plain_struct(rt, ir_.unit)) ret_decl_ = synthesized("_ret", rt.getUnqualifiedType(), fn->getLocation());
     ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());

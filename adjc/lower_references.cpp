@@ -123,6 +123,9 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
 // Floating parameters passed by address or non-const reference: each use in the body names a local
 // copy instead (copied_params_), a one-element region (addressed_). So does a pointer parameter the
 // body moves (`arr = arr + 1`, `++arr`): its copy is a local pointer into the parameter's memory.
+// And so does a struct parameter by value that the body may change (`a += b` in
+// `V operator+(V a, const V& b)`): its copy is a local struct, whose adjoint is the function's own
+// (the caller's adjoint of the argument also collects other uses of it).
 void Lowering::copy_addressed_params(Stmt* body) {
   std::vector<const ParmVarDecl*> addressed, moved;
   auto param = [&](const Expr* e) -> const ParmVarDecl* {
@@ -154,6 +157,9 @@ void Lowering::copy_addressed_params(Stmt* body) {
   walk(body);
   std::vector<const ParmVarDecl*> copied = addressed;
   copied.insert(copied.end(), moved.begin(), moved.end());
+  for (const ParmVarDecl* p : ir_.fn->parameters())
+    if (!p->getType()->isReferenceType() && is_plain_struct(p->getType(), ir_.unit) && may_modify(body, p))
+      copied.push_back(p);
   for (const ParmVarDecl* p : copied) {
     if (std::any_of(copied_params_.begin(), copied_params_.end(), [&](auto& c) { return c.first == p; })) continue;
     QualType type = p->getType().getUnqualifiedType();
@@ -177,6 +183,10 @@ void Lowering::define_param_copies() {
   for (auto [param, copy] : copied_params_) {
     Var* v = make_var(param->getName().str(), copy->getType(), VarKind::Local, copy, param->getLocation());
     v->block = ir_.body;
+    if (copy->getType()->isRecordType()) {
+      lower_struct_assign(ir_.fn->getBody(), new_ref(copy), new_ref(param), ir_.body);
+      continue;
+    }
     define(copy, rvalue(param), ir_.fn->getBody(), ir_.body);
   }
 }

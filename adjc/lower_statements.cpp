@@ -112,7 +112,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
     materialize_temporaries(const_cast<CallExpr*>(call), block, stmt);
-    check_expression(ir_, diags_, call);
+    check_statement_call(ir_, diags_, call);
     for (AdArg a : ad_args(call)) hoist_calls(a.expr, block, stmt);
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee) return;
@@ -209,9 +209,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     return add(block, n);
   }
   if (auto* rs = dyn_cast<ReturnStmt>(s)) {
-    if (const Expr* value = rs->getRetValue()) {
-      lower_return_value(s, value, block);
-    }
+    if (const Expr* value = rs->getRetValue(); value && !returns_self(ir_.fn)) lower_return_value(s, value, block);
     if (!loops_.empty()) return lower_return_in_loop(s, block);
     Node* n = make(NodeKind::Jump, s);
     n->jump = JumpKind::Return;

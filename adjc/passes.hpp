@@ -17,6 +17,8 @@ std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, const UnitFacts
 // What adjc supports, checked while lowering; anything else is reported and marks `ir` invalid.
 void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags);
 void check_expression(FunctionIR& ir, Diagnostics& diags, const clang::Expr* e);
+// The same for a call that is a statement of its own (its result discarded).
+void check_statement_call(FunctionIR& ir, Diagnostics& diags, const clang::CallExpr* call);
 
 // Which variables (and, for memory, which regions) carry derivatives.
 struct Activity {

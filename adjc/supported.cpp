@@ -25,7 +25,9 @@ bool is_constant_table(const ArraySubscriptExpr* sub) {
 
 class ExpressionCheck {
  public:
-  ExpressionCheck(FunctionIR& ir, Diagnostics& diags) : ir_(ir), diags_(diags) {}
+  // `discarded`: a call evaluated as a statement of its own, whose result is not used.
+  ExpressionCheck(FunctionIR& ir, Diagnostics& diags, const Expr* discarded = nullptr)
+      : ir_(ir), diags_(diags), discarded_(discarded) {}
 
   // Expressions adjc can print and differentiate; reports anything else.
   void check_expr(const Expr* e) {
@@ -122,11 +124,30 @@ class ExpressionCheck {
       // differentiate functions returning references, such as `V& operator+=` returning `*this`).
       if (op->getOperator() == OO_Equal)
         return fail(at, "assignments inside expressions are not supported; write them as statements");
-      if (!callee->getReturnType()->isVoidType())
+      if (!callee->getReturnType()->isVoidType() && !returns_self(callee))
         return fail(at, "operator '" + callee->getNameAsString() + "' returning '" +
                             callee->getReturnType().getAsString() +
                             "' is not supported; declare it returning void and use it as a statement (`a += b;`)");
     }
+    // Memory it reaches through a pointer to a pointer has no adjoint adjc could give it.
+    for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {
+      const ParmVarDecl* p = callee->getParamDecl(i);
+      if (reaches_differentiable(p->getType()) &&
+          !call->getArg(i)->isNullPointerConstant(callee->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
+        return fail(call->getArg(i)->getExprLoc(),
+                    "parameter '" + p->getNameAsString() + "' of '" + callee->getNameAsString() + "' has type '" +
+                        p->getType().getAsString() +
+                        "', a pointer to a pointer, which adjc does not differentiate through; pass the pointer "
+                        "by value ('" +
+                        (p->getType()->isReferenceType() ? p->getType().getNonReferenceType()
+                                                         : p->getType()->getPointeeType())
+                            .getAsString() +
+                        "')");
+    }
+    if (returns_self(callee) && call != discarded_)
+      return fail(at, "the result of '" + callee->getNameAsString() +
+                          "' (a reference to its object) is used; call it as a statement of its own (`a += b;`), "
+                          "then use the object");
     if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
       if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
         return fail(at, "virtual calls are not supported");
@@ -160,6 +181,7 @@ class ExpressionCheck {
  private:
   FunctionIR& ir_;
   Diagnostics& diags_;
+  const Expr* discarded_;
 
   void fail(SourceLocation where, const std::string& message) {
     diags_.error(where, message);
@@ -193,12 +215,16 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
   if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
   // Its forward would return a reference to the forward's own copy of the result.
-  if (fn->getReturnType()->isReferenceType())
+  if (fn->getReturnType()->isReferenceType() && !returns_self(fn))
     fail(fn->getLocation(), "function '" + fn->getNameAsString() + "' returns a reference ('" +
                                 fn->getReturnType().getAsString() +
                                 "'), which adjc cannot differentiate; return the value instead");
 }
 
 void check_expression(FunctionIR& ir, Diagnostics& diags, const Expr* e) { ExpressionCheck(ir, diags).check_expr(e); }
+
+void check_statement_call(FunctionIR& ir, Diagnostics& diags, const CallExpr* call) {
+  ExpressionCheck(ir, diags, call).check_expr(call);
+}
 
 }  // namespace adjc

@@ -156,6 +156,72 @@ double compound_operators(double a, double b) {
   for (int i = 0; i < 3; i++) w *= 0.5 + a;
   return w.x * w.y;
 }
+
+// The same operators written the usual way, returning `*this` (also from inside a branch), and
+// a method returning `*this` for chaining, each called as a statement.
+struct R2 {
+  double x, y;
+  R2& operator+=(const R2& o) {
+    x += o.x;
+    y += o.y;
+    return *this;
+  }
+  R2& operator*=(double k) {
+    if (k == 1) return *this;
+    x *= k;
+    y *= k;
+    return *this;
+  }
+  R2& rotate(double c) {
+    double t = x;
+    x = c * x - y;
+    y = t + c * y;
+    return (*this);
+  }
+};
+R2 operator+(R2 a, const R2& b) {
+  a += b;
+  return a;
+}
+// A struct parameter by value changed by the body: directly, through a reference, and by a
+// member function.
+struct Pair2 {
+  double d[2];
+  void set(double v) {
+    d[0] = v;
+    d[1] = v * v;
+  }
+};
+void set_first(Pair2& t, double v) { t.d[0] = v; }
+double changed_by_value(Pair2 t, double c) {
+  double r = t.d[0] - t.d[1];
+  set_first(t, c * c);
+  t.d[0] *= c;
+  t.d[1] = t.d[0] * t.d[1];
+  r += t.d[0] + t.d[1] * t.d[1];
+  Pair2 u = t;
+  u.set(r * c);
+  return r + u.d[0] * u.d[1];
+}
+double by_value_caller(const double* x) {
+  Pair2 t{{x[0], x[1]}};
+  // The caller's adjoint of t also collects this read: the callee's copy keeps its own.
+  return changed_by_value(t, x[2]) * t.d[0] + changed_by_value(t, x[1]);
+}
+
+double returning_self(double a, double b) {
+  R2 u{a, b}, v{b, a * a};
+  u += v;
+  u *= b;
+  u *= 1;
+  u.rotate(a);
+  R2 w = u + v;
+  for (int i = 0; i < 3; i++) {
+    w += u;
+    w *= 0.5 + a;
+  }
+  return w.x * w.y;
+}
 }  // namespace struct_values
 
 using namespace struct_values;
@@ -185,4 +251,10 @@ TEST(StructValues, float_struct) {
 TEST(StructValues, compound_operators) {
   check("compound_operators", adjoint::gradient(compound_operators), compound_operators, Scalar<double>{},
         Scalar<double>{});
+}
+TEST(StructValues, returning_self) {
+  check("returning_self", adjoint::gradient(returning_self), returning_self, Scalar<double>{}, Scalar<double>{});
+}
+TEST(StructValues, changed_by_value) {
+  check("changed_by_value", adjoint::gradient(by_value_caller), by_value_caller, In<double>{3, 0.3, 0.9});
 }

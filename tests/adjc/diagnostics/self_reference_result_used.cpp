@@ -9,7 +9,7 @@ struct V2 {
 };
 double f(double a, double b) {
   V2 u{a, b}, v{b, a};
-  u += v;  // error: operator 'operator+=' returning 'V2 &' is not supported; declare it returning void and use it as a statement
-  return u.x * u.y;
+  double r = (u += v).x;  // error: the result of 'operator+=' (a reference to its object) is used; call it as a statement of its own
+  return r * u.y;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
