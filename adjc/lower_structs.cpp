@@ -490,12 +490,28 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
                                      "supported; zero it with a loop");
   for (unsigned i = 0; i < count; ++i) {
     const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
+    Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
+    SourceLocation at = e ? e->getBeginLoc() : list->getBeginLoc();
+    auto* target = new (context_) ArraySubscriptExpr(array, index, element, VK_LValue, OK_Ordinary, at);
+    // A row of a multi-dimensional array (`{{x, y}, {x * y, 1}}`); a row not given is zero.
+    if (element->isConstantArrayType()) {
+      const InitListExpr* row = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;
+      if (!row && e && !isa<ImplicitValueInitExpr>(e))
+        return fail(at, "this initialiser of an array row is not supported; assign the elements");
+      if (!row) {
+        if (loops_.empty()) continue;
+        auto* zeros = new (context_) InitListExpr(context_, at, {}, at);
+        zeros->setType(element);
+        row = zeros;
+      }
+      lower_array_elements(target, row, stmt, block);
+      if (!ir_.valid) return;
+      continue;
+    }
     if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
     if (!e) continue;
     if (isa<InitListExpr>(strip(e, ir_.unit)))
       return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
-    Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
-    auto* target = new (context_) ArraySubscriptExpr(array, index, element, VK_LValue, OK_Ordinary, e->getBeginLoc());
     lower_assign(stmt, target, BO_Assign, e, block);
   }
 }

@@ -1,7 +1,8 @@
 // Corpus: local structs initialised by braced lists (positional and designated), by simple
 // constructors and by copies, structs of pointers into parameters (a layer's weights), local
-// arrays from braced lists; and a struct of activation buffers written member by member by calls
-// with custom pullbacks, which needs no ADJOINT_WRITE_ONCE (each pointer member is a region).
+// arrays from braced lists (also nested, for two dimensions); and a struct of activation buffers
+// written member by member by calls with custom pullbacks, which needs no ADJOINT_WRITE_ONCE (each
+// pointer member is a region).
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -70,6 +71,22 @@ double structs_in_loop(const double* x, int n) {
   }
   return s;
 }
+// Two-dimensional local arrays from nested lists, brace-elided lists, and rows not given (zero in
+// every iteration of a loop).
+double nested_arrays(const double* x, int n) {
+  double m[2][2] = {{x[0], x[1]}, {x[0] * x[1], 1}};
+  double s = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+  double flat[2][2] = {x[1], s, x[0] * s};
+  s += flat[0][0] * flat[1][0] + flat[0][1] * flat[1][1];
+  for (int i = 0; i < n; i++) {
+    double r[3][2] = {{x[i], s}, {x[i] * x[i]}};
+    for (int j = 0; j < 3; j++) {
+      s += r[j][0] * r[j][1] + r[j][1];
+      r[j][1] = x[i];
+    }
+  }
+  return s;
+}
 float float_struct(const float* x, int n) {
   Stats st = {0, 0};
   for (int i = 0; i < n; i++) st.mean += x[i] / n;
@@ -89,6 +106,9 @@ TEST(LocalStructs, struct_of_pointers) {
 }
 TEST(LocalStructs, structs_in_loop) {
   check("structs_in_loop", adjoint::gradient(structs_in_loop, "x"), structs_in_loop, In<double>{5}, 5);
+}
+TEST(LocalStructs, nested_arrays) {
+  check("nested_arrays", adjoint::gradient(nested_arrays, "x"), nested_arrays, In<double>{4}, 4);
 }
 TEST(LocalStructs, float_struct) {
   check("float_struct", adjoint::gradient(float_struct, "x"), float_struct, In<float>{6}, 6);

@@ -1,6 +1,9 @@
 #include <adjoint/ad.hpp>
+struct P2 {
+  double a, b;
+};
 double f(double x) {
-  double v[2][2] = {{x, x * x}, {1, x}};  // error: nested initialiser lists are not supported; assign the elements
-  return v[0][0] * v[1][1];
+  P2 v[2] = {{x, x * x}, {1, x}};  // error: nested initialiser lists are not supported; assign the elements
+  return v[0].a * v[1].b + v[0].b;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
