@@ -1,5 +1,6 @@
 // Lowering of control flow: loops (canonical `for`, OpenMP parallel loops), returns (inside loops:
 // a flag and breaks) and `switch` (an if/else chain) (lowering.hpp).
+#include <algorithm>
 #include <functional>
 
 #include "lowering.hpp"
@@ -221,8 +222,10 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   // `switch (T k = e; k)`, `switch (T k = e)`: the declarations run first (every local is hoisted).
   lower_stmt(sw->getInit(), block);
   lower_stmt(sw->getConditionVariableDeclStmt(), block);
-  auto* body = dyn_cast<CompoundStmt>(sw->getBody());
-  if (!body) return fail(at, "a switch body must be a braced block of cases");
+  // `switch (k) { case 0: ... }`, or a single labelled statement: `switch (k) case 1: r *= x;`.
+  std::vector<const Stmt*> statements;
+  if (auto* body = dyn_cast<CompoundStmt>(sw->getBody())) statements.assign(body->body_begin(), body->body_end());
+  else statements.push_back(sw->getBody());
   bool has_call = false;
   std::function<void(const Stmt*)> find_call = [&](const Stmt* e) {
     if (!e) return;
@@ -237,7 +240,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
   check_expression(ir_, diags_, value);
   std::vector<CaseGroup> cases;
-  for (const Stmt* c : body->body()) {
+  for (const Stmt* c : statements) {
     const Stmt* sub = c;
     bool labelled = false;
     while (isa<clang::SwitchCase>(sub)) {
@@ -256,6 +259,8 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
     if (cases.empty()) return fail(c->getBeginLoc(), "statements before the first case label are not supported");
     cases.back().body.push_back(sub);
   }
+  // A case that falls through (no `break`, `return` or `continue` at its end) runs on into the next.
+  std::vector<bool> falls(cases.size(), false);
   for (size_t i = 0; i < cases.size(); ++i) {
     CaseGroup& k = cases[i];
     // `case 1: { ...; break; }`: the block's statements are the case's.
@@ -264,10 +269,12 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
       k.body.pop_back();
       k.body.insert(k.body.end(), inner->body_begin(), inner->body_end());
     }
+    while (!k.body.empty() && (isa<NullStmt>(k.body.back()) || isa<AttributedStmt>(k.body.back())) &&
+           !isa<BreakStmt>(k.body.back()->stripLabelLikeStatements()))  // `[[fallthrough]];`
+      k.body.pop_back();
     const Stmt* last = k.body.empty() ? nullptr : k.body.back();
     bool ends = last && (isa<BreakStmt>(last) || isa<ReturnStmt>(last) || isa<ContinueStmt>(last));
-    if (!ends && i + 1 < cases.size())
-      return fail(k.loc, "a switch case that falls through into the next is not supported; end it with 'break'");
+    falls[i] = !ends && i + 1 < cases.size();
     if (last && isa<BreakStmt>(last)) k.body.pop_back();
     for (const Stmt* st : k.body)
       if (const Stmt* b = switch_break(st))
@@ -275,14 +282,8 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
                     "'break' out of a switch from inside a statement of its case is not supported; restructure "
                     "the case with if/else");
   }
-  // The chain, built from its end: the default's statements are the last else.
-  Node* chain = nullptr;
   const Expr* cond = new (context_) ParenExpr(at, at, value);
-  for (size_t i = cases.size(); i-- > 0;) {
-    const CaseGroup& k = cases[i];
-    if (k.is_default) continue;
-    Node* n = make(NodeKind::If, sw);
-    n->loc = k.loc;
+  auto matches = [&](const CaseGroup& k) {  // `(value) == a || (value) == b`
     Expr* test = nullptr;
     for (const Expr* v : k.values) {
       Expr* eq = BinaryOperator::Create(context_, const_cast<Expr*>(cond), const_cast<Expr*>(v), BO_EQ,
@@ -291,30 +292,66 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
                                            FPOptionsOverride())
                   : eq;
     }
-    n->cond = test;
-    n->then_node = lower_statements(k.body, sw);
-    n->then_node->parent = n;
-    if (chain) {
-      n->else_node = make(NodeKind::Block, sw);
-      add(n->else_node, chain);
-      n->else_node->parent = n;
-    }
-    chain = n;
-  }
-  for (const CaseGroup& k : cases)
-    if (k.is_default) {
-      Node* d = lower_statements(k.body, sw);
-      if (!chain) {
-        add(block, d);
-        return;
+    return test;
+  };
+  // An if/else chain of the case tests; `body(i)` is what case i runs, the default's the last else.
+  auto chain_of = [&](const std::function<Node*(size_t)>& body) {
+    Node* chain = nullptr;
+    for (size_t i = cases.size(); i-- > 0;) {
+      if (cases[i].is_default) continue;
+      Node* n = make(NodeKind::If, sw);
+      n->loc = cases[i].loc;
+      n->cond = matches(cases[i]);
+      n->then_node = body(i);
+      n->then_node->parent = n;
+      if (chain) {
+        n->else_node = make(NodeKind::Block, sw);
+        add(n->else_node, chain);
+        n->else_node->parent = n;
       }
-      // The default goes at the end of the chain.
-      Node* last = chain;
-      while (last->else_node) last = last->else_node->children.front();
-      last->else_node = d;
-      d->parent = last;
+      chain = n;
     }
-  if (chain) add(block, chain);
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].is_default) {
+        Node* d = body(i);
+        if (!chain) return d;
+        Node* last = chain;
+        while (last->else_node) last = last->else_node->children.front();
+        last->else_node = d;
+        d->parent = last;
+      }
+    return chain;
+  };
+  if (std::find(falls.begin(), falls.end(), true) == falls.end()) {
+    if (Node* chain = chain_of([&](size_t i) { return lower_statements(cases[i].body, sw); })) add(block, chain);
+    return;
+  }
+  // With fallthrough: the chain only picks the case entered (`_case`, -1 for none); then case i
+  // runs when the switch entered it or a case before it that falls through into it.
+  const VarDecl* entered = new_local("_case", context_.IntTy, at, block);
+  lower_assign(sw, new_ref(entered), BO_Assign, int_literal(-1), block);
+  Node* pick = chain_of([&](size_t i) {
+    Node* b = make(NodeKind::Block, sw);
+    lower_assign(sw, new_ref(entered), BO_Assign, int_literal(int(i)), b);
+    return b;
+  });
+  if (pick) add(block, pick);
+  size_t first = 0;  // the first case of the run of fallthroughs that reaches case i
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (i > 0 && !falls[i - 1]) first = i;
+    auto compare = [&](BinaryOperatorKind op, size_t bound) {
+      return BinaryOperator::Create(context_, const_cast<Expr*>(rvalue(entered)),
+                                    const_cast<Expr*>(int_literal(int(bound))), op, context_.BoolTy, VK_PRValue,
+                                    OK_Ordinary, cases[i].loc, FPOptionsOverride());
+    };
+    Node* n = make(NodeKind::If, sw);
+    n->loc = cases[i].loc;
+    n->cond = BinaryOperator::Create(context_, compare(BO_GE, first), compare(BO_LE, i), BO_LAnd, context_.BoolTy,
+                                     VK_PRValue, OK_Ordinary, cases[i].loc, FPOptionsOverride());
+    n->then_node = lower_statements(cases[i].body, sw);
+    n->then_node->parent = n;
+    add(block, n);
+  }
 }
 
 // A `break` in `s` that leaves the enclosing switch (not inside a loop or switch of its own).

@@ -1,6 +1,6 @@
-// Corpus: switch (case groups, default anywhere, in loops with continue and return), the comma
-// operator as a statement, casts between arithmetic types in every position, pointer casts that
-// add const or give an address as an integer, return inside loops, and recursion.
+// Corpus: switch (case groups, default anywhere, fallthrough, in loops with continue and return),
+// the comma operator as a statement, casts between arithmetic types in every position, pointer
+// casts that add const or give an address as an integer, return inside loops, and recursion.
 #include <adjoint/ad.hpp>
 
 #include <cassert>
@@ -26,6 +26,24 @@ double switch_cases(double x, int k) {
     case 3: return x * x * x;
   }
   return r * x;
+}
+// Cases falling through into the next (marked [[fallthrough]]), the default among them, in a loop
+// with continue; and a switch whose body is one labelled statement.
+double switch_fallthrough(const double* x, int n) {
+  double s = 1;
+  for (int i = 0; i < n; i++) {
+    switch (i % 5) {
+      case 0: s = s * x[i]; [[fallthrough]];
+      case 1: s += x[i] * x[i]; break;
+      case 2: s -= x[i]; [[fallthrough]];
+      default: s = s * 0.5 + x[i]; [[fallthrough]];
+      case 4:
+        if (s > 100) continue;
+        s *= x[i];
+    }
+    switch (i) case 2: s = s * s;
+  }
+  return s;
 }
 double switch_in_loop(const double* x, int n) {
   double s = 0;
@@ -113,6 +131,9 @@ double tree_sum(const double* x, int lo, int hi) {
   return tree_sum(x, lo, mid) * tree_sum(x, mid, hi);
 }
 
+TEST(Statements, switch_fallthrough) {
+  check("switch_fallthrough", adjoint::gradient(switch_fallthrough, "x"), switch_fallthrough, In<double>{8}, 8);
+}
 TEST(Statements, switch_cases) {
   for (int k = 0; k < 5; k++) check("switch_cases", adjoint::gradient(switch_cases, "x"), switch_cases, Scalar<double>{}, k);
 }

@@ -2,8 +2,8 @@
 double f(double x, int k) {
   double r = x;
   switch (k) {
-    case 0: r = r * x;  // error: a switch case that falls through into the next is not supported; end it with 'break'
-    case 1: r = r * x; break;
+    r = 2 * x;  // error: statements before the first case label are not supported
+    case 0: r = r * x; break;
     default: r = -x;
   }
   return r;
