@@ -254,11 +254,17 @@ int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var
   return k->param_index;
 }
 
-// Call `n`'s access of the element it writes through argument `i` (`p[k]` for the callee's `p[k]`),
-// built in the AST for the iteration analysis; nullptr when the callee's accesses of it are not one
-// element its caller names (`summary`), or the argument is not a pointer variable.
+// Call `n`'s access of the element it writes through argument `i` (`p[k]` for the callee's `p[k]`,
+// built in the AST for the iteration analysis, or the element a reference is bound to); nullptr
+// when the callee's accesses of it are not one element its caller names (`summary`), or the
+// argument is not a pointer variable.
 const Expr* call_element(const FunctionIR& ir, const Node* n, const CallSummary* summary, const std::vector<AdArg>& args,
                          size_t i) {
+  // A number by reference: the call touches the one element it is bound to (`doubler(arr[i])`).
+  std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
+  if (i < params.size() && params[i].decl && params[i].type->isLValueReferenceType() &&
+      is_floating(params[i].type.getNonReferenceType()))
+    return dyn_cast<ArraySubscriptExpr>(strip(args[i].expr, ir.unit));
   if (!summary || i >= summary->element_index.size() || summary->element_index[i] < 0) return nullptr;
   size_t k = summary->element_index[i];
   auto* pointer = dyn_cast<DeclRefExpr>(strip(args[i].expr, ir.unit));

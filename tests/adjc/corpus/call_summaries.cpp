@@ -145,4 +145,23 @@ TEST(CallSummaries, elements) {
   check("elements", g, elements, Out<double>{4}, Out<double>{4}, In<double>{4}, 4);
 }
 
+// A number passed by reference (`scale_in_place(v[i])`): the call writes the one element it is
+// bound to, so each iteration's call has an element of its own, read nonlinearly after the call.
+// (The callee is linear: its reverse tapes nothing and puts nothing back.)
+void scale_in_place(double& d) { d = 3 * d + 0.5; }
+double reference_elements(double* v, const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    v[i] = x[i] * s + x[i];
+    scale_in_place(v[i]);
+    s += v[i] * v[i];
+  }
+  return s;
+}
+
+TEST(CallSummaries, reference_elements) {
+  auto g = adjoint::gradient(reference_elements, "v, x");
+  check("reference_elements", g, reference_elements, Out<double>{4}, In<double>{4}, 4);
+}
+
 }  // namespace summaries
