@@ -205,9 +205,15 @@ struct Modification {
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       return !read && ref->getDecl() == v &&
              (after.isInvalid() || sm->isBeforeInTranslationUnit(after, ref->getLocation()));
-    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {  // its body's uses are its own captures
-      for (const Expr* init : lambda->capture_inits())
-        if (in(init)) return true;
+    // A lambda written here: its captures are uses here; one by reference modifies v when the
+    // lambda's body does.
+    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {
+      auto init = lambda->capture_init_begin();
+      for (const LambdaCapture& c : lambda->captures()) {
+        const Expr* e = *init++;
+        bool by_reference = c.capturesVariable() && c.getCaptureKind() == LCK_ByRef && !c.getCapturedVar()->isInitCapture();
+        if (by_reference ? c.getCapturedVar() == v && in(lambda->getBody()) : in(e)) return true;
+      }
       return false;
     }
     if (auto* c = dyn_cast<ImplicitCastExpr>(s))

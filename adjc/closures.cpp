@@ -40,6 +40,17 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     return fail(op->getLocation(), "a mutable lambda (its copies of the captures change from call to call) is not "
                                    "supported; keep what it changes in a local where it is called, and have the "
                                    "lambda return the new value");
+  // Its captures would name the outer lambda's captures, which its function receives as parameters.
+  const LambdaExpr* nested = nullptr;
+  std::function<void(const Stmt*)> find_nested = [&](const Stmt* s) {
+    if (!s || nested) return;
+    if (auto* l = dyn_cast<LambdaExpr>(s); l && l->capture_size() != 0) nested = l;
+    for (const Stmt* c : s->children()) find_nested(c);
+  };
+  find_nested(op->getBody());
+  if (nested)
+    return fail(nested->getBeginLoc(), "a lambda with captures inside another lambda with captures is not supported; "
+                                       "pass it what it uses as parameters instead ([](double a, double b) { ... })");
   auto* fn =
       FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
                            op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);

@@ -510,6 +510,8 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
     }
     if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
     if (!e) continue;
+    if (element->isRecordType())
+      return fail(e->getBeginLoc(), "local arrays of structs are not supported; use one array per member");
     if (isa<InitListExpr>(strip(e, ir_.unit)))
       return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
     lower_assign(stmt, target, BO_Assign, e, block);

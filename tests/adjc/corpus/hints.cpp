@@ -1,5 +1,5 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
-// library_class_param, lambda, local_struct, initializer_list,
+// library_class_param, lambda, local_struct, initializer_list, lambda_nested_captures,
 // reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer);
 // each builds and is right.
 #include <adjoint/ad.hpp>
@@ -34,12 +34,18 @@ double layer_members(const double* p, double x) {
   double scale = 2.0;
   return w[0] * scale * x;
 }
-// initializer_list: declared, then its elements assigned.
-double assigned_array(double x) {
-  double v[2];
-  v[0] = x;
-  v[1] = x * x;
-  return v[0] * v[1];
+// initializer_list: one array per member of the struct.
+double member_arrays(double x) {
+  double a[2] = {x, 1}, b[2] = {x * x, x};
+  return a[0] * b[1] + b[0] * a[1];
+}
+// lambda_nested_captures: the inner lambda takes parameters instead of captures.
+double nested_lambdas(double x, double y) {
+  auto outer = [&]() {
+    auto product = [](double a, double b) { return a * b; };
+    return product(x, y) * x;
+  };
+  return outer();
 }
 // reference_result: the value returned.
 double element(const double* p, int k) { return p[k]; }
@@ -103,7 +109,10 @@ TEST(Hints, local_per_member) {
   auto g = adjoint::gradient(layer_members);
   check("layer_members", g, layer_members, In<double>{2}, Scalar<double>{});
 }
-TEST(Hints, array_elements_assigned) {
-  auto g = adjoint::gradient(assigned_array);
-  check("assigned_array", g, assigned_array, Scalar<double>{});
+TEST(Hints, array_per_member) {
+  auto g = adjoint::gradient(member_arrays);
+  check("member_arrays", g, member_arrays, Scalar<double>{});
+}
+TEST(Hints, lambda_parameters_for_captures) {
+  check("nested_lambdas", adjoint::gradient(nested_lambdas), nested_lambdas, Scalar<double>{}, Scalar<double>{});
 }
