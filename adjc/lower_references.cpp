@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "lowering.hpp"
 
@@ -62,6 +63,146 @@ void replace_uses(Stmt*& slot, const VarDecl* vd, const std::function<Expr*(cons
     return;
   }
   for (Stmt*& c : slot->children()) replace_uses(c, vd, with);
+}
+
+namespace {
+
+// A call of an accessor: a function of the user's returning a reference whose body is one
+// `return` of an element or member (`double& at(int i) { return data[i]; }`, `double&
+// operator()(int i, int j) { return m[i * n + j]; }`, `double& id(double& x) { return x; }`),
+// rewritten into that place with the call's arguments in the parameters' stead. The arguments
+// must be free of side effects and calls, as they may be evaluated more or fewer times.
+class AccessorCall {
+ public:
+  AccessorCall(ASTContext& context, const CallExpr* call) : context_(context) {
+    const FunctionDecl* fn = call->getDirectCallee();
+    if (!fn || !fn->getReturnType()->isLValueReferenceType() || returns_self(fn) || is_library(fn)) return;
+    fn = fn->getDefinition();
+    auto* body = fn ? dyn_cast_or_null<CompoundStmt>(fn->getBody()) : nullptr;
+    auto* ret = body && body->size() == 1 ? dyn_cast<ReturnStmt>(body->body_front()) : nullptr;
+    if (!ret || !ret->getRetValue()) return;
+    std::vector<const Expr*> args(call->arg_begin(), call->arg_end());
+    if (auto* member = dyn_cast<CXXMemberCallExpr>(call)) {
+      object_ = member->getImplicitObjectArgument();
+    } else if (isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn)) {
+      object_ = args.front();
+      args.erase(args.begin());
+    }
+    if (isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->isInstance() && !object_) return;
+    if (object_ && !plain(object_)) return;
+    for (unsigned i = 0; i < fn->getNumParams() && i < args.size(); ++i) {
+      if (!plain(args[i])) return;
+      args_[fn->getParamDecl(i)] = const_cast<Expr*>(args[i]);
+    }
+    place_ = clone(ret->getRetValue());
+  }
+  // The place the call names, or nullptr when the call is not of an accessor adjc can rewrite.
+  Expr* place() const { return place_; }
+
+ private:
+  static bool plain(const Expr* e) {
+    if (!e) return true;
+    if (isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e)) return false;
+    if (has_side_effects(e)) return false;
+    for (const Stmt* c : e->children())
+      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
+    return true;
+  }
+
+  // A copy of the accessor's `e` with the arguments for the parameters and the object for `this`;
+  // nullptr for expressions it does not copy.
+  Expr* clone(const Expr* e) {
+    if (!e) return nullptr;
+    if (auto* c = dyn_cast<ImplicitCastExpr>(e)) {
+      // A parameter's value: the argument (already converted to the parameter's type).
+      if (auto* ref = dyn_cast<DeclRefExpr>(c->getSubExpr()->IgnoreParens()); ref && c->getCastKind() == CK_LValueToRValue)
+        if (auto* p = dyn_cast<ParmVarDecl>(ref->getDecl()); p && !p->getType()->isReferenceType())
+          return args_.count(p) ? args_[p] : nullptr;
+      Expr* sub = clone(c->getSubExpr());
+      return sub ? ImplicitCastExpr::Create(context_, c->getType(), c->getCastKind(), sub, nullptr, c->getValueKind(),
+                                            c->getFPFeatures())
+                 : nullptr;
+    }
+    if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      if (auto* p = dyn_cast<ParmVarDecl>(ref->getDecl()))  // a reference parameter: the place bound to it
+        return p->getType()->isReferenceType() && args_.count(p) ? args_[p] : nullptr;
+      auto* vd = dyn_cast<VarDecl>(ref->getDecl());
+      if (!vd || !vd->hasGlobalStorage()) return nullptr;
+      return DeclRefExpr::Create(context_, ref->getQualifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
+                                 ref->getLocation(),
+                                 ref->getType(), ref->getValueKind());
+    }
+    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) return const_cast<Expr*>(e);
+    if (auto* p = dyn_cast<ParenExpr>(e)) {
+      Expr* sub = clone(p->getSubExpr());
+      return sub ? new (context_) ParenExpr(p->getLParen(), p->getRParen(), sub) : nullptr;
+    }
+    if (auto* b = dyn_cast<BinaryOperator>(e)) {
+      Expr *l = clone(b->getLHS()), *r = clone(b->getRHS());
+      if (!l || !r || b->isAssignmentOp() || b->getOpcode() == BO_Comma) return nullptr;
+      return BinaryOperator::Create(context_, l, r, b->getOpcode(), b->getType(), b->getValueKind(), b->getObjectKind(),
+                                    b->getOperatorLoc(), b->getFPFeatures());
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(e)) {
+      Expr* sub = clone(u->getSubExpr());
+      if (!sub || u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) return nullptr;
+      return UnaryOperator::Create(context_, sub, u->getOpcode(), u->getType(), u->getValueKind(), u->getObjectKind(),
+                                   u->getOperatorLoc(), false, u->getFPOptionsOverride());
+    }
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(e)) {
+      Expr *base = clone(a->getLHS()), *index = clone(a->getRHS());
+      return base && index ? new (context_) ArraySubscriptExpr(base, index, a->getType(), a->getValueKind(),
+                                                               a->getObjectKind(), a->getRBracketLoc())
+                           : nullptr;
+    }
+    if (auto* m = dyn_cast<MemberExpr>(e); m && isa<FieldDecl>(m->getMemberDecl())) {
+      bool arrow = m->isArrow();
+      Expr* base = nullptr;
+      if (isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts())) {  // `this->x`, `x`: the call's object
+        base = const_cast<Expr*>(object_);
+        arrow = object_ && object_->getType()->isPointerType();
+      } else {
+        base = clone(m->getBase());
+      }
+      return base ? MemberExpr::CreateImplicit(context_, base, arrow, cast<FieldDecl>(m->getMemberDecl()), m->getType(),
+                                               m->getValueKind(), m->getObjectKind())
+                  : nullptr;
+    }
+    // `v[i]` of a container member or parameter.
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript && op->getNumArgs() == 2) {
+      Expr *base = clone(op->getArg(0)), *index = clone(op->getArg(1));
+      if (!base || !index) return nullptr;
+      return CXXOperatorCallExpr::Create(context_, OO_Subscript, const_cast<Expr*>(op->getCallee()), {base, index},
+                                         op->getType(),
+                                         op->getValueKind(), op->getRParenLoc(), op->getFPFeatures());
+    }
+    return nullptr;
+  }
+
+  ASTContext& context_;
+  const Expr* object_ = nullptr;
+  std::map<const ParmVarDecl*, Expr*> args_;
+  Expr* place_ = nullptr;
+};
+
+}  // namespace
+
+// Calls of accessors (AccessorCall) replaced by the places they name, innermost first.
+void inline_accessor_calls(const FunctionDecl* fn, ASTContext& context) {
+  Stmt* body = fn->getBody();
+  std::function<void(Stmt*&)> walk = [&](Stmt*& s) {
+    if (!s) return;
+    if (auto* ds = dyn_cast<DeclStmt>(s)) {
+      for (Decl* d : ds->decls())
+        if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit()) walk(*reinterpret_cast<Stmt**>(vd->getInitAddress()));
+      return;
+    }
+    if (isa<LambdaExpr>(s)) return;
+    for (Stmt*& c : s->children()) walk(c);
+    if (auto* call = dyn_cast<CallExpr>(s))
+      if (Expr* place = AccessorCall(context, call).place()) s = place;
+  };
+  for (Stmt*& s : body->children()) walk(s);
 }
 
 // Local references declared in blocks, made aliases (aliases_) in the order of the blocks, so that a

@@ -142,6 +142,11 @@ class Lowering {
   static bool reads_variable(const clang::Expr* e);
 };
 
+// Rewrites, in `fn`'s body, each call of an accessor (a function returning a reference that is one
+// `return` of an element or member: `double& at(int i) { return d[i]; }`) into the place it names
+// (lower_references.cpp). Calls it cannot rewrite are left, and reported by the checks.
+void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& context);
+
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
 

@@ -48,8 +48,11 @@ double nested_lambdas(double x, double y) {
   return outer();
 }
 // reference_result: the value returned.
-double element(const double* p, int k) { return p[k]; }
-double element_product(const double* x) { return element(x, 1) * x[0]; }
+double larger(const double* p, int k) {
+  if (p[k] > p[0]) return p[k];
+  return p[0];
+}
+double element_product(const double* x) { return larger(x, 1) * x[0]; }
 
 // struct_whole: its members as locals.
 double nested_members(double x) {

@@ -1,0 +1,74 @@
+// Corpus: accessors, functions returning a reference that are one `return` of an element or
+// member (`double& operator()(int i, int j)`, `double& at(...)`, `double& id(double& x)`), used
+// as values and as places written and updated; adjc rewrites each call into the place it names.
+// Each gradient against central differences.
+#include <adjoint/ad.hpp>
+
+#include <vector>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+namespace accessors {
+
+struct Mat2 {
+  double d[4];
+  double& operator()(int i, int j) { return d[i * 2 + j]; }
+  const double& at(int i, int j) const { return d[i * 2 + j]; }
+};
+double& element(double* a, int i) { return a[i]; }
+double& same(double& x) { return x; }
+double& slot(std::vector<double>& v, int i) { return v[i]; }
+
+double matrix(double x, double y) {
+  Mat2 m{{x, y, 1, y}};
+  for (int i = 0; i < 2; i++) m(1, i) = m(0, i) * x + m(1, i);
+  m(0, 0) *= y;
+  return m(0, 0) * m(1, 1) + m.at(0, 1) * m.at(1, 0) * y;
+}
+double through_pointer(Mat2* p, double x) {
+  (*p)(0, 1) = x * p->at(0, 0);
+  return p->at(0, 1) * (*p)(1, 1);
+}
+double object_pointer(double x, double y) {
+  Mat2 m{{x, y, 1, y}};
+  return through_pointer(&m, x);
+}
+double elements(double* a, int n) {
+  double s = 0;
+  for (int i = 1; i < n; i++) {
+    element(a, i) *= element(a, i - 1);
+    s += element(a, i) * a[i];
+  }
+  return s;
+}
+double references(double x, double y) {
+  double t = x;
+  same(t) *= y;
+  double& k = same(t);
+  k += x;
+  return t * k;
+}
+double vector_slots(double x, double y) {
+  std::vector<double> v(2);
+  slot(v, 0) = x;
+  slot(v, 1) = slot(v, 0) * y;
+  return slot(v, 1) * x;
+}
+
+}  // namespace accessors
+
+using namespace accessors;
+
+TEST(Accessors, matrix) { check("matrix", adjoint::gradient(matrix), matrix, Scalar<double>{}, Scalar<double>{}); }
+TEST(Accessors, object_pointer) {
+  check("object_pointer", adjoint::gradient(object_pointer), object_pointer, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Accessors, elements) { check("elements", adjoint::gradient(elements, "a"), elements, InOut<double>{5}, 5); }
+TEST(Accessors, references) {
+  check("references", adjoint::gradient(references), references, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Accessors, vector_slots) {
+  check("vector_slots", adjoint::gradient(vector_slots), vector_slots, Scalar<double>{}, Scalar<double>{});
+}
