@@ -157,12 +157,27 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
 // `for (T x : c)` over a std::vector, std::array or an array: the counted loop
 // `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }` (`_i < N` for an array
 // of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the body name `c[_i]`.
+// `for (double v : {a, b, c})`: the braced list a std::initializer_list holds; nullptr otherwise.
+const InitListExpr* Lowering::braced_range(const CXXForRangeStmt* rs) {
+  auto* list = dyn_cast<CXXStdInitializerListExpr>(rs->getRangeInit()->IgnoreImplicit());
+  return list ? dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit()) : nullptr;
+}
+
 void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   SourceLocation at = rs->getBeginLoc();
   const VarDecl* element = rs->getLoopVariable();
   QualType t = element->getType();
   if (parallel_) return fail(at, "loops inside an OpenMP parallel loop must be canonical for loops");
   Expr* range = const_cast<Expr*>(rs->getRangeInit());
+  if (const InitListExpr* list = braced_range(rs)) {  // a braced list: its values in a local array first
+    auto* type = context_.getAsConstantArrayType(list->getType());
+    if (!type) return fail(list->getBeginLoc(), "unsupported braced list in a range-for");
+    QualType values_type = context_.getConstantArrayType(type->getElementType().getUnqualifiedType(), type->getSize(),
+                                                         nullptr, ArraySizeModifier::Normal, 0);
+    const VarDecl* values = new_local("_range", values_type, at, block);
+    lower_array_elements(const_cast<Expr*>(new_ref(values)), list, rs, block);
+    range = const_cast<Expr*>(new_ref(values));
+  }
   QualType long_type = context_.LongTy;
   auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
                                   long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);

@@ -186,11 +186,11 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
     QualType range = rs->getRangeInit()->getType();
-    if (is_container(range) || range->isConstantArrayType()) return lower_range_for(rs, block);
+    if (is_container(range) || range->isConstantArrayType() || braced_range(rs)) return lower_range_for(rs, block);
     return fail(rs->getRangeInit()->getBeginLoc(),
                 "a range-for over '" + range.getAsString() +
-                    "' is not supported; iterate over an array, a std::vector or a std::array (put the values in a "
-                    "local array: double a[] = {...};)");
+                    "' is not supported; iterate over an array, a std::vector, a std::array or a braced list (put the "
+                    "values in a local array: double a[] = {...};)");
   }
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
     return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block,

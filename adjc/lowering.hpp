@@ -140,6 +140,7 @@ class Lowering {
   void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
+  static const clang::InitListExpr* braced_range(const clang::CXXForRangeStmt* rs);
 };
 
 // Rewrites, in `fn`'s body, each call of an accessor (a function returning a reference that is one

@@ -45,6 +45,15 @@ double switch_fallthrough(const double* x, int n) {
   }
   return s;
 }
+// Range-for over braced lists (std::initializer_list), by value and by const reference, in a loop.
+double braced_ranges(double x, double y) {
+  double s = 0;
+  for (double e : {1., x, 2., y}) s += e * e * x;
+  for (const auto& e : {x * y, y}) s *= e;
+  for (int k = 0; k < 3; k++)
+    for (double e : {x, y * k}) s += e * s;
+  return s;
+}
 double switch_in_loop(const double* x, int n) {
   double s = 0;
   for (int i = 0; i < n; i++) {
@@ -133,6 +142,9 @@ double tree_sum(const double* x, int lo, int hi) {
 
 TEST(Statements, switch_fallthrough) {
   check("switch_fallthrough", adjoint::gradient(switch_fallthrough, "x"), switch_fallthrough, In<double>{8}, 8);
+}
+TEST(Statements, braced_ranges) {
+  check("braced_ranges", adjoint::gradient(braced_ranges), braced_ranges, Scalar<double>{}, Scalar<double>{});
 }
 TEST(Statements, switch_cases) {
   for (int k = 0; k < 5; k++) check("switch_cases", adjoint::gradient(switch_cases, "x"), switch_cases, Scalar<double>{}, k);
