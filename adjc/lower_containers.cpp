@@ -154,14 +154,16 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
   add(block, n);
 }
 
-// `for (T x : c)` over a std::vector, std::array or an array: the counted loop
-// `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }` (`_i < N` for an array
-// of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the body name `c[_i]`.
 // `for (double v : {a, b, c})`: the braced list a std::initializer_list holds; nullptr otherwise.
 const InitListExpr* Lowering::braced_range(const CXXForRangeStmt* rs) {
   auto* list = dyn_cast<CXXStdInitializerListExpr>(rs->getRangeInit()->IgnoreImplicit());
   return list ? dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit()) : nullptr;
 }
+
+// `for (T x : c)` over a std::vector, std::array, an array or a braced list (first copied into a
+// local array): the counted loop `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }`
+// (`_i < N` for an array of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the
+// body name `c[_i]`.
 
 void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   SourceLocation at = rs->getBeginLoc();

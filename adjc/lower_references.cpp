@@ -100,13 +100,14 @@ class AccessorCall {
   Expr* place() const { return place_; }
 
  private:
-  static bool plain(const Expr* e) {
-    if (!e) return true;
-    if (isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e)) return false;
-    if (has_side_effects(e)) return false;
-    for (const Stmt* c : e->children())
-      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
-    return true;
+  // Free of side effects and of calls other than operators (`v[i]`).
+  static bool plain(const Expr* e) { return !has_side_effects(e) && !calls_function(e); }
+  static bool calls_function(const Stmt* s) {
+    if (!s) return false;
+    if (isa<CallExpr>(s) && !isa<CXXOperatorCallExpr>(s)) return true;
+    for (const Stmt* c : s->children())
+      if (calls_function(c)) return true;
+    return false;
   }
 
   // A copy of the accessor's `e` with the arguments for the parameters and the object for `this`;
@@ -129,8 +130,7 @@ class AccessorCall {
       auto* vd = dyn_cast<VarDecl>(ref->getDecl());
       if (!vd || !vd->hasGlobalStorage()) return nullptr;
       return DeclRefExpr::Create(context_, ref->getQualifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
-                                 ref->getLocation(),
-                                 ref->getType(), ref->getValueKind());
+                                 ref->getLocation(), ref->getType(), ref->getValueKind());
     }
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) return const_cast<Expr*>(e);
     if (auto* p = dyn_cast<ParenExpr>(e)) {

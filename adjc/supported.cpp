@@ -120,8 +120,8 @@ class ExpressionCheck {
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee) return fail(at, "calls through function pointers are not supported");
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp()) {
-      // `a += b` on a class: a call of its operator, which must return nothing (adjc does not
-      // differentiate functions returning references, such as `V& operator+=` returning `*this`).
+      // `a += b` on a class: a call of its operator, which must return nothing or `*this`
+      // (returns_self), as its value is not used.
       if (op->getOperator() == OO_Equal)
         return fail(at, "assignments inside expressions are not supported; write them as statements");
       if (!callee->getReturnType()->isVoidType() && !returns_self(callee))
