@@ -49,6 +49,7 @@ void Emitter::forward_node(Node* n, Code& code) {
         code.line(print_.call_text(n->call) + ";");
         return;
       }
+      for (const Var* v : n->taped_regions) code.line(push(use(v->name), v));
       const FunctionDecl* f = n->call->getDirectCallee();
       // A lambda's closure cannot be named in generated code: its calls always go to its forward.
       auto* method = dyn_cast<CXXMethodDecl>(f);

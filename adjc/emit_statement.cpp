@@ -199,6 +199,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
     }
     print_.temps.clear();
   }
+  for (auto v = n->taped_regions.rbegin(); v != n->taped_regions.rend(); ++v)
+    code.line(pop(use((*v)->name), (*v)->type, *v));
   code.close();
 }
 

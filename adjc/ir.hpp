@@ -92,6 +92,10 @@ struct Node {
   // A local std::vector's resize, assign or clear (lower_containers.cpp): the forward tapes the
   // vector whole before it, the reverse restores it and clears the adjoints of what it replaced.
   Var* refilled = nullptr;
+  // Memory the call overwrites that the reverse of earlier code reads (a local or a reference
+  // parameter of numbers): the forward tapes it whole before the call, the reverse restores it
+  // after the call's pullback.
+  std::vector<Var*> taped_regions;
 
   // If
   const clang::Expr* cond = nullptr;

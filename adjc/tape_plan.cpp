@@ -101,7 +101,7 @@ bool mark_reverse(Node* n) {
   bool r = false;
   switch (n->kind) {
     case NodeKind::Assign: r = n->active || n->save; break;
-    case NodeKind::Call: r = n->active || n->save; break;
+    case NodeKind::Call: r = n->active || n->save || !n->taped_regions.empty(); break;
     case NodeKind::Jump: r = true; break;
     case NodeKind::Block:
       for (Node* c : n->children) r |= mark_reverse(c);

@@ -2,9 +2,11 @@
 // results the reverse reads back from their targets (tape_plan.hpp).
 #include <llvm/ADT/FoldingSet.h>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 
+#include "containers.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -214,6 +216,8 @@ bool restores_region(const FunctionIR& ir, const std::vector<Node*>& all, const 
       if (!w.node->save) return false;
       continue;
     }
+    if (w.call == w.node->call && std::count(w.node->taped_regions.begin(), w.node->taped_regions.end(), region))
+      continue;
     const CallSummary* summary = summary_of(w.call, ir.unit);
     if (w.call != w.node->call || !w.node->active || !summary || w.arg >= summary->restores.size() ||
         !summary->restores[w.arg])
@@ -315,6 +319,34 @@ void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& read
   ir.unit.call_summaries[ir.fn] = std::move(summary);
 }
 
+namespace {
+
+// Whether values of type `t` are numbers all the way down (a number, an array or std::vector /
+// std::array of them, a struct of such members): copying the value copies all the memory it owns.
+bool numbers_only(QualType t) {
+  t = t.getCanonicalType().getNonReferenceType();
+  if (t->isArithmeticType()) return true;
+  if (auto* a = dyn_cast<ConstantArrayType>(t.getTypePtr())) return numbers_only(a->getElementType());
+  if (is_container(t)) return true;
+  auto* record = t->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || record->getNumBases() != 0 || !record->isTriviallyCopyable())
+    return false;
+  for (const FieldDecl* f : record->fields())
+    if (!numbers_only(f->getType())) return false;
+  return true;
+}
+
+// Whether call `n` may tape `region` whole before it overwrites it: a variable of numbers (not
+// memory behind a pointer, whose extent adjc does not know), outside parallel loops (the tape is
+// per thread, the variable may be shared).
+bool tapeable_whole(const Var* region, const Node* n) {
+  for (const Node* loop : n->loops)
+    if (loop->parallel) return false;
+  return !region->pointer && numbers_only(region->type);
+}
+
+}  // namespace
+
 // An assignment is taped when reverse code that runs after it (in reverse order) reads the old
 // value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
 // in a loop they share — unless each iteration of the loops they share reads and writes elements
@@ -333,9 +365,10 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
     }
 }
 
-// A call's result is taped like an assignment's target. Memory the call writes is not taped: a
-// call that overwrites what the reverse reads is rejected, as is an argument read from memory the
-// call writes. What the call writes, and what calls read in the reverse, are the callees'
+// A call's result is taped like an assignment's target. A call that overwrites what the reverse
+// reads tapes the region whole when it is a variable of numbers (Node::taped_regions), and is
+// rejected when it is memory behind a pointer; an argument read from memory the call writes is
+// rejected. What the call writes, and what calls read in the reverse, are the callees'
 // summaries (call_writes_memory, call_reads_memory).
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
                     Diagnostics& diags) {
@@ -375,8 +408,10 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
           !(element && r.node->order >= n->order && disjoint_call_iterations(ir, n, element, r.node, region, all)) &&
           (r.node == n ? reads_own_write(ir, n, region, member)
                        : !member || accesses_member(ir, r.node, region, member))) {
-        diags.error(n->loc, "'" + region->source_name() + "' is overwritten by the call to '" + callee->getNameAsString() +
-                                "' but the derivative needs its earlier value; copy it first");
+        if (tapeable_whole(region, n)) n->taped_regions.push_back(region);
+        else
+          diags.error(n->loc, "'" + region->source_name() + "' is overwritten by the call to '" +
+                                  callee->getNameAsString() + "' but the derivative needs its earlier value; copy it first");
         break;
       }
     // The reverse evaluates the arguments again for the pullback, before the callee's reverse

@@ -1,0 +1,121 @@
+// Corpus: calls that overwrite a variable of numbers (a scalar, an array, a struct, a vector)
+// whose earlier value the reverse of earlier code needs: the forward tapes the variable whole before
+// the call and the reverse restores it after the call's pullback (Node::taped_regions). Memory
+// behind pointer parameters is still rejected (tests/adjc/diagnostics/call_overwrites_*.cpp).
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+namespace taped_calls {  // the corpus is one program: its names are its own
+
+// An accumulator updated by reference and read by each call's reverse (c * v).
+double step(double& c, double v) {
+  c += v;
+  return c * v;
+}
+double accumulator(double x, double y) {
+  double c = 0.5;
+  double a = step(c, x);
+  double b = step(c, y);
+  return a + b * c;
+}
+
+TEST(TapedCalls, accumulator) {
+  auto g = adjoint::gradient(accumulator);
+  check("accumulator", g, accumulator, Scalar<double>{}, Scalar<double>{});
+}
+
+// expo's reverse reads exp(x) back from *o; set overwrites it.
+void expo(double* o, double x) { *o = std::exp(x); }
+void set(double* o, double v) { *o = v; }
+double result_read_back(double x, double y) {
+  double u = 0;
+  expo(&u, x);
+  double s = u * y;
+  set(&u, y);
+  return s + u * x;
+}
+
+TEST(TapedCalls, result_read_back) {
+  auto g = adjoint::gradient(result_read_back);
+  check("result_read_back", g, result_read_back, Scalar<double>{}, Scalar<double>{});
+}
+
+// A local struct rotated in place in a loop: each iteration's reverse reads the point as that
+// iteration's call left it.
+struct Point {
+  double a, b;
+};
+void rotate(Point& p, double t) {
+  double a = p.a;
+  p.a = std::cos(t) * a - std::sin(t) * p.b;
+  p.b = std::sin(t) * a + std::cos(t) * p.b;
+}
+double rotations(double x, double t) {
+  Point p{x, 1.0};
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    rotate(p, t);
+    s += p.a * p.b;
+  }
+  return s;
+}
+
+TEST(TapedCalls, rotations) {
+  auto g = adjoint::gradient(rotations);
+  check("rotations", g, rotations, Scalar<double>{}, Scalar<double>{});
+}
+
+// A local array squared in place by a callee that does not restore it.
+void square_scale(double* a, int n, double k) {
+  for (int i = 0; i < n; ++i) a[i] = a[i] * a[i] * k;
+}
+double local_array(double x, double k) {
+  double a[3] = {x, 2 * x, 0.5};
+  double s = 0;
+  for (int r = 0; r < 2; ++r) {
+    square_scale(a, 3, k);
+    s += a[0] * a[1] + a[2];
+  }
+  return s;
+}
+
+TEST(TapedCalls, local_array) {
+  auto g = adjoint::gradient(local_array);
+  check("local_array", g, local_array, Scalar<double>{-0.8, 0.8}, Scalar<double>{-0.8, 0.8});
+}
+
+// A local vector and a reference parameter, each updated by calls in a loop.
+void smooth(std::vector<double>& v, double w) {
+  for (std::size_t i = 1; i < v.size(); ++i) v[i] = v[i] * v[i - 1] * w + v[i];
+}
+void twice(double& d) { d = d * d * 0.5 + 1; }
+double vector_and_reference(double x, double& r) {
+  std::vector<double> v(4);
+  for (int i = 0; i < 4; ++i) v[i] = x + i * 0.1;
+  double s = 0;
+  for (int k = 0; k < 2; ++k) {
+    smooth(v, r);
+    twice(r);
+    s += v[3] * r;
+  }
+  return s;
+}
+
+TEST(TapedCalls, vector_and_reference) {
+  auto g = adjoint::gradient(vector_and_reference);
+  double x = 0.3, r = 0.4, dx = 0, dr = 0;
+  double r_before = r;
+  g.execute(x, r, &dx, &dr);
+  auto f = [](double a, double b) { return vector_and_reference(a, b); };
+  const double h = 1e-6;
+  EXPECT_NEAR(dx, (f(x + h, r_before) - f(x - h, r_before)) / (2 * h), 1e-6 * (1 + std::fabs(dx)));
+  EXPECT_NEAR(dr, (f(x, r_before + h) - f(x, r_before - h)) / (2 * h), 1e-6 * (1 + std::fabs(dr)));
+}
+
+}  // namespace taped_calls
