@@ -99,6 +99,13 @@ bool is_written_param(QualType t) {
   return pointee_differentiable(p) && !p.isConstQualified();
 }
 
+bool writes_numbers(QualType t) {
+  t = t.getCanonicalType();
+  if (is_written_param(t)) return true;
+  return (t->isPointerType() || t->isReferenceType()) && t->getPointeeType()->isArithmeticType() &&
+         !t->getPointeeType().isConstQualified();
+}
+
 std::vector<bool> all_differentiable(const FunctionDecl* fn) {
   std::vector<bool> active;
   for (const AdParam& p : ad_params(fn)) active.push_back(is_differentiable(p.type));

@@ -15,16 +15,6 @@ using namespace clang;
 
 namespace {
 
-// Whether `s` reads the value of `v` (not only writes or accumulates into it).
-bool reads_value(const Stmt* s, const VarDecl* v) {
-  if (!s) return false;
-  if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
-    if (auto* ref = dyn_cast<DeclRefExpr>(c->getSubExpr()->IgnoreParens()); ref && ref->getDecl() == v) return true;
-  for (const Stmt* c : s->children())
-    if (reads_value(c, v)) return true;
-  return false;
-}
-
 ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
   ClosureFunction c;
   CXXMethodDecl* op = closure->getLambdaCallOperator();
@@ -36,10 +26,6 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   };
   if (!op || closure->isGenericLambda() || !op->hasBody())
     return fail(c.where, "a generic lambda with captures is not supported; give its parameters types");
-  if (!op->isConst())
-    return fail(op->getLocation(), "a mutable lambda (its copies of the captures change from call to call) is not "
-                                   "supported; keep what it changes in a local where it is called, and have the "
-                                   "lambda return the new value");
   // Its captures would name the outer lambda's captures, which its function receives as parameters.
   const LambdaExpr* nested = nullptr;
   std::function<void(const Stmt*)> find_nested = [&](const Stmt* s) {
@@ -85,6 +71,13 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       if (!pt->isArithmeticType() && !pt->isPointerType())
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");
+      // A mutable lambda's copy lives as long as the lambda: its function updates it by reference.
+      if (!op->isConst() && may_modify(op->getBody(), var)) {
+        if (!pt->isArithmeticType())
+          return fail(at, "the mutable lambda changes its copy of pointer '" + name +
+                              "', which is not supported; keep an index in the copy instead");
+        pt = context.getLValueReferenceType(pt);
+      }
     } else if (var->isInitCapture()) {
       return fail(at, "a lambda's init-capture by reference ('&" + name +
                           " = ...') is not supported; capture the "
@@ -97,11 +90,6 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
                           "first element instead (const double* p = " +
                           name + ";)");
     } else if (may_modify(op->getBody(), var)) {
-      // Its reverse would read the value the lambda wrote, which a later call may have replaced.
-      if (reads_value(op->getBody(), var))
-        return fail(at, "the lambda both writes and reads '" + name +
-                            "', which it captures by reference; this is not "
-                            "supported: return the new value from the lambda and assign it where the lambda is called");
       // Only locals become the one-element regions a callee writes through a reference.
       if (isa<ParmVarDecl>(var) && vt->isRealFloatingType())
         return fail(at, "the lambda writes parameter '" + name + "', which it captures by reference; this is not "
@@ -229,7 +217,12 @@ class ClosureCalls {
                                          false, op->getBeginLoc(), vd->getType().getNonReferenceType(), VK_LValue);
         auto* member = MemberExpr::CreateImplicit(context_, base, false, const_cast<FieldDecl*>(k.field),
                                                   k.field->getType(), VK_LValue, OK_Ordinary);
-        args.push_back(value(member, pt));
+        args.push_back(pt->isReferenceType() ? static_cast<Expr*>(member) : value(member, pt));
+      } else if (k.by_copy && pt->isReferenceType()) {
+        fail(op->getBeginLoc(), "a mutable lambda that changes its copy of '" + k.var->getName().str() +
+                                    "' is called where it is written, which is not supported; hold it in a local "
+                                    "variable (auto f = [...](...) mutable { ... };) and call that");
+        return op;
       } else if (k.by_copy) {
         args.push_back(cast<Expr>(visit(written->capture_init_begin()[k.index])));
       } else {
@@ -296,6 +289,11 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
         return false;
       }
       out += ", ::std::ref(" + name + ")";
+    } else if (pt->isReferenceType()) {
+      diags.error(k.at, "the mutable lambda changes its copy of '" + name +
+                            "', which a gradient request cannot follow; request the gradient of a function that "
+                            "declares and calls the lambda");
+      return false;
     } else if (k.var->isInitCapture()) {
       if (named) {
         diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name +

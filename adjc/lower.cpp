@@ -127,7 +127,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     v->pointer = true;
   } else if (t->isArrayType() || t->isRecordType()) {
     v->memory = true;
-  } else if (t->isRealFloatingType() && decl && addressed_.count(decl)) {
+  } else if (t->isArithmeticType() && decl && addressed_.count(decl)) {
     v->memory = true;  // passed by address: a one-element region
   } else if (t->isRealFloatingType()) {
     v->floating = !v->reference;

@@ -272,7 +272,7 @@ void Lowering::copy_addressed_params(Stmt* body) {
   auto param = [&](const Expr* e) -> const ParmVarDecl* {
     auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
     auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
-    return p && is_floating(p->getType()) ? p : nullptr;
+    return p && p->getType()->isArithmeticType() ? p : nullptr;
   };
   auto pointer_param = [&](const Expr* e) -> const ParmVarDecl* {
     auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParens());

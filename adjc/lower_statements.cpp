@@ -61,7 +61,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   }
   Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;
-  if (v->memory && init && !is_floating(vd->getType()))
+  if (v->memory && init && !vd->getType()->isArithmeticType())
     return fail(at, "initialising arrays or structs where they are declared is not supported");
   if (v->pointer && !init) return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
   if (init) define(vd, init, stmt, block);

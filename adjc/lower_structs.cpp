@@ -43,10 +43,10 @@ void Lowering::find_split_structs(const Stmt* body) {
     // A floating local, or a floating member of a local struct, whose address is taken or that a call
     // writes through a reference: a one-element region.
     auto addressed = [&](const Expr* e) {
-      if (const VarDecl* vd = local(e); vd && is_floating(vd->getType())) addressed_.insert(vd);
+      if (const VarDecl* vd = local(e); vd && vd->getType()->isArithmeticType()) addressed_.insert(vd);
       auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
       auto* field = m && !m->isArrow() ? dyn_cast<FieldDecl>(m->getMemberDecl()) : nullptr;
-      if (const VarDecl* vd = field ? local(m->getBase()) : nullptr; vd && is_floating(field->getType()))
+      if (const VarDecl* vd = field ? local(m->getBase()) : nullptr; vd && field->getType()->isArithmeticType())
         addressed_members_.insert({vd, field});
     };
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf) addressed(u->getSubExpr());
@@ -297,7 +297,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     const Expr* init = inits[i++];
     Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
     v->block = block;
-    if (v->floating && addressed_members_.count({vd, f})) {
+    if (!v->pointer && !v->memory && addressed_members_.count({vd, f})) {
       v->floating = false;
       v->memory = true;  // passed by address or non-const reference: a one-element region
     }
@@ -396,9 +396,13 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
   for (const ClosureCapture& k : c.captures) {
     if (!k.by_copy) continue;
     const Expr* value = lambda->capture_init_begin()[k.index];
-    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType(), VarKind::Local, nullptr,
+    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType().getNonReferenceType(), VarKind::Local, nullptr,
                       at);
     v->block = block;
+    if (!v->pointer && !v->memory && addressed_members_.count({vd, k.field})) {
+      v->floating = false;
+      v->memory = true;  // a mutable lambda's copy it changes: passed by reference
+    }
     ir_.member_var[{vd, k.field}] = v;
     if (v->pointer) {
       v->base = pointer_base(value);

@@ -144,7 +144,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
     if (n->kind == NodeKind::Assign) plan_assignment_save(ir, n, reads, all);
   // After every assignment's save: a taped assignment restores what it reads before reading it.
   for (Node* n : all)
-    if (n->kind == NodeKind::Call && ir.hoisted.count(n->call)) plan_call_save(ir, n, reads, all, diags);
+    if (n->kind == NodeKind::Call && n->call && !n->refilled) plan_call_save(ir, n, reads, all, diags);
   for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
   plan_bulk_saves(ir, all, reads);
   plan_kept(ir, written);

@@ -301,7 +301,7 @@ bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
 
 bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
   std::vector<AdParam> params = ad_params(call->getDirectCallee());
-  if (i >= params.size() || !is_written_param(params[i].type)) return false;
+  if (i >= params.size() || !writes_numbers(params[i].type)) return false;
   const CallSummary* summary = summary_of(call, unit);
   return !summary || summary->writes[i];
 }
@@ -312,7 +312,7 @@ void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& read
   for (size_t i = 0; i < ir.params.size() && i < params.size(); ++i) {
     bool memory = memory_param(params[i].type, ir.unit);
     summary.reads.push_back(!memory || reverse_reads_region(ir, reads, all, ir.params[i]));
-    summary.writes.push_back(is_written_param(params[i].type) && (!memory || !region_writes(ir, all, ir.params[i]).empty()));
+    summary.writes.push_back(writes_numbers(params[i].type) && (!memory || !region_writes(ir, all, ir.params[i]).empty()));
     summary.restores.push_back(memory && restores_region(ir, all, ir.params[i]));
     summary.element_index.push_back(ir.params[i]->pointer ? element_index(ir, all, ir.params[i]) : -1);
   }
@@ -385,6 +385,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
   for (size_t i = 0; i < args.size(); ++i) {
     if (!call_writes_memory(n->call, i, ir.unit)) continue;
     Var* region = memory_root(ir, args[i].expr);
+    if (!region && !ir.hoisted.count(n->call)) continue;  // a plain call writing memory no reverse reads
     if (!region) {
       diags.error(args[i].expr->getBeginLoc(), "the call to '" + callee->getNameAsString() +
                                                    "' writes through this argument, which is not a variable or "

@@ -1,6 +1,6 @@
 // Corpus: lambdas with captures — called inside differentiated code (by reference and by copy,
 // implicit and named, init-captures, captured parameters, locals, arrays through pointers, structs
-// and vectors, a lambda writing what it captures by reference, integer helpers, lambdas declared in
+// and vectors, a lambda writing what it captures by reference, mutable lambdas, integer helpers, lambdas declared in
 // loops, a lambda called where it is written), and requested as the function itself, the captured
 // values then constants.
 #include <adjoint/ad.hpp>
@@ -108,7 +108,7 @@ double hint_writes_parameter(double x, double y) {  // lambda_writes_parameter: 
   bump(y);
   return local * y;
 }
-// lambda_mutable, lambda_reads_written_capture: the changing value kept where the lambda is called.
+// The changing value kept where the lambda is called, as the lambda_mutable hint says.
 double hint_mutable(double x) {
   double scale = 1;
   auto grown = [&scale]() { return scale * 2; };
@@ -143,6 +143,51 @@ double hint_array(double x) {  // lambda_capture_array: a pointer to the first e
 double hint_passed(double x, double k) {  // lambda_capture_passed: called where it is declared
   auto scaled = [k](double v) { return v * k; };
   return scaled(scaled(x));
+}
+
+// Mutable lambdas: a copy the lambda changes lives as long as the lambda, a local its function
+// updates by reference (taped before each call whose reverse needs the old value); and a lambda
+// that both writes and reads what it captures by reference.
+double mutable_copy(double x, double y) {
+  auto f = [c = 0.5](double v) mutable {
+    c += v;
+    return c * v;
+  };
+  return f(x) + f(y) * f(x);
+}
+double mutable_in_loop(double x, double y) {
+  double k = x;
+  auto f = [k](double v) mutable {
+    k *= v;
+    return k;
+  };
+  double s = 0;
+  for (int i = 0; i < 3; i++) s += f(y);
+  return s + k;  // the caller's k is unchanged
+}
+double mutable_counter(double x) {
+  int n = 0;
+  auto f = [n](double v) mutable {
+    ++n;
+    return v * n;
+  };
+  return f(x) + f(x) * f(x);
+}
+double reads_written_capture(double x) {
+  double scale = 1, s = 0;
+  auto grow = [&scale](double v) {
+    scale *= 2;
+    return v * scale * scale;
+  };
+  for (int i = 0; i < 3; i++) s += grow(x * (i + 1));
+  return s * scale;
+}
+
+TEST(LambdaCaptures, mutable_and_written_captures) {
+  check("mutable_copy", adjoint::gradient(mutable_copy), mutable_copy, Scalar<double>{}, Scalar<double>{});
+  check("mutable_in_loop", adjoint::gradient(mutable_in_loop), mutable_in_loop, Scalar<double>{}, Scalar<double>{});
+  check("mutable_counter", adjoint::gradient(mutable_counter), mutable_counter, Scalar<double>{});
+  check("reads_written_capture", adjoint::gradient(reads_written_capture), reads_written_capture, Scalar<double>{});
 }
 
 TEST(LambdaCaptures, called_in_differentiated_code) {

@@ -1,4 +1,4 @@
-// Corpus: calls that overwrite a variable of numbers (a scalar, an array, a struct, a vector)
+// Corpus: calls that overwrite a variable of numbers (a scalar, an integer, an array, a struct, a vector)
 // whose earlier value the reverse of earlier code needs: the forward tapes the variable whole before
 // the call and the reverse restores it after the call's pullback (Node::taped_regions). Memory
 // behind pointer parameters is still rejected (tests/adjc/diagnostics/call_overwrites_*.cpp).
@@ -116,6 +116,26 @@ TEST(TapedCalls, vector_and_reference) {
   const double h = 1e-6;
   EXPECT_NEAR(dx, (f(x + h, r_before) - f(x - h, r_before)) / (2 * h), 1e-6 * (1 + std::fabs(dx)));
   EXPECT_NEAR(dr, (f(x, r_before + h) - f(x, r_before - h)) / (2 * h), 1e-6 * (1 + std::fabs(dr)));
+}
+
+// Integers a call writes through a reference are memory too: the reverse of `x * x * k` reads k
+// as it was before bump, and each next's reverse reads n as that call left it.
+void bump(int& k) { k += 1; }
+double next(int& n, double v) {
+  ++n;
+  return v * n;
+}
+double integer_counters(double x, double y) {
+  int k = 1;
+  double a = x * x * k;
+  bump(k);
+  int n = 0;
+  return a * y * k + next(n, x) + next(n, y) * next(n, x);
+}
+
+TEST(TapedCalls, integer_counters) {
+  auto g = adjoint::gradient(integer_counters);
+  check("integer_counters", g, integer_counters, Scalar<double>{}, Scalar<double>{});
 }
 
 }  // namespace taped_calls

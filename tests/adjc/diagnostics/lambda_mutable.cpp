@@ -1,10 +1,10 @@
 #include <adjoint/ad.hpp>
+// A mutable lambda's changed copies live in the lambda; called where it is written, there is no
+// variable to hold them between the forward and the reverse.
 double f(double x) {
-  double scale = 1;
-  auto grow = [scale](double v) mutable {  // error: a mutable lambda (its copies of the captures change from call to call) is not supported; keep what it changes in a local where it is called, and have the lambda return the new value
+  return [scale = 1.0](double v) mutable {  // error: a mutable lambda that changes its copy of 'scale' is called where it is written, which is not supported; hold it in a local variable (auto f = [...](...) mutable { ... };) and call that
     scale *= 2;
     return v * scale;
-  };
-  return grow(x) + grow(x);
+  }(x);
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
