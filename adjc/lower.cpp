@@ -200,6 +200,7 @@ void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, No
 std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
+  resolve_function_pointers(fn, context);
   inline_accessor_calls(fn, context);
   if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
   if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;

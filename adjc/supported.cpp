@@ -118,7 +118,9 @@ class ExpressionCheck {
 
   void check_call(const CallExpr* call, SourceLocation at) {
     const FunctionDecl* callee = call->getDirectCallee();
-    if (!callee) return fail(at, "calls through function pointers are not supported");
+    if (!callee)
+      return fail(at, "calls through function pointers are not supported, except through a local one initialised with "
+                      "a function and never assigned; call the function directly");
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp()) {
       // `a += b` on a class: a call of its operator, which must return nothing or `*this`
       // (returns_self), as its value is not used.

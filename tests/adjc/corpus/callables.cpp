@@ -1,7 +1,10 @@
 // Corpus: gradients of member functions (`&S::f`, the object first by pointer), of function
 // objects and of lambdas without captures; lambdas and function objects called inside
-// differentiated code; floating locals passed by address or by reference to callees.
+// differentiated code; floating locals passed by address or by reference to callees; calls through
+// local function pointers.
 #include <adjoint/ad.hpp>
+
+#include <cmath>
 
 #include "gradcheck.hpp"
 
@@ -58,4 +61,21 @@ TEST(Callables, lambdas) {
 }
 TEST(Callables, callables_as_callees) {
   check("calls_callables", adjoint::gradient(calls_callables), calls_callables, Scalar<double>{}, Scalar<double>{});
+}
+
+// Local function pointers initialised with a function and never assigned: calls through them are
+// calls of the function (std::sin through a pointer too), as is a call through a function reference.
+double square_of(double v) { return v * v; }
+double cube_of(double v) { return v * v * v; }
+double function_pointers(double x, double y) {
+  double (*g)(double) = square_of;
+  auto h = &cube_of;
+  using Unary = double (*)(double);
+  Unary s = std::sin;
+  double (&r)(double) = cube_of;
+  return g(x) * y + (*h)(y) * x + s(x) + r(x * y);
+}
+TEST(Callables, function_pointers) {
+  check("function_pointers", adjoint::gradient(function_pointers), function_pointers, Scalar<double>{},
+        Scalar<double>{});
 }
