@@ -179,6 +179,8 @@ std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
     case OO_MinusEqual: return "operator_minus_assign";
     case OO_StarEqual: return "operator_star_assign";
     case OO_SlashEqual: return "operator_slash_assign";
+    case OO_PlusPlus: return "operator_increment";
+    case OO_MinusMinus: return "operator_decrement";
     default: return "";
   }
 }
@@ -267,6 +269,15 @@ bool returns_self(const FunctionDecl* fn) {
   return any && !other;
 }
 
+QualType result_type(const FunctionDecl* fn) {
+  ASTContext& context = fn->getASTContext();
+  if (returns_self(fn)) return context.VoidTy;
+  QualType t = fn->getReturnType();
+  if (t->isReferenceType() && t.getNonReferenceType()->isArithmeticType())
+    return t.getNonReferenceType().getUnqualifiedType();
+  return t;
+}
+
 bool is_library(const FunctionDecl* f) {
   for (const DeclContext* dc = f->getDeclContext(); dc; dc = dc->getParent())
     if (dc->isStdNamespace()) return true;
@@ -314,7 +325,7 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts&
   for (auto it = first; it != last; ++it) {
     const FunctionDecl* pullback = it->second;
     // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
-    size_t expected = params.size() + (has_result_adjoint(callee->getReturnType(), unit) ? 1 : 0);
+    size_t expected = params.size() + (has_result_adjoint(result_type(callee), unit) ? 1 : 0);
     for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
     bool match = pullback->getNumParams() == expected;
     for (size_t i = 0; match && i < params.size(); ++i)

@@ -131,6 +131,9 @@ bool may_modify(const clang::Stmt* s, const clang::VarDecl* v, const clang::Sour
 // `return *this;` (`V& operator+=(const V&)`): differentiated as returning nothing, and called
 // only as a statement of its own, its result discarded.
 bool returns_self(const clang::FunctionDecl* fn);
+// What the generated code of `fn` returns: void for returns_self, the number a reference to a
+// number refers to (its calls read the value: check_function), else its return type.
+clang::QualType result_type(const clang::FunctionDecl* fn);
 
 // What a call to a non-math function is, for differentiation.
 enum class CalleeKind { Plain, User, Custom };

@@ -10,7 +10,7 @@ using namespace clang;
 
 // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
 std::string Emitter::forward_signature(const Code* body) const {
-  std::string result = returns_self(ir_.fn) ? "void" : types_.str(ir_.fn->getReturnType());
+  std::string result = types_.str(result_type(ir_.fn));
   return result + " " + base_name(ir_.fn, ir_.unit) + "_forward(" + params(body) + ")";
 }
 
@@ -36,7 +36,7 @@ std::string Emitter::adjoint_params(const Mask& mask, const Code* body) const {
   std::vector<std::string> parts;
   auto unused = [&](const std::string& name) { return !body || body->uses(name) ? "" : "[[maybe_unused]] "; };
   if (ir_.returns_value)
-    parts.push_back(unused("_d_result") + types_.str(ir_.fn->getReturnType().getUnqualifiedType()) + " _d_result");
+    parts.push_back(unused("_d_result") + types_.str(result_type(ir_.fn).getUnqualifiedType()) + " _d_result");
   for (Var* v : ir_.params) {
     if (!v->differentiable) continue;
     std::string name = "_d_" + v->name;

@@ -152,8 +152,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
     std::vector<AdParam> params = ad_params(f);
     std::vector<AdArg> call_args = ad_args(n->call);
     for (const AdArg& a : call_args) args.push_back(print_.argument(a));
-    QualType rt = f->getReturnType();
-    if (has_result_adjoint(rt, ir_.unit) && !returns_self(f)) {
+    QualType rt = result_type(f);
+    if (has_result_adjoint(rt, ir_.unit)) {
       Var* res = n->result;
       adjoints.push_back(res && act_.of(res) ? use("_d_" + res->name) : zero(rt, types_, ir_.unit));
     }

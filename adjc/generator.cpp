@@ -188,7 +188,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string params = e.params(), call_args, adjoint_params, pass;
   for (const Var* v : ir->params) call_args += (call_args.empty() ? "" : ", ") + v->name;
   pass = call_args;
-  if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, fn->getReturnType());
+  if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, result_type(fn));
   std::string param_types;
   for (const Var* v : ir->params) param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
   for (const Var* v : ir->params) {

@@ -26,8 +26,8 @@ void Lowering::run() {
     if (!p.decl) ir_.self = v;
     ir_.params.push_back(v);
   }
-  QualType rt = fn->getReturnType();
-  if (!rt->isVoidType() && !returns_self(fn)) {
+  QualType rt = result_type(fn);
+  if (!rt->isVoidType()) {
     // A struct result is memory, written member by member through a declaration of its own.
     if (is_plain_struct(rt, ir_.unit)) ret_decl_ = synthesized("_ret", rt.getUnqualifiedType(), fn->getLocation());
     ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());

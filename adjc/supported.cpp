@@ -216,11 +216,27 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   // has no types to differentiate.
   if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
   if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
-  // Its forward would return a reference to the forward's own copy of the result.
-  if (fn->getReturnType()->isReferenceType() && !returns_self(fn))
+  // Its forward would return a reference to the forward's own copy of the result. A reference to
+  // a number is differentiated as the value (result_type), which every call must read.
+  if (result_type(fn)->isReferenceType())
     fail(fn->getLocation(), "function '" + fn->getNameAsString() + "' returns a reference ('" +
                                 fn->getReturnType().getAsString() +
                                 "'), which adjc cannot differentiate; return the value instead");
+  std::function<void(const Stmt*, const Stmt*)> walk = [&](const Stmt* s, const Stmt* parent) {
+    if (!s || isa<LambdaExpr>(s)) return;
+    if (auto* call = dyn_cast<CallExpr>(s)) {
+      const FunctionDecl* callee = call->getDirectCallee();
+      auto* read = dyn_cast_or_null<ImplicitCastExpr>(parent);
+      if (callee && callee->getReturnType()->isReferenceType() && !result_type(callee)->isReferenceType() &&
+          !result_type(callee)->isVoidType() && callee_kind(callee, ir.unit) != CalleeKind::Plain &&
+          !(read && read->getCastKind() == CK_LValueToRValue))
+        fail(call->getBeginLoc(), "the reference '" + callee->getNameAsString() +
+                                      "' returns is used as a place here (written, addressed or bound to a "
+                                      "reference); adjc differentiates it as returning the value: use the value");
+    }
+    for (const Stmt* c : s->children()) walk(c, s);
+  };
+  walk(fn->getBody(), nullptr);
 }
 
 void check_expression(FunctionIR& ir, Diagnostics& diags, const Expr* e) { ExpressionCheck(ir, diags).check_expr(e); }

@@ -1,6 +1,7 @@
 // Corpus: accessors, functions returning a reference that are one `return` of an element or
 // member (`double& operator()(int i, int j)`, `double& at(...)`, `double& id(double& x)`), used
 // as values and as places written and updated; adjc rewrites each call into the place it names.
+// Other functions returning a reference to a number, read as values, return the value.
 // Each gradient against central differences.
 #include <adjoint/ad.hpp>
 
@@ -57,6 +58,27 @@ double vector_slots(double x, double y) {
   return slot(v, 1) * x;
 }
 
+// Functions returning a reference to a number that are not accessors (several returns, side
+// effects), their results read as values: differentiated as returning the value.
+const double& larger(const double* p, int k) {
+  if (p[k] > p[0]) return p[k];
+  return p[0];
+}
+struct Cell {
+  double x;
+  double& reset(double i) {
+    x = +i;
+    x = -i * x;
+    return x;
+  }
+};
+double reference_results(double a, double b) {
+  double p[3] = {a, b * b, a * b};
+  Cell c{a};
+  double r = c.reset(b) * larger(p, 1);
+  return r + larger(p, 2) * c.x;
+}
+
 }  // namespace accessors
 
 using namespace accessors;
@@ -71,4 +93,14 @@ TEST(Accessors, references) {
 }
 TEST(Accessors, vector_slots) {
   check("vector_slots", adjoint::gradient(vector_slots), vector_slots, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Accessors, reference_results) {
+  check("reference_results", adjoint::gradient(reference_results), reference_results, Scalar<double>{},
+        Scalar<double>{});
+  // Requested itself, with its object: the result is the value.
+  Cell c{0.5}, d_c{0};
+  double i = 0.7, d_i = 0;
+  adjoint::gradient(&Cell::reset, "this, i").execute(&c, i, &d_c, &d_i);
+  EXPECT_NEAR(d_i, -2 * i, 1e-12);
+  EXPECT_NEAR(d_c.x, 0, 1e-12);
 }

@@ -157,8 +157,8 @@ double compound_operators(double a, double b) {
   return w.x * w.y;
 }
 
-// The same operators written the usual way, returning `*this` (also from inside a branch), and
-// a method returning `*this` for chaining, each called as a statement.
+// The same operators written the usual way, returning `*this` (also from inside a branch),
+// prefix ++ and --, and a method returning `*this` for chaining, each called as a statement.
 struct R2 {
   double x, y;
   R2& operator+=(const R2& o) {
@@ -170,6 +170,14 @@ struct R2 {
     if (k == 1) return *this;
     x *= k;
     y *= k;
+    return *this;
+  }
+  R2& operator++() {
+    x += 1;
+    return *this;
+  }
+  R2& operator--() {
+    y -= x * 0.5;
     return *this;
   }
   R2& rotate(double c) {
@@ -215,6 +223,8 @@ double returning_self(double a, double b) {
   u *= b;
   u *= 1;
   u.rotate(a);
+  ++u;
+  --v;
   R2 w = u + v;
   for (int i = 0; i < 3; i++) {
     w += u;

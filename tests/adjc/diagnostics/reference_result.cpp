@@ -1,8 +1,12 @@
 #include <adjoint/ad.hpp>
-// Not one `return` of an element or member (an accessor, which adjc rewrites into the place).
-const double& larger(const double* p, int k) {  // error: function 'larger' returns a reference ('const double &'), which adjc cannot differentiate; return the value instead
+// Not an accessor (one `return` of an element or member): differentiated as returning the value,
+// so its result may not be written.
+double& larger(double* p, int k) {
   if (p[k] > p[0]) return p[k];
   return p[0];
 }
-double f(const double* x) { return larger(x, 1) * x[0]; }
+double f(double* x) {
+  larger(x, 1) = 3;  // error: the reference 'larger' returns is used as a place here (written, addressed or bound to a reference); adjc differentiates it as returning the value: use the value
+  return x[0] * x[1];
+}
 void request() { auto g = adjoint::gradient(f); (void)g; }
