@@ -80,6 +80,7 @@ bool is_empty_value(const Expr* e, const UnitFacts& unit) {
 
 static bool pointee_differentiable(QualType t) {
   t = t.getCanonicalType();
+  if (auto* array = dyn_cast<ConstantArrayType>(t.getTypePtr())) return pointee_differentiable(array->getElementType());
   if (is_container(t)) return is_floating(container_element(t));
   return t->isRealFloatingType() || t->isRecordType();
 }

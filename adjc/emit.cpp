@@ -44,16 +44,23 @@ std::string Emitter::adjoint_params(const Mask& mask, const Code* body) const {
       parts.push_back(std::string(unused(name)) + "::adjoint::inactive " + name);
       continue;
     }
-    parts.push_back(std::string(unused(name)) + types_.str(adjoint_pointee(v->param_type)) + "* " + name);
+    parts.push_back(std::string(unused(name)) + adjoint_param(v->param_type, name, types_, ir_.fn->getASTContext()));
   }
   std::string s;
   for (auto& p : parts) s += (s.empty() ? "" : ", ") + p;
   return s;
 }
 
-QualType Emitter::adjoint_pointee(QualType t) {
+QualType Emitter::adjoint_pointee(QualType t, ASTContext& context) {
   if (t->isPointerType() || t->isReferenceType()) t = t->getPointeeType();
-  return t.getUnqualifiedType();
+  Qualifiers dropped;
+  return t->isArrayType() ? context.getUnqualifiedArrayType(t, dropped) : t.getUnqualifiedType();
+}
+
+std::string Emitter::adjoint_param(QualType t, const std::string& name, const TypePrinter& types, ASTContext& context) {
+  QualType pointee = adjoint_pointee(t, context);
+  if (pointee->isArrayType()) return types.declare(context.getPointerType(pointee), name);  // `double (*_d_a)[3]`
+  return types.str(pointee) + "* " + name;
 }
 
 bool Emitter::exit_codes() const {

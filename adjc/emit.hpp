@@ -47,7 +47,12 @@ class Emitter {
   std::string params(const Code* body = nullptr) const;
   // The adjoint result argument and one adjoint per differentiable parameter.
   std::string adjoint_params(const Mask& mask, const Code* body = nullptr) const;
-  static QualType adjoint_pointee(QualType t);
+  // The type a parameter's adjoint points to: what the parameter points or refers to, unqualified
+  // (array elements too).
+  static QualType adjoint_pointee(QualType t, clang::ASTContext& context);
+  // The declaration of the adjoint parameter `name` of a parameter of type `t`.
+  static std::string adjoint_param(QualType t, const std::string& name, const TypePrinter& types,
+                                   clang::ASTContext& context);
   // f_forward: the original computation plus the pushes the reverse sweep pops.
   std::string forward();
   // f_reverse for one activity pattern.

@@ -1,5 +1,5 @@
 // Corpus: arrays and pointers: indexing, pointer arithmetic, const inputs, outputs written
-// through pointers, in-place updates, local arrays, references.
+// through pointers, in-place updates, local arrays, references, arrays by reference and rows.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -182,4 +182,38 @@ TEST(Pointers, moved_parameters) {
   check("walk_stride", adjoint::gradient(walk_stride, "a"), walk_stride, In<double>{4}, 4);
   check("scaled_copy", adjoint::gradient(scaled_copy, "out, in"), scaled_copy, Out<double>{3}, In<double>{3}, 3);
   check("pairs", adjoint::gradient(pairs, "a"), pairs, In<double>{6}, 6);
+}
+
+// Arrays by reference and rows by pointer: `double (&a)[3]` and `double (&m)[2][2]` take the
+// adjoint of the array by pointer (`double (*_d_a)[3]`), `double m[][2]` rows like the array.
+double array_reference(double (&a)[3]) { return a[0] * a[1] + a[2] * a[2]; }
+double passes_array(double x) {
+  double v[3] = {x, 2 * x, 1};
+  return array_reference(v) * x;
+}
+double row_pointer(double m[][2], int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += m[i][0] * m[i][1] * m[i][1];
+  return s;
+}
+double determinant(const double (&m)[2][2]) { return m[0][0] * m[1][1] - m[0][1] * m[1][0]; }
+TEST(Pointers, array_parameters) {
+  double a[3] = {0.5, -1.25, 2.0}, d_a[3] = {};
+  adjoint::gradient(array_reference).execute(a, &d_a);
+  EXPECT_NEAR(d_a[0], a[1], 1e-12);
+  EXPECT_NEAR(d_a[1], a[0], 1e-12);
+  EXPECT_NEAR(d_a[2], 2 * a[2], 1e-12);
+  check("passes_array", adjoint::gradient(passes_array), passes_array, Scalar<double>{});
+  double m[3][2] = {{0.5, -1}, {1.5, 2}, {-0.25, 0.75}}, d_m[3][2] = {};
+  adjoint::gradient(row_pointer, "m").execute(m, 3, d_m);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(d_m[i][0], m[i][1] * m[i][1], 1e-12);
+    EXPECT_NEAR(d_m[i][1], 2 * m[i][0] * m[i][1], 1e-12);
+  }
+  double square[2][2] = {{m[0][0], m[0][1]}, {m[1][0], m[1][1]}}, d_det[2][2] = {};
+  adjoint::gradient(determinant).execute(square, &d_det);
+  EXPECT_NEAR(d_det[0][0], m[1][1], 1e-12);
+  EXPECT_NEAR(d_det[1][1], m[0][0], 1e-12);
+  EXPECT_NEAR(d_det[0][1], -m[1][0], 1e-12);
+  EXPECT_NEAR(d_det[1][0], -m[0][1], 1e-12);
 }
