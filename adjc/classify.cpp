@@ -354,8 +354,12 @@ static bool has_differentiable_param(const FunctionDecl* callee) {
 }
 
 bool hoisted_callee(const FunctionDecl* callee, const UnitFacts& unit) {
-  return callee_kind(callee, unit) != CalleeKind::Plain ||
-         (derivative_free(callee) && has_differentiable_param(callee));
+  if (callee_kind(callee, unit) != CalleeKind::Plain || (derivative_free(callee) && has_differentiable_param(callee)))
+    return true;
+  // Its result may change from call to call: the reverse must not call it again.
+  for (const AdParam& p : ad_params(callee))
+    if (writes_numbers(p.type)) return true;
+  return false;
 }
 
 CalleeKind callee_kind(const FunctionDecl* callee, const UnitFacts& unit) {

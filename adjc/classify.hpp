@@ -139,7 +139,8 @@ clang::QualType result_type(const clang::FunctionDecl* fn);
 enum class CalleeKind { Plain, User, Custom };
 CalleeKind callee_kind(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // Calls lowered to Call nodes (their results are temporaries the tape plan can save): those with
-// a derivative, and derivative-free calls that read differentiable arguments.
+// a derivative, derivative-free calls that read differentiable arguments, and calls that write
+// numbers through their arguments (`next(counter)`).
 bool hoisted_callee(const clang::FunctionDecl* callee, const UnitFacts& unit);
 const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // Why a call of `callee` has no derivative, and the custom pullback that would give it one.

@@ -133,9 +133,23 @@ double integer_counters(double x, double y) {
   return a * y * k + next(n, x) + next(n, y) * next(n, x);
 }
 
+// A call that changes its argument, inside an expression, a condition and a loop condition: its
+// result is a temporary the reverse reads, never a second call.
+int take(int& counter) { return counter++; }
+double counters_in_expressions(double x, double y) {
+  int c = 1;
+  double s = x * take(c);
+  s += y * take(c) * s;
+  if (take(c) < 4) s *= x;
+  while (take(c) < 6) s *= y;
+  return s * c;
+}
+
 TEST(TapedCalls, integer_counters) {
   auto g = adjoint::gradient(integer_counters);
   check("integer_counters", g, integer_counters, Scalar<double>{}, Scalar<double>{});
+  auto h = adjoint::gradient(counters_in_expressions);
+  check("counters_in_expressions", h, counters_in_expressions, Scalar<double>{}, Scalar<double>{});
 }
 
 }  // namespace taped_calls
