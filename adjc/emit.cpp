@@ -60,7 +60,7 @@ QualType Emitter::adjoint_pointee(QualType t, ASTContext& context) {
 std::string Emitter::adjoint_param(QualType t, const std::string& name, const TypePrinter& types, ASTContext& context) {
   QualType pointee = adjoint_pointee(t, context);
   if (pointee->isArrayType()) return types.declare(context.getPointerType(pointee), name);  // `double (*_d_a)[3]`
-  return types.str(pointee) + "* " + name;
+  return types.str(pointee) + "*" + (name.empty() ? "" : " " + name);
 }
 
 bool Emitter::exit_codes() const {

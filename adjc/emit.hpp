@@ -50,7 +50,8 @@ class Emitter {
   // The type a parameter's adjoint points to: what the parameter points or refers to, unqualified
   // (array elements too).
   static QualType adjoint_pointee(QualType t, clang::ASTContext& context);
-  // The declaration of the adjoint parameter `name` of a parameter of type `t`.
+  // The declaration of the adjoint parameter `name` of a parameter of type `t` (its type alone for
+  // an empty name).
   static std::string adjoint_param(QualType t, const std::string& name, const TypePrinter& types,
                                    clang::ASTContext& context);
   // f_forward: the original computation plus the pushes the reverse sweep pops.

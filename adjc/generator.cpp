@@ -195,8 +195,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
     if (!v->differentiable) continue;
     std::string d = "_d_" + v->name;
     if (mask[v->param_index]) {
-      QualType pointee = Emitter::adjoint_pointee(v->param_type, I.context);
-      std::string t = pointee->isArrayType() ? I.types.str(I.context.getPointerType(pointee)) : I.types.str(pointee) + "*";
+      std::string t = Emitter::adjoint_param(v->param_type, "", I.types, I.context);
       adjoint_params += ", " + Emitter::adjoint_param(v->param_type, d, I.types, I.context);
       param_types += (param_types.empty() ? "" : ", ") + t;
       pass += (pass.empty() ? "" : ", ") + d;

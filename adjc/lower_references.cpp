@@ -205,6 +205,9 @@ void inline_accessor_calls(const FunctionDecl* fn, ASTContext& context) {
   for (Stmt*& s : body->children()) walk(s);
 }
 
+namespace {
+
+// The function `e` names (`f`, `&f`), else nullptr.
 FunctionDecl* named_function(const Expr* e) {
   if (!e) return nullptr;
   e = e->IgnoreParenImpCasts();
@@ -212,6 +215,8 @@ FunctionDecl* named_function(const Expr* e) {
   auto* ref = dyn_cast<DeclRefExpr>(e);
   return ref ? dyn_cast<FunctionDecl>(const_cast<ValueDecl*>(ref->getDecl())) : nullptr;
 }
+
+}  // namespace
 
 bool resolved_function_pointer(const VarDecl* vd, const FunctionDecl* fn) {
   return vd->getType()->isFunctionPointerType() && named_function(vd->getInit()) && !writes_variable(fn->getBody(), vd);

@@ -40,7 +40,7 @@ void Lowering::find_split_structs(const Stmt* body) {
         if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
       return;
     }
-    // A floating local, or a floating member of a local struct, whose address is taken or that a call
+    // A local number, or a number member of a local struct, whose address is taken or that a call
     // writes through a reference: a one-element region.
     auto addressed = [&](const Expr* e) {
       if (const VarDecl* vd = local(e); vd && vd->getType()->isArithmeticType()) addressed_.insert(vd);
@@ -297,11 +297,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     const Expr* init = inits[i++];
     Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
     v->block = block;
-    if (!v->pointer && !v->memory && addressed_members_.count({vd, f})) {
-      v->floating = false;
-      v->memory = true;  // passed by address or non-const reference: a one-element region
-    }
-    ir_.member_var[{vd, f}] = v;
+    add_member_var(vd, f, v);
     if (v->pointer) {
       if (!init)
         return fail(at, "pointer member '" + f->getName().str() + "' of local struct '" + vd->getName().str() +
@@ -385,6 +381,16 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   }
 }
 
+// `v` as member `f` of local struct `vd`; a number member passed by address or non-const reference
+// is a one-element region.
+void Lowering::add_member_var(const VarDecl* vd, const FieldDecl* f, Var* v) {
+  if (!v->pointer && !v->memory && addressed_members_.count({vd, f})) {
+    v->floating = false;
+    v->memory = true;
+  }
+  ir_.member_var[{vd, f}] = v;
+}
+
 // A lambda with captures (closures.hpp): each capture by copy becomes a local (`f_k`) set from its
 // initialiser where the lambda is declared, as a split struct's member, which the calls pass to the
 // lambda's function. A lambda whose captures adjc does not model is reported at its calls.
@@ -396,14 +402,10 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
   for (const ClosureCapture& k : c.captures) {
     if (!k.by_copy) continue;
     const Expr* value = lambda->capture_init_begin()[k.index];
-    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType().getNonReferenceType(), VarKind::Local, nullptr,
-                      at);
+    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType().getNonReferenceType(),
+                      VarKind::Local, nullptr, at);
     v->block = block;
-    if (!v->pointer && !v->memory && addressed_members_.count({vd, k.field})) {
-      v->floating = false;
-      v->memory = true;  // a mutable lambda's copy it changes: passed by reference
-    }
-    ir_.member_var[{vd, k.field}] = v;
+    add_member_var(vd, k.field, v);  // a copy a mutable lambda changes is passed by reference
     if (v->pointer) {
       v->base = pointer_base(value);
       v->root = memory_root(ir_, value);

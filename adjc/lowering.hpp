@@ -136,6 +136,7 @@ class Lowering {
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void reject_closure_calls(const clang::Expr* e);
   void lower_closure(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void add_member_var(const clang::VarDecl* vd, const clang::FieldDecl* f, Var* v);
   void lower_push_back(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
@@ -148,8 +149,6 @@ class Lowering {
 // (lower_references.cpp). Calls it cannot rewrite are left, and reported by the checks.
 void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& context);
 
-// The function `e` names (`f`, `&f`), else nullptr.
-clang::FunctionDecl* named_function(const clang::Expr* e);
 // Whether local `vd` of `fn` is a function pointer initialised with a function and never assigned,
 // which resolve_function_pointers replaces by that function.
 bool resolved_function_pointer(const clang::VarDecl* vd, const clang::FunctionDecl* fn);

@@ -227,8 +227,9 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
     if (auto* call = dyn_cast<CallExpr>(s)) {
       const FunctionDecl* callee = call->getDirectCallee();
       auto* read = dyn_cast_or_null<ImplicitCastExpr>(parent);
-      if (callee && callee->getReturnType()->isReferenceType() && !result_type(callee)->isReferenceType() &&
-          !result_type(callee)->isVoidType() && callee_kind(callee, ir.unit) != CalleeKind::Plain &&
+      QualType rt = callee ? callee->getReturnType() : QualType();
+      bool number_reference = callee && rt->isReferenceType() && rt.getNonReferenceType()->isArithmeticType();
+      if (number_reference && callee_kind(callee, ir.unit) != CalleeKind::Plain &&
           !(read && read->getCastKind() == CK_LValueToRValue))
         fail(call->getBeginLoc(), "the reference '" + callee->getNameAsString() +
                                       "' returns is used as a place here (written, addressed or bound to a "
