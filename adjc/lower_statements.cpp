@@ -23,7 +23,13 @@ Node* Lowering::lower_scope(const Stmt* s) {
 
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
-  if (vd->isStaticLocal() || vd->hasGlobalStorage()) return fail(at, "static local variables are not supported");
+  // A `static const` number with a constant initialiser means what a `const` local does.
+  const bool constant = vd->getType().isConstQualified() && vd->getType()->isArithmeticType() && vd->getInit() &&
+                        vd->getInit()->isConstantInitializer(vd->getASTContext(), false);
+  if ((vd->isStaticLocal() || vd->hasGlobalStorage()) && !constant)
+    return fail(at, "static local variable '" + vd->getName().str() +
+                        "' is not supported: its value carries from one call to the next; make it a parameter or a "
+                        "global");
   if (aliases_.count(vd)) return;  // its uses name the referent
   // `const T& c = x * y;`: the temporary it names is a local of its own.
   const Expr* bound = vd->getInit();

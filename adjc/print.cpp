@@ -38,6 +38,7 @@ std::pair<std::string, std::string> namespaces(const Decl* d) {
 
 TypePrinter::TypePrinter(ASTContext& c) : context(c), policy(c.getLangOpts()) {
   policy.SuppressTagKeyword = true;
+  policy.SuppressUnwrittenScope = true;  // `::V3`, not `::(anonymous namespace)::V3`
   policy.Bool = true;
 }
 std::string TypePrinter::str(QualType t) const { return TypeName::getFullyQualifiedName(t, context, policy, true); }
@@ -132,6 +133,9 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
     if (Var* v = ir_.var(ref)) return use(v->name);
     const ValueDecl* d = ref->getDecl();
+    // An enumerator or a static data member is named through its enum or class.
+    if (auto* tag = dyn_cast<TagDecl>(d->getDeclContext()))
+      return types_.str(QualType(tag->getTypeForDecl(), 0)) + "::" + d->getName().str();
     return qualifier(d) + d->getName().str();
   }
   if (auto* call = dyn_cast<CallExpr>(e)) {
