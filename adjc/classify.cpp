@@ -54,8 +54,7 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
   auto* record = t->getAsCXXRecordDecl();
   if (!record || !record->hasDefinition() || record->isUnion() || record->isLambda() || is_value_class(t, unit) ||
-      is_container(t) || is_library_class(t, unit) || record->getNumBases() > 0 || record->isPolymorphic() ||
-      !record->isTriviallyCopyable())
+      is_container(t) || is_library_class(t, unit) || record->isPolymorphic() || !copied_by_members(t))
     return false;
   for (const FieldDecl* f : record->fields()) {
     QualType ft = f->getType().getCanonicalType();
@@ -286,13 +285,35 @@ bool is_library(const FunctionDecl* f) {
   return sm.isInSystemHeader(f->getLocation());
 }
 
+bool is_number_pair(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType();
+  auto* pair = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!pair || !pair->isInStdNamespace() || pair->getName() != "pair" || !pair->hasDefinition()) return false;
+  const TemplateArgumentList& args = pair->getTemplateArgs();
+  return args.size() == 2 && args[0].getKind() == TemplateArgument::Type && args[1].getKind() == TemplateArgument::Type &&
+         args[0].getAsType()->isArithmeticType() && args[1].getAsType()->isArithmeticType();
+}
+
+bool is_make_pair(const Expr* e) {
+  auto* call = dyn_cast<CallExpr>(e);
+  const FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+  return callee && callee->isInStdNamespace() && callee->getIdentifier() && callee->getName() == "make_pair" &&
+         call->getNumArgs() == 2 && is_number_pair(call->getType());
+}
+
+bool copied_by_members(QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return record && record->hasDefinition() &&
+         ((record->isTriviallyCopyable() && record->getNumBases() == 0) || is_number_pair(t));
+}
+
 bool is_library_class(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
   if (is_container(t)) return false;  // modelled: containers.cpp
   while (t->isPointerType() || t->isArrayType())
     t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();
-  if (!record || is_value_class(t, unit)) return false;
+  if (!record || is_value_class(t, unit) || is_number_pair(t)) return false;
   for (const DeclContext* dc = record->getDeclContext(); dc; dc = dc->getParent())
     if (dc->isStdNamespace()) return true;
   return record->getASTContext().getSourceManager().isInSystemHeader(record->getLocation());

@@ -34,8 +34,8 @@ MathFn math_function(const clang::CallExpr* call);
 // no derivative (docs/adjc.md, "Library functions").
 bool is_library(const clang::FunctionDecl* f);
 // A class from a library (std::vector, std::complex, ...; the same rule as is_library) that is
-// not a value class, behind any references, pointers and arrays: adjc does not model its
-// contents, so variables of it are rejected.
+// not a value class or a number pair, behind any references, pointers and arrays: adjc does not
+// model its contents, so variables of it are rejected.
 bool is_library_class(clang::QualType t, const UnitFacts& unit);
 
 // Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
@@ -91,8 +91,15 @@ bool is_value_class(clang::QualType t, const UnitFacts& unit);  // references an
 bool is_adjoint_value(clang::QualType t, const UnitFacts& unit);
 // `V{}`, `V()`: an empty value-class handle.
 bool is_empty_value(const clang::Expr* e, const UnitFacts& unit);
-// A struct of numbers (references and cv-qualifiers ignored): a class of the user's, trivially
-// copyable, without bases or virtual functions, whose members are arithmetic or arrays of arithmetic.
+// std::pair of two arithmetic types: modelled as the struct {first, second} it is. Its constructors
+// from two values set the members, its copies and assignments copy them, its base is empty.
+bool is_number_pair(clang::QualType t);
+// `std::make_pair(a, b)` giving a number pair.
+bool is_make_pair(const clang::Expr* e);
+// A struct copied member by member: trivially copyable without base classes, or a number pair.
+bool copied_by_members(clang::QualType t);
+// A struct of numbers (references and cv-qualifiers ignored): a class of the user's (or a number
+// pair), copied by members, without virtual functions, whose members are arithmetic or arrays of arithmetic.
 // Its values are memory whose adjoint is a struct of the same type: locals used as a whole, results.
 bool is_plain_struct(clang::QualType t, const UnitFacts& unit);
 // Results with an adjoint (`d_result`, by value): floating values, value classes, plain structs.

@@ -31,6 +31,8 @@
 namespace adjc {
 
 void Diagnostics::error(clang::SourceLocation where, const std::string& message) {
+  // An error without a place is a consequence of one already reported (on code adjc built for it).
+  if (where.isInvalid() && failed_) return;
   failed_ = true;
   if (!reported_.insert({where, message}).second) return;
   unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");

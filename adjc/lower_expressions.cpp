@@ -42,6 +42,9 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
     if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
   auto* call = dyn_cast<CallExpr>(e);
   if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None || ir_.hoisted.count(call)) return;
+  if (is_make_pair(call))
+    return fail(call->getBeginLoc(), "std::make_pair is supported as the value of a pair variable, an assignment, a "
+                                     "return or an argument; put it in a local pair first");
   // A struct result is memory its members are copied from: always a temporary of its own.
   if (!hoisted_callee(call->getDirectCallee(), ir_.unit) && !is_plain_struct(call->getType(), ir_.unit)) return;
   Node* n = make(NodeKind::Call, stmt);

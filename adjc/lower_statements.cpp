@@ -23,6 +23,9 @@ Node* Lowering::lower_scope(const Stmt* s) {
 
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
+  if (isa<DecompositionDecl>(vd))
+    return fail(at, "structured bindings are not supported; declare the struct or pair and name its members "
+                    "('auto s = ...; s.first')");
   // A `static const` number with a constant initialiser means what a `const` local does.
   const bool constant = vd->getType().isConstQualified() && vd->getType()->isArithmeticType() && vd->getInit() &&
                         vd->getInit()->isConstantInitializer(vd->getASTContext(), false);
@@ -50,6 +53,9 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
                         "' must be initialised with a function (f or &f) and never assigned; adjc follows calls "
                         "through it only then (or call the functions directly)");
   }
+  if (QualType element = context_.getBaseElementType(vd->getType());
+      vd->getType()->isArrayType() && element->isRecordType() && !is_value_class(element, ir_.unit))
+    return fail(at, "local array of structs '" + vd->getName().str() + "' is not supported; use one array per member");
   if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   if (heap_.count(vd)) return lower_heap_decl(vd, stmt, block);
   const Expr* init = vd->getInit();
@@ -116,7 +122,9 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   // `a = b` for a struct: member by member.
   if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
                                                   is_plain_struct(op->getArg(0)->getType(), ir_.unit))
-    if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee()); m && m->isTrivial())
+    if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
+        m && (m->isTrivial() || (is_number_pair(op->getArg(0)->getType()) &&
+                                 (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))))
       return lower_struct_assign(stmt, op->getArg(0), op->getArg(1), block);
   if (auto* del = dyn_cast<CXXDeleteExpr>(e)) return lower_delete(del);
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);

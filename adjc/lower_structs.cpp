@@ -93,7 +93,8 @@ void Lowering::find_split_structs(const Stmt* body) {
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
   if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
-  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && (cxx->isLambda() || cxx->isPolymorphic() || cxx->getNumBases() > 0))
+  if (auto* cxx = dyn_cast<CXXRecordDecl>(record);
+      cxx && (cxx->isLambda() || cxx->isPolymorphic() || (cxx->getNumBases() > 0 && !is_number_pair(t))))
     return false;
   for (const FieldDecl* f : record->fields()) {
     QualType ft = f->getType().getCanonicalType();
@@ -158,6 +159,19 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
       out[i] = e;
     }
     return true;
+  }
+  // A number pair from two values (`pair(a, b)`, `{a, b}`, `std::make_pair(a, b)`) or from none.
+  if (is_number_pair(type)) {
+    auto* construct = dyn_cast<CXXConstructExpr>(init);
+    if (is_make_pair(init) || (construct && construct->getNumArgs() == 2)) {
+      auto* call = dyn_cast<CallExpr>(init);
+      out = {call ? call->getArg(0) : construct->getArg(0), call ? call->getArg(1) : construct->getArg(1)};
+      return true;
+    }
+    if (construct && construct->getNumArgs() == 0) {
+      out = {zero_of(fields[0]->getType()), zero_of(fields[1]->getType())};
+      return true;
+    }
   }
   // A copy of a call's result (`S c = a + b;`, `c = make(x)`): the call is hoisted into a temporary.
   if (isa<CallExpr>(init)) {
@@ -348,7 +362,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   auto* record = vd->getType()->getAsCXXRecordDecl();
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
-  if (!record || !splittable(vd->getType()) || !record->isTriviallyCopyable())
+  if (!record || !splittable(vd->getType()) || !copied_by_members(vd->getType()))
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");
@@ -444,9 +458,9 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
   }
 }
 
-// Struct temporaries passed to calls (`dot(V3{x, y, z}, a)`, `Scaler<float>{2.f}(x)`): each becomes a
-// local object initialised where the temporary was, and the call receives that object (edited in
-// the AST in place, as lower_branches does).
+// Struct temporaries passed to calls (`dot(V3{x, y, z}, a)`, `Scaler<float>{2.f}(x)`,
+// `f(std::make_pair(a, b))`): each becomes a local object initialised where the temporary was, and
+// the call receives that object (edited in the AST in place, as lower_branches does).
 void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
   if (!e) return;
   for (Stmt* c : e->children())
@@ -457,9 +471,9 @@ void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
     const Expr* s = strip(a, ir_.unit);
     auto* record = s->getType()->getAsCXXRecordDecl();
     return (isa<InitListExpr>(s) || isa<CXXParenListInitExpr>(s) || isa<CXXFunctionalCastExpr>(s) ||
-            isa<CXXConstructExpr>(s)) &&
+            isa<CXXConstructExpr>(s) || is_make_pair(s)) &&
            record &&
-           !record->isLambda() && splittable(s->getType()) && record->isTriviallyCopyable() &&
+           !record->isLambda() && splittable(s->getType()) && copied_by_members(s->getType()) &&
            !is_library_class(s->getType(), ir_.unit);
   };
   auto local = [&](const Expr* a) -> Expr* {

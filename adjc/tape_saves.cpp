@@ -329,8 +329,7 @@ bool numbers_only(QualType t) {
   if (auto* a = dyn_cast<ConstantArrayType>(t.getTypePtr())) return numbers_only(a->getElementType());
   if (is_container(t)) return true;
   auto* record = t->getAsCXXRecordDecl();
-  if (!record || !record->hasDefinition() || record->getNumBases() != 0 || !record->isTriviallyCopyable())
-    return false;
+  if (!record || !copied_by_members(t)) return false;
   for (const FieldDecl* f : record->fields())
     if (!numbers_only(f->getType())) return false;
   return true;

@@ -79,13 +79,31 @@ inline std::vector<tape_usage>& thread_tapes() {
 // Scalars by value and popped by return, so no local's address escapes into the tape (which
 // would stop the compiler keeping it in a register).
 template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+
+// A std::pair of numbers (not trivially copyable, for its assignment) goes member by member.
+template <class T>
 void push(T value) {
-  thread_tape<T>().push(value);
+  if constexpr (is_pair<T>::value) {
+    push(value.first);
+    push(value.second);
+  } else {
+    thread_tape<T>().push(value);
+  }
 }
 
 template <class T>
 T pop() {
-  return thread_tape<T>().pop();
+  if constexpr (is_pair<T>::value) {
+    T value;
+    value.second = pop<typename T::second_type>();
+    value.first = pop<typename T::first_type>();
+    return value;
+  } else {
+    return thread_tape<T>().pop();
+  }
 }
 
 // A struct with every member zero, for structs whose `T{}` would not be (default member

@@ -1,10 +1,12 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
 // library_class_param, lambda, local_struct, initializer_list, lambda_nested_captures,
-// reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer);
+// reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer,
+// structured_binding, make_pair_in_expression);
 // each builds and is right.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
+#include <utility>
 
 #include "gradcheck.hpp"
 
@@ -81,6 +83,17 @@ double first_element(const double* x, int n) {
   const double* p = x + n / 2 - 1;
   return p[0] * x[0];
 }
+// structured_binding: the pair declared, its members named.
+std::pair<double, double> split(double x) { return {x * x, 2 * x}; }
+double split_product(double x) {
+  auto s = split(x);
+  return s.first * s.second;
+}
+// make_pair_in_expression: the pair in a local first.
+double first_of_pair(double x) {
+  auto p = std::make_pair(x, 2.0);
+  return p.first * x;
+}
 
 TEST(Hints, members_as_locals) {
   check("nested_members", adjoint::gradient(nested_members), nested_members, Scalar<double>{});
@@ -118,4 +131,8 @@ TEST(Hints, array_per_member) {
 }
 TEST(Hints, lambda_parameters_for_captures) {
   check("nested_lambdas", adjoint::gradient(nested_lambdas), nested_lambdas, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Hints, pair_named) {
+  check("split_product", adjoint::gradient(split_product), split_product, Scalar<double>{});
+  check("first_of_pair", adjoint::gradient(first_of_pair), first_of_pair, Scalar<double>{});
 }
