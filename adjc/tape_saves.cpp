@@ -454,7 +454,8 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
 // run after `n` (later in program order, or in a later iteration of a loop they share, `n`
 // itself included, unless each iteration of those loops has elements of its own) is taped, so its
 // reverse has restored the region before; no call receives the
-// region; and `n` is not in a parallel loop (the plan does not follow other threads' writes).
+// region; a local region is otherwise read in the reverse (so it is kept); and `n` is not in a
+// parallel loop (the plan does not follow other threads' writes).
 // Distinct parameters are assumed not to alias, as everywhere in adjc.
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
   if (n->kind != NodeKind::Assign || !n->active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
@@ -468,6 +469,9 @@ bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Nod
     return false;
   for (const Node* loop : n->loops)
     if (loop->parallel) return false;
+  // A local array reaches the reverse sweep only when kept, which other reads of it decide.
+  const Var* region = n->memory_root;
+  if (region->kind != VarKind::Param && !region->heap && !region->read_in_reverse) return false;
   for (const Node* w : all) {
     if (passes_region_to_call(ir, w, n->memory_root)) return false;
     // Writes in later iterations of the loops they share touch other elements when every

@@ -28,6 +28,15 @@ float f_erff(float x) { return erff(x) * 2.0f; }
 double gelu(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 double softplus(double x) { return log(1 + exp(x)); }
 double nested_math(double x) { return exp(sin(sqrt(x)) * log(x + 2)); }
+// A local array element set by sqrt and never read again: the reverse has no copy of the array, so
+// sqrt's derivative must not read the result back from it (it read 0 and gave NaN).
+double unread_sqrt_row(const double* x) {
+  double row[3];
+  for (int i = 0; i < 3; i++) row[i] = sin(x[i]);
+  row[1] = sqrt(1.5 + tanh(x[0] * x[2]));
+  (void)row;
+  return x[0] * x[1];
+}
 
 TEST(Math, exp) { auto g = adjoint::gradient(f_exp); check("exp", g, f_exp, Scalar<double>{}); }
 TEST(Math, log) { auto g = adjoint::gradient(f_log); check("log", g, f_log, Scalar<double>{0.5, 2}); }
@@ -52,3 +61,6 @@ TEST(Math, erff) { auto g = adjoint::gradient(f_erff); check("erff", g, f_erff, 
 TEST(Math, gelu) { auto g = adjoint::gradient(gelu); check("gelu", g, gelu, Scalar<double>{-3, 3}); }
 TEST(Math, softplus) { auto g = adjoint::gradient(softplus); check("softplus", g, softplus, Scalar<double>{-3, 3}); }
 TEST(Math, nested_math) { auto g = adjoint::gradient(nested_math); check("nested_math", g, nested_math, Scalar<double>{0.5, 2}); }
+TEST(Math, unread_sqrt_row) {
+  check("unread_sqrt_row", adjoint::gradient(unread_sqrt_row), unread_sqrt_row, In<double>{3});
+}
