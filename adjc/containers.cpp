@@ -36,13 +36,43 @@ const ClassTemplateSpecializationDecl* container_decl(QualType t) {
   return spec;
 }
 
-// The member function `name` of `record` taking `arity` arguments.
-CXXMethodDecl* find_method(const CXXRecordDecl* record, ASTContext& context, const char* name, unsigned arity,
-                           bool is_const) {
+// The member function `name` of `record` taking `arity` arguments, the first a count (size, resize,
+// assign).
+CXXMethodDecl* find_method(const CXXRecordDecl* record, ASTContext& context, const char* name, unsigned arity) {
   for (NamedDecl* d : record->lookup(&context.Idents.get(name)))
-    if (auto* m = dyn_cast<CXXMethodDecl>(d); m && m->getNumParams() == arity && m->isConst() == is_const &&
-                                              (arity == 0 || m->getParamDecl(0)->getType()->isIntegerType()))
+    if (auto* m = dyn_cast<CXXMethodDecl>(d);
+        m && m->getNumParams() == arity && (arity == 0 || m->getParamDecl(0)->getType()->isIntegerType()))
       return m;
+  return nullptr;
+}
+
+// `const T& max(const T&, const T&)` (or min) of the library that declares the list form
+// `list_form`, for T: the unit's specialization, or one made here when the unit instantiates none
+// (adjc only prints its calls and applies the max/min rule to them).
+FunctionDecl* two_argument_overload(const FunctionDecl* list_form, QualType t, ASTContext& context) {
+  const FunctionTemplateDecl* primary = list_form->getPrimaryTemplate();
+  if (!primary) return nullptr;
+  for (NamedDecl* d : primary->getDeclContext()->lookup(list_form->getDeclName())) {
+    auto* overload = dyn_cast<FunctionTemplateDecl>(d);
+    if (!overload || overload->getTemplateParameters()->size() != 1) continue;
+    FunctionDecl* pattern = overload->getTemplatedDecl();
+    if (pattern->getNumParams() != 2 || !pattern->getParamDecl(0)->getType()->isLValueReferenceType()) continue;
+    TemplateArgument arg(t);
+    void* position = nullptr;
+    if (FunctionDecl* existing = overload->findSpecialization(arg, position)) return existing;
+    QualType ref = context.getLValueReferenceType(t.withConst());
+    QualType type = context.getFunctionType(ref, {ref, ref}, FunctionProtoType::ExtProtoInfo());
+    SourceLocation at = pattern->getLocation();
+    auto* f = FunctionDecl::Create(context, pattern->getDeclContext(), at, at, pattern->getDeclName(), type,
+                                   context.getTrivialTypeSourceInfo(type, at), SC_None);
+    std::vector<ParmVarDecl*> params;
+    for (const ParmVarDecl* p : pattern->parameters())
+      params.push_back(ParmVarDecl::Create(context, f, at, at, p->getIdentifier(), ref,
+                                           context.getTrivialTypeSourceInfo(ref, at), SC_None, nullptr));
+    f->setParams(params);
+    f->setFunctionTemplateSpecialization(overload, TemplateArgumentList::CreateCopy(context, arg), position);
+    return f;
+  }
   return nullptr;
 }
 
@@ -60,7 +90,7 @@ const char* kUnnamed = "have the function write into a 'std::vector<T>&' paramet
 
 const char* kSupported =
     "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back(), resize(), "
-    "assign(n, value), clear() and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
+    "assign(n, value), clear(), fill(value) and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
 
 class Rewrite {
  public:
@@ -71,13 +101,23 @@ class Rewrite {
   Stmt* visit(Stmt* s) {
     if (!s) return s;
     if (auto* range = dyn_cast<CXXForRangeStmt>(s)) {
-      // Lowered by lower.cpp into a counted loop: only the body is rewritten here.
-      if (!is_container(range->getRangeInit()->getType())) return s;
-      if (!named_container(range->getRangeInit()))
-        fail(range->getRangeInit()->getBeginLoc(),
-             "a range-for over a std::vector or std::array must name a variable or a member");
+      // Lowered by lower_containers.cpp into a counted loop over the range: only the body, and the
+      // elements of a braced list, are rewritten here.
+      Expr* init = range->getRangeInit();
+      if (!is_container(init->getType())) {
+        for (Stmt*& c : init->children()) c = visit(c);
+      } else if (!named_container(init)) {
+        fail(init->getBeginLoc(), "a range-for over a std::vector or std::array must name a variable or a member");
+      }
       range->setBody(visit(range->getBody()));
       return s;
+    }
+    // A braced list passed to a function or a function object (an operator such as a vector's `=`
+    // is reported with the container).
+    if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXMemberCallExpr>(s)) {
+      auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+      for (const Expr* a : call->arguments())
+        if (is_initializer_list(a->getType()) && (!op || op->getOperator() == OO_Call)) return braced_call(call);
     }
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s)) {
       for (unsigned i = 0; i < op->getNumArgs(); ++i)
@@ -210,7 +250,8 @@ class Rewrite {
                                           VK_PRValue, OK_Ordinary, mc->getBeginLoc(), FPOptionsOverride());
       return container_subscript(context_, object, last);
     }
-    if (((name == "push_back" || name == "emplace_back") && mc->getNumArgs() == 1) || refill_call(mc)) {
+    if (((name == "push_back" || name == "emplace_back") && mc->getNumArgs() == 1) || refill_call(mc) ||
+        fill_call(mc)) {
       for (unsigned i = 0; i < mc->getNumArgs(); ++i) mc->setArg(i, cast<Expr>(visit(mc->getArg(i))));
       return mc;
     }
@@ -225,6 +266,77 @@ class Rewrite {
     return mc;
   }
 
+  // `std::max({a, b, c})`, `std::min({...})` of numbers: the nested two-argument calls
+  // `std::max(std::max(a, b), c)`, which return the first largest (smallest) element as the
+  // list forms do and which the max/min rule differentiates. A std::initializer_list passed to
+  // anything else is reported.
+  Stmt* braced_call(CallExpr* call) {
+    const FunctionDecl* callee = call->getDirectCallee();
+    std::string name = callee ? callee->getQualifiedNameAsString() : std::string("?");
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->getOperator() == OO_Call) {
+      // A function object (`std::ranges::max`): named by the object.
+      if (auto* object = dyn_cast<DeclRefExpr>(op->getArg(0)->IgnoreImplicit()))
+        name = object->getDecl()->getQualifiedNameAsString();
+    }
+    bool selection = callee && !isa<CXXOperatorCallExpr>(call) && callee->isInStdNamespace() &&
+                     callee->getIdentifier() && (callee->getName() == "max" || callee->getName() == "min");
+    if (!selection || call->getNumArgs() != 1) {
+      fail(call->getBeginLoc(), "passing a braced list (a std::initializer_list) to '" + name +
+                                    "' is not supported; adjc supports std::max({...}) and std::min({...}) of "
+                                    "numbers without a comparator, and range-for over a braced list");
+      return call;
+    }
+    name = "std::" + callee->getName().str();
+    auto* given = dyn_cast<CXXStdInitializerListExpr>(call->getArg(0)->IgnoreImplicit());
+    auto* list = given ? dyn_cast<InitListExpr>(given->getSubExpr()->IgnoreImplicit()) : nullptr;
+    if (!list || list->getNumInits() == 0) {
+      fail(call->getBeginLoc(), "'" + name + "' of anything but a braced list of one or more elements is not "
+                                             "supported; write the elements in the call: " + name + "({a, b, c})");
+      return call;
+    }
+    QualType t = call->getType().getCanonicalType().getUnqualifiedType();
+    if (!t->isArithmeticType()) {
+      fail(call->getBeginLoc(), "'" + name + "' of a braced list of '" +
+                                    call->getType().getAsString(context_.getPrintingPolicy()) +
+                                    "' is not supported; adjc supports std::max({...}) and std::min({...}) of numbers");
+      return call;
+    }
+    SourceLocation at = call->getBeginLoc();
+    // The elements, converted to T explicitly where the list converts them: generated code prints
+    // no implicit conversion, and the reverse must compare the values the forward compared.
+    for (unsigned i = 0; i < list->getNumInits(); ++i) {
+      auto* e = cast<Expr>(visit(list->getInit(i)));
+      if (!context_.hasSameUnqualifiedType(e->IgnoreImpCasts()->getType(), t))
+        e = CStyleCastExpr::Create(context_, t, VK_PRValue, CK_NoOp, e, nullptr, FPOptionsOverride(),
+                                   context_.getTrivialTypeSourceInfo(t, at), at, at);
+      list->setInit(i, e);
+    }
+    if (list->getNumInits() == 1) return list->getInit(0);
+    FunctionDecl* pair = two_argument_overload(callee, t, context_);
+    if (!pair) {
+      fail(at, "'" + name + "' of a braced list is not supported with this standard library, which declares no "
+                            "two-argument '" + name + "'; write " + name + "(" + name + "(a, b), c)");
+      return call;
+    }
+    auto argument = [&](Expr* e) -> Expr* {  // bound to `const T&`, as a call's argument is
+      if (auto* read = dyn_cast<ImplicitCastExpr>(e); read && read->getCastKind() == CK_LValueToRValue &&
+                                                      context_.hasSameUnqualifiedType(read->getSubExpr()->getType(), t))
+        return read->getSubExpr();
+      return new (context_) MaterializeTemporaryExpr(t.withConst(), e, true);
+    };
+    Expr* chosen = argument(list->getInit(0));
+    for (unsigned i = 1; i < list->getNumInits(); ++i) {
+      auto* ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), pair, false, at,
+                                      pair->getType(), VK_LValue);
+      Expr* function =
+          ImplicitCastExpr::Create(context_, context_.getPointerType(pair->getType()), CK_FunctionToPointerDecay, ref,
+                                   nullptr, VK_PRValue, FPOptionsOverride());
+      chosen = CallExpr::Create(context_, function, {chosen, argument(list->getInit(i))}, t.withConst(), VK_LValue, at,
+                                FPOptionsOverride());
+    }
+    return ImplicitCastExpr::Create(context_, t, CK_LValueToRValue, chosen, nullptr, VK_PRValue, FPOptionsOverride());
+  }
+
   Expr* int_literal(uint64_t v, QualType t = QualType()) {
     if (t.isNull()) t = context_.getSizeType();
     return IntegerLiteral::Create(context_, llvm::APInt(context_.getIntWidth(t), v), t, SourceLocation());
@@ -234,6 +346,11 @@ class Rewrite {
 }  // namespace
 
 bool is_container(QualType t) { return container_decl(t) != nullptr; }
+
+bool is_initializer_list(QualType t) {
+  auto* record = t.isNull() ? nullptr : t.getNonReferenceType()->getAsCXXRecordDecl();
+  return record && record->isInStdNamespace() && record->getIdentifier() && record->getName() == "initializer_list";
+}
 
 bool is_vector(QualType t) {
   const ClassTemplateSpecializationDecl* d = container_decl(t);
@@ -274,11 +391,18 @@ const CXXMemberCallExpr* refill_call(const Expr* e) {
   return nullptr;
 }
 
+const CXXMemberCallExpr* fill_call(const Expr* e) {
+  auto* mc = dyn_cast<CXXMemberCallExpr>(e);
+  QualType t = mc ? mc->getImplicitObjectArgument()->getType() : QualType();
+  if (!mc || !is_container(t) || is_vector(t) || mc->getNumArgs() != 1) return nullptr;
+  return mc->getMethodDecl()->getName() == "fill" ? mc : nullptr;
+}
+
 Expr* container_call(ASTContext& context, const UnitFacts& unit, const Expr* object, const char* name,
                      llvm::ArrayRef<Expr*> args, bool sizing) {
   QualType t = object->getType();
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();
-  CXXMethodDecl* m = find_method(record, context, name, args.size(), !sizing);
+  CXXMethodDecl* m = find_method(record, context, name, args.size());
   assert(m && "std::vector and std::array declare size, resize and assign");
   auto* callee = MemberExpr::CreateImplicit(context, const_cast<Expr*>(object), false, m, context.BoundMemberTy,
                                             VK_PRValue, OK_Ordinary);

@@ -1,7 +1,8 @@
 #pragma once
 // The model of std::vector<T> and std::array<T, N> (T arithmetic, not bool) adjc differentiates:
 // element access, size() and data() become the array forms the passes already handle, and every
-// other use of such a container is reported (docs/adjc.md, "std::vector and std::array").
+// other use of such a container is reported (docs/adjc.md, "std::vector and std::array"). Also
+// std::max/std::min of braced lists (docs/adjc.md, "Library functions").
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
@@ -12,15 +13,17 @@ namespace adjc {
 
 // std::vector<T> or std::array<T, N> of an arithmetic T other than bool, behind references and cv.
 bool is_container(clang::QualType t);
-bool is_vector(clang::QualType t);  // std::vector<T> of such a T
+bool is_vector(clang::QualType t);            // std::vector<T> of such a T
+bool is_initializer_list(clang::QualType t);  // std::initializer_list<T>, behind references and cv
 clang::QualType container_element(clang::QualType t);
 uint64_t array_size(clang::QualType t);  // N of a std::array<T, N>
 
 // Rewrites the container operations in `fn`'s body, in place, into the forms the passes lower:
-// `c[i]` into an array subscript of the container, `c.data()` into `&c[0]` (printed `c.data()`);
-// leaves `c.size()`, `c.empty()`, `v.push_back(x)`, the refills (lowered by lower_containers.cpp) and
-// range-for; reports every other use of a container (whole copies, other members, iterators). False
-// on errors.
+// `c[i]` into an array subscript of the container, `c.data()` into `&c[0]` (printed `c.data()`),
+// `std::max({a, b, c})` (min) into `std::max(std::max(a, b), c)`; leaves `c.size()`, `c.empty()`,
+// `v.push_back(x)`, the refills, `a.fill(x)` (lowered by lower_containers.cpp) and range-for;
+// reports every other use of a container (whole copies, other members, iterators) or of a braced
+// list as a std::initializer_list. False on errors.
 bool rewrite_containers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
                         Diagnostics& diags);
 
@@ -34,7 +37,10 @@ const clang::CXXMemberCallExpr* push_back_call(const clang::Expr* e);
 // call, else nullptr. On a local vector they are lowered as refills (Node::refilled).
 const clang::CXXMemberCallExpr* refill_call(const clang::Expr* e);
 
-// Builders for lowering: `object.name(args)` (the member function of that name and arity),
+// `a.fill(value)` of a std::array: the call, else nullptr. Lowered as a loop assigning each element.
+const clang::CXXMemberCallExpr* fill_call(const clang::Expr* e);
+
+// Builders for lowering: `object.name(args)` (size, resize or assign, of that arity),
 // `object[index]`; calls built by size_call(..., true) resize a std::vector and count as writing
 // nothing the tape plan follows (they only append elements, or size a vector that was empty).
 clang::Expr* container_call(clang::ASTContext& context, const UnitFacts& unit, const clang::Expr* object,

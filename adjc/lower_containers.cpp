@@ -1,5 +1,5 @@
-// Lowering of std::vector and std::array locals, push_back and range-for (lowering.hpp); the
-// rest of the container model is containers.cpp.
+// Lowering of std::vector and std::array locals, push_back, refills, fill and range-for
+// (lowering.hpp); the rest of the container model is containers.cpp.
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
 
@@ -11,9 +11,8 @@ using namespace clang;
 
 // std::vector and std::array locals (docs/adjc.md, "std::vector and std::array"). A std::array
 // is a local array; a std::vector is declared at the function's level (not in a loop, so each
-// call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, c)` with c free of variables), grows only
-// by push_back or is refilled (lower_refill), and its adjoint is sized from it when the reverse
-// sweep starts.
+// call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, x)`), grows only by push_back or is
+// refilled (lower_refill), and its adjoint is sized from it when the reverse sweep starts.
 void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
@@ -58,21 +57,23 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   if (construct && !args.empty() && !sized)
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
                     "or '(n, value)' and assign the elements");
-  // The fill value carries no derivative: a constant (a variable's value would need its adjoint).
-  if (args.size() == 2 && reads_variable(args[1]))
-    return fail(args[1]->getBeginLoc(), "the fill value of std::vector '" + name + "' must be a constant; "
-                                        "declare it with '(n)' and assign the value in a loop");
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
   if (args.empty()) return;
+  // A constant fill value is the sizing call's (`v.assign(n, c)`); any other, which carries a
+  // derivative, is evaluated first and assigned to each element once the vector is sized.
+  const Expr* fill = args.size() == 2 && reads_variable(args[1])
+                         ? fill_value(args[1], container_element(vd->getType()), stmt, block)
+                         : nullptr;
   check_expression(ir_, diags_, args[0]);
-  std::vector<Expr*> call_args;
-  for (const Expr* a : args) call_args.push_back(const_cast<Expr*>(a));
+  std::vector<Expr*> call_args = {const_cast<Expr*>(args[0])};
+  if (args.size() == 2 && !fill) call_args.push_back(const_cast<Expr*>(args[1]));
   Node* n = make(NodeKind::Call, stmt);
   n->loc = at;
-  n->call = cast<CallExpr>(container_call(context_, ir_.unit, new_ref(vd), args.size() == 1 ? "resize" : "assign",
-                                          call_args, true));
+  n->call = cast<CallExpr>(
+      container_call(context_, ir_.unit, new_ref(vd), call_args.size() == 1 ? "resize" : "assign", call_args, true));
   add(block, n);
+  if (fill) fill_elements(new_ref(vd), fill, nullptr, stmt, block);
 }
 
 // Whether `e` reads a variable (or memory).
@@ -128,10 +129,12 @@ void Lowering::lower_push_back(const CXXMemberCallExpr* call, const Stmt* stmt, 
   lower_assign(stmt, container_subscript(context_, object, rvalue(vd)), BO_Assign, rvalue(pushed), block);
 }
 
-// `v.resize(n)`, `v.resize(n, c)`, `v.assign(n, c)`, `v.clear()` on a local std::vector (c free of
-// variables: a fill carries no derivative): the call as it is, taped whole before it (the elements
-// it drops or overwrites may be what the reverse reads), and in the reverse the vector restored and
-// the adjoints of the elements it filled or dropped cleared (Node::refilled).
+// `v.resize(n)`, `v.resize(n, c)`, `v.assign(n, c)`, `v.clear()` on a local std::vector, c a
+// constant: the call as it is, taped whole before it (the elements it drops or overwrites may be
+// what the reverse reads), and in the reverse the vector restored and the adjoints of the elements
+// it filled or dropped cleared (Node::refilled). A fill value x that is not a constant carries a
+// derivative: x is evaluated first, the call is `v.resize(n)` (`v.assign(n, 0)`), and the elements
+// it fills, from the old size (from 0), are assigned x (fill_elements).
 void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
   const Expr* object = call->getImplicitObjectArgument();
   std::string name = call->getMethodDecl()->getNameAsString();
@@ -141,17 +144,57 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
                                     "not supported; the caller sizes it, and the function assigns its elements");
   if (parallel_)
     return fail(call->getExprLoc(), "'std::vector::" + name + "' inside an OpenMP parallel loop is not supported");
-  if (call->getNumArgs() == 2 && reads_variable(call->getArg(1)))
-    return fail(call->getArg(1)->getBeginLoc(), "the fill value of 'std::vector::" + name + "' on '" + v->source_name() +
-                                                    "' must be a constant; fill with a constant and assign the "
-                                                    "value in a loop");
-  for (const Expr* a : call->arguments()) check_expression(ir_, diags_, a);
+  const CallExpr* refill = call;
+  const Expr* fill = nullptr;
+  const Expr* from = nullptr;
+  if (call->getNumArgs() == 2 && reads_variable(call->getArg(1))) {
+    QualType element = container_element(object->getType());
+    fill = fill_value(call->getArg(1), element, stmt, block);
+    Expr* count = const_cast<Expr*>(call->getArg(0));
+    if (name == "resize") {
+      const VarDecl* old_size = new_local("_k", context_.LongTy, call->getExprLoc(), block);
+      define(old_size, container_call(context_, ir_.unit, object, "size", {}, false), stmt, block);
+      from = rvalue(old_size);
+      refill = cast<CallExpr>(container_call(context_, ir_.unit, object, "resize", {count}, false));
+    } else {
+      refill = cast<CallExpr>(
+          container_call(context_, ir_.unit, object, "assign", {count, const_cast<Expr*>(zero_of(element))}, false));
+    }
+  }
+  for (const Expr* a : refill->arguments()) check_expression(ir_, diags_, a);
   Node* n = make(NodeKind::Call, stmt);
   n->loc = call->getExprLoc();
-  n->call = call;
+  n->call = refill;
   n->refilled = v;
   n->save = true;
   add(block, n);
+  if (fill) fill_elements(object, fill, from, stmt, block);
+}
+
+// `a.fill(x)` on a std::array: every element assigned x (fill_elements).
+void Lowering::lower_fill(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
+  if (parallel_)
+    return fail(call->getExprLoc(), "'std::array::fill' inside an OpenMP parallel loop is not supported; assign "
+                                    "the elements in a for loop");
+  const Expr* object = call->getImplicitObjectArgument();
+  fill_elements(object, fill_value(call->getArg(0), container_element(object->getType()), stmt, block), nullptr, stmt,
+                block);
+}
+
+// The value a fill assigns, evaluated once before any element changes: a local `_fill`, whose
+// adjoint collects the elements'.
+const Expr* Lowering::fill_value(const Expr* value, QualType element, const Stmt* stmt, Node* block) {
+  const VarDecl* vd = new_local("_fill", element, value->getExprLoc(), block);
+  define(vd, value, stmt, block);
+  return rvalue(vd);
+}
+
+// `for (long _i = from; _i < size; ++_i) c[_i] = value;` (from 0 when null).
+void Lowering::fill_elements(const Expr* object, const Expr* value, const Expr* from, const Stmt* stmt, Node* block) {
+  Expr* item = nullptr;
+  Node* loop = open_element_loop(const_cast<Expr*>(object), from, stmt, stmt, item);
+  lower_assign(stmt, item, BO_Assign, value, loop->body);
+  close_element_loop(loop, block);
 }
 
 // `for (double v : {a, b, c})`: the braced list a std::initializer_list holds; nullptr otherwise.
@@ -160,11 +203,61 @@ const InitListExpr* Lowering::braced_range(const CXXForRangeStmt* rs) {
   return list ? dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit()) : nullptr;
 }
 
-// `for (T x : c)` over a std::vector, std::array, an array or a braced list (first copied into a
-// local array): the counted loop `for (long _i = 0; _i < (long)c.size(); ++_i) { T x = c[_i]; ... }`
-// (`_i < N` for an array of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the
-// body name `c[_i]`.
+// The counted loop `for (long _i = from; _i < end; ++_i)` (from 0 when null) over the elements of
+// `range`, an array or a std::array (end: its size) or a std::vector (end: `(long)v.size()`), opened: it is the
+// innermost of loops_ and its body (of `body`) an empty block to lower into; `item` is `range[_i]`.
+// close_element_loop adds it to its block.
+Node* Lowering::open_element_loop(Expr* range, const Expr* from, const Stmt* stmt, const Stmt* body, Expr*& item) {
+  SourceLocation at = stmt->getBeginLoc();
+  QualType long_type = context_.LongTy;
+  auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
+                                  long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
+  counter->setImplicit();
+  counter->setInit(const_cast<Expr*>(from ? from : int_literal(0, long_type)));
+  Expr* end = nullptr;
+  if (auto* array = context_.getAsConstantArrayType(range->getType())) {
+    end = const_cast<Expr*>(int_literal(int(array->getSize().getZExtValue()), long_type));
+    Expr* first = ImplicitCastExpr::Create(context_, context_.getArrayDecayedType(range->getType()),
+                                           CK_ArrayToPointerDecay, range, nullptr, VK_PRValue, FPOptionsOverride());
+    item = new (context_) ArraySubscriptExpr(first, const_cast<Expr*>(rvalue(counter)), array->getElementType(),
+                                             VK_LValue, OK_Ordinary, at);
+  } else if (!is_vector(range->getType())) {  // a std::array: N, a constant the reverse evaluates again
+    end = const_cast<Expr*>(int_literal(int(array_size(range->getType())), long_type));
+    item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
+  } else {
+    Expr* size = container_call(context_, ir_.unit, range, "size", {}, false);
+    end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, size, nullptr, FPOptionsOverride(),
+                                 context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+    item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
+  }
+  Node* n = make(NodeKind::Loop, stmt);
+  n->form = LoopForm::For;
+  n->id = next_id_++;
+  Var* v = make_var("_i", long_type, VarKind::Local, counter, at);
+  v->counter = true;
+  n->counter = v;
+  n->start = counter->getInit();
+  n->step = 1;
+  n->end = end;
+  n->cond = BinaryOperator::Create(context_, const_cast<Expr*>(rvalue(counter)), end, BO_LT, context_.BoolTy,
+                                   VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
+  check_expression(ir_, diags_, n->cond);
+  loops_.push_back(n);
+  n->body = make(NodeKind::Block, body);
+  return n;
+}
 
+void Lowering::close_element_loop(Node* loop, Node* block) {
+  loop->body->parent = loop;
+  loops_.pop_back();
+  add(block, loop);
+  leave_after_return(loop, block);
+}
+
+// `for (T x : c)` over a std::vector, std::array, an array or a braced list (first copied into a
+// local array): the counted loop `for (long _i = 0; _i < (long)v.size(); ++_i) { T x = v[_i]; ... }`
+// (`_i < N` for an array or std::array of N). A reference `T& x` (or `const T& x`) is an alias: its uses in the
+// body name `c[_i]`.
 void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   SourceLocation at = rs->getBeginLoc();
   const VarDecl* element = rs->getLoopVariable();
@@ -180,44 +273,14 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
     lower_array_elements(const_cast<Expr*>(new_ref(values)), list, rs, block);
     range = const_cast<Expr*>(new_ref(values));
   }
-  QualType long_type = context_.LongTy;
-  auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
-                                  long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
-  counter->setImplicit();
-  counter->setInit(const_cast<Expr*>(int_literal(0, long_type)));
-  Expr* end = nullptr;
-  Expr* item = nullptr;  // c[_i]
-  if (auto* array = context_.getAsConstantArrayType(range->getType())) {
-    end = const_cast<Expr*>(int_literal(int(array->getSize().getZExtValue()), long_type));
-    Expr* first = ImplicitCastExpr::Create(context_, context_.getArrayDecayedType(range->getType()),
-                                           CK_ArrayToPointerDecay, range, nullptr, VK_PRValue, FPOptionsOverride());
-    item = new (context_) ArraySubscriptExpr(first, const_cast<Expr*>(rvalue(counter)), array->getElementType(),
-                                             VK_LValue, OK_Ordinary, at);
-  } else {
-    Expr* size = container_call(context_, ir_.unit, range, "size", {}, false);
-    end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, size, nullptr, FPOptionsOverride(),
-                                 context_.getTrivialTypeSourceInfo(long_type, at), at, at);
-    item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
-  }
-  if (!t->isReferenceType() && item->getType()->isArrayType())
+  auto* rows = context_.getAsConstantArrayType(range->getType());
+  if (!t->isReferenceType() && rows && rows->getElementType()->isArrayType())
     return fail(element->getLocation(), "a range-for taking the rows of '" + range->getType().getAsString() +
                                             "' by value ('" + element->getName().str() +
                                             "', a pointer) is not supported; take them by reference: for (auto& " +
                                             element->getName().str() + " : ...)");
-  Node* n = make(NodeKind::Loop, rs);
-  n->form = LoopForm::For;
-  n->id = next_id_++;
-  Var* v = make_var("_i", long_type, VarKind::Local, counter, at);
-  v->counter = true;
-  n->counter = v;
-  n->start = counter->getInit();
-  n->step = 1;
-  n->end = end;
-  n->cond = BinaryOperator::Create(context_, const_cast<Expr*>(rvalue(counter)), end, BO_LT, context_.BoolTy,
-                                   VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
-  check_expression(ir_, diags_, n->cond);
-  loops_.push_back(n);
-  n->body = make(NodeKind::Block, rs->getBody());
+  Expr* item = nullptr;  // c[_i]
+  Node* n = open_element_loop(range, nullptr, rs, rs->getBody(), item);
   Stmt* body = const_cast<Stmt*>(rs->getBody());
   if (t->isReferenceType()) {
     replace_uses(body, element, [&](const DeclRefExpr*) { return item; });
@@ -229,10 +292,7 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   }
   if (auto* cs = dyn_cast<CompoundStmt>(body)) lower_compound(cs, n->body);
   else lower_stmt(body, n->body);
-  n->body->parent = n;
-  loops_.pop_back();
-  add(block, n);
-  leave_after_return(n, block);
+  close_element_loop(n, block);
 }
 
 }  // namespace adjc

@@ -139,6 +139,14 @@ class Lowering {
   void add_member_var(const clang::VarDecl* vd, const clang::FieldDecl* f, Var* v);
   void lower_push_back(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_refill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
+  void lower_fill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
+  const clang::Expr* fill_value(const clang::Expr* value, clang::QualType element, const clang::Stmt* stmt,
+                                Node* block);
+  void fill_elements(const clang::Expr* object, const clang::Expr* value, const clang::Expr* from,
+                     const clang::Stmt* stmt, Node* block);
+  Node* open_element_loop(clang::Expr* range, const clang::Expr* from, const clang::Stmt* stmt, const clang::Stmt* body,
+                          clang::Expr*& item);
+  void close_element_loop(Node* loop, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
   static const clang::InitListExpr* braced_range(const clang::CXXForRangeStmt* rs);

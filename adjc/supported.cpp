@@ -110,6 +110,9 @@ class ExpressionCheck {
         c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
       return fail(at, "copying a '" + e->getType().getAsString() +
                           "' here (passing it by value) is not supported; pass it by const reference");
+    if (isa<CXXStdInitializerListExpr>(e))
+      return fail(at, "a braced list as a std::initializer_list is not supported here; adjc supports "
+                      "std::max({...}) and std::min({...}) of numbers, and range-for over a braced list");
     if (isa<CXXNewExpr>(e))
       return fail(at, "'new' here is not supported; allocate into a local pointer as a statement of its own "
                       "('T* p = new T[n];' or 'p = new T[n];' for 'T* p = nullptr;')");

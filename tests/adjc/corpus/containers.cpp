@@ -1,7 +1,7 @@
 // Corpus: std::vector and std::array (docs/adjc.md, "std::vector and std::array") as parameters
 // (by value, const reference, reference: an output or in-place buffer), locals (sized scratch
-// buffers, push_back in loops, braced std::arrays) and struct members; operator[], size(),
-// data(), front(), back(), range-for; passed to differentiated callees; float elements; and the
+// buffers, push_back in loops, braced std::arrays, fills with values that carry derivatives) and
+// struct members; operator[], size(), data(), front(), back(), fill(), range-for; passed to differentiated callees; float elements; and the
 // functions that follow the hints of the container diagnostics (tests/adjc/diagnostics/vector_*).
 #include <adjoint/ad.hpp>
 
@@ -135,12 +135,26 @@ void hint_range_for_reference(std::vector<double>& v) {
 void hint_vector_result(const std::vector<double>& x, std::vector<double>& result) {
   for (std::size_t i = 0; i < x.size(); i++) result[i] = std::sqrt(1 + x[i] * x[i]);
 }
-// Follows vector_fill_variable's hint: sized with (n), the value assigned in a loop.
-double hint_vector_fill_variable(double x, int n) {
-  std::vector<double> v(n);
-  for (int i = 0; i < n; i++) v[i] = x;
+// Fill values that carry derivatives: `std::vector<double> v(n, x)` and std::array::fill, the
+// array refilled per iteration from an element of its own and read across iterations.
+double vector_fill_value(double x, int n) {
+  std::vector<double> v(n, x);
   double s = 0;
   for (int i = 0; i < n; i++) s += v[i] * v[i] * (i + 1);
+  return s;
+}
+double array_fills(const double* x, int n) {
+  std::vector<double> v(n, x[0] * x[1]);
+  std::array<double, 3> a;
+  a.fill(std::exp(x[n - 1]));
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    s += a[0] * a[2];
+    a.fill(a[(i + 1) % 3] * x[i]);
+    a[i % 3] += v[i];
+    v[i] = a[0] * a[1] * a[2];
+    s += v[i] + a[1];
+  }
   return s;
 }
 
@@ -197,8 +211,10 @@ TEST(Containers, hints_followed) {
         AsVector{InOut<double>{3}});
   check("hint_vector_result", adjoint::gradient(hint_vector_result), hint_vector_result, AsVector{In<double>{3}},
         AsVector{Out<double>{3}});
-  check("hint_vector_fill_variable", adjoint::gradient(hint_vector_fill_variable, "x"), hint_vector_fill_variable,
-        Scalar<double>{}, 4);
+}
+TEST(Containers, fill_values_with_derivatives) {
+  check("vector_fill_value", adjoint::gradient(vector_fill_value, "x"), vector_fill_value, Scalar<double>{}, 4);
+  check("array_fills", adjoint::gradient(array_fills, "x"), array_fills, In<double>{5}, 5);
 }
 
 // std::array parameters and struct members, checked element by element against central differences.

@@ -1,6 +1,6 @@
 // Corpus: library functions, differentiated by adjc's rule table (docs/adjc.md, "Library
-// functions"), never by their bodies: std::max/min/clamp (libstdc++'s return references), the
-// <cmath> set in std::, C and `f`-suffixed spellings, in double and float.
+// functions"), never by their bodies: std::max/min/clamp (libstdc++'s return references), max/min
+// of braced lists, the <cmath> set in std::, C and `f`-suffixed spellings, in double and float.
 #include <adjoint/ad.hpp>
 
 #include <algorithm>
@@ -49,6 +49,17 @@ double fma_copysign_d(double x, double y, double z) {
 }
 float fma_copysign_f(float x, float y, float z) {
   return fmaf(x, y, z * z) + std::copysign(x * 2, y) + copysignf(3.0f, x);
+}
+// std::max / std::min of braced lists (nested two-argument calls), over windows of an array and
+// as a running maximum in float.
+void windows(double* y, const double* x, int n) {
+  for (int i = 0; i + 2 < n; i++)
+    y[i] = std::max({x[i], 2 * x[i + 1], x[i + 2]}) - std::min({x[i] * x[i + 1], x[i + 2], 0.5});
+}
+float running_max(const float* x, int n) {
+  float m = x[0];
+  for (int i = 1; i < n; i++) m = std::max({m, x[i] * 0.5f, std::min({x[i], 1.0f, -x[i - 1]})}) + x[i] * m;
+  return m;
 }
 // Piecewise constant: zero derivative (the inputs stay away from the jumps).
 double rounding_d(double x) { return x * std::floor(x) + std::ceil(x) * x + std::trunc(x) + std::round(x) * x * x; }
@@ -147,9 +158,16 @@ TEST(Library, rounding_f) {
   check("rounding_f", g, rounding_f, Scalar<float>{0.1, 0.4});
 }
 
+TEST(Library, max_min_lists) {
+  check("windows", adjoint::gradient(windows), windows, Out<double>{5}, In<double>{7}, 7);
+  check("running_max", adjoint::gradient(running_max), running_max, In<float>{5}, 5);
+}
+
 // Ties: the argument std::max / std::min return (the first) receives the whole adjoint.
 double max_of(double a, double b) { return std::max(a, b); }
 double min_of(double a, double b) { return std::min(a, b); }
+double max_list(double a, double b, double c) { return std::max({a, b, c}); }
+double min_list(double a, double b, double c) { return std::min({a, b, c}); }
 TEST(Library, ties_go_to_the_first_argument) {
   double da = 0, db = 0;
   adjoint::gradient(max_of).execute(1.5, 1.5, &da, &db);
@@ -159,4 +177,21 @@ TEST(Library, ties_go_to_the_first_argument) {
   adjoint::gradient(min_of).execute(1.5, 1.5, &da, &db);
   EXPECT_EQ(da, 1.0);
   EXPECT_EQ(db, 0.0);
+}
+TEST(Library, list_ties_go_to_the_first_extreme) {
+  struct Case {
+    double a, b, c;
+    double da, db, dc;  // expected
+  };
+  auto expect = [](const auto& gradient, const char* name, const Case& k) {
+    double d[3] = {};
+    gradient.execute(k.a, k.b, k.c, &d[0], &d[1], &d[2]);
+    EXPECT_EQ(d[0], k.da) << name << "(" << k.a << ", " << k.b << ", " << k.c << ")";
+    EXPECT_EQ(d[1], k.db) << name << "(" << k.a << ", " << k.b << ", " << k.c << ")";
+    EXPECT_EQ(d[2], k.dc) << name << "(" << k.a << ", " << k.b << ", " << k.c << ")";
+  };
+  const Case max_cases[] = {{2, 2, 2, 1, 0, 0}, {1, 2, 2, 0, 1, 0}, {3, 1, 3, 1, 0, 0}, {1, 1, 2, 0, 0, 1}};
+  const Case min_cases[] = {{2, 2, 2, 1, 0, 0}, {2, 1, 1, 0, 1, 0}, {1, 3, 1, 1, 0, 0}, {2, 2, 1, 0, 0, 1}};
+  for (const Case& k : max_cases) expect(adjoint::gradient(max_list), "max_list", k);
+  for (const Case& k : min_cases) expect(adjoint::gradient(min_list), "min_list", k);
 }

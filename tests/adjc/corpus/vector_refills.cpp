@@ -1,6 +1,7 @@
 // Corpus: a local std::vector re-initialised in differentiated code — resize(n), resize(n, c),
-// assign(n, c), clear() — before, between and inside loops, with elements the reverse still reads
-// dropped or overwritten by the call (the forward tapes the vector whole before each one).
+// assign(n, c), clear(), and resize and assign with values that carry derivatives — before,
+// between and inside loops, with elements the reverse still reads dropped or overwritten by the
+// call (the forward tapes the vector whole before each one).
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -73,13 +74,29 @@ double inactive(const double* x, int n) {
 void hint_resize_param(const double* x, int n, std::vector<double>& out) {
   for (int i = 0; i < n; i++) out[i] = x[i] * x[i];
 }
-// Follows vector_refill_variable's hint: fill with a constant, then assign the value in a loop.
-double hint_refill_variable(double x, int n) {
-  std::vector<double> v;
-  v.assign(n, 0.0);
-  for (int i = 0; i < n; i++) v[i] = x;
+// Fill values that carry derivatives: assign(n, x) refills every element with x, resize(n, x)
+// those past the old size (none when it shrinks), each read before the next refill overwrites it.
+double variable_fills(const double* x, int n) {
+  std::vector<double> row;
   double s = 0;
-  for (int i = 0; i < n; i++) s += v[i] * v[i] * (i + 1);
+  for (int r = 0; r < 3; r++) {
+    row.assign(n, x[r] * x[r]);
+    for (int i = 0; i < n; i++) row[i] += x[i] * (r + 1);
+    for (int i = 0; i < n; i++) s += row[i] * row[(i + 1) % n];
+    row.resize(n + r + 1, std::sin(s));
+    s += row[n + r] * x[0] + row[n] * x[1];
+    row.resize(n - 1, s);
+    s += row[n - 2] * row[0];
+  }
+  return s;
+}
+float variable_fill_f(const float* x, int n) {
+  std::vector<float> v;
+  v.assign(n, x[0]);
+  float s = 0;
+  for (int i = 0; i < n; i++) s += v[i] * x[i];
+  v.assign(n + 1, s * 0.5f);
+  for (float e : v) s += e * e;
   return s;
 }
 
@@ -98,8 +115,11 @@ TEST(VectorRefills, resize_with_fill_value) {
 TEST(VectorRefills, inactive_vector) {
   check("inactive", adjoint::gradient(inactive, "x"), inactive, In<double>{4}, 4);
 }
+TEST(VectorRefills, fill_values_with_derivatives) {
+  check("variable_fills", adjoint::gradient(variable_fills, "x"), variable_fills, In<double>{4}, 4);
+  check("variable_fill_f", adjoint::gradient(variable_fill_f, "x"), variable_fill_f, In<float>{3}, 3);
+}
 TEST(VectorRefills, hints_followed) {
-  check("hint_refill_variable", adjoint::gradient(hint_refill_variable, "x"), hint_refill_variable, Scalar<double>{}, 4);
   const double x[3] = {0.5, -1.25, 2.0};
   std::vector<double> out(3), d_out = {1.0, -2.0, 0.5};
   double d_x[3] = {};
