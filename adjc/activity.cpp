@@ -45,7 +45,52 @@ bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const
   return reads_varied(ir, act, arg);
 }
 
-bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
+namespace {
+
+bool writes_memory(const Node* call) {
+  for (const AdParam& p : ad_params(call->call->getDirectCallee()))
+    if (is_written_param(p.type)) return true;
+  return false;
+}
+
+// A local number (or a call's result) whose adjoint can be non-zero only if its value reaches
+// something that can: the return value, memory, a call that writes memory.
+bool may_be_useless(const Var* v) {
+  return (v->kind == VarKind::Local || v->kind == VarKind::CallResult) && v->floating && !v->memory &&
+         !v->reference && !v->pointer && !v->value && !v->heap;
+}
+
+// Which variables' values reach a result. The others have a zero adjoint everywhere: they are left
+// inactive, so that no reverse is emitted for them, which would multiply that zero by partials
+// that may be NaN there (`sqrt(1.5 + b)` in dead code, b < -1.5) and tape their values for nothing.
+std::vector<char> useful_variables(const FunctionIR& ir) {
+  std::vector<char> useful(ir.vars.size(), 0);
+  for (auto& v : ir.vars)
+    if (!may_be_useless(v.get())) useful[v->index] = 1;
+  bool changed = true;
+  auto reads_are_useful = [&](const Expr* e) {
+    std::vector<Var*> read;
+    variables_read(ir, e, read);
+    for (Var* v : read)
+      if (!useful[v->index]) useful[v->index] = changed = 1;
+  };
+  while (changed) {
+    changed = false;
+    for_each_node(ir.body, [&](Node* n) {
+      if (n->kind == NodeKind::Assign) {
+        if (n->target && !useful[n->target->index]) return;
+        reads_are_useful(n->lhs);
+        reads_are_useful(n->rhs);
+      } else if (n->kind == NodeKind::Call) {
+        if (n->result && !useful[n->result->index] && !writes_memory(n)) return;
+        for (const AdArg& a : ad_args(n->call)) reads_are_useful(a.expr);
+      }
+    });
+  }
+  return useful;
+}
+
+bool args_varied(const FunctionIR& ir, const Activity& act, const Node* node) {
   std::vector<AdParam> params = ad_params(node->call->getDirectCallee());
   std::vector<AdArg> args = ad_args(node->call);
   for (size_t i = 0; i < args.size() && i < params.size(); ++i)
@@ -53,14 +98,23 @@ bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
   return false;
 }
 
+}  // namespace
+
+bool call_active(const FunctionIR& ir, const Activity& act, const Node* node) {
+  // Its result carries no derivative and it writes no memory: nothing to propagate.
+  if (node->result && may_be_useless(node->result) && !act.of(node->result) && !writes_memory(node)) return false;
+  return args_varied(ir, act, node);
+}
+
 Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active) {
   Activity act;
   act.varied.assign(ir.vars.size(), 0);
   for (auto& v : ir.vars)
     if (v->kind == VarKind::Param && active[v->param_index] && v->differentiable) act.varied[v->index] = 1;
+  std::vector<char> useful = useful_variables(ir);
   bool changed = true;
   auto mark = [&](Var* v) {
-    if (v && !act.varied[v->index]) act.varied[v->index] = changed = 1;
+    if (v && useful[v->index] && !act.varied[v->index]) act.varied[v->index] = changed = 1;
   };
   while (changed) {
     changed = false;
@@ -70,7 +124,7 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
         if (!varied_rhs) return;
         if (n->target && (n->target->floating || n->target->value)) mark(n->target);
         if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
-      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && call_active(ir, act, n)) {
+      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && args_varied(ir, act, n)) {
         if (n->result && (n->result->floating || n->result->value || n->result->memory)) mark(n->result);
         std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
         std::vector<AdArg> args = ad_args(n->call);

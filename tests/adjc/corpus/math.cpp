@@ -37,6 +37,20 @@ double unread_sqrt_row(const double* x) {
   (void)row;
   return x[0] * x[1];
 }
+// Values that reach no result (dead code, an unused call result) have a zero adjoint: no reverse
+// may run for them, as sqrt's partial there is NaN (b < -1.5) and NaN times zero is NaN.
+double sqrt_in_dead_code(const double& a, const double& b) {
+  if (b < 0.0) {
+    double s = std::sin(std::sqrt(1.5 + b));
+    s = s * a;
+  }
+  return a * b;
+}
+double dead_sqrt(double a, double b) {
+  double unused = sqrt_in_dead_code(a, sqrt(1.5 + b));
+  (void)unused;
+  return sqrt_in_dead_code(a, b) + a;
+}
 
 TEST(Math, exp) { auto g = adjoint::gradient(f_exp); check("exp", g, f_exp, Scalar<double>{}); }
 TEST(Math, log) { auto g = adjoint::gradient(f_log); check("log", g, f_log, Scalar<double>{0.5, 2}); }
@@ -61,6 +75,9 @@ TEST(Math, erff) { auto g = adjoint::gradient(f_erff); check("erff", g, f_erff, 
 TEST(Math, gelu) { auto g = adjoint::gradient(gelu); check("gelu", g, gelu, Scalar<double>{-3, 3}); }
 TEST(Math, softplus) { auto g = adjoint::gradient(softplus); check("softplus", g, softplus, Scalar<double>{-3, 3}); }
 TEST(Math, nested_math) { auto g = adjoint::gradient(nested_math); check("nested_math", g, nested_math, Scalar<double>{0.5, 2}); }
+TEST(Math, dead_sqrt) {
+  check("dead_sqrt", adjoint::gradient(dead_sqrt), dead_sqrt, Scalar<double>{0.5, 2}, Scalar<double>{-3, -2});
+}
 TEST(Math, unread_sqrt_row) {
   check("unread_sqrt_row", adjoint::gradient(unread_sqrt_row), unread_sqrt_row, In<double>{3});
 }
