@@ -58,6 +58,5 @@ class Generator {
 // Whether a parameter of type `t` can get an adjoint (floating scalars, value classes,
 // pointers/references/arrays to floating data or to structs, structs).
 bool is_differentiable(clang::QualType t);
-inline bool is_differentiable(const clang::ParmVarDecl* param) { return is_differentiable(param->getType()); }
 
 }  // namespace adjc

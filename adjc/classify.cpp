@@ -123,10 +123,24 @@ const CXXMethodDecl* with_object(const FunctionDecl* fn) {
   return m && m->isInstance() && !stateless_lambda(m) ? m : nullptr;
 }
 
+bool pointer_reference(QualType t) {
+  return t->isLValueReferenceType() && t->getPointeeType()->isPointerType() && is_differentiable(t->getPointeeType());
+}
+
 std::vector<AdParam> ad_params(const FunctionDecl* fn) {
   std::vector<AdParam> out;
   if (const CXXMethodDecl* m = with_object(fn)) out.push_back({m->getThisType(), nullptr});
-  for (const ParmVarDecl* p : fn->parameters()) out.push_back({p->getType(), p});
+  const FunctionDecl* definition = fn->getDefinition();
+  for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+    const ParmVarDecl* p = fn->getParamDecl(i);
+    QualType t = p->getType();
+    // A pointer by reference that the function never changes is that pointer by value: its
+    // callers pass the pointer, and their adjoint of its memory, as for `double* p`.
+    if (pointer_reference(t) && definition && definition->hasBody() &&
+        (t->getPointeeType().isConstQualified() || !may_modify(definition->getBody(), definition->getParamDecl(i))))
+      t = t->getPointeeType().getUnqualifiedType();
+    out.push_back({t, p});
+  }
   return out;
 }
 
@@ -305,6 +319,15 @@ bool copied_by_members(QualType t) {
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
   return record && record->hasDefinition() &&
          ((record->isTriviallyCopyable() && record->getNumBases() == 0) || is_number_pair(t));
+}
+
+std::string std_function_hint(QualType t) {
+  auto* s = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!s || !s->isInStdNamespace() || s->getName() != "function" || s->getTemplateArgs().size() != 1) return "";
+  QualType pointer = s->getASTContext().getPointerType(s->getTemplateArgs()[0].getAsType());
+  return ", a std::function, which hides from adjc the function it holds; take a function pointer ('" +
+         pointer.getAsString() +
+         "') and pass the function by name: adjc differentiates the callee once for each function its calls pass";
 }
 
 bool is_library_class(QualType t, const UnitFacts& unit) {

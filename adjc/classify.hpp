@@ -37,6 +37,9 @@ bool is_library(const clang::FunctionDecl* f);
 // not a value class or a number pair, behind any references, pointers and arrays: adjc does not
 // model its contents, so variables of it are rejected.
 bool is_library_class(clang::QualType t, const UnitFacts& unit);
+// For a std::function (behind references), why adjc rejects it and what to write instead
+// (", a std::function, ..."); "" for other types.
+std::string std_function_hint(clang::QualType t);
 
 // Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
 // adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`).
@@ -60,6 +63,7 @@ struct CallSummary {
 };
 
 struct ClosureFunction;  // closures.hpp
+struct BoundFunction;    // function_pointers.hpp
 
 // What the whole translation unit declares that decides how its functions are differentiated,
 // found in one scan before any pass runs (find_unit_facts) and handed to the passes.
@@ -83,6 +87,12 @@ struct UnitFacts {
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
   mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;
+  // Functions with function parameters bound to the functions calls pass (function_pointers.hpp),
+  // by function and bound functions, built as their calls are first lowered.
+  mutable std::map<std::pair<const clang::FunctionDecl*, std::vector<const clang::FunctionDecl*>>,
+                   std::shared_ptr<BoundFunction>>
+      bound_functions;
+  mutable std::map<const clang::FunctionDecl*, const BoundFunction*> bound_of;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 
@@ -106,12 +116,15 @@ bool is_plain_struct(clang::QualType t, const UnitFacts& unit);
 bool has_result_adjoint(clang::QualType t, const UnitFacts& unit);
 
 // A parameter as adjc differentiates it: a member function's object comes first, as a pointer
-// (`const C*`), then the declared parameters.
+// (`const C*`), then the declared parameters; a pointer by reference (`double*&`, `const double*&`,
+// `double* const&`) that the function's body never changes is that pointer by value.
 struct AdParam {
   clang::QualType type;
   const clang::ParmVarDecl* decl = nullptr;  // nullptr: the object
 };
 std::vector<AdParam> ad_params(const clang::FunctionDecl* fn);
+// A reference to a pointer to differentiable data (`double*&`, `const double*&`, `double* const&`).
+bool pointer_reference(clang::QualType t);
 // The object parameter of a non-static member function; nullptr for other functions.
 const clang::CXXMethodDecl* with_object(const clang::FunctionDecl* fn);
 // A call's arguments aligned with ad_params(callee); `address`: the object is an lvalue whose

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "closures.hpp"
+#include "function_pointers.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -245,6 +246,14 @@ class Consumer : public ASTConsumer {
           call->getArg(0)->getBeginLoc(),
           quoted(fn->getNameAsString()) + " has no body in this translation unit, so adjc cannot differentiate it");
     fn = fn->getDefinition();
+    for (const ParmVarDecl* p : fn->parameters())
+      if (function_parameter(p))
+        return diags.error(call->getArg(0)->getBeginLoc(),
+                           "parameter " + quoted(p->getName()) + " of " + quoted(fn->getNameAsString()) +
+                               " is a function pointer, which a gradient request has no function for: adjc "
+                               "differentiates " + quoted(fn->getNameAsString()) +
+                               " through its calls, once for each function they pass; request a function that calls "
+                               "it with the function");
 
     std::string names;
     if (call->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(call->getArg(1))) {
@@ -257,7 +266,8 @@ class Consumer : public ASTConsumer {
     // One flag per parameter as adjc differentiates them: a member function's object first,
     // selected by the name `this` (not by default).
     const bool object = with_object(fn) != nullptr;
-    std::vector<bool> selected(fn->getNumParams() + (object ? 1 : 0), false);
+    const std::vector<AdParam> params = ad_params(fn);
+    std::vector<bool> selected(params.size(), false);
     bool any = false;
     std::stringstream list(names);
     for (std::string name; std::getline(list, name, ',');) {
@@ -277,7 +287,7 @@ class Consumer : public ASTConsumer {
       for (unsigned i = first_param; i < fn->getNumParams(); ++i) {
         if (fn->getParamDecl(i)->getName() != name) continue;
         found = true;
-        if (!is_differentiable(fn->getParamDecl(i)))
+        if (!is_differentiable(params[i + (object ? 1 : 0)].type))
           return diags.error(call->getArg(1)->getBeginLoc(),
                              "parameter " + quoted(name) + " of " + quoted(fn->getNameAsString()) +
                                  " is not differentiable (type " +
@@ -290,7 +300,7 @@ class Consumer : public ASTConsumer {
     }
     if (!any)
       for (unsigned i = first_param; i < fn->getNumParams(); ++i)
-        any |= selected[i + (object ? 1 : 0)] = is_differentiable(fn->getParamDecl(i));
+        any |= selected[i + (object ? 1 : 0)] = is_differentiable(params[i + (object ? 1 : 0)].type);
     if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);

@@ -100,9 +100,11 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                        : kind == VarKind::Local  ? "local variable '" + name + "'"
                        : kind == VarKind::Return ? "the result"
                                                  : "the result of a call";
-    fail(loc, what + " has type '" + type.getAsString() +
-                  "', a library class adjc does not differentiate; pass its elements as a pointer and a "
-                  "length (such as 'const double* x, int n')");
+    std::string hint = std_function_hint(t);
+    fail(loc, what + " has type '" + type.getAsString() + "'" +
+                  (hint.empty() ? ", a library class adjc does not differentiate; pass its elements as a pointer and "
+                                  "a length (such as 'const double* x, int n')"
+                                : hint));
   }
   if (is_value_class(t, ir_.unit)) {
     // A handle: by value or const reference, it is a value with an adjoint of its own type.
@@ -200,7 +202,7 @@ void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, No
 std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
-  resolve_function_pointers(fn, context);
+  if (!resolve_function_pointers(fn, unit, context, diags)) ir->valid = false;
   inline_accessor_calls(fn, context);
   if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
   if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;

@@ -21,12 +21,14 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
     if (auto* u = dyn_cast<UnaryOperator>(s);
         u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && target(u->getSubExpr()))
       found = true;
-    if (auto* call = dyn_cast<CallExpr>(s); call && call->getDirectCallee())
-      for (unsigned i = 0; i < call->getNumArgs() && i < call->getDirectCallee()->getNumParams(); ++i) {
-        QualType t = call->getDirectCallee()->getParamDecl(i)->getType();
-        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified() && target(call->getArg(i)))
-          found = true;
+    if (auto* call = dyn_cast<CallExpr>(s); call && call->getDirectCallee()) {
+      std::vector<AdParam> params = ad_params(call->getDirectCallee());
+      std::vector<AdArg> args = ad_args(call);
+      for (size_t i = 0; i < params.size() && i < args.size(); ++i) {
+        QualType t = params[i].type;
+        if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified() && target(args[i].expr)) found = true;
       }
+    }
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(stmt);

@@ -205,46 +205,6 @@ void inline_accessor_calls(const FunctionDecl* fn, ASTContext& context) {
   for (Stmt*& s : body->children()) walk(s);
 }
 
-namespace {
-
-// The function `e` names (`f`, `&f`), else nullptr.
-FunctionDecl* named_function(const Expr* e) {
-  if (!e) return nullptr;
-  e = e->IgnoreParenImpCasts();
-  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) e = u->getSubExpr()->IgnoreParenImpCasts();
-  auto* ref = dyn_cast<DeclRefExpr>(e);
-  return ref ? dyn_cast<FunctionDecl>(const_cast<ValueDecl*>(ref->getDecl())) : nullptr;
-}
-
-}  // namespace
-
-bool resolved_function_pointer(const VarDecl* vd, const FunctionDecl* fn) {
-  return vd->getType()->isFunctionPointerType() && named_function(vd->getInit()) && !writes_variable(fn->getBody(), vd);
-}
-
-void resolve_function_pointers(const FunctionDecl* fn, ASTContext& context) {
-  Stmt* body = fn->getBody();
-  std::vector<const VarDecl*> pointers;
-  std::function<void(const Stmt*)> find = [&](const Stmt* s) {
-    if (!s || isa<LambdaExpr>(s)) return;
-    if (auto* ds = dyn_cast<DeclStmt>(s))
-      for (const Decl* d : ds->decls())
-        if (auto* vd = dyn_cast<VarDecl>(d); vd && resolved_function_pointer(vd, fn)) pointers.push_back(vd);
-    for (const Stmt* c : s->children()) find(c);
-  };
-  find(body);
-  for (const VarDecl* vd : pointers) {
-    FunctionDecl* f = named_function(vd->getInit());
-    for (Stmt*& s : body->children())
-      replace_uses(s, vd, [&](const DeclRefExpr* ref) -> Expr* {
-        auto* use = DeclRefExpr::Create(context, NestedNameSpecifierLoc(), SourceLocation(), f, false,
-                                        ref->getLocation(), f->getType(), VK_LValue);
-        return ImplicitCastExpr::Create(context, vd->getType().getUnqualifiedType(), CK_FunctionToPointerDecay, use,
-                                        nullptr, VK_PRValue, FPOptionsOverride());
-      });
-  }
-}
-
 // Local references declared in blocks, made aliases (aliases_) in the order of the blocks, so that a
 // reference to a reference is resolved first.
 void Lowering::find_aliases(Stmt* body) {

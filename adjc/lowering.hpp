@@ -10,6 +10,7 @@
 
 #include "closures.hpp"
 #include "containers.hpp"
+#include "function_pointers.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -156,14 +157,6 @@ class Lowering {
 // `return` of an element or member: `double& at(int i) { return d[i]; }`) into the place it names
 // (lower_references.cpp). Calls it cannot rewrite are left, and reported by the checks.
 void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& context);
-
-// Whether local `vd` of `fn` is a function pointer initialised with a function and never assigned,
-// which resolve_function_pointers replaces by that function.
-bool resolved_function_pointer(const clang::VarDecl* vd, const clang::FunctionDecl* fn);
-// Rewrites, in `fn`'s body, each use of such a function pointer (`double (*g)(double) = sq;`,
-// `auto g = &sq;`) into the function itself, so calls through it are direct calls
-// (lower_references.cpp).
-void resolve_function_pointers(const clang::FunctionDecl* fn, clang::ASTContext& context);
 
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);

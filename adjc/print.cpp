@@ -2,9 +2,11 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/QualTypeNames.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "containers.hpp"
+#include "function_pointers.hpp"
 #include "print.hpp"
 
 namespace adjc {
@@ -180,6 +182,12 @@ std::string Printer::mentions(const Expr* e) const {
 std::string Printer::call_text(const CallExpr* call) const {
   const FunctionDecl* f = call->getDirectCallee();
   std::vector<AdArg> args = ad_args(call);
+  // A function's name as generated code spells it (a static member through its class).
+  auto name_of = [&](const FunctionDecl* g) {
+    auto* m = dyn_cast<CXXMethodDecl>(g);
+    return (m ? types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" : qualifier(g)) +
+           g->getNameAsString() + types_.template_arguments(g);
+  };
   auto list = [&](size_t from) {
     std::string s;
     for (size_t i = from; i < args.size(); ++i) s += (i > from ? ", " : "") + primal(args[i].expr);
@@ -213,15 +221,24 @@ std::string Printer::call_text(const CallExpr* call) const {
     if (op->getNumArgs() == 1) return "(" + spelling + "(" + primal(op->getArg(0)) + "))";
     return "((" + primal(op->getArg(0)) + ") " + spelling + " (" + primal(op->getArg(1)) + "))";
   }
-  if (auto* m = dyn_cast<CXXMethodDecl>(f))  // static member function
-    return types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" + m->getNameAsString() + "(" + list(0) +
-           ")";
+  // A copy with function parameters bound exists only as generated code: the original, given them.
+  if (const BoundFunction* b = as_bound_function(f, ir_.unit)) {
+    std::string s;
+    size_t next = 0;
+    for (const ParmVarDecl* p : b->original->parameters()) {
+      auto bound = std::find_if(b->bound.begin(), b->bound.end(), [&](const auto& pb) { return pb.first == p; });
+      const FunctionDecl* g = bound == b->bound.end() ? nullptr : bound->second;
+      s += std::string(s.empty() ? "" : ", ") + (g ? name_of(g) : primal(args[next++].expr));
+    }
+    return name_of(b->original) + "(" + s + ")";
+  }
+  if (isa<CXXMethodDecl>(f)) return name_of(f) + "(" + list(0) + ")";  // static member function
   // A library math function as the user spelled it: `std::max<double>(a, 1)` keeps its arguments.
   auto* ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts());
   std::string name = math_function(call) != MathFn::None
                          ? f->getQualifiedNameAsString() +
                                (ref && ref->hasExplicitTemplateArgs() ? types_.template_arguments(f) : "")
-                         : qualifier(f) + f->getNameAsString() + types_.template_arguments(f);
+                         : name_of(f);
   return name + "(" + list(0) + ")";
 }
 

@@ -122,8 +122,9 @@ class ExpressionCheck {
   void check_call(const CallExpr* call, SourceLocation at) {
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee)
-      return fail(at, "calls through function pointers are not supported, except through a local one initialised with "
-                      "a function and never assigned; call the function directly");
+      return fail(at, "calls through function pointers are supported only through a local one initialised with a "
+                      "function and never assigned, or a parameter of a function (not a member function) that every "
+                      "call passes a function (f or &f) to; call the function directly");
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp()) {
       // `a += b` on a class: a call of its operator, which must return nothing or `*this`
       // (returns_self), as its value is not used.
@@ -135,19 +136,32 @@ class ExpressionCheck {
                             "' is not supported; declare it returning void and use it as a statement (`a += b;`)");
     }
     // Memory it reaches through a pointer to a pointer has no adjoint adjc could give it.
-    for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {
-      const ParmVarDecl* p = callee->getParamDecl(i);
-      if (reaches_differentiable(p->getType()) &&
-          !call->getArg(i)->isNullPointerConstant(callee->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
-        return fail(call->getArg(i)->getExprLoc(),
-                    "parameter '" + p->getNameAsString() + "' of '" + callee->getNameAsString() + "' has type '" +
-                        p->getType().getAsString() +
-                        "', a pointer to a pointer, which adjc does not differentiate through; pass the pointer "
-                        "by value ('" +
-                        (p->getType()->isReferenceType() ? p->getType().getNonReferenceType()
-                                                         : p->getType()->getPointeeType())
-                            .getAsString() +
-                        "')");
+    std::vector<AdParam> params = ad_params(callee);
+    std::vector<AdArg> args = ad_args(call);
+    for (size_t i = 0; i < params.size() && i < args.size(); ++i) {
+      const ParmVarDecl* p = params[i].decl;
+      QualType t = params[i].type;
+      if (!p) continue;
+      const std::string param = "parameter '" + p->getNameAsString() + "' of '" + callee->getNameAsString() + "'";
+      if (std::string hint = std_function_hint(t); !hint.empty() && !is_library(callee))
+        return fail(args[i].expr->getExprLoc(), param + " has type '" + t.getAsString() + "'" + hint);
+      if (!reaches_differentiable(t) ||
+          args[i].expr->isNullPointerConstant(callee->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
+        continue;
+      const std::string by_value = t->isReferenceType() ? t.getNonReferenceType().getUnqualifiedType().getAsString()
+                                                        : t->getPointeeType().getAsString();
+      // A pointer by reference is differentiated as the pointer by value unless the callee changes it.
+      if (pointer_reference(t) && callee->getDefinition())
+        return fail(args[i].expr->getExprLoc(),
+                    param + " is a pointer passed by reference ('" + t.getAsString() + "') that '" +
+                        callee->getNameAsString() +
+                        "' reassigns (or passes on by reference); adjc follows a pointer passed by reference only "
+                        "when the function never reassigns it: pass it by value ('" + by_value +
+                        "') and return the new position, or an index, instead");
+      return fail(args[i].expr->getExprLoc(),
+                  param + " has type '" + t.getAsString() +
+                      "', a pointer to a pointer, which adjc does not differentiate through; pass the pointer by "
+                      "value ('" + by_value + "')");
     }
     if (returns_self(callee) && call != discarded_)
       return fail(at, "the result of '" + callee->getNameAsString() +

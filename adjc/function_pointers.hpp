@@ -1,0 +1,47 @@
+#pragma once
+// Function pointers whose function adjc knows (docs/adjc.md, "Function pointers"): a local
+// initialised with a function and never assigned, and a parameter every call passes a function
+// to. Each use of one names the function, so a call through it is a call of the function. A
+// function with function-pointer parameters is differentiated once per combination of functions
+// its calls pass: as a copy of it without those parameters (`apply_sq` for `apply(sq, x)`), whose
+// uses of them name the functions, and whose calls replace the original calls.
+
+#include <clang/AST/ASTContext.h>
+
+#include "ir.hpp"
+
+namespace adjc {
+
+// A parameter adjc binds to the function each call passes: a pointer or reference to a function.
+bool function_parameter(const clang::ParmVarDecl* p);
+
+// A function with its function parameters bound.
+struct BoundFunction {
+  const clang::FunctionDecl* fn = nullptr;  // the copy; nullptr when it cannot be made (`why`)
+  const clang::FunctionDecl* original = nullptr;
+  // The original's function parameters, with the function each is bound to.
+  std::vector<std::pair<const clang::ParmVarDecl*, const clang::FunctionDecl*>> bound;
+  std::string why;
+  clang::SourceLocation where;
+};
+
+// The copy of `fn` whose function parameters are bound to `functions` (in parameter order), built
+// once (UnitFacts::bound_functions).
+const BoundFunction& bound_function(const clang::FunctionDecl* fn,
+                                    const std::vector<const clang::FunctionDecl*>& functions, const UnitFacts& unit,
+                                    clang::ASTContext& context);
+// The BoundFunction `fn` is the copy of, else nullptr.
+const BoundFunction* as_bound_function(const clang::FunctionDecl* fn, const UnitFacts& unit);
+
+// Whether local `vd` of `fn` is a function pointer initialised with a function and never assigned,
+// which resolve_function_pointers replaces by that function.
+bool resolved_function_pointer(const clang::VarDecl* vd, const clang::FunctionDecl* fn);
+// Rewrites, in `fn`'s body, each use of such a function pointer (`double (*g)(double) = sq;`,
+// `auto g = &sq;`) into the function itself, so calls through it are direct calls; then each call
+// passing functions to function parameters (`apply(sq, x)`, `apply(&sq, x)`, `apply(g, x)`) into a
+// call of the copy with them bound (`apply_sq(x)`). Reports arguments that name no function and
+// functions that cannot be copied (false).
+bool resolve_function_pointers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
+                               Diagnostics& diags);
+
+}  // namespace adjc
