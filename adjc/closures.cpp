@@ -265,6 +265,11 @@ const ClosureFunction* as_closure_function(const FunctionDecl* fn, const UnitFac
   return it == unit.closure_of.end() ? nullptr : it->second;
 }
 
+bool called_through_forward(const FunctionDecl* fn, const UnitFacts& unit) {
+  auto* method = dyn_cast<CXXMethodDecl>(fn);
+  return (method && method->getParent()->isLambda()) || as_closure_function(fn, unit);
+}
+
 bool closure_request_arguments(const ClosureFunction& c, const Expr* target, ASTContext& context, Diagnostics& diags,
                                std::string& out) {
   const SourceManager& sm = context.getSourceManager();

@@ -35,6 +35,9 @@ const ClosureFunction& closure_function(const clang::CXXRecordDecl* closure, con
                                         clang::ASTContext& context);
 // The function's closure when `fn` is a lambda's function, else nullptr.
 const ClosureFunction* as_closure_function(const clang::FunctionDecl* fn, const UnitFacts& unit);
+// A lambda's function (with or without captures): generated code cannot name its closure, so each
+// of its calls goes to its forward, whether or not the call has derivative work.
+bool called_through_forward(const clang::FunctionDecl* fn, const UnitFacts& unit);
 // A lambda with captures: its closure type.
 const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
 

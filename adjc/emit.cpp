@@ -25,7 +25,8 @@ std::string Emitter::params(const Code* body) const {
   std::string s;
   for (Var* v : ir_.params) {
     if (!s.empty()) s += ", ";
-    if (body && !body->uses(v->name)) s += "[[maybe_unused]] ";
+    // A parameter the function assigns is restored in the reverse, which may not read it again.
+    if (body && (!body->uses(v->name) || v->assignments > 0)) s += "[[maybe_unused]] ";
     s += types_.declare(v->param_type, v->name);
   }
   return s;

@@ -51,9 +51,7 @@ void Emitter::forward_node(Node* n, Code& code) {
       }
       for (const Var* v : n->taped_regions) code.line(push(use(v->name), v));
       const FunctionDecl* f = n->call->getDirectCallee();
-      // A lambda's closure cannot be named in generated code: its calls always go to its forward.
-      auto* method = dyn_cast<CXXMethodDecl>(f);
-      bool lambda = (method && method->getParent()->isLambda()) || as_closure_function(f, ir_.unit);
+      bool lambda = called_through_forward(f, ir_.unit);
       bool generated =
           ir_.hoisted.count(n->call) && (n->active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
       if (generated && !n->active) callees.push_back({f, Mask(ad_params(f).size(), false)});

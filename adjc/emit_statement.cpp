@@ -167,7 +167,9 @@ void Emitter::reverse_call(Node* n, Code& code) {
             is_value_class(pt, ir_.unit) || (pt->isPointerType() && is_value_class(pt->getPointeeType(), ir_.unit));
         bool indirect = !value && (pt->isReferenceType() || pt->isPointerType() || pt->isRecordType());
         bool in_memory = indirect && !value_reference(ir_, pt, arg);  // else its adjoint is a scalar of ours
-        varied = arg_varied(ir_, act_, pt, arg);
+        // Without derivative work (a lambda's call whose result reaches nothing), the pullback
+        // only pops: every argument inactive, so no partial meets the zero adjoint.
+        varied = active && arg_varied(ir_, act_, pt, arg);
         if (!varied) {
           adjoints.push_back(custom ? (indirect || value ? "nullptr" : "&" + declare_scalar_adjoint(pt, code))
                                     : "::adjoint::inactive{}");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "closures.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -84,7 +85,11 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
       }
     } else if (n->kind == NodeKind::Call) {
       if (!ir.hoisted.count(n->call)) continue;
-      n->active = call_active(ir, full, n) && !derivative_free(n->call->getDirectCallee());
+      // A lambda's forward runs even for a call without derivative work: its reverse must run too,
+      // to pop what that pushed.
+      const FunctionDecl* callee = n->call->getDirectCallee();
+      n->active = (call_active(ir, full, n) && !derivative_free(callee)) ||
+                  (called_through_forward(callee, ir.unit) && callee_kind(callee, ir.unit) == CalleeKind::User);
       if (!n->active) continue;
       // A pointer or reference argument is read for its address; the memory it points to only when
       // the callee's reverse reads it (call_reads_memory).
