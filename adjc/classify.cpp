@@ -381,14 +381,19 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts&
 }
 
 std::string no_derivative(const FunctionDecl* callee, const UnitFacts& unit) {
-  std::string pullback = "adjoint::custom_derivatives::" + std::string(with_object(callee) ? "class_functions::" : "") +
-                         base_name(callee, unit) + "_pullback";
+  // An operator without a custom-pullback name (`operator=`, `operator<<`) cannot be given one.
+  std::string base = base_name(callee, unit);
+  std::string pullback = base.empty() ? "" : "adjoint::custom_derivatives::" +
+                                                 std::string(with_object(callee) ? "class_functions::" : "") + base +
+                                                 "_pullback";
   std::string name = "'" + callee->getQualifiedNameAsString() + "'";
   if (is_library(callee))
     return "call to library function " + name +
            ", which adjc has no derivative rule for (it never differentiates a library's code; docs/adjc.md, "
-           "\"Library functions\"); define " + pullback;
-  return "call to " + name + " which has no body and no custom pullback (define " + pullback + ")";
+           "\"Library functions\"); " +
+           (pullback.empty() ? "write the computation without it" : "define " + pullback);
+  return "call to " + name + " which has no body and no custom pullback (" +
+         (pullback.empty() ? "give it a body" : "define " + pullback) + ")";
 }
 
 static bool has_differentiable_param(const FunctionDecl* callee) {

@@ -53,8 +53,9 @@ struct Generator::Impl {
         // recursion finds its callee lowered but not yet planned, and no summary.
         for_each_node(slot->body, [&](const Node* n) {
           const FunctionDecl* callee = n->kind == NodeKind::Call ? n->call->getDirectCallee() : nullptr;
-          if (callee && slot->hoisted.count(n->call) && callee_kind(callee, unit) == CalleeKind::User &&
-              call_active(*slot, full, n))
+          // A callee without a body is reported by check_derivatives.
+          if (callee && callee->getDefinition() && slot->hoisted.count(n->call) &&
+              callee_kind(callee, unit) == CalleeKind::User && call_active(*slot, full, n))
             ir_of(callee);
         });
         plan_tape(*slot, full, diags);

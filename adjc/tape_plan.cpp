@@ -41,6 +41,11 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
     if (n->kind == NodeKind::Assign) {
       check_expression(ir, full, n->rhs, false, diags);
     } else if (n->kind == NodeKind::Call) {
+      // A hoisted call (a struct result, arguments it writes) of a function without a body.
+      const FunctionDecl* callee = n->call->getDirectCallee();
+      if (ir.hoisted.count(n->call) && callee_kind(callee, ir.unit) == CalleeKind::Plain &&
+          !derivative_free(callee) && call_active(ir, full, n))
+        diags.error(n->call->getBeginLoc(), no_derivative(callee, ir.unit));
       for (AdArg a : ad_args(n->call)) check_expression(ir, full, a.expr, false, diags);
     } else if (n->kind == NodeKind::If || n->kind == NodeKind::Loop) {
       check_expression(ir, full, n->cond, true, diags);
