@@ -53,6 +53,10 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
                         "' must be initialised with a function (f or &f) and never assigned; adjc follows calls "
                         "through it only then (or call the functions directly)");
   }
+  if (vd->getType()->isVariableArrayType())
+    return fail(at, "variable-length array '" + vd->getName().str() +
+                        "' is not supported (the tape saves arrays of a size known at compile time); use "
+                        "std::vector<T> " + vd->getName().str() + "(n) or new T[n]");
   if (QualType element = context_.getBaseElementType(vd->getType());
       vd->getType()->isArrayType() && element->isRecordType() && !is_value_class(element, ir_.unit))
     return fail(at, "local array of structs '" + vd->getName().str() + "' is not supported; use one array per member");

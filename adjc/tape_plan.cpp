@@ -12,6 +12,35 @@ using namespace clang;
 
 namespace {
 
+// What a call does to numbers that adjc cannot see through (empty when nothing): a library
+// function writing them as untyped memory (memcpy, memset), or numbers carrying derivatives passed
+// through a variadic function's `...`.
+std::string untracked_argument(const FunctionIR& ir, const Activity& full, const CallExpr* call,
+                               const std::vector<AdParam>& params, const std::vector<AdArg>& args) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  const std::string name = "'" + callee->getQualifiedNameAsString() + "'";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Expr* arg = args[i].expr;
+    QualType given = arg->IgnoreParenImpCasts()->getType();
+    QualType element = given->isPointerType() ? given->getPointeeType()
+                       : given->isArrayType() ? QualType(given->getPointeeOrArrayElementType(), 0)
+                                              : QualType();
+    if (i < params.size()) {
+      QualType p = params[i].type;
+      if (is_library(callee) && p->isPointerType() && p->getPointeeType()->isVoidType() &&
+          !p->getPointeeType().isConstQualified() && !element.isNull() &&
+          (is_floating(element) || element->isRecordType()) && memory_root(ir, arg))
+        return "call to " + name + " writes numbers as untyped memory, which adjc cannot follow (their old "
+               "values and derivatives would be lost); copy or set the elements in a loop";
+    } else if (callee->isVariadic() && (!is_library(callee) || is_floating(call->getType())) &&
+               (reads_varied(ir, full, arg) || (!element.isNull() && full.of(memory_root(ir, arg))))) {
+      return "call to " + name + " passes a value that carries a derivative through '...', which adjc "
+             "does not differentiate; give the function named parameters";
+    }
+  }
+  return "";
+}
+
 // Rejections that depend on activity: calls of functions with no derivative. A condition's
 // value carries no derivative (the reverse replays the recorded branch), so a call there needs
 // none when it writes nothing. (A cast of an active value to an integer or bool is accepted: its
@@ -24,6 +53,10 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     const FunctionDecl* callee = call->getDirectCallee();
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);
+    if (const std::string why = untracked_argument(ir, full, call, params, args); !why.empty()) {
+      diags.error(call->getBeginLoc(), why);
+      return;
+    }
     bool writes = false;
     for (const AdParam& p : params) writes |= is_written_param(p.type);
     bool needs_derivative = !derivative_free(callee) && (writes || !condition);
@@ -43,7 +76,10 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
     } else if (n->kind == NodeKind::Call) {
       // A hoisted call (a struct result, arguments it writes) of a function without a body.
       const FunctionDecl* callee = n->call->getDirectCallee();
-      if (ir.hoisted.count(n->call) && callee_kind(callee, ir.unit) == CalleeKind::Plain &&
+      if (const std::string why = untracked_argument(ir, full, n->call, ad_params(callee), ad_args(n->call));
+          !why.empty())
+        diags.error(n->call->getBeginLoc(), why);
+      else if (ir.hoisted.count(n->call) && callee_kind(callee, ir.unit) == CalleeKind::Plain &&
           !derivative_free(callee) && call_active(ir, full, n))
         diags.error(n->call->getBeginLoc(), no_derivative(callee, ir.unit));
       for (AdArg a : ad_args(n->call)) check_expression(ir, full, a.expr, false, diags);
