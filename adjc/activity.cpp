@@ -47,11 +47,7 @@ bool arg_varied(const FunctionIR& ir, const Activity& act, QualType param, const
 
 namespace {
 
-bool writes_memory(const Node* call) {
-  for (const AdParam& p : ad_params(call->call->getDirectCallee()))
-    if (is_written_param(p.type)) return true;
-  return false;
-}
+bool writes_memory(const Node* call) { return writes_through_parameters(call->call->getDirectCallee()); }
 
 // A local number (or a call's result) whose adjoint can be non-zero only if its value reaches
 // something that can: the return value, memory, a call that writes memory.

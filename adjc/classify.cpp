@@ -99,6 +99,12 @@ bool is_written_param(QualType t) {
   return pointee_differentiable(p) && !p.isConstQualified();
 }
 
+bool writes_through_parameters(const FunctionDecl* f) {
+  for (const AdParam& p : ad_params(f))
+    if (is_written_param(p.type)) return true;
+  return false;
+}
+
 bool writes_numbers(QualType t) {
   t = t.getCanonicalType();
   if (is_written_param(t)) return true;

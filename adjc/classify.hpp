@@ -174,6 +174,7 @@ bool is_write_once(const Var* region);
 const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
 bool is_floating(clang::QualType t);
 bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
+bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)
 bool writes_numbers(clang::QualType param);    // also to non-const integers: memory the tape plan follows
 
 // Every differentiable parameter active.

@@ -57,9 +57,7 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
       diags.error(call->getBeginLoc(), why);
       return;
     }
-    bool writes = false;
-    for (const AdParam& p : params) writes |= is_written_param(p.type);
-    bool needs_derivative = !derivative_free(callee) && (writes || !condition);
+    bool needs_derivative = !derivative_free(callee) && (writes_through_parameters(callee) || !condition);
     for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
       if (arg_varied(ir, full, params[i].type, args[i].expr)) {
         diags.error(call->getBeginLoc(), no_derivative(callee, ir.unit));
