@@ -88,6 +88,11 @@ std::string Emitter::zero_declaration(const Var* v, const std::string& name) con
   std::string declared = "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name);
   if (v->type->isRecordType() && !v->value && !is_container(v->type))
     if (std::string z = zero_struct(v->type, types_); z.back() != '}') return declared + " = " + z + ";";
+  // An array of such structs: each element zeroed so.
+  if (QualType element = v->type->isArrayType() ? ir_.fn->getASTContext().getBaseElementType(v->type) : QualType();
+      !element.isNull() && element->isRecordType())
+    if (std::string z = zero_struct(element, types_); z.back() != '}')
+      return declared + "{}; ::adjoint::detail::fill_array(" + name + ", " + z + ");";
   return declared + "{};";
 }
 

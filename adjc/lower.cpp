@@ -122,6 +122,12 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     t = type.getCanonicalType();
   }
   v->type = type;
+  // A const local array is declared non-const: the generated code assigns its initialiser
+  // element by element.
+  if (kind == VarKind::Local && t->isArrayType()) {
+    Qualifiers dropped;
+    v->type = context_.getUnqualifiedArrayType(type, dropped);
+  }
   if (t->isPointerType()) {
     if (t->getPointeeType()->isPointerType()) fail(loc, "pointers to pointers are not supported ('" + name + "')");
     if (is_value_class(t->getPointeeType(), ir_.unit))

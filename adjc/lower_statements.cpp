@@ -57,12 +57,27 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return fail(at, "variable-length array '" + vd->getName().str() +
                         "' is not supported (the tape saves arrays of a size known at compile time); use "
                         "std::vector<T> " + vd->getName().str() + "(n) or new T[n]");
+  const Expr* init = vd->getInit();
+  // A local array of structs of numbers is one region, like an array of numbers; its default
+  // construction leaves the members zero, as every local starts.
   if (QualType element = context_.getBaseElementType(vd->getType());
-      vd->getType()->isArrayType() && element->isRecordType() && !is_value_class(element, ir_.unit))
-    return fail(at, "local array of structs '" + vd->getName().str() + "' is not supported; use one array per member");
+      vd->getType()->isArrayType() && element->isRecordType() && !is_value_class(element, ir_.unit)) {
+    auto* construct = init ? dyn_cast<CXXConstructExpr>(strip(init, ir_.unit)) : nullptr;
+    auto* record = element->getAsCXXRecordDecl();
+    if (!is_plain_struct(element, ir_.unit) || !record->hasDefaultConstructor() ||
+        record->hasUserProvidedDefaultConstructor())
+      return fail(at, "local array of structs '" + vd->getName().str() + "' of type '" +
+                          element.getUnqualifiedType().getAsString() +
+                          "' is not supported: its members must be numbers or arrays of numbers, and its default "
+                          "constructor the implicit one; use one array per member");
+    if (construct) {  // default-constructed: the members' initialisers (`double x = 1;`), or zero
+      auto* none = new (context_) InitListExpr(context_, at, {}, at);
+      none->setType(vd->getType());
+      return lower_array_init(vd, none, stmt, block);
+    }
+  }
   if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   if (heap_.count(vd)) return lower_heap_decl(vd, stmt, block);
-  const Expr* init = vd->getInit();
   if (init && is_empty_value(init, ir_.unit))
     init = nullptr;  // `V x;`, `V x{}`: an empty handle, as every local starts
   if (auto* list = init ? dyn_cast<InitListExpr>(strip(init, ir_.unit)) : nullptr;

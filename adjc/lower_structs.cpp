@@ -499,15 +499,22 @@ void Lowering::lower_array_init(const VarDecl* vd, const InitListExpr* list, con
   lower_array_elements(const_cast<Expr*>(new_ref(vd)), list, stmt, block);
 }
 
+static bool has_member_initialisers(QualType t) {
+  const RecordDecl* record = t->getAsRecordDecl();
+  return record && std::any_of(record->field_begin(), record->field_end(),
+                               [](const FieldDecl* f) { return f->hasInClassInitializer(); });
+}
+
 void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const Stmt* stmt, Node* block) {
   auto* type = cast<ConstantArrayType>(array->getType().getCanonicalType());
   QualType element = type->getElementType();
   // The elements not given are zero; locals start zero, so only a declaration that runs again
-  // (in a loop) assigns them.
-  uint64_t count = loops_.empty() ? list->getNumInits() : type->getSize().getZExtValue();
+  // (in a loop), or of structs whose members have initialisers, assigns them.
+  const bool every_element = !loops_.empty() || has_member_initialisers(context_.getBaseElementType(type));
+  uint64_t count = every_element ? type->getSize().getZExtValue() : list->getNumInits();
   if (count - list->getNumInits() > 64)
-    return fail(list->getBeginLoc(), "a partly initialised array of more than 64 elements inside a loop is not "
-                                     "supported; zero it with a loop");
+    return fail(list->getBeginLoc(), "a partly initialised array of more than 64 elements inside a loop (or of "
+                                     "structs with member initialisers) is not supported; assign it with a loop");
   for (unsigned i = 0; i < count; ++i) {
     const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
     Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
@@ -519,7 +526,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
       if (!row && e && !isa<ImplicitValueInitExpr>(e))
         return fail(at, "this initialiser of an array row is not supported; assign the elements");
       if (!row) {
-        if (loops_.empty()) continue;
+        if (!every_element) continue;
         auto* zeros = new (context_) InitListExpr(context_, at, {}, at);
         zeros->setType(element);
         row = zeros;
@@ -528,10 +535,41 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
       if (!ir_.valid) return;
       continue;
     }
+    // A struct element (`{{w, v}, S{a, b}, other}`): member by member, as a local struct.
+    if (element->isRecordType()) {
+      if (e && isa<ImplicitValueInitExpr>(e)) e = nullptr;
+      std::vector<const Expr*> members;
+      if (!member_inits(element, e, stmt, block, members)) {
+        if (ir_.valid) fail(at, "this initialiser of an array element is not supported; assign the members");
+        return;
+      }
+      const RecordDecl* record = element->getAsRecordDecl();
+      size_t i_member = 0;
+      for (const FieldDecl* f : record->fields()) {
+        const Expr* value = members[i_member++];
+        auto* member = MemberExpr::CreateImplicit(context_, target, false, const_cast<FieldDecl*>(f), f->getType(),
+                                                  VK_LValue, OK_Ordinary);
+        if (f->getType()->isConstantArrayType()) {  // an array member: its elements given, or zero
+          const InitListExpr* elements = value ? dyn_cast<InitListExpr>(strip(value, ir_.unit)) : nullptr;
+          if (value && !elements) return fail(value->getBeginLoc(), "this initialiser of an array member is not supported; assign the elements");
+          if (!elements) {
+            auto* zeros = new (context_) InitListExpr(context_, at, {}, at);
+            zeros->setType(f->getType());
+            elements = zeros;
+          }
+          lower_array_elements(member, elements, stmt, block);
+          if (!ir_.valid) return;
+          continue;
+        }
+        if (!value && every_element) value = zero_of(f->getType());
+        if (!value) continue;
+        lower_assign(stmt, member, BO_Assign, value, block);
+        if (!ir_.valid) return;
+      }
+      continue;
+    }
     if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
     if (!e) continue;
-    if (element->isRecordType())
-      return fail(e->getBeginLoc(), "local arrays of structs are not supported; use one array per member");
     if (isa<InitListExpr>(strip(e, ir_.unit)))
       return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
     lower_assign(stmt, target, BO_Assign, e, block);

@@ -11,6 +11,7 @@
 // silent no-op. The generated code needs only this header (and the tape it includes).
 // Conventions and limits: docs/adjc.md.
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdio>
@@ -128,6 +129,12 @@ template <class T, std::size_t N>
 void pop_array(T (&values)[N]) {
   using Element = std::remove_all_extents_t<T>;
   thread_tape<Element>().pop_n(reinterpret_cast<Element*>(values), N * (sizeof(T) / sizeof(Element)));
+}
+
+// Every element of an array of any rank set to `value`.
+template <class T, std::size_t N, class E>
+void fill_array(T (&values)[N], const E& value) {
+  std::fill_n(reinterpret_cast<E*>(values), N * (sizeof(T) / sizeof(E)), value);
 }
 
 // A local std::vector, whole: its elements, then its size.

@@ -36,7 +36,7 @@ double layer_members(const double* p, double x) {
   double scale = 2.0;
   return w[0] * scale * x;
 }
-// initializer_list: one array per member of the struct.
+// array_of_structs: one array per member of the struct.
 double member_arrays(double x) {
   double a[2] = {x, 1}, b[2] = {x * x, x};
   return a[0] * b[1] + b[0] * a[1];
