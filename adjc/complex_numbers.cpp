@@ -52,8 +52,16 @@ class Rewrite {
       return s;
     }
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
-      for (Decl* d : ds->decls())
-        if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit()) vd->setInit(cast<Expr>(visit(vd->getInit())));
+      for (Decl* d : ds->decls()) {
+        auto* vd = dyn_cast<VarDecl>(d);
+        if (vd && vd->getType()->isArrayType() &&
+            !complex_element(QualType(vd->getType()->getBaseElementTypeUnsafe(), 0), unit_).isNull())
+          fail(vd->getLocation(), "local array of std::complex '" + vd->getNameAsString() +
+                                      "' is not supported (a complex is a value, not memory adjc tracks); use one "
+                                      "array of real parts and one of imaginary parts");
+        else if (vd && vd->getInit())
+          vd->setInit(cast<Expr>(visit(vd->getInit())));
+      }
       return s;
     }
     // Statement positions: where an update in place may stand, its value discarded.
@@ -103,7 +111,7 @@ class Rewrite {
   }
 
   std::string type_name(QualType t) const {
-    return t.getNonReferenceType().getUnqualifiedType().getAsString(context_.getPrintingPolicy());
+    return t.getNonReferenceType().getCanonicalType().getUnqualifiedType().getAsString(context_.getPrintingPolicy());
   }
 
   // A statement: an update in place of a complex variable becomes an assignment.
