@@ -6,8 +6,8 @@
 // place (`c op= z`, `c.real(v)`, `c.imag(v)`, `c = x`), which become `c = complex_ops::f(c, z)`,
 // since the pullback of an update in place would get the updated value only.
 #include <clang/AST/StmtCXX.h>
-#include <clang/AST/StmtOpenMP.h>
 
+#include "ast_rewrite.hpp"
 #include "lowering.hpp"
 
 namespace adjc {
@@ -35,22 +35,13 @@ const char* in_place_function(const FunctionDecl* m) {
   return nullptr;
 }
 
-class Rewrite {
+class Rewrite : public AstRewrite {
  public:
-  Rewrite(const UnitFacts& unit, ASTContext& context, Diagnostics& diags)
-      : unit_(unit), context_(context), diags_(diags) {}
-  bool ok = true;
+  using AstRewrite::AstRewrite;
 
   Stmt* visit(Stmt* s) {
     if (!s || isa<LambdaExpr>(s)) return s;  // a lambda's body is differentiated as a function of its own
-    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
-      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
-      return s;
-    }
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) {
-      visit(captured->getCapturedStmt());
-      return s;
-    }
+    if (visit_region(s, [&](Stmt* held) { visit(held); })) return s;
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       for (Decl* d : ds->decls()) {
         auto* vd = dyn_cast<VarDecl>(d);
@@ -95,21 +86,22 @@ class Rewrite {
       d->setBody(statement(d->getBody()));
       return s;
     }
+    if (auto* range = dyn_cast<CXXForRangeStmt>(s)) {
+      for (Stmt*& c : range->getRangeInit()->children()) c = visit(c);
+      range->setBody(statement(range->getBody()));
+      return s;
+    }
+    if (auto* label = dyn_cast<SwitchCase>(s)) {  // `case k: c += x;`
+      if (auto* c = dyn_cast<CaseStmt>(label)) c->setSubStmt(statement(c->getSubStmt()));
+      else cast<DefaultStmt>(label)->setSubStmt(statement(label->getSubStmt()));
+      return s;
+    }
     for (Stmt*& c : s->children()) c = visit(c);
     if (auto* e = dyn_cast<Expr>(s)) return expression(e);
     return s;
   }
 
  private:
-  const UnitFacts& unit_;
-  ASTContext& context_;
-  Diagnostics& diags_;
-
-  void fail(SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
-    ok = false;
-  }
-
   std::string type_name(QualType t) const {
     return t.getNonReferenceType().getCanonicalType().getUnqualifiedType().getAsString(context_.getPrintingPolicy());
   }

@@ -50,6 +50,16 @@ void add_real(T* d_x, T v) {
 }
 }  // namespace adjoint::complex_ops
 
+// The pullbacks of `update` (a complex_ops function of `c op z`), those of the operator `op`.
+#define ADJOINT_COMPLEX_UPDATE_PULLBACKS(T, update, op)                                                          \
+  inline void update##_pullback(const complex_##T& a, const complex_##T& b, complex_##T d, complex_##T* d_a,    \
+                                complex_##T* d_b) {                                                             \
+    op##_pullback(a, b, d, d_a, d_b);                                                                           \
+  }                                                                                                             \
+  inline void update##_pullback(const complex_##T& a, const T& b, complex_##T d, complex_##T* d_a, T* d_b) {    \
+    op##_pullback(a, b, d, d_a, d_b);                                                                           \
+  }
+
 // The pullbacks of one element type T, for float and double (adjc finds custom pullbacks by name
 // and parameter types, so they cannot be templates).
 #define ADJOINT_COMPLEX_PULLBACKS(T)                                                                              \
@@ -110,30 +120,10 @@ void add_real(T* d_x, T v) {
     complex_ops::add_complex(d_b, -d * std::conj(a / (b * b)));                                                   \
   }                                                                                                               \
   /* The updates in place are the operators' values (complex_ops above). */                                       \
-  inline void complex_sum_pullback(const complex_##T& a, const complex_##T& b, complex_##T d, complex_##T* d_a, complex_##T* d_b) {             \
-    operator_plus_pullback(a, b, d, d_a, d_b);                                                                    \
-  }                                                                                                               \
-  inline void complex_sum_pullback(const complex_##T& a, const T& b, complex_##T d, complex_##T* d_a, T* d_b) {                     \
-    operator_plus_pullback(a, b, d, d_a, d_b);                                                                    \
-  }                                                                                                               \
-  inline void complex_difference_pullback(const complex_##T& a, const complex_##T& b, complex_##T d, complex_##T* d_a, complex_##T* d_b) {      \
-    operator_minus_pullback(a, b, d, d_a, d_b);                                                                   \
-  }                                                                                                               \
-  inline void complex_difference_pullback(const complex_##T& a, const T& b, complex_##T d, complex_##T* d_a, T* d_b) {              \
-    operator_minus_pullback(a, b, d, d_a, d_b);                                                                   \
-  }                                                                                                               \
-  inline void complex_product_pullback(const complex_##T& a, const complex_##T& b, complex_##T d, complex_##T* d_a, complex_##T* d_b) {         \
-    operator_star_pullback(a, b, d, d_a, d_b);                                                                    \
-  }                                                                                                               \
-  inline void complex_product_pullback(const complex_##T& a, const T& b, complex_##T d, complex_##T* d_a, T* d_b) {                 \
-    operator_star_pullback(a, b, d, d_a, d_b);                                                                    \
-  }                                                                                                               \
-  inline void complex_quotient_pullback(const complex_##T& a, const complex_##T& b, complex_##T d, complex_##T* d_a, complex_##T* d_b) {        \
-    operator_slash_pullback(a, b, d, d_a, d_b);                                                                   \
-  }                                                                                                               \
-  inline void complex_quotient_pullback(const complex_##T& a, const T& b, complex_##T d, complex_##T* d_a, T* d_b) {                \
-    operator_slash_pullback(a, b, d, d_a, d_b);                                                                   \
-  }                                                                                                               \
+  ADJOINT_COMPLEX_UPDATE_PULLBACKS(T, complex_sum, operator_plus)                                                 \
+  ADJOINT_COMPLEX_UPDATE_PULLBACKS(T, complex_difference, operator_minus)                                         \
+  ADJOINT_COMPLEX_UPDATE_PULLBACKS(T, complex_product, operator_star)                                             \
+  ADJOINT_COMPLEX_UPDATE_PULLBACKS(T, complex_quotient, operator_slash)                                           \
   inline void complex_with_real_pullback(const complex_##T&, const T&, complex_##T d, complex_##T* d_a, T* d_re) {                  \
     complex_ops::add_complex(d_a, complex_##T(0, d.imag()));                                                            \
     complex_ops::add_real(d_re, d.real());                                                                        \
@@ -182,3 +172,4 @@ void add_real(T* d_x, T v) {
 ADJOINT_COMPLEX_PULLBACKS(double)
 ADJOINT_COMPLEX_PULLBACKS(float)
 #undef ADJOINT_COMPLEX_PULLBACKS
+#undef ADJOINT_COMPLEX_UPDATE_PULLBACKS

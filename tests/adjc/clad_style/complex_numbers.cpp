@@ -59,6 +59,14 @@ double through_calls(double x, double y) {
   for (int i = 0; i < 3; i++) z = rotate(z, y) + 0.1 * z;
   return std::norm(z) + z.imag();
 }
+struct Wave {
+  cd amplitude;
+  double k;
+};
+double wave(const Wave& w, double t) {
+  auto phase = [](cd a, double s) { return a * std::exp(cd(0, s)); };
+  return phase(w.amplitude, w.k * t).real();
+}
 float single(cf z, float x) {
   cf w(x, 2.0f);
   w *= z;
@@ -106,6 +114,14 @@ int main() {
   adjoint::gradient(through_calls).execute(x, y, &dx, &dy);
   expect_gradient("d through_calls / dx", dx, x, [&] { return through_calls(x, y); });
   expect_gradient("d through_calls / dy", dy, y, [&] { return through_calls(x, y); });
+
+  Wave w{cd(0.4, -0.9), 1.7}, dw{};
+  dx = 0;
+  adjoint::gradient(wave).execute(w, x, &dw, &dx);
+  expect_gradient("d wave / d re amplitude", dw.amplitude.real(), re(w.amplitude), [&] { return wave(w, x); });
+  expect_gradient("d wave / d im amplitude", dw.amplitude.imag(), im(w.amplitude), [&] { return wave(w, x); });
+  expect_gradient("d wave / dk", dw.k, w.k, [&] { return wave(w, x); });
+  expect_gradient("d wave / dt", dx, x, [&] { return wave(w, x); });
 
   cf f(0.8f, -0.6f), df{};
   float t = 1.2f, dt = 0;
