@@ -314,6 +314,16 @@ bool is_number_pair(QualType t) {
          args[0].getAsType()->isArithmeticType() && args[1].getAsType()->isArithmeticType();
 }
 
+bool is_std_complex(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType();
+  auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || !spec->isInStdNamespace() || spec->getName() != "complex") return false;
+  const TemplateArgumentList& args = spec->getTemplateArgs();
+  if (args.size() != 1 || args[0].getKind() != TemplateArgument::Type) return false;
+  QualType element = args[0].getAsType().getCanonicalType();
+  return element->isSpecificBuiltinType(BuiltinType::Double) || element->isSpecificBuiltinType(BuiltinType::Float);
+}
+
 bool is_make_pair(const Expr* e) {
   auto* call = dyn_cast<CallExpr>(e);
   const FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;

@@ -104,6 +104,9 @@ bool is_empty_value(const clang::Expr* e, const UnitFacts& unit);
 // std::pair of two arithmetic types: modelled as the struct {first, second} it is. Its constructors
 // from two values set the members, its copies and assignments copy them, its base is empty.
 bool is_number_pair(clang::QualType t);
+// std::complex<float> or std::complex<double>, behind references and cv: a value class when the unit
+// includes adjoint/complex.hpp (complex_numbers.cpp).
+bool is_std_complex(clang::QualType t);
 // `std::make_pair(a, b)` giving a number pair.
 bool is_make_pair(const clang::Expr* e);
 // A struct copied member by member: trivially copyable without base classes, or a number pair.

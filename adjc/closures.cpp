@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "ast_rewrite.hpp"
 #include "classify.hpp"
 
 namespace adjc {
@@ -139,11 +140,9 @@ const LambdaExpr* lambda_of(const Expr* e) {
   return nullptr;
 }
 
-class ClosureCalls {
+class ClosureCalls : public AstRewrite {
  public:
-  ClosureCalls(const UnitFacts& unit, ASTContext& context, Diagnostics& diags)
-      : unit_(unit), context_(context), diags_(diags) {}
-  bool ok = true;
+  using AstRewrite::AstRewrite;
 
   Stmt* visit(Stmt* s) {
     if (!s || isa<LambdaExpr>(s)) return s;  // a lambda's body is lowered as a function of its own
@@ -163,28 +162,13 @@ class ClosureCalls {
         }
       return s;
     }
-    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
-      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
-      return s;
-    }
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) {
-      visit(captured->getCapturedStmt());
-      return s;
-    }
+    if (visit_region(s, [&](Stmt* held) { visit(held); })) return s;
     for (Stmt*& c : s->children()) c = visit(c);
     return s;
   }
 
  private:
-  const UnitFacts& unit_;
-  ASTContext& context_;
-  Diagnostics& diags_;
   std::set<const CXXRecordDecl*> reported_;
-
-  void fail(SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
-    ok = false;
-  }
 
   Expr* value(Expr* e, QualType t) {
     return ImplicitCastExpr::Create(context_, t.getNonReferenceType().getUnqualifiedType(), CK_LValueToRValue, e,

@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "ast_rewrite.hpp"
 #include "classify.hpp"
 
 namespace adjc {
@@ -92,11 +93,9 @@ const char* kSupported =
     "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back(), resize(), "
     "assign(n, value), clear(), fill(value) and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
 
-class Rewrite {
+class Rewrite : public AstRewrite {
  public:
-  Rewrite(const UnitFacts& unit, ASTContext& context, Diagnostics& diags)
-      : unit_(unit), context_(context), diags_(diags) {}
-  bool ok = true;
+  using AstRewrite::AstRewrite;
 
   Stmt* visit(Stmt* s) {
     if (!s) return s;
@@ -171,30 +170,12 @@ class Rewrite {
       return s;
     }
     if (isa<LambdaExpr>(s)) return s;  // its body is differentiated as a function of its own
-    // An OpenMP loop: its statement, a loop rewritten in place (the captures and the directive's
-    // helper expressions are not what lowering reads).
-    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
-      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
-      return s;
-    }
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) {
-      visit(captured->getCapturedStmt());
-      return s;
-    }
+    if (visit_region(s, [&](Stmt* held) { visit(held); })) return s;
     for (Stmt*& c : s->children()) c = visit(c);
     return s;
   }
 
  private:
-  const UnitFacts& unit_;
-  ASTContext& context_;
-  Diagnostics& diags_;
-
-  void fail(SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
-    ok = false;
-  }
-
   std::string spelled(const Expr* e) {
     e = e->IgnoreParenImpCasts();
     if (auto* r = dyn_cast<DeclRefExpr>(e)) return r->getDecl()->getNameAsString();

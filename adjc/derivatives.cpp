@@ -121,6 +121,9 @@ const MathRule* math_rule_of(const CallExpr* call) {
   if (!in_std && !dc->isTranslationUnit()) return nullptr;
   // Integer overloads (std::abs(int), std::max(int, int)) have no derivative and need none.
   if (!is_floating(call->getType())) return nullptr;
+  // The rules are of numbers: std::abs of a std::complex (a floating result too) has a custom pullback.
+  for (const Expr* arg : call->arguments())
+    if (!arg->getType()->isArithmeticType()) return nullptr;
   std::string name = f->getName().str();
   auto it = math_rules().find(name);
   if (it == math_rules().end() && name.size() > 1 && (name.back() == 'f' || name.back() == 'l'))

@@ -101,6 +101,9 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                        : kind == VarKind::Return ? "the result"
                                                  : "the result of a call";
     std::string hint = std_function_hint(t);
+    if (is_std_complex(t))
+      hint = ", which adjc differentiates once the unit includes <adjoint/complex.hpp> (adjoint/ad.hpp includes it "
+             "when <complex> is included before it)";
     fail(loc, what + " has type '" + type.getAsString() + "'" +
                   (hint.empty() ? ", a library class adjc does not differentiate; pass its elements as a pointer and "
                                   "a length (such as 'const double* x, int n')"
@@ -212,6 +215,7 @@ std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit,
   inline_accessor_calls(fn, context);
   if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
   if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;
+  if (!rewrite_complex_numbers(fn, unit, context, diags)) ir->valid = false;
   Lowering(*ir, context, diags).run();
   return ir;
 }

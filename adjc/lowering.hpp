@@ -158,6 +158,12 @@ class Lowering {
 // (lower_references.cpp). Calls it cannot rewrite are left, and reported by the checks.
 void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& context);
 
+// Rewrites, in place, what `fn`'s body does to std::complex values other than calls into calls of
+// adjoint::complex_ops (complex_numbers.cpp): constructions from numbers, and updates in place as
+// assignments `c = complex_ops::f(c, z)`. False on errors.
+bool rewrite_complex_numbers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
+                             Diagnostics& diags);
+
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
 
