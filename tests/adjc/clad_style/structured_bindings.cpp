@@ -77,6 +77,15 @@ double in_loop(double a, double b) {
   }
   return total;
 }
+double in_lambda(double a, double b) {
+  auto product = [b](double u) {
+    Vec2 s{u, b};
+    auto& [p, q] = s;
+    p *= q;
+    return s.x * q;
+  };
+  return product(a);
+}
 
 int main() {
   double x = 0.7, y = -1.3;
@@ -90,5 +99,6 @@ int main() {
   expect_gradients("array_copy", array_copy, adjoint::gradient(array_copy), x, y);
   expect_gradients("array_reference", array_reference, adjoint::gradient(array_reference), x, y);
   expect_gradients("in_loop", in_loop, adjoint::gradient(in_loop), x, y);
+  expect_gradients("in_lambda", in_lambda, adjoint::gradient(in_lambda), x, y);
   return clad_style::report();
 }
