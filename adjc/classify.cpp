@@ -56,7 +56,7 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
   if (!record || !record->hasDefinition() || record->isUnion() || record->isLambda() || is_value_class(t, unit) ||
       is_container(t) || is_library_class(t, unit) || record->isPolymorphic() || !copied_by_members(t))
     return false;
-  for (const FieldDecl* f : record->fields()) {
+  for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getType().getCanonicalType();
     if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
     if (f->isBitField() || !ft->isArithmeticType()) return false;
@@ -334,7 +334,52 @@ bool is_make_pair(const Expr* e) {
 bool copied_by_members(QualType t) {
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
   return record && record->hasDefinition() &&
-         ((record->isTriviallyCopyable() && record->getNumBases() == 0) || is_number_pair(t));
+         ((record->isTriviallyCopyable() && unmodelled_bases(record).empty()) || is_number_pair(t));
+}
+
+std::vector<const FieldDecl*> record_fields(const RecordDecl* record) {
+  std::vector<const FieldDecl*> fields;
+  if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && cxx->hasDefinition())
+    for (const CXXBaseSpecifier& base : cxx->bases())
+      if (auto* b = base.getType()->getAsRecordDecl()) {
+        std::vector<const FieldDecl*> inherited = record_fields(b);
+        fields.insert(fields.end(), inherited.begin(), inherited.end());
+      }
+  fields.insert(fields.end(), record->field_begin(), record->field_end());
+  return fields;
+}
+
+std::string unmodelled_bases(const CXXRecordDecl* record) {
+  std::set<const CXXRecordDecl*> seen;
+  std::function<std::string(const CXXRecordDecl*)> check = [&](const CXXRecordDecl* r) -> std::string {
+    if (!r->hasDefinition()) return "";
+    for (const CXXBaseSpecifier& base : r->bases()) {
+      const CXXRecordDecl* b = base.getType()->getAsCXXRecordDecl();
+      const std::string name = base.getType().getAsString(), of = " of '" + r->getNameAsString() + "'";
+      if (base.isVirtual()) return "virtual base class '" + name + "'" + of;
+      if (base.getAccessSpecifier() != AS_public) return "non-public base class '" + name + "'" + of;
+      if (!b) return "base class '" + name + "'" + of + ", which is not a known class";
+      if (!seen.insert(b->getCanonicalDecl()).second)
+        return "base class '" + name + "' repeated in the hierarchy of '" + record->getNameAsString() + "'";
+      if (std::string why = check(b); !why.empty()) return why;
+    }
+    return "";
+  };
+  return check(record);
+}
+
+std::string unmodelled_class(QualType t, const UnitFacts& unit) {
+  t = t.getCanonicalType().getNonReferenceType();
+  while (t->isPointerType() || t->isArrayType())
+    t = t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
+  auto* record = t->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || record->isLambda() || is_value_class(t, unit) || is_container(t) ||
+      is_library_class(t, unit))
+    return "";
+  if (record->isPolymorphic())
+    return "class '" + record->getNameAsString() +
+           "' has virtual functions, and adjc does not follow a call to the override that runs";
+  return unmodelled_bases(record);
 }
 
 std::string std_function_hint(QualType t) {

@@ -109,8 +109,20 @@ bool is_number_pair(clang::QualType t);
 bool is_std_complex(clang::QualType t);
 // `std::make_pair(a, b)` giving a number pair.
 bool is_make_pair(const clang::Expr* e);
-// A struct copied member by member: trivially copyable without base classes, or a number pair.
+// A struct copied member by member: trivially copyable with only modelled bases
+// (`unmodelled_bases`), or a number pair.
 bool copied_by_members(clang::QualType t);
+// The data members of a record, its bases' first (depth first, in declaration order, as an
+// aggregate initialiser lists them), then its own.
+std::vector<const clang::FieldDecl*> record_fields(const clang::RecordDecl* record);
+// Why adjc cannot model `record`'s base classes (empty when it can: every base public, not
+// virtual, and no class twice in the hierarchy), naming the first that is not modelled; inherited
+// members are then members of the derived struct, its adjoint a struct of the same type.
+std::string unmodelled_bases(const clang::CXXRecordDecl* record);
+// Why adjc cannot model the user's class that `t` is, points to, refers to or holds as elements
+// (empty when it can): a class with virtual functions (a call through it could dispatch to an
+// override adjc does not follow), or bases `unmodelled_bases` rejects.
+std::string unmodelled_class(clang::QualType t, const UnitFacts& unit);
 // A struct of numbers (references and cv-qualifiers ignored): a class of the user's (or a number
 // pair), copied by members, without virtual functions, whose members are arithmetic or arrays of arithmetic.
 // Its values are memory whose adjoint is a struct of the same type: locals used as a whole, results.

@@ -51,6 +51,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     if (capture.capturesThis())
       return fail(at, "a lambda capturing 'this' is not supported; copy the members it uses into locals and "
                       "capture those");
+    if (auto* binding = capture.capturesVariable() ? dyn_cast<BindingDecl>(capture.getCapturedVar()) : nullptr)
+      return fail(at, "a lambda capturing structured binding '" + binding->getName().str() +
+                          "' is not supported; copy it into a local ('auto v = " + binding->getName().str() +
+                          ";') and capture that");
     auto* var = capture.capturesVariable() ? dyn_cast<VarDecl>(capture.getCapturedVar()) : nullptr;
     if (!var) return fail(at, "this capture is not supported; capture variables by copy or by reference");
     const std::string name = var->getName().str();

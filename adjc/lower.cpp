@@ -33,6 +33,7 @@ void Lowering::run() {
     ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());
     ir_.returns_value = has_result_adjoint(rt, ir_.unit);
   }
+  lower_bindings(fn->getBody());
   find_aliases(fn->getBody());
   copy_addressed_params(fn->getBody());
   find_split_structs(fn->getBody());
@@ -95,11 +96,12 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                   type.getAsString() +
                   "', which has members other than numbers and arrays of numbers, is not supported; return a struct "
                   "of numbers, or form the pointers where they are used");
+  const std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
+                           : kind == VarKind::Local  ? "local variable '" + name + "'"
+                           : kind == VarKind::Return ? "the result"
+                                                     : "the result of a call";
+  modelled_class(what, type, loc);
   if (is_library_class(t, ir_.unit)) {
-    std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
-                       : kind == VarKind::Local  ? "local variable '" + name + "'"
-                       : kind == VarKind::Return ? "the result"
-                                                 : "the result of a call";
     std::string hint = std_function_hint(t);
     if (is_std_complex(t))
       hint = ", which adjc differentiates once the unit includes <adjoint/complex.hpp> (adjoint/ad.hpp includes it "
@@ -147,6 +149,16 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   }
   if (decl) ir_.var_of[decl] = v;
   return v;
+}
+
+// Whether adjc models the class `type` is or holds (`unmodelled_class`); reports `what` of that type when not.
+bool Lowering::modelled_class(const std::string& what, QualType type, SourceLocation loc) {
+  const std::string why = unmodelled_class(type, ir_.unit);
+  if (!why.empty())
+    fail(loc, what + " has type '" + type.getAsString() + "': " + why +
+                  "; use a class without virtual functions whose bases are public, not virtual, and each "
+                  "in the hierarchy once");
+  return why.empty();
 }
 
 void Lowering::add(Node* block, Node* n) {

@@ -56,7 +56,7 @@ void selectors(const Expr* e, std::vector<const VarDecl*>& out) {
 
 }  // namespace
 
-void replace_uses(Stmt*& slot, const VarDecl* vd, const std::function<Expr*(const DeclRefExpr*)>& with) {
+void replace_uses(Stmt*& slot, const ValueDecl* vd, const std::function<Expr*(const DeclRefExpr*)>& with) {
   if (!slot) return;
   if (auto* ref = dyn_cast<DeclRefExpr>(slot); ref && ref->getDecl() == vd) {
     slot = with(ref);

@@ -23,9 +23,6 @@ Node* Lowering::lower_scope(const Stmt* s) {
 
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
-  if (isa<DecompositionDecl>(vd))
-    return fail(at, "structured bindings are not supported; declare the struct or pair and name its members "
-                    "('auto s = ...; s.first')");
   // A `static const` number with a constant initialiser means what a `const` local does.
   const bool constant = vd->getType().isConstQualified() && vd->getType()->isArithmeticType() && vd->getInit() &&
                         vd->getInit()->isConstantInitializer(vd->getASTContext(), false);
@@ -33,6 +30,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return fail(at, "static local variable '" + vd->getName().str() +
                         "' is not supported: its value carries from one call to the next; make it a parameter or a "
                         "global");
+  if (!modelled_class("local variable '" + vd->getName().str() + "'", vd->getType(), at)) return;
   if (aliases_.count(vd)) return;  // its uses name the referent
   // `const T& c = x * y;`: the temporary it names is a local of its own.
   const Expr* bound = vd->getInit();
@@ -91,7 +89,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
       return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
                           "' is not supported: a local struct's members must be numbers, pointers or arrays of "
-                          "them, without base classes or virtual functions; declare its members as locals");
+                          "them; declare its members as locals");
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");

@@ -95,9 +95,9 @@ bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
   if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
   if (auto* cxx = dyn_cast<CXXRecordDecl>(record);
-      cxx && (cxx->isLambda() || cxx->isPolymorphic() || (cxx->getNumBases() > 0 && !is_number_pair(t))))
+      cxx && (cxx->isLambda() || cxx->isPolymorphic() || (!unmodelled_bases(cxx).empty() && !is_number_pair(t))))
     return false;
-  for (const FieldDecl* f : record->fields()) {
+  for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getType().getCanonicalType();
     if (f->isBitField() || ft->isReferenceType()) return false;
     if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
@@ -118,6 +118,13 @@ const Expr* Lowering::zero_of(QualType t) {
   return nullptr;
 }
 
+// `{}` of type `t` at `at`: what an aggregate's base or an array's row not given in a braced list starts as.
+InitListExpr* Lowering::empty_list(QualType t, SourceLocation at) {
+  auto* list = new (context_) InitListExpr(context_, at, {}, at);
+  list->setType(t);
+  return list;
+}
+
 // A member `s.x` of local `vd` as an expression.
 Expr* Lowering::member_ref(const VarDecl* vd, const FieldDecl* f) {
   return MemberExpr::CreateImplicit(context_, const_cast<Expr*>(new_ref(vd)), false, const_cast<FieldDecl*>(f),
@@ -132,7 +139,7 @@ Expr* Lowering::member_ref(const VarDecl* vd, const FieldDecl* f) {
 bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, Node* block,
                             std::vector<const Expr*>& out) {
   const RecordDecl* record = type->getAsRecordDecl();
-  std::vector<const FieldDecl*> fields(record->field_begin(), record->field_end());
+  std::vector<const FieldDecl*> fields = record_fields(record);
   out.assign(fields.size(), nullptr);
   auto in_class = [&](size_t i) {
     if (fields[i]->hasInClassInitializer()) out[i] = fields[i]->getInClassInitializer();
@@ -149,8 +156,21 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   if (auto* paren = dyn_cast<CXXParenListInitExpr>(init))
     given.assign(paren->getUserSpecifiedInitExprs().begin(), paren->getUserSpecifiedInitExprs().end());
   if (isa<InitListExpr>(init) || isa<CXXParenListInitExpr>(init)) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const Expr* e = i < given.size() ? given[i] : nullptr;
+    // The bases' initialisers come first (`Derived d{{a}, b}`), each giving its inherited members.
+    size_t first_own = 0, bases = 0;
+    if (auto* cxx = dyn_cast<CXXRecordDecl>(record))
+      for (const CXXBaseSpecifier& base : cxx->bases()) {
+        const Expr* e = bases < given.size() ? given[bases] : nullptr;
+        ++bases;
+        if (!e || isa<ImplicitValueInitExpr>(e)) e = empty_list(base.getType(), init->getBeginLoc());
+        std::vector<const Expr*> inherited;
+        if (!member_inits(base.getType(), e, stmt, block, inherited)) return false;
+        std::copy(inherited.begin(), inherited.end(), out.begin() + first_own);
+        first_own += inherited.size();
+      }
+    for (size_t i = first_own; i < fields.size(); ++i) {
+      const size_t k = i - first_own + bases;
+      const Expr* e = k < given.size() ? given[k] : nullptr;
       if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;  // `{}` or `{v}` for a scalar member
           inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
         e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
@@ -263,7 +283,8 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
     for (const Stmt* c : s->children()) check(c);
   };
   check(body);
-  for (const CXXCtorInitializer* ci : ctor->inits()) plain_body &= ci->getMember() != nullptr;
+  for (const CXXCtorInitializer* ci : ctor->inits())
+    plain_body &= ci->getMember() != nullptr || (ci->isBaseInitializer() && !ci->isBaseVirtual());
   if (!plain_body) return false;
   const RecordDecl* record = ctor->getParent();
   const VarDecl*& object = constructed_[ctor];
@@ -286,6 +307,15 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (unsigned i = 0; i < ctor->getNumParams(); ++i)
     lower_assign(stmt, new_ref(ctor->getParamDecl(i)), BO_Assign, construct->getArg(i), block);
   for (const CXXCtorInitializer* ci : ctor->inits()) {
+    if (ci->isBaseInitializer()) {  // `: Base(a)`: the inherited members as that base's constructor sets them
+      QualType base(ci->getBaseClass(), 0);
+      std::vector<const Expr*> inherited;
+      if (!member_inits(base, ci->getInit(), stmt, block, inherited)) return false;
+      size_t k = 0;
+      for (const FieldDecl* f : record_fields(base->getAsRecordDecl()))
+        assign_member(member_ref(object, f), inherited[k++], stmt, block);
+      continue;
+    }
     const FieldDecl* f = ci->getMember();
     const Expr* e = strip(ci->getInit(), ir_.unit);
     if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
@@ -295,7 +325,7 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   }
   lower_compound(body, block);
   size_t i = 0;
-  for (const FieldDecl* f : record->fields()) out[i++] = member_ref(object, f);
+  for (const FieldDecl* f : record_fields(record)) out[i++] = member_ref(object, f);
   return true;
 }
 
@@ -308,7 +338,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
                         "constructor whose parameters are numbers and whose body declares no variables");
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
-  for (const FieldDecl* f : record->fields()) {
+  for (const FieldDecl* f : record_fields(record)) {
     const Expr* init = inits[i++];
     Var* v = make_var(vd->getName().str() + "_" + f->getName().str(), f->getType(), VarKind::Local, nullptr, at);
     v->block = block;
@@ -367,7 +397,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");
-  for (const FieldDecl* f : record->fields())
+  for (const FieldDecl* f : record_fields(record))
     if (f->getType()->isPointerType() && is_differentiable(f->getType()))
       return fail(at, "local object '" + name + "' has pointer member '" + f->getName().str() +
                           "', whose adjoint adjc cannot give it; pass the pointer as an argument instead");
@@ -377,7 +407,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
                         "constructor whose parameters are numbers and whose body declares no variables");
   size_t i = 0;
-  for (const FieldDecl* f : record->fields()) assign_member(member_ref(vd, f), inits[i++], stmt, block);
+  for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.
@@ -388,7 +418,7 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
     return fail(value->getExprLoc(), "this value of struct type '" + type.getUnqualifiedType().getAsString() +
                                          "' is not supported; build it in a local first ('T t{a, b}; ... = t;')");
   size_t i = 0;
-  for (const FieldDecl* f : type->getAsRecordDecl()->fields()) {
+  for (const FieldDecl* f : record_fields(type->getAsRecordDecl())) {
     Expr* target = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(lhs), false, const_cast<FieldDecl*>(f),
                                               f->getType(), VK_LValue, OK_Ordinary);
     const Expr* init = inits[i++];
@@ -528,9 +558,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
         return fail(at, "this initialiser of an array row is not supported; assign the elements");
       if (!row) {
         if (!every_element) continue;
-        auto* zeros = new (context_) InitListExpr(context_, at, {}, at);
-        zeros->setType(element);
-        row = zeros;
+        row = empty_list(element, at);
       }
       lower_array_elements(target, row, stmt, block);
       if (!ir_.valid) return;
@@ -544,20 +572,15 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
         if (ir_.valid) fail(at, "this initialiser of an array element is not supported; assign the members");
         return;
       }
-      const RecordDecl* record = element->getAsRecordDecl();
       size_t i_member = 0;
-      for (const FieldDecl* f : record->fields()) {
+      for (const FieldDecl* f : record_fields(element->getAsRecordDecl())) {
         const Expr* value = members[i_member++];
         auto* member = MemberExpr::CreateImplicit(context_, target, false, const_cast<FieldDecl*>(f), f->getType(),
                                                   VK_LValue, OK_Ordinary);
         if (f->getType()->isConstantArrayType()) {  // an array member: its elements given, or zero
           const InitListExpr* elements = value ? dyn_cast<InitListExpr>(strip(value, ir_.unit)) : nullptr;
           if (value && !elements) return fail(value->getBeginLoc(), "this initialiser of an array member is not supported; assign the elements");
-          if (!elements) {
-            auto* zeros = new (context_) InitListExpr(context_, at, {}, at);
-            zeros->setType(f->getType());
-            elements = zeros;
-          }
+          if (!elements) elements = empty_list(f->getType(), at);
           lower_array_elements(member, elements, stmt, block);
           if (!ir_.valid) return;
           continue;

@@ -49,6 +49,7 @@ class Lowering {
   void fail(clang::SourceLocation where, const std::string& message);
   Node* make(NodeKind kind, const clang::Stmt* stmt);
   std::string unique_name(const std::string& base);
+  bool modelled_class(const std::string& what, clang::QualType type, clang::SourceLocation loc);
   Var* make_var(const std::string& name, clang::QualType type, VarKind kind, const clang::VarDecl* decl,
                 clang::SourceLocation loc);
   void add(Node* block, Node* n);
@@ -83,6 +84,11 @@ class Lowering {
                                 clang::BinaryOperatorKind op, const clang::Expr* rhs, Node* block);
   const clang::Expr* pointer_base(const clang::Expr* e);
 
+  // ----- structured bindings (lower_bindings.cpp)
+  void lower_bindings(clang::Stmt* body);
+  void lower_binding(clang::DecompositionDecl* dd, clang::Stmt* body);
+  static std::string binding_outside_block(const clang::Stmt* s);
+
   // ----- local references and addressed parameters (lower_references.cpp)
   void find_aliases(clang::Stmt* body);
   void alias(clang::DeclStmt* decls, const clang::VarDecl* vd, clang::Stmt** rest, clang::Stmt** end);
@@ -93,6 +99,7 @@ class Lowering {
   void find_split_structs(const clang::Stmt* body);
   bool splittable(clang::QualType t);
   const clang::Expr* zero_of(clang::QualType t);
+  clang::InitListExpr* empty_list(clang::QualType t, clang::SourceLocation at);
   clang::Expr* member_ref(const clang::VarDecl* vd, const clang::FieldDecl* f);
   bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
                     std::vector<const clang::Expr*>& out);
@@ -172,7 +179,7 @@ bool has_side_effects(const clang::Expr* e);
 bool writes_variable(const clang::Stmt* stmt, const clang::VarDecl* decl);
 
 // Each use of `vd` in `slot` (and below it) replaced by what `with` gives for it.
-void replace_uses(clang::Stmt*& slot, const clang::VarDecl* vd,
+void replace_uses(clang::Stmt*& slot, const clang::ValueDecl* vd,
                   const std::function<clang::Expr*(const clang::DeclRefExpr*)>& with);
 
 }  // namespace adjc

@@ -330,7 +330,7 @@ bool numbers_only(QualType t) {
   if (is_container(t)) return true;
   auto* record = t->getAsCXXRecordDecl();
   if (!record || !copied_by_members(t)) return false;
-  for (const FieldDecl* f : record->fields())
+  for (const FieldDecl* f : record_fields(record))
     if (!numbers_only(f->getType())) return false;
   return true;
 }

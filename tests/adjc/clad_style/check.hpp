@@ -29,6 +29,16 @@ void expect_gradient(const char* what, double analytic, T& x, F f) {
   if (!ok) ++failures;
 }
 
+// The gradient `g` (adjoint::gradient(f)) of a function `f(x, y)` of two doubles, checked in both.
+template <class F, class G>
+void expect_gradients(const char* name, F f, G g, double x, double y) {
+  double dx = 0, dy = 0;
+  g.execute(x, y, &dx, &dy);
+  std::printf("%s\n", name);
+  expect_gradient("  dx", dx, x, [&] { return f(x, y); });
+  expect_gradient("  dy", dy, y, [&] { return f(x, y); });
+}
+
 inline int report() {
   if (failures) std::printf("FAILED: %d mismatches\n", failures);
   else std::printf("PASSED\n");
