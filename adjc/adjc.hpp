@@ -21,10 +21,12 @@ class Diagnostics {
   explicit Diagnostics(clang::DiagnosticsEngine& engine) : engine_(engine) {}
   void error(clang::SourceLocation where, const std::string& message);
   bool failed() const { return failed_; }
+  int errors() const { return errors_; }  // reported so far
 
  private:
   clang::DiagnosticsEngine& engine_;
   bool failed_ = false;
+  int errors_ = 0;
   // What was reported, to say each error once where several checks meet the same expression.
   std::set<std::pair<clang::SourceLocation, std::string>> reported_;
 };

@@ -36,6 +36,7 @@ void Diagnostics::error(clang::SourceLocation where, const std::string& message)
   if (where.isInvalid() && failed_) return;
   failed_ = true;
   if (!reported_.insert({where, message}).second) return;
+  ++errors_;
   unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
   engine_.Report(where, id) << message;
 }

@@ -4,6 +4,8 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/StmtOpenMP.h>
 
+#include <algorithm>
+
 #include "lowering.hpp"
 
 namespace adjc {
@@ -195,6 +197,12 @@ void Lowering::lower_if(const Stmt* s, const Expr* cond, const Stmt* then, const
   add(block, n);
 }
 
+bool Lowering::mentions_rejected(const Stmt* s) const {
+  if (!s || rejected_.empty()) return false;
+  if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && rejected_.count(dyn_cast<VarDecl>(ref->getDecl()))) return true;
+  return std::any_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return mentions_rejected(c); });
+}
+
 void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (!s || isa<NullStmt>(s)) return;
   SourceLocation at = s->getBeginLoc();
@@ -203,9 +211,20 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     lower_compound(cs, inner);
     return add(block, inner);
   }
+  // A statement using a local whose declaration was reported would only repeat that error.
+  if (!isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt, CXXForRangeStmt>(s) && mentions_rejected(s)) {
+    if (auto* ds = dyn_cast<DeclStmt>(s))  // and so would the uses of what it declares
+      for (const Decl* d : ds->decls())
+        if (auto* vd = dyn_cast<VarDecl>(d)) rejected_.insert(vd);
+    return;
+  }
   if (auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls()) {
-      if (auto* vd = dyn_cast<VarDecl>(d)) lower_decl(vd, s, block);
+      if (auto* vd = dyn_cast<VarDecl>(d)) {
+        const int errors = diags_.errors();
+        lower_decl(vd, s, block);
+        if (diags_.errors() > errors) rejected_.insert(vd);
+      }
       // Generated code names everything fully qualified, so local using-declarations and
       // using-directives (`using namespace std;`) need no counterpart there.
       else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDirectiveDecl, UsingDecl>(d))

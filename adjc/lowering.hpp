@@ -44,6 +44,7 @@ class Lowering {
   const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
   std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
   std::set<const clang::VarDecl*> heap_;       // local pointers given a `new`: heap arrays
+  std::set<const clang::VarDecl*> rejected_;   // locals whose declaration was reported: their uses are not
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -64,6 +65,7 @@ class Lowering {
   // ----- statements (lower_statements.cpp)
   void lower_compound(const clang::CompoundStmt* cs, Node* block);
   Node* lower_scope(const clang::Stmt* s);
+  bool mentions_rejected(const clang::Stmt* s) const;
   void lower_decl(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_expr_stmt(const clang::Expr* e, Node* block);
   void lower_stmt(const clang::Stmt* s, Node* block);
