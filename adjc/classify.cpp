@@ -57,9 +57,8 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
       is_container(t) || is_library_class(t, unit) || record->isPolymorphic() || !copied_by_members(t))
     return false;
   for (const FieldDecl* f : record_fields(record)) {
-    QualType ft = f->getType().getCanonicalType();
-    if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
-    if (f->isBitField() || !ft->isArithmeticType()) return false;
+    QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
+    if (f->isBitField() || !(ft->isArithmeticType() || (ft->isRecordType() && is_plain_struct(ft, unit)))) return false;
   }
   return true;
 }

@@ -90,7 +90,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
       return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
-                          "' is not supported: a local struct's members must be numbers, pointers or arrays of "
+                          "' is not supported: a local struct's members must be numbers, pointers, structs of them or arrays of "
                           "them; declare its members as locals");
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
@@ -227,6 +227,9 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
       }
       // Generated code names everything fully qualified, so local using-declarations and
       // using-directives (`using namespace std;`) need no counterpart there.
+      else if (isa<CXXRecordDecl>(d))  // generated functions are outside the body: they could not name it
+        fail(d->getLocation(), "a class defined inside a function ('" + cast<CXXRecordDecl>(d)->getNameAsString() +
+                                   "') is not supported; define it outside the function");
       else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDirectiveDecl, UsingDecl>(d))
         fail(d->getLocation(), std::string("unsupported declaration (") + d->getDeclKindName() + ")");
     }

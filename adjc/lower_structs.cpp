@@ -18,7 +18,7 @@ using namespace clang;
 // whole: passed, copied, assigned, returned, or their member functions called) are objects: one
 // struct in memory each.
 void Lowering::find_split_structs(const Stmt* body) {
-  std::set<const VarDecl*> whole, structs;
+  std::set<const VarDecl*> whole, structs, declared;
   std::vector<std::pair<const VarDecl*, const VarDecl*>> copies;  // `S b = a;`: split both or neither
   auto local = [](const Expr* e) -> const VarDecl* {
     auto* ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
@@ -62,6 +62,7 @@ void Lowering::find_split_structs(const Stmt* body) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
           if (vd->isLocalVarDecl() && splittable(vd->getType())) structs.insert(vd);
+          if (vd->isLocalVarDecl() && !vd->getType()->isReferenceType()) declared.insert(vd);
           // `S b = a;`: a trivial copy, which strip looks through.
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
           auto* ref = init && vd->getType()->isRecordType() ? dyn_cast<DeclRefExpr>(init) : nullptr;
@@ -89,6 +90,17 @@ void Lowering::find_split_structs(const Stmt* body) {
   }
   for (const VarDecl* vd : structs)
     if (!split_.count(vd)) objects_.insert(vd);
+  // Structs of structs (`Body b{{x, y}, {u, v}, m}`): one object each, their members reached by
+  // member chains (`b.pos.x`) as in any struct in memory.
+  for (const VarDecl* vd : declared)
+    if (!structs.count(vd) && nested_plain_struct(vd->getType())) objects_.insert(vd);
+}
+
+bool Lowering::nested_plain_struct(QualType t) {
+  if (!is_plain_struct(t, ir_.unit)) return false;
+  for (const FieldDecl* f : record_fields(t->getAsRecordDecl()))
+    if (context_.getBaseElementType(f->getType())->isRecordType()) return true;
+  return false;
 }
 
 bool Lowering::splittable(QualType t) {
@@ -172,8 +184,11 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
       const size_t k = i - first_own + bases;
       const Expr* e = k < given.size() ? given[k] : nullptr;
       if (auto* inner = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;  // `{}` or `{v}` for a scalar member
-          inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType())
+          inner && inner->getNumInits() <= 1 && !fields[i]->getType()->isArrayType() &&
+          !fields[i]->getType()->isRecordType())
         e = inner->getNumInits() == 1 ? inner->getInit(0) : nullptr;
+      if ((!e || isa<ImplicitValueInitExpr>(e)) && fields[i]->getType()->isRecordType())
+        e = empty_list(fields[i]->getType(), init->getBeginLoc());  // a struct member: its members zero
       if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(fields[i]->getType());
       if (!e) continue;
       if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
@@ -393,7 +408,8 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   auto* record = vd->getType()->getAsCXXRecordDecl();
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
-  if (!record || !splittable(vd->getType()) || !copied_by_members(vd->getType()))
+  if (!record || !(splittable(vd->getType()) || nested_plain_struct(vd->getType())) ||
+      !copied_by_members(vd->getType()))
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");
@@ -472,6 +488,8 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
 // element by element from another array.
 void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, Node* block) {
   if (!init) return;
+  if (target->getType()->isRecordType() && !is_value_class(target->getType(), ir_.unit))
+    return lower_struct_assign(stmt, target, init, block);  // a struct member: member by member
   auto* array = dyn_cast<ConstantArrayType>(target->getType().getCanonicalType());
   if (!array) return lower_assign(stmt, target, BO_Assign, init, block);
   if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) return lower_array_elements(target, list, stmt, block);
@@ -585,9 +603,10 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
           if (!ir_.valid) return;
           continue;
         }
-        if (!value && every_element) value = zero_of(f->getType());
+        if (!value && every_element)
+          value = f->getType()->isRecordType() ? empty_list(f->getType(), at) : zero_of(f->getType());
         if (!value) continue;
-        lower_assign(stmt, member, BO_Assign, value, block);
+        assign_member(member, value, stmt, block);
         if (!ir_.valid) return;
       }
       continue;

@@ -99,6 +99,7 @@ class Lowering {
 
   // ----- local structs and arrays (lower_structs.cpp)
   void find_split_structs(const clang::Stmt* body);
+  bool nested_plain_struct(clang::QualType t);
   bool splittable(clang::QualType t);
   const clang::Expr* zero_of(clang::QualType t);
   clang::InitListExpr* empty_list(clang::QualType t, clang::SourceLocation at);

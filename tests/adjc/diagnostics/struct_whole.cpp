@@ -1,9 +1,9 @@
 #include <adjoint/ad.hpp>
-struct Pair { double a, b; };
-struct Nested { Pair p; double w; };
-double total(Nested n) { return n.p.a + n.p.b * n.w; }
+#include <vector>
+struct Samples { std::vector<double> values; double weight; };
 double f(double x) {
-  Nested n = {{x, x * x}, 2.0};  // error: local struct 'n' of type 'Nested' is not supported: a local struct's members must be numbers, pointers or arrays of them
-  return total(n);
+  Samples s;  // error: local struct 's' of type 'Samples' is not supported: a local struct's members must be numbers, pointers, structs of them or arrays of them
+  s.weight = x;
+  return s.weight * x;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
