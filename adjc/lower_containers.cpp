@@ -197,6 +197,62 @@ void Lowering::fill_elements(const Expr* object, const Expr* value, const Expr* 
   close_element_loop(loop, block);
 }
 
+// `std::fill(first, last, x)`, `std::fill_n(first, n, x)`, `std::copy(first, last, out)` and
+// `std::copy_n(first, n, out)` on pointers to numbers, as statements: the loop they are,
+// `for (long _i = 0; _i < count; ++_i) first[_i] = x;` (`out[_i] = first[_i]`), so that the
+// elements they write are assignments the tape plan sees. Null for other calls.
+const CallExpr* Lowering::pointer_algorithm_call(const Expr* e) {
+  auto* call = dyn_cast<CallExpr>(e);
+  auto* callee = call ? call->getDirectCallee() : nullptr;
+  if (!callee || !callee->isInStdNamespace() || !callee->getIdentifier() || call->getNumArgs() != 3) return nullptr;
+  const std::string name = callee->getName().str();
+  if (name != "fill" && name != "fill_n" && name != "copy" && name != "copy_n") return nullptr;
+  auto number_pointer = [](const Expr* a) {
+    QualType t = a->IgnoreImpCasts()->getType();
+    if (t->isArrayType()) return t->getArrayElementTypeNoTypeQual()->isArithmeticType();
+    return t->isPointerType() && t->getPointeeType()->isArithmeticType();
+  };
+  const bool copy = name[0] == 'c';
+  if (!number_pointer(call->getArg(0)) || (copy && !number_pointer(call->getArg(2)))) return nullptr;
+  return call;
+}
+
+void Lowering::lower_pointer_algorithm(const CallExpr* call, const Stmt* stmt, Node* block) {
+  SourceLocation at = call->getExprLoc();
+  const std::string name = call->getDirectCallee()->getName().str();
+  for (const Expr* a : call->arguments())
+    if (a->HasSideEffects(context_))
+      return fail(a->getExprLoc(), "an argument of std::" + name +
+                                       " with side effects is not supported; compute it in a statement before");
+  auto strip_decay = [](const Expr* a) { return const_cast<Expr*>(a->IgnoreImpCasts()); };
+  Expr* first = const_cast<Expr*>(call->getArg(0)->IgnoreParens());
+  QualType long_type = context_.LongTy;
+  // The element count: `last - first`, or n.
+  auto parenthesised = [&](const Expr* e) { return new (context_) ParenExpr(at, at, const_cast<Expr*>(e)); };
+  Expr* count = name.size() > 4 ? strip_decay(call->getArg(1))
+                                : BinaryOperator::Create(context_, parenthesised(call->getArg(1)->IgnoreParens()),
+                                                         parenthesised(first), BO_Sub, context_.getPointerDiffType(),
+                                                         VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
+  count = parenthesised(count);
+  Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, count, nullptr,
+                                     FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+  auto element_of = [&](Expr* pointer, VarDecl* counter) {
+    QualType t = pointer->getType();
+    QualType element = t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
+    return new (context_) ArraySubscriptExpr(parenthesised(pointer),
+                                             const_cast<Expr*>(rvalue(counter)), element, VK_LValue, OK_Ordinary, at);
+  };
+  const bool copy = name[0] == 'c';
+  Expr* out = copy ? const_cast<Expr*>(call->getArg(2)->IgnoreParens()) : first;
+  QualType out_element = out->getType()->isPointerType() ? out->getType()->getPointeeType()
+                                                         : QualType(out->getType()->getArrayElementTypeNoTypeQual(), 0);
+  const Expr* value = copy ? nullptr : fill_value(call->getArg(2), out_element.getUnqualifiedType(), stmt, block);
+  VarDecl* counter = loop_counter(nullptr, at);
+  Node* loop = open_counted_loop(counter, end, stmt, stmt);
+  lower_assign(stmt, element_of(out, counter), BO_Assign, copy ? element_of(first, counter) : value, loop->body);
+  close_element_loop(loop, block);
+}
+
 // `for (double v : {a, b, c})`: the braced list a std::initializer_list holds; nullptr otherwise.
 const InitListExpr* Lowering::braced_range(const CXXForRangeStmt* rs) {
   auto* list = dyn_cast<CXXStdInitializerListExpr>(rs->getRangeInit()->IgnoreImplicit());
@@ -210,10 +266,7 @@ const InitListExpr* Lowering::braced_range(const CXXForRangeStmt* rs) {
 Node* Lowering::open_element_loop(Expr* range, const Expr* from, const Stmt* stmt, const Stmt* body, Expr*& item) {
   SourceLocation at = stmt->getBeginLoc();
   QualType long_type = context_.LongTy;
-  auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
-                                  long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
-  counter->setImplicit();
-  counter->setInit(const_cast<Expr*>(from ? from : int_literal(0, long_type)));
+  VarDecl* counter = loop_counter(from, at);
   Expr* end = nullptr;
   if (auto* array = context_.getAsConstantArrayType(range->getType())) {
     end = const_cast<Expr*>(int_literal(int(array->getSize().getZExtValue()), long_type));
@@ -230,6 +283,23 @@ Node* Lowering::open_element_loop(Expr* range, const Expr* from, const Stmt* stm
                                  context_.getTrivialTypeSourceInfo(long_type, at), at, at);
     item = const_cast<Expr*>(container_subscript(context_, range, rvalue(counter)));
   }
+  return open_counted_loop(counter, end, stmt, body);
+}
+
+// The counter `long _i = from` (0 when null) of a loop adjc writes.
+VarDecl* Lowering::loop_counter(const Expr* from, SourceLocation at) {
+  QualType long_type = context_.LongTy;
+  auto* counter = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at, &context_.Idents.get("_i"),
+                                  long_type, context_.getTrivialTypeSourceInfo(long_type, at), SC_None);
+  counter->setImplicit();
+  counter->setInit(const_cast<Expr*>(from ? from : int_literal(0, long_type)));
+  return counter;
+}
+
+// `for (long _i = ...; _i < end; ++_i)`, opened (see open_element_loop).
+Node* Lowering::open_counted_loop(VarDecl* counter, Expr* end, const Stmt* stmt, const Stmt* body) {
+  SourceLocation at = stmt->getBeginLoc();
+  QualType long_type = context_.LongTy;
   Node* n = make(NodeKind::Loop, stmt);
   n->form = LoopForm::For;
   n->id = next_id_++;

@@ -149,6 +149,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
   if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (const CXXMemberCallExpr* fill = fill_call(e)) return lower_fill(fill, stmt, block);
+  if (const CallExpr* algorithm = pointer_algorithm_call(e)) return lower_pointer_algorithm(algorithm, stmt, block);
   if (auto* call = dyn_cast<CallExpr>(e)) {
     lower_branches(const_cast<CallExpr*>(call), block, stmt);
     materialize_temporaries(const_cast<CallExpr*>(call), block, stmt);

@@ -158,6 +158,10 @@ class Lowering {
   Node* open_element_loop(clang::Expr* range, const clang::Expr* from, const clang::Stmt* stmt, const clang::Stmt* body,
                           clang::Expr*& item);
   void close_element_loop(Node* loop, Node* block);
+  clang::VarDecl* loop_counter(const clang::Expr* from, clang::SourceLocation at);
+  Node* open_counted_loop(clang::VarDecl* counter, clang::Expr* end, const clang::Stmt* stmt, const clang::Stmt* body);
+  const clang::CallExpr* pointer_algorithm_call(const clang::Expr* e);
+  void lower_pointer_algorithm(const clang::CallExpr* call, const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
   static const clang::InitListExpr* braced_range(const clang::CXXForRangeStmt* rs);
