@@ -70,11 +70,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
                           element.getUnqualifiedType().getAsString() +
                           "' is not supported: its members must be numbers or arrays of numbers, and its default "
                           "constructor the implicit one; use one array per member");
-    if (construct) {  // default-constructed: the members' initialisers (`double x = 1;`), or zero
-      auto* none = new (context_) InitListExpr(context_, at, {}, at);
-      none->setType(vd->getType());
-      return lower_array_init(vd, none, stmt, block);
-    }
+    if (construct)  // default-constructed: the members' initialisers (`double x = 1;`), or zero
+      return lower_array_init(vd, empty_list(vd->getType(), at), stmt, block);
   }
   if (split_.count(vd)) return lower_split_struct(vd, stmt, block);
   if (heap_.count(vd)) return lower_heap_decl(vd, stmt, block);
