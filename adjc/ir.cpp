@@ -61,6 +61,30 @@ bool is_memory_read(const Expr* e) {
          (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref);
 }
 
+// Whether `e` reads an arithmetic value from the memory of `region` (not an address: `&m[k]`
+// and pointer members read none of m's values).
+bool reads_value_of(const FunctionIR& ir, const Expr* e, const Var* region) {
+  if (!e) return false;
+  e = strip(e, ir.unit);
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    return place_reads_value_of(ir, u->getSubExpr(), region);
+  if (is_memory_read(e) && e->getType()->isArithmeticType() && memory_root(ir, e) == region) return true;
+  if (isa<DeclRefExpr>(e) && ir.var(e) == region && e->getType()->isArithmeticType()) return true;  // a scalar
+  for (const Stmt* c : e->children())
+    if (reads_value_of(ir, dyn_cast_or_null<Expr>(c), region)) return true;
+  return false;
+}
+
+// Whether addressing the place `place` (`m[k]`, `s.x`: its address is taken, or a reference bound to
+// it) reads an arithmetic value from the memory of `region`: only its index or base can.
+bool place_reads_value_of(const FunctionIR& ir, const Expr* place, const Var* region) {
+  place = strip(place, ir.unit);
+  if (auto* s = dyn_cast<ArraySubscriptExpr>(place))
+    return reads_value_of(ir, s->getBase(), region) || reads_value_of(ir, s->getIdx(), region);
+  if (auto* m = dyn_cast<MemberExpr>(place)) return reads_value_of(ir, m->getBase(), region);
+  return false;
+}
+
 void variables_read(const FunctionIR& ir, const Expr* e, std::vector<Var*>& out) {
   if (!e) return;
   e = strip(e, ir.unit);

@@ -199,6 +199,11 @@ Var* memory_root(const FunctionIR& ir, const clang::Expr* e);
 // `p[i]`, `s.m`, `*p`: an expression that reads memory.
 bool is_memory_read(const clang::Expr* e);
 
+// Whether `e` reads an arithmetic value from the memory of `region` (not an address).
+bool reads_value_of(const FunctionIR& ir, const clang::Expr* e, const Var* region);
+// Whether addressing the place `place` (`m[k]`, `s.x`) reads an arithmetic value from `region`.
+bool place_reads_value_of(const FunctionIR& ir, const clang::Expr* place, const Var* region);
+
 // Variables read anywhere in `e` (including through memory: the region roots), appended to `out`.
 void variables_read(const FunctionIR& ir, const clang::Expr* e, std::vector<Var*>& out);
 

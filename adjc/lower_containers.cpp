@@ -236,17 +236,18 @@ void Lowering::lower_pointer_algorithm(const CallExpr* call, const Stmt* stmt, N
   count = parenthesised(count);
   Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, count, nullptr,
                                      FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
-  auto element_of = [&](Expr* pointer, VarDecl* counter) {
+  // The element type of a pointer or of an array.
+  auto element_type = [](const Expr* pointer) {
     QualType t = pointer->getType();
-    QualType element = t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
-    return new (context_) ArraySubscriptExpr(parenthesised(pointer),
-                                             const_cast<Expr*>(rvalue(counter)), element, VK_LValue, OK_Ordinary, at);
+    return t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
+  };
+  auto element_of = [&](Expr* pointer, VarDecl* counter) {
+    return new (context_) ArraySubscriptExpr(parenthesised(pointer), const_cast<Expr*>(rvalue(counter)),
+                                             element_type(pointer), VK_LValue, OK_Ordinary, at);
   };
   const bool copy = name[0] == 'c';
   Expr* out = copy ? const_cast<Expr*>(call->getArg(2)->IgnoreParens()) : first;
-  QualType out_element = out->getType()->isPointerType() ? out->getType()->getPointeeType()
-                                                         : QualType(out->getType()->getArrayElementTypeNoTypeQual(), 0);
-  const Expr* value = copy ? nullptr : fill_value(call->getArg(2), out_element.getUnqualifiedType(), stmt, block);
+  const Expr* value = copy ? nullptr : fill_value(call->getArg(2), element_type(out).getUnqualifiedType(), stmt, block);
   VarDecl* counter = loop_counter(nullptr, at);
   Node* loop = open_counted_loop(counter, end, stmt, stmt);
   lower_assign(stmt, element_of(out, counter), BO_Assign, copy ? element_of(first, counter) : value, loop->body);

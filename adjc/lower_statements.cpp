@@ -68,8 +68,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
         record->hasUserProvidedDefaultConstructor())
       return fail(at, "local array of structs '" + vd->getName().str() + "' of type '" +
                           element.getUnqualifiedType().getAsString() +
-                          "' is not supported: its members must be numbers or arrays of numbers, and its default "
-                          "constructor the implicit one; use one array per member");
+                          "' is not supported: its members must be numbers, structs of numbers or arrays of "
+                          "them, and its default constructor the implicit one; use one array per member");
     if (construct)  // default-constructed: the members' initialisers (`double x = 1;`), or zero
       return lower_array_init(vd, empty_list(vd->getType(), at), stmt, block);
   }

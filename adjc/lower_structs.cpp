@@ -509,7 +509,10 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
 
 // Struct temporaries passed to calls (`dot(V3{x, y, z}, a)`, `Scaler<float>{2.f}(x)`,
 // `f(std::make_pair(a, b))`): each becomes a local object initialised where the temporary was, and
-// the call receives that object (edited in the AST in place, as lower_branches does).
+// the call receives that object (edited in the AST in place, as lower_branches does). So does a
+// number read from memory the call writes (`step(y, y[n - 1])`): the reverse passes the pullback
+// its arguments again, after the call has overwritten that memory, so the call receives a local
+// copy of the value instead.
 void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
   if (!e) return;
   for (Stmt* c : e->children())
@@ -538,6 +541,30 @@ void Lowering::materialize_temporaries(Expr* e, Node* block, const Stmt* stmt) {
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(call))
     if (auto* m = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()); m && !m->isArrow() && temporary(m->getBase()))
       m->setBase(local(m->getBase()));
+  copy_arguments_the_call_overwrites(call, block, stmt);
+}
+
+void Lowering::copy_arguments_the_call_overwrites(CallExpr* call, Node* block, const Stmt* stmt) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  if (callee_kind(callee, ir_.unit) == CalleeKind::Plain) return;
+  // call->getArg(i) is the callee's parameter i - shift (a member operator's object comes first).
+  const unsigned shift = isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(callee) ? 1 : 0;
+  auto param_of = [&](unsigned i) { return i >= shift && i - shift < callee->getNumParams() ? callee->getParamDecl(i - shift) : nullptr; };
+  std::vector<const Var*> written;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i)
+    if (const ParmVarDecl* p = param_of(i); p && is_written_param(p->getType()))
+      if (const Var* region = memory_root(ir_, call->getArg(i))) written.push_back(region);
+  if (auto* method = dyn_cast<CXXMethodDecl>(callee); method && with_object(method) && !method->isConst())
+    if (const Var* region = memory_root(ir_, ad_args(call).front().expr)) written.push_back(region);
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    const ParmVarDecl* p = param_of(i);
+    if (!p || p->getType()->isReferenceType() || !p->getType()->isArithmeticType()) continue;
+    const Expr* arg = call->getArg(i);
+    if (std::none_of(written.begin(), written.end(), [&](const Var* r) { return reads_value_of(ir_, arg, r); })) continue;
+    const VarDecl* copy = new_local("_arg", arg->getType().getUnqualifiedType(), arg->getBeginLoc(), block);
+    define(copy, arg, stmt, block);
+    call->setArg(i, const_cast<Expr*>(rvalue(copy)));
+  }
 }
 
 // `T a[N] = {x, y}`: the local array, then one assignment per element given (the rest are zero,

@@ -113,6 +113,7 @@ class Lowering {
   void lower_struct_assign(const clang::Stmt* stmt, const clang::Expr* lhs, const clang::Expr* value, Node* block);
   void assign_member(clang::Expr* target, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
   void materialize_temporaries(clang::Expr* e, Node* block, const clang::Stmt* stmt);
+  void copy_arguments_the_call_overwrites(clang::CallExpr* call, Node* block, const clang::Stmt* stmt);
   void lower_array_init(const clang::VarDecl* vd, const clang::InitListExpr* list, const clang::Stmt* stmt,
                         Node* block);
   void lower_array_elements(clang::Expr* array, const clang::InitListExpr* list, const clang::Stmt* stmt, Node* block);

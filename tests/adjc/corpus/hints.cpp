@@ -1,7 +1,7 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
 // library_class_param, lambda, local_struct, array_of_structs, lambda_nested_captures,
 // reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer,
-// make_pair_in_expression);
+// make_pair_in_expression, call_argument_overwritten);
 // each builds and is right.
 #include <adjoint/ad.hpp>
 
@@ -97,6 +97,12 @@ double first_of_pair(double x) {
   return p.first * x;
 }
 
+// call_argument_overwritten: the offset computed into a local before the call.
+void accumulate_product(double* out, const double* a) { out[0] += a[0] * a[1]; }
+void offset_in_a_local(double* y, const double* z) {
+  int k = int(y[0] * 0.25);
+  accumulate_product(y, z + k);
+}
 TEST(Hints, members_as_locals) {
   check("members_as_locals", adjoint::gradient(members_as_locals), members_as_locals, Scalar<double>{});
 }
@@ -137,4 +143,7 @@ TEST(Hints, lambda_parameters_for_captures) {
 TEST(Hints, pair_named) {
   check("split_product", adjoint::gradient(split_product), split_product, Scalar<double>{});
   check("first_of_pair", adjoint::gradient(first_of_pair), first_of_pair, Scalar<double>{});
+}
+TEST(Hints, offset_in_a_local) {
+  check("offset_in_a_local", adjoint::gradient(offset_in_a_local, "y, z"), offset_in_a_local, InOut<double>{2}, In<double>{3});
 }

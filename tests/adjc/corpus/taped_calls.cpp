@@ -1,7 +1,8 @@
 // Corpus: calls that overwrite a variable of numbers (a scalar, an integer, an array, a struct, a vector)
 // whose earlier value the reverse of earlier code needs: the forward tapes the variable whole before
 // the call and the reverse restores it after the call's pullback (Node::taped_regions). Memory
-// behind pointer parameters is still rejected (tests/adjc/diagnostics/call_overwrites_*.cpp).
+// behind pointer parameters is still rejected (tests/adjc/diagnostics/call_overwrites_*.cpp). A
+// number passed by value and read from what the call overwrites is passed as a local copy.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -150,6 +151,25 @@ TEST(TapedCalls, integer_counters) {
   check("integer_counters", g, integer_counters, Scalar<double>{}, Scalar<double>{});
   auto h = adjoint::gradient(counters_in_expressions);
   check("counters_in_expressions", h, counters_in_expressions, Scalar<double>{}, Scalar<double>{});
+}
+
+// Numbers read from memory the call then overwrites (`add_square(y, y[1] + x[i])`,
+// `update(g, std::tanh(g))`): the call receives a local copy, which its pullback reads again in the
+// reverse, where y[1] and g already hold what the call wrote.
+void add_square(double* out, double a) { out[0] += a * a; }
+void update(double& o, double a) { o = o * std::cos(o) + a; }
+void arguments_the_call_overwrites(double* y, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    add_square(y, y[1] + x[i]);
+    double g = y[0] * 0.5;
+    update(g, std::tanh(g));
+    y[1] += g;
+  }
+}
+
+TEST(TapedCalls, arguments_the_call_overwrites) {
+  auto g = adjoint::gradient(arguments_the_call_overwrites, "y, x");
+  check("arguments_the_call_overwrites", g, arguments_the_call_overwrites, InOut<double>{2}, In<double>{3}, 3);
 }
 
 }  // namespace taped_calls

@@ -4,7 +4,7 @@ struct Sample {
   Sample() : x(1), y(2) {}
 };
 double f(double w) {
-  Sample samples[2];  // error: local array of structs 'samples' of type 'Sample' is not supported: its members must be numbers or arrays of numbers, and its default constructor the implicit one; use one array per member
+  Sample samples[2];  // error: local array of structs 'samples' of type 'Sample' is not supported: its members must be numbers, structs of numbers or arrays of them, and its default constructor the implicit one; use one array per member
   samples[0].x = w;
   samples[1].y = w * w;
   return samples[0].x * samples[1].y;
