@@ -336,6 +336,17 @@ bool copied_by_members(QualType t) {
          ((record->isTriviallyCopyable() && unmodelled_bases(record).empty()) || is_number_pair(t));
 }
 
+bool copy_assignable(const CXXRecordDecl* record) {
+  for (const CXXConstructorDecl* c : record->ctors())
+    if (c->isMoveConstructor() && c->isDeleted()) return false;
+  if (record->hasUserDeclaredCopyAssignment())
+    return std::any_of(record->method_begin(), record->method_end(),
+                       [](const CXXMethodDecl* m) { return m->isCopyAssignmentOperator() && !m->isDeleted(); });
+  // The implicit one: deleted when a move member is declared, or a member cannot be assigned.
+  return !record->hasUserDeclaredMoveConstructor() && !record->hasUserDeclaredMoveAssignment() &&
+         record->hasSimpleCopyAssignment();
+}
+
 std::vector<const FieldDecl*> record_fields(const RecordDecl* record) {
   std::vector<const FieldDecl*> fields;
   if (auto* cxx = dyn_cast<CXXRecordDecl>(record); cxx && cxx->hasDefinition())

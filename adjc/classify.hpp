@@ -112,6 +112,8 @@ bool is_make_pair(const clang::Expr* e);
 // A struct copied member by member: trivially copyable with only modelled bases
 // (`unmodelled_bases`), or a number pair.
 bool copied_by_members(clang::QualType t);
+// Whether generated code can assign objects of `record` and move them (a result).
+bool copy_assignable(const clang::CXXRecordDecl* record);
 // The data members of a record, its bases' first (depth first, in declaration order, as an
 // aggregate initialiser lists them), then its own.
 std::vector<const clang::FieldDecl*> record_fields(const clang::RecordDecl* record);

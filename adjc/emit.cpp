@@ -107,8 +107,8 @@ void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, b
   if (reverse && !parallel)
     for (auto& v : ir_.vars)
       if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 &&
-          body.uses("_d_" + v->name + "_acc"))
-        code.line(types_.str(v->type.getUnqualifiedType()) + " _d_" + v->name + "_acc{};");
+          body.uses(accumulator_name(v.get())))
+        code.line(types_.str(v->type.getUnqualifiedType()) + " " + accumulator_name(v.get()) + "{};");
 }
 
 // Local vectors and heap arrays last, so the reverse sweep pops them first: pointers into them are

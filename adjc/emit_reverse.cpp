@@ -38,7 +38,7 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
   body.lines.insert(body.lines.begin() + after_pops, sizes.lines.begin(), sizes.lines.end());
   for (auto& v : ir_.vars)
     if (v->kind == VarKind::Param && (v->floating || v->value) && v->assignments > 0 && mask[v->param_index])
-      body.line(accumulation("*" + use("_d_" + v->name), use("_d_" + v->name + "_acc"), v->type));
+      body.line(accumulation("*" + use("_d_" + v->name), use(accumulator_name(v.get())), v->type));
   for (auto& v : ir_.vars)
     if (v->heap) {
       if (body.uses("_d_" + v->name)) body.line("delete[] " + use("_d_" + v->name) + ";");

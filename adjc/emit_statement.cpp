@@ -207,7 +207,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
 }
 
 std::string Emitter::declare_scalar_adjoint(QualType t, Code& code) {
-  std::string name = temp("_d_arg");
+  std::string name = temp("_darg");
   code.line(types_.str(t.getUnqualifiedType()) + " " + name + " = 0;");
   return use(name);
 }

@@ -25,7 +25,9 @@ enum class VarKind { Param, Local, CallResult, Return };
 
 struct Var {
   int index = 0;
-  std::string name;  // unique in the function (generated code); diagnostics use source_name()
+  // Unique in the function (generated code; Lowering::unique_name); diagnostics use source_name().
+  // Never starts with `_d` and is never `result`: its adjoint is `_d_<name>`, the seed `_d_result`.
+  std::string name;
   clang::QualType type;  // for references: the referenced type
   const clang::VarDecl* decl = nullptr;
   VarKind kind = VarKind::Local;
@@ -61,6 +63,10 @@ struct Var {
     return decl && decl->getIdentifier() ? decl->getName().str() : name;
   }
 };
+
+// The reverse sweep's sum of the adjoints of a parameter's assignments (`_dsum_x`: no variable's
+// adjoint starts `_ds`).
+inline std::string accumulator_name(const Var* v) { return "_dsum_" + v->name; }
 
 enum class NodeKind { Block, Assign, Call, If, Loop, Jump };
 enum class JumpKind { Break, Continue, Return };

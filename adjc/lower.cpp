@@ -2,6 +2,8 @@
 // variables and nodes it makes; the rest of the lowering, by construct: lowering.hpp.
 #include "lowering.hpp"
 
+#include <regex>
+
 namespace adjc {
 
 using namespace clang;
@@ -9,15 +11,17 @@ using namespace clang;
 void Lowering::run() {
   const FunctionDecl* fn = ir_.fn;
   check_function(ir_, context_, diags_);
+  names_["result"] = 1;  // `_d_result` is the seed
   for (const ParmVarDecl* p : fn->parameters()) {
-    if (p->getName().empty()) continue;
+    if (p->getName().empty() || generated_name(p->getName().str())) continue;
     names_[p->getName().str()] = 1;
   }
   int index = 0;
   for (const AdParam& p : ad_params(fn)) {
-    std::string name = p.decl
-                           ? (p.decl->getName().empty() ? "_param" + std::to_string(index) : p.decl->getName().str())
-                           : unique_name("self");
+    std::string name = !p.decl                   ? unique_name("self")
+                       : p.decl->getName().empty() ? "_param" + std::to_string(index)
+                       : generated_name(p.decl->getName().str()) ? unique_name(p.decl->getName().str())
+                                                                 : p.decl->getName().str();
     Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());
     v->param_index = index++;
     v->param_type = p.type;
@@ -60,7 +64,18 @@ Node* Lowering::make(NodeKind kind, const Stmt* stmt) {
   return n;
 }
 
-std::string Lowering::unique_name(const std::string& base) {
+// Names generated code gives its own variables: adjoints `_d_x`, `_darg0`, `_dsum_x`; temporaries
+// `_t0`, `_r0`, `_a0`, `_b0`, `_s0`, `_k0`, `_L0`, `_exit0`, `_sums0_0`, `_continue0`, `_saved`;
+// and `result`, whose adjoint would be the seed `_d_result`.
+bool Lowering::generated_name(const std::string& name) {
+  static const std::regex temporary("_(d_.*|darg\\d+|dsum_.*|[trabskL]\\d+|exit\\d*|sums\\d+_\\d+|continue\\d+|saved)");
+  return name == "result" || std::regex_match(name, temporary);
+}
+
+// The name a variable is given in generated code: its own, unless generated code could use it
+// (`_t0` becomes `v_t0`; `result` becomes `result_1`, as `result` is taken from the start).
+std::string Lowering::unique_name(const std::string& wanted) {
+  const std::string base = wanted[0] == '_' && generated_name(wanted) ? "v" + wanted : wanted;
   int& uses = names_[base];
   if (uses == 0) {
     uses = 1;
@@ -96,6 +111,13 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                   type.getAsString() +
                   "', which has members other than numbers and arrays of numbers, is not supported; return a struct "
                   "of numbers, or form the pointers where they are used");
+  // The forward sweep assigns a call's result to a temporary and returns results by moving them.
+  if (auto* record = t->getAsCXXRecordDecl(); (kind == VarKind::Return || kind == VarKind::CallResult) && record &&
+                                               record->hasDefinition() && !copy_assignable(record))
+    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
+                  type.getAsString() +
+                  "', which cannot be copy-assigned or moved, is not supported (generated code assigns and moves "
+                  "results); make its members non-const and let the compiler declare its copy and move members");
   const std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                            : kind == VarKind::Local  ? "local variable '" + name + "'"
                            : kind == VarKind::Return ? "the result"

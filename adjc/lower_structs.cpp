@@ -315,8 +315,10 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
     };
     for (const CXXCtorInitializer* ci : ctor->inits()) mark(ci->getInit());
     mark(body);
-    for (const ParmVarDecl* p : ctor->parameters())
-      make_var(p->getName().str(), p->getType(), VarKind::Local, p, p->getLocation())->block = ir_.body;
+    for (const ParmVarDecl* p : ctor->parameters())  // an unnamed one is still assigned its argument
+      make_var(p->getName().empty() ? "_unnamed" : p->getName().str(), p->getType(), VarKind::Local, p,
+               p->getLocation())
+          ->block = ir_.body;
     object = vd;
   }
   for (unsigned i = 0; i < ctor->getNumParams(); ++i)

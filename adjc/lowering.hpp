@@ -49,7 +49,8 @@ class Lowering {
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
   Node* make(NodeKind kind, const clang::Stmt* stmt);
-  std::string unique_name(const std::string& base);
+  std::string unique_name(const std::string& wanted);
+  static bool generated_name(const std::string& name);
   bool modelled_class(const std::string& what, clang::QualType type, clang::SourceLocation loc);
   Var* make_var(const std::string& name, clang::QualType type, VarKind kind, const clang::VarDecl* decl,
                 clang::SourceLocation loc);

@@ -244,7 +244,7 @@ std::string Printer::call_text(const CallExpr* call) const {
 
 std::string Printer::scalar_adjoint(const Var* v) const {
   if (v->kind == VarKind::Param)
-    return v->assignments > 0 ? use("_d_" + v->name + "_acc") : "(*" + use("_d_" + v->name) + ")";
+    return v->assignments > 0 ? use(accumulator_name(v)) : "(*" + use("_d_" + v->name) + ")";
   return use("_d_" + v->name);
 }
 

@@ -162,3 +162,18 @@ TEST(LocalStructs, member_regions) {
   for (int k = 0; k < 3; k++) EXPECT_NEAR(dw[k], fd(w[k]), 1e-6) << "w[" << k << "]";
   for (int i = 0; i < n; i++) EXPECT_NEAR(dx[i], fd(x[i]), 1e-6) << "x[" << i << "]";
 }
+
+// A constructor parameter without a name (a tag the constructor ignores) still takes its argument.
+struct Tagged {
+  double a;
+  Tagged(double v, int) : a(v * v) {}
+};
+double unnamed_constructor_parameter(double x) {
+  Tagged t(x, 0);
+  return t.a * x;
+}
+
+TEST(LocalStructs, unnamed_constructor_parameter) {
+  check("unnamed_constructor_parameter", adjoint::gradient(unnamed_constructor_parameter),
+        unnamed_constructor_parameter, Scalar<double>{});
+}
