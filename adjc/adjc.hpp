@@ -31,6 +31,10 @@ class Diagnostics {
   std::set<std::pair<clang::SourceLocation, std::string>> reported_;
 };
 
+// The message for a statement or expression adjc has no rule for: what it is, in words
+// ("constructing a 'std::greater<double>' here is not supported"), and its Clang class.
+std::string unsupported_construct(const clang::Stmt* s);
+
 // The generated `<fn>_grad` for one adjoint::gradient request.
 struct GeneratedGradient {
   std::string declaration;      // namespace-qualified declarations to insert before the request

@@ -41,6 +41,26 @@ void Diagnostics::error(clang::SourceLocation where, const std::string& message)
   engine_.Report(where, id) << message;
 }
 
+std::string unsupported_construct(const clang::Stmt* s) {
+  using namespace clang;
+  std::string what;
+  if (auto* c = dyn_cast<CXXConstructExpr>(s)) what = "constructing a '" + c->getType().getAsString() + "' here";
+  else if (isa<CXXThrowExpr>(s)) what = "'throw'";
+  else if (isa<CXXTryStmt>(s)) what = "try/catch";
+  else if (isa<LambdaExpr>(s)) what = "a lambda here";
+  else if (isa<StmtExpr>(s)) what = "a statement expression ('({ ... })')";
+  else if (isa<CXXTypeidExpr>(s)) what = "typeid";
+  else if (isa<CXXDynamicCastExpr>(s)) what = "dynamic_cast";
+  else if (isa<AsmStmt>(s)) what = "inline assembly";
+  else if (isa<CoroutineBodyStmt, CoreturnStmt, CoawaitExpr, CoyieldExpr>(s)) what = "a coroutine";
+  else if (isa<VAArgExpr>(s)) what = "va_arg";
+  else if (isa<InitListExpr>(s)) what = "a braced list here";
+  else if (isa<CXXPseudoDestructorExpr>(s)) what = "a destructor call";
+  else if (isa<AtomicExpr>(s)) what = "an atomic builtin";
+  else what = std::string("this ") + (isa<Expr>(s) ? "expression" : "statement");
+  return what + " is not supported (" + s->getStmtClassName() + ")";
+}
+
 namespace {
 
 using namespace clang;

@@ -171,6 +171,8 @@ struct FunctionIR {
   // Constructors lowered in place (lower_structs.cpp): each `this` in them is a local object.
   std::map<const clang::CXXThisExpr*, Var*> this_object;
   std::set<const clang::CallExpr*> hoisted;
+  // Non-const globals the function reads through a local copy made at its start (copy_read_globals).
+  std::set<const clang::VarDecl*> copied_globals;
   Node* body = nullptr;
   std::vector<Var*> params;  // the object of a member function (`self`) first, then the parameters
   Var* self = nullptr;       // member functions: `this`

@@ -40,10 +40,11 @@ void Lowering::run() {
   lower_bindings(fn->getBody());
   find_aliases(fn->getBody());
   copy_addressed_params(fn->getBody());
+  copy_read_globals(fn->getBody());
   find_split_structs(fn->getBody());
   find_heap_arrays(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
-  define_param_copies();
+  define_copies();
   lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
   int order = 0;
   for_each_node(ir_.body, [&](Node* n) { n->order = order++; });

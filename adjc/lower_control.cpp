@@ -242,7 +242,16 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
   check_expression(ir_, diags_, value);
   std::vector<CaseGroup> cases;
-  for (const Stmt* c : statements) {
+  // A block holding case labels (`case 0: r = x; { case 1: r += x; }`) is its statements, in line:
+  // every local is hoisted, so the block's scope does not matter.
+  auto holds_labels = [](const Stmt* s) {
+    auto* b = dyn_cast<CompoundStmt>(s);
+    return b && std::any_of(b->body_begin(), b->body_end(), [](const Stmt* c) { return isa<SwitchCase>(c); });
+  };
+  std::vector<const Stmt*> pending(statements.rbegin(), statements.rend());  // the next statement last
+  while (!pending.empty()) {
+    const Stmt* c = pending.back();
+    pending.pop_back();
     const Stmt* sub = c;
     bool labelled = false;
     while (isa<clang::SwitchCase>(sub)) {
@@ -258,7 +267,23 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
         sub = cast<DefaultStmt>(sub)->getSubStmt();
       }
     }
-    if (cases.empty()) return fail(c->getBeginLoc(), "statements before the first case label are not supported");
+    if (holds_labels(sub)) {
+      auto* b = cast<CompoundStmt>(sub);
+      pending.insert(pending.end(), b->body_rbegin(), b->body_rend());
+      continue;
+    }
+    if (cases.empty()) {
+      // Before the first label: never runs, unless a label inside it is jumped to.
+      std::function<bool(const Stmt*)> reachable = [&](const Stmt* st) {
+        if (!st) return false;
+        if (isa<SwitchCase>(st) || isa<LabelStmt>(st)) return true;
+        return std::any_of(st->child_begin(), st->child_end(), reachable);
+      };
+      if (isa<DeclStmt>(sub) || reachable(sub))
+        return fail(c->getBeginLoc(), "declarations, and case labels nested in statements, before the first case "
+                                      "label are not supported; declare the variables before the switch");
+      continue;
+    }
     cases.back().body.push_back(sub);
   }
   // A case that falls through (no `break`, `return` or `continue` at its end) runs on into the next.

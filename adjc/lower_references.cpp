@@ -216,6 +216,8 @@ void Lowering::find_aliases(Stmt* body) {
           for (Decl* d : ds->decls())
             if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getType()->isReferenceType() && vd->getInit())
               alias(ds, vd, it + 1, cs->body_end());
+            else if (vd && vd->getType()->isPointerType() && vd->getInit())
+              pointer_alias(ds, vd, it + 1, cs->body_end());
         walk(*it);
       }
       return;
@@ -258,6 +260,55 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
     if (auto* later = dyn_cast<VarDecl>(d); later && later != vd && later->getInit())
       replace_uses(*later->getInitAddress(), vd, [&](const DeclRefExpr*) { return target; });
   for (Stmt** it = rest; it != end; ++it) replace_uses(*it, vd, [&](const DeclRefExpr*) { return target; });
+  aliases_.insert(vd);
+}
+
+// `T* p = &v;` (or `T* p{&v}`) for a variable of numbers `v`, used only as `*p` and never changed:
+// each `*p` in the rest of its declaration and its block is `v`, as a reference would be. Other
+// local pointers are lowered as pointers (which must point into arrays).
+void Lowering::pointer_alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end) {
+  const Expr* init = vd->getInit()->IgnoreParenImpCasts();
+  if (auto* list = dyn_cast<InitListExpr>(init); list && list->getNumInits() == 1)
+    init = list->getInit(0)->IgnoreParenImpCasts();
+  auto* address = dyn_cast<UnaryOperator>(init);
+  auto* ref = address && address->getOpcode() == UO_AddrOf ? dyn_cast<DeclRefExpr>(address->getSubExpr()->IgnoreParens())
+                                                             : nullptr;
+  auto* target = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!target || target->hasGlobalStorage() || !target->getType()->isArithmeticType()) return;
+  std::vector<Stmt**> scope;
+  bool after = false;
+  for (Decl* d : decls->decls()) {
+    if (after)
+      if (auto* later = dyn_cast<VarDecl>(d); later && later->getInit()) scope.push_back(later->getInitAddress());
+    after |= d == vd;
+  }
+  for (Stmt** it = rest; it != end; ++it) scope.push_back(it);
+  // Every mention of p must be the operand of a `*`.
+  auto is_p = [&](const Expr* e) {
+    auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r && r->getDecl() == vd;
+  };
+  auto deref_of_p = [&](const Stmt* s) {
+    auto* u = dyn_cast<UnaryOperator>(s);
+    return u && u->getOpcode() == UO_Deref && is_p(u->getSubExpr());
+  };
+  std::function<bool(const Stmt*)> only_derefs = [&](const Stmt* s) {
+    if (!s || deref_of_p(s)) return true;
+    if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == vd) return false;
+    return std::all_of(s->child_begin(), s->child_end(), only_derefs);
+  };
+  for (Stmt** s : scope)
+    if (!only_derefs(*s)) return;
+  std::function<void(Stmt*&)> replace = [&](Stmt*& s) {
+    if (!s) return;
+    if (deref_of_p(s)) {
+      s = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), target, false,
+                              s->getBeginLoc(), target->getType().getNonReferenceType(), VK_LValue);
+      return;
+    }
+    for (Stmt*& c : s->children()) replace(c);
+  };
+  for (Stmt** s : scope) replace(*s);
   aliases_.insert(vd);
 }
 
@@ -320,7 +371,8 @@ void Lowering::copy_addressed_params(Stmt* body) {
 }
 
 // The copies' definitions (`x_1 = x`), first in the body.
-void Lowering::define_param_copies() {
+void Lowering::define_copies() {
+  for (auto [global, copy] : global_copies_) define(copy, rvalue(global), ir_.fn->getBody(), ir_.body);
   for (auto [param, copy] : copied_params_) {
     Var* v = make_var(param->getName().str(), copy->getType(), VarKind::Local, copy, param->getLocation());
     v->block = ir_.body;
@@ -329,6 +381,54 @@ void Lowering::define_param_copies() {
       continue;
     }
     define(copy, rvalue(param), ir_.fn->getBody(), ir_.body);
+  }
+}
+
+// Non-const globals of numbers the function only reads (`double gain = 3;`, `gain * x`): read once,
+// into a local copy at the start, which the reverse sweep reads from the tape rather than from the
+// global, which code between the sweeps may change. Not when the function writes one (reported
+// in the checks) or calls a function adjc does not differentiate, which could change it between
+// two reads of the original.
+void Lowering::copy_read_globals(Stmt* body) {
+  std::map<const VarDecl*, bool> only_read;
+  bool opaque_calls = false;
+  auto global = [](const Expr* e) -> const VarDecl* {
+    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParens());
+    auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    return vd && vd->hasGlobalStorage() && !vd->isStaticLocal() && is_floating(vd->getType()) &&
+                   !vd->getType().isConstQualified()
+               ? vd
+               : nullptr;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return;
+    if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+      if (const VarDecl* g = global(c->getSubExpr())) {
+        only_read.insert({g, true});
+        return;
+      }
+    if (auto* e = dyn_cast<Expr>(s))
+      if (const VarDecl* g = global(e)) only_read[g] = false;
+    if (auto* call = dyn_cast<CallExpr>(s)) {
+      const FunctionDecl* callee = call->getDirectCallee();
+      opaque_calls |= !callee || (!is_library(callee) && callee_kind(callee, ir_.unit) == CalleeKind::Plain);
+    }
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(body);
+  if (opaque_calls) return;
+  for (auto [g, read] : only_read) {
+    if (!read) continue;
+    QualType type = g->getType().getUnqualifiedType();
+    VarDecl* copy = synthesized(g->getName().str(), type, g->getLocation());
+    for (Stmt*& s : body->children())
+      replace_uses(s, g, [&](const DeclRefExpr* ref) -> Expr* {
+        return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), copy, false,
+                                   ref->getLocation(), type, VK_LValue);
+      });
+    make_var(g->getName().str(), type, VarKind::Local, copy, g->getLocation())->block = ir_.body;
+    ir_.copied_globals.insert(g);
+    global_copies_.push_back({g, copy});
   }
 }
 

@@ -172,11 +172,8 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   }
   // Any other expression evaluated for its side effects (`c ? a++ : b--;`): the side effects, as
   // statements; the value is not used.
-  if (has_side_effects(e)) {
-    lower_branches(const_cast<Expr*>(e), block, stmt);
-    return;
-  }
-  fail(e->getExprLoc(), std::string("unsupported statement (") + e->getStmtClassName() + ")");
+  // A value computed and dropped (`x;`, the `a` of `(a, b)`) does nothing.
+  if (has_side_effects(e)) lower_branches(const_cast<Expr*>(e), block, stmt);
 }
 
 // `if (cond) then else otherwise` (otherwise may be null) as an If node of `block`.
@@ -290,8 +287,11 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   }
   if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
   if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
+  if (isa<SwitchCase>(s))
+    return fail(at, "a case label inside an if, a loop or another statement in the switch is not supported; put the "
+                    "case labels in the switch's body");
   if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
-  fail(at, std::string("unsupported statement (") + s->getStmtClassName() + ")");
+  fail(at, unsupported_construct(s));
 }
 
 Node* Lowering::lower_statements(const std::vector<const Stmt*>& stmts, const Stmt* owner) {

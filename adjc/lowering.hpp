@@ -39,6 +39,7 @@ class Lowering {
   // Floating parameters passed by address or non-const reference, with the local (a one-element
   // region) that stands for each in the body.
   std::vector<std::pair<const clang::ParmVarDecl*, const clang::VarDecl*>> copied_params_;
+  std::vector<std::pair<const clang::VarDecl*, const clang::VarDecl*>> global_copies_;  // global, its copy
   // Constructors lowered in place: the local object that stands for each one's `this`.
   std::map<const clang::CXXConstructorDecl*, const clang::VarDecl*> constructed_;
   const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
@@ -95,8 +96,10 @@ class Lowering {
   // ----- local references and addressed parameters (lower_references.cpp)
   void find_aliases(clang::Stmt* body);
   void alias(clang::DeclStmt* decls, const clang::VarDecl* vd, clang::Stmt** rest, clang::Stmt** end);
+  void pointer_alias(clang::DeclStmt* decls, const clang::VarDecl* vd, clang::Stmt** rest, clang::Stmt** end);
   void copy_addressed_params(clang::Stmt* body);
-  void define_param_copies();
+  void define_copies();
+  void copy_read_globals(clang::Stmt* body);
 
   // ----- local structs and arrays (lower_structs.cpp)
   void find_split_structs(const clang::Stmt* body);

@@ -52,11 +52,12 @@ class ExpressionCheck {
       auto* vd = dyn_cast<VarDecl>(d);
       if (vd && !ir_.var_of.count(vd) && !vd->hasGlobalStorage())
         fail(at, "variable '" + vd->getName().str() + "' is not supported here");
-      if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && is_floating(vd->getType()) &&
-          !vd->getType().isConstQualified())
+      if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && !ir_.copied_globals.count(vd) &&
+          is_floating(vd->getType()) && !vd->getType().isConstQualified())
         fail(at, "non-const global variable '" + vd->getName().str() +
-                     "' is not supported (code adjc does not see could change it between the forward and the reverse "
-                     "sweep); make it const, or pass it as a parameter");
+                     "' is not supported in a function that writes it or calls a function adjc does not "
+                     "differentiate (either could change it between the forward and the reverse sweep); make it "
+                     "const, or pass it as a parameter");
       return;
     }
     if (auto* b = dyn_cast<BinaryOperator>(e)) {
@@ -116,7 +117,7 @@ class ExpressionCheck {
     if (isa<CXXNewExpr>(e))
       return fail(at, "'new' here is not supported; allocate into a local pointer as a statement of its own "
                       "('T* p = new T[n];' or 'p = new T[n];' for 'T* p = nullptr;')");
-    fail(at, std::string("unsupported expression (") + e->getStmtClassName() + ")");
+    fail(at, unsupported_construct(e));
   }
 
   void check_call(const CallExpr* call, SourceLocation at) {

@@ -1,5 +1,6 @@
 // Corpus: arrays and pointers: indexing, pointer arithmetic, const inputs, outputs written
-// through pointers, in-place updates, local arrays, references, arrays by reference and rows.
+// through pointers, in-place updates, local arrays, references, arrays by reference, rows, and
+// local pointers to variables.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -216,4 +217,24 @@ TEST(Pointers, array_parameters) {
   EXPECT_NEAR(d_det[1][1], m[0][0], 1e-12);
   EXPECT_NEAR(d_det[0][1], -m[1][0], 1e-12);
   EXPECT_NEAR(d_det[1][0], -m[0][1], 1e-12);
+}
+
+// A local pointer to a variable of numbers, used only as `*p` (braced or not, to an integer loop
+// counter too): the variable itself.
+double pointers_to_variables(double x, int n) {
+  double s = 0;
+  double* p{&s};
+  for (int i = 0; i < n; ++i) {
+    int* k = &i;
+    *p += x * *k;
+  }
+  double y = x;
+  double* q = &y;
+  *q *= 2;
+  return *p * *q + std::sin(*q);
+}
+
+TEST(Pointers, pointers_to_variables) {
+  check("pointers_to_variables", adjoint::gradient(pointers_to_variables, "x"), pointers_to_variables,
+        Scalar<double>{}, 4);
 }

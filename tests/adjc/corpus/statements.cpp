@@ -1,6 +1,7 @@
-// Corpus: switch (case groups, default anywhere, fallthrough, in loops with continue and return),
-// the comma operator as a statement, casts between arithmetic types in every position, pointer
-// casts that add const or give an address as an integer, return inside loops, and recursion.
+// Corpus: switch (case groups, default anywhere, fallthrough, labels inside blocks, in loops with
+// continue and return), the comma operator as a statement and nested, casts between arithmetic
+// types in every position, pointer casts that add const or give an address as an integer, return
+// inside loops, and recursion.
 #include <adjoint/ad.hpp>
 
 #include <cassert>
@@ -91,6 +92,41 @@ double comma_statements(double x, double y) {
   for (i = 0, j = 3; i < j; i++, j--) a = a * b + 0.1;
   return a;
 }
+// A left operand of a comma that is itself a comma, and values dropped as statements.
+double nested_commas(double x, double y) {
+  (void)x;
+  int k = 1;
+  double a = (((void)x, ++k), x * y) * x;
+  return ((void)a, ((void)y, x * a)) * k;
+}
+// Case labels inside blocks of the switch's body, and a statement before the first label (never run).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wswitch-unreachable"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+double switch_labels_in_blocks(double x, int k) {
+  double r = 1;
+  switch (k) {
+    r = 100 * x;
+    case 0:
+      r = x;
+      {
+        case 1:
+          r += x * x;
+          {
+            case 2:
+              r *= x;
+              break;
+          }
+      }
+    case 3: {
+      r -= x;
+      case 4:
+        r *= 3;
+    }
+  }
+  return r * x;
+}
+#pragma GCC diagnostic pop
 double arithmetic_casts(const double* x, int n) {
   double s = 0;
   for (int i = 0; i < static_cast<int>(n); i++)
@@ -164,6 +200,14 @@ TEST(Statements, switch_return_in_loop) {
 }
 TEST(Statements, comma_statements) {
   check("comma_statements", adjoint::gradient(comma_statements), comma_statements, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Statements, nested_commas) {
+  check("nested_commas", adjoint::gradient(nested_commas), nested_commas, Scalar<double>{}, Scalar<double>{});
+}
+TEST(Statements, switch_labels_in_blocks) {
+  for (int k = 0; k < 6; k++)
+    check("switch_labels_in_blocks", adjoint::gradient(switch_labels_in_blocks, "x"), switch_labels_in_blocks,
+          Scalar<double>{}, k);
 }
 TEST(Statements, arithmetic_casts) {
   check("arithmetic_casts", adjoint::gradient(arithmetic_casts, "x"), arithmetic_casts, In<double>{4}, 4);

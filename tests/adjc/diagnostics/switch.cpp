@@ -2,8 +2,8 @@
 double f(double x, int k) {
   double r = x;
   switch (k) {
-    r = 2 * x;  // error: statements before the first case label are not supported
-    case 0: r = r * x; break;
+    double t;  // error: declarations, and case labels nested in statements, before the first case label are not supported; declare the variables before the switch
+    case 0: t = x; r = r * t; break;
     default: r = -x;
   }
   return r;

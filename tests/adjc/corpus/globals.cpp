@@ -1,0 +1,36 @@
+// Corpus: non-const globals of numbers that differentiated functions only read (`double gain = 3;`):
+// each function copies them at its start, the derivative treats them as constants, and the reverse
+// sweep reads the copy from the tape, not the global.
+#include <adjoint/ad.hpp>
+
+#include <cmath>
+
+#include "gradcheck.hpp"
+
+using namespace gradcheck;
+
+namespace globals {  // the corpus is one program: its names are its own
+
+double gain = 3;
+float offset = 0.5f;
+int repeats = 3;
+
+double scaled(double x) { return gain * x * x + offset; }
+double through_callee(double x) { return scaled(x) * std::sin(gain * x); }
+double in_loop(const double* x, int n) {
+  double s = 0;
+  for (int r = 0; r < repeats; r++)
+    for (int i = 0; i < n; i++) s += gain * x[i] * std::tanh(x[i] + offset);
+  return s;
+}
+
+TEST(Globals, read_only) {
+  check("scaled", adjoint::gradient(scaled), scaled, Scalar<double>{});
+  check("through_callee", adjoint::gradient(through_callee), through_callee, Scalar<double>{});
+  check("in_loop", adjoint::gradient(in_loop, "x"), in_loop, In<double>{4}, 4);
+  gain = -1.5;  // read again by the next gradient: the copy is per call
+  check("through_callee", adjoint::gradient(through_callee), through_callee, Scalar<double>{});
+  gain = 3;
+}
+
+}  // namespace globals

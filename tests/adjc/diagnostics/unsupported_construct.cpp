@@ -1,0 +1,8 @@
+#include <adjoint/ad.hpp>
+#include <algorithm>
+#include <functional>
+// A construct adjc has no rule for is named in words, with its Clang class.
+double f(double x, double y) {
+  return std::max(x, y, std::greater<double>());  // error: constructing a 'std::greater<double>' here is not supported (CXXTemporaryObjectExpr)
+}
+void request() { auto g = adjoint::gradient(f); (void)g; }
