@@ -38,6 +38,11 @@ const ClosureFunction* as_closure_function(const clang::FunctionDecl* fn, const 
 // A lambda's function (with or without captures): generated code cannot name its closure, so each
 // of its calls goes to its forward, whether or not the call has derivative work.
 bool called_through_forward(const clang::FunctionDecl* fn, const UnitFacts& unit);
+// The variable a capture by reference passes, from its initialiser (`x` in `[&x]`, `[&r = x]`, or
+// the enclosing lambda's parameter standing for x), or nullptr.
+const clang::VarDecl* closure_referent(const clang::Expr* init);
+// The lambda local `vd` holds (its initialiser, parens and braces looked through), or nullptr.
+const clang::LambdaExpr* closure_lambda(const clang::VarDecl* vd);
 // A lambda with captures: its closure type.
 const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
 
