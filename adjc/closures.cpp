@@ -82,14 +82,9 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       }
     } else if (vt->isReferenceType()) {
       pt = vt;
-    } else if (vt->isArrayType()) {
-      return fail(at, "the lambda captures array '" + name +
-                          "', which is not supported; capture a pointer to its "
-                          "first element instead (const double* p = " +
-                          name + ";)");
-    } else if (modified) {
+    } else if (modified || vt->isArrayType()) {
       // A captured floating parameter it writes becomes a local copy in the caller (copy_addressed_params).
-      pt = context.getLValueReferenceType(vt);
+      pt = context.getLValueReferenceType(modified ? vt : vt.withConst());
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.
       pt = vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
@@ -273,8 +268,8 @@ class ClosureCalls : public AstRewrite {
         args.push_back(pt->isReferenceType() ? static_cast<Expr*>(ref(var, at)) : value(ref(var, at), pt));
       } else {
         fail(k.at, "a lambda's init-capture by reference ('&" + k.var->getName().str() +
-                       " = ...') of something other than a variable is not supported; bind a local reference to it "
-                       "first, or capture the variable by reference");
+                       " = ...') of something other than a variable is not supported; capture the variable holding "
+                       "it by reference and name the element or member in the lambda's body");
         return call;
       }
     }
