@@ -67,7 +67,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       pt = vt.getNonReferenceType().getUnqualifiedType();
       // Arrays and structs of numbers: the lambda's copy, passed by reference.
       bool aggregate = is_plain_struct(pt, unit) ||
-                       (pt->isConstantArrayType() && context.getBaseElementType(pt)->isArithmeticType());
+                       (pt->isConstantArrayType() && context.getAsArrayType(pt)->getElementType()->isArithmeticType());
       if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");
