@@ -5,6 +5,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "ast_rewrite.hpp"
@@ -27,17 +28,6 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   };
   if (!op || closure->isGenericLambda() || !op->hasBody())
     return fail(c.where, "a generic lambda with captures is not supported; give its parameters types");
-  // Its captures would name the outer lambda's captures, which its function receives as parameters.
-  const LambdaExpr* nested = nullptr;
-  std::function<void(const Stmt*)> find_nested = [&](const Stmt* s) {
-    if (!s || nested) return;
-    if (auto* l = dyn_cast<LambdaExpr>(s); l && l->capture_size() != 0) nested = l;
-    for (const Stmt* c : s->children()) find_nested(c);
-  };
-  find_nested(op->getBody());
-  if (nested)
-    return fail(nested->getBeginLoc(), "a lambda with captures inside another lambda with captures is not supported; "
-                                       "pass it what it uses as parameters instead ([](double a, double b) { ... })");
   auto* fn =
       FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
                            op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);
@@ -70,36 +60,31 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
                           name + "' as a function, or pass what it computes as a parameter");
     }
     bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
-    QualType vt = var->getType(), pt;
+    // An init-capture by reference (`&r = x`) stands for the variable it names (closure_referent).
+    QualType vt = !by_copy && var->isInitCapture() ? var->getType().getNonReferenceType() : var->getType(), pt;
+    bool modified = may_modify(op->getBody(), var);
     if (by_copy) {
       pt = vt.getNonReferenceType().getUnqualifiedType();
-      if (!pt->isArithmeticType() && !pt->isPointerType())
+      // Arrays and structs of numbers: the lambda's copy, passed by reference.
+      bool aggregate = is_plain_struct(pt, unit) ||
+                       (pt->isConstantArrayType() && context.getAsArrayType(pt)->getElementType()->isArithmeticType());
+      if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");
       // A mutable lambda's copy lives as long as the lambda: its function updates it by reference.
-      if (!op->isConst() && may_modify(op->getBody(), var)) {
-        if (!pt->isArithmeticType())
+      if (!op->isConst() && modified) {
+        if (pt->isPointerType())
           return fail(at, "the mutable lambda changes its copy of pointer '" + name +
                               "', which is not supported; keep an index in the copy instead");
         pt = context.getLValueReferenceType(pt);
+      } else if (aggregate) {
+        pt = context.getLValueReferenceType(pt.withConst());
       }
-    } else if (var->isInitCapture()) {
-      return fail(at, "a lambda's init-capture by reference ('&" + name +
-                          " = ...') is not supported; capture the "
-                          "variable itself by reference");
     } else if (vt->isReferenceType()) {
       pt = vt;
-    } else if (vt->isArrayType()) {
-      return fail(at, "the lambda captures array '" + name +
-                          "', which is not supported; capture a pointer to its "
-                          "first element instead (const double* p = " +
-                          name + ";)");
-    } else if (may_modify(op->getBody(), var)) {
-      // Only locals become the one-element regions a callee writes through a reference.
-      if (isa<ParmVarDecl>(var) && vt->isRealFloatingType())
-        return fail(at, "the lambda writes parameter '" + name + "', which it captures by reference; this is not "
-                        "supported: copy it into a local and capture the local");
-      pt = context.getLValueReferenceType(vt);
+    } else if (modified || vt->isArrayType()) {
+      // A captured floating parameter it writes becomes a local copy in the caller (copy_addressed_params).
+      pt = context.getLValueReferenceType(modified ? vt : vt.withConst());
     } else {
       // Read only: its value at the call (a scalar or pointer), or a const reference.
       pt = vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
@@ -119,8 +104,13 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   fn->setType(context.getFunctionType(result, types, FunctionProtoType::ExtProtoInfo()));
   fn->setParams(params);
   // The body's uses of the captured variables become uses of the parameters.
+  // So do the capture initialisers of lambdas declared in the body (whose own bodies are theirs).
   std::function<void(Stmt*)> retarget = [&](Stmt* s) {
-    if (!s || isa<LambdaExpr>(s)) return;
+    if (!s) return;
+    if (auto* inner = dyn_cast<LambdaExpr>(s)) {
+      for (Expr* init : inner->capture_inits()) retarget(init);
+      return;
+    }
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       for (const ClosureCapture& k : c.captures)
         if (ref->getDecl() == k.var) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
@@ -132,16 +122,33 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   return c;
 }
 
-// The lambda `e` is (parens, temporaries and copies looked through), or nullptr.
+// The lambda `e` is (parens, braces, temporaries and copies looked through), or nullptr.
 const LambdaExpr* lambda_of(const Expr* e) {
   while (e) {
     e = e->IgnoreParenImpCasts();
     if (auto* w = dyn_cast<ExprWithCleanups>(e)) e = w->getSubExpr();
     else if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
     else if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    else if (auto* l = dyn_cast<InitListExpr>(e); l && l->getNumInits() == 1) e = l->getInit(0);
     else return dyn_cast<LambdaExpr>(e);
   }
   return nullptr;
+}
+
+// The local variable holding the lambda `object` names, through local references to it
+// (`auto& h = g;`), or nullptr.
+const VarDecl* holder(const Expr* object) {
+  auto* ref = object ? dyn_cast<DeclRefExpr>(object->IgnoreParenImpCasts()) : nullptr;
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || !vd->isLocalVarDecl()) return nullptr;
+  return vd->getType()->isReferenceType() ? holder(vd->getInit()) : vd;
+}
+
+// What a capture by copy of an array or struct copies (`a` in `[a]`), from its initialiser.
+const Expr* copied(const Expr* init) {
+  if (auto* loop = dyn_cast<ArrayInitLoopExpr>(init)) return loop->getCommonExpr()->getSourceExpr();
+  if (auto* copy = dyn_cast<CXXConstructExpr>(init); copy && copy->getNumArgs() == 1) return copy->getArg(0);
+  return init;
 }
 
 class ClosureCalls : public AstRewrite {
@@ -151,7 +158,12 @@ class ClosureCalls : public AstRewrite {
   Stmt* visit(Stmt* s) {
     if (!s || isa<LambdaExpr>(s)) return s;  // a lambda's body is lowered as a function of its own
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Call)
-      if (const CXXRecordDecl* closure = capturing_lambda(op->getArg(0)->getType())) return call(op, closure);
+      if (const CXXRecordDecl* closure = capturing_lambda(op->getArg(0)->getType()))
+        return call(op, op->getArg(0), {op->getArgs() + 1, op->getNumArgs() - 1}, closure);
+    // `g.operator()(x)`
+    if (auto* member = dyn_cast<CXXMemberCallExpr>(s))
+      if (const CXXRecordDecl* closure = capturing_lambda(member->getImplicitObjectArgument()->getType()))
+        return call(member, member->getImplicitObjectArgument(), {member->getArgs(), member->getNumArgs()}, closure);
     if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && capturing_lambda(ref->getType())) {
       fail(ref->getLocation(), "lambda '" + ref->getDecl()->getNameAsString() +
                                    "' has captures and is used other than by calling it (copied or passed), which "
@@ -159,11 +171,23 @@ class ClosureCalls : public AstRewrite {
       return s;
     }
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
-      for (Decl* d : ds->decls())
-        if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit()) {
-          if (capturing_lambda(vd->getType()) && lambda_of(vd->getInit())) continue;  // lowered by lower_decl
-          vd->setInit(cast<Expr>(visit(vd->getInit())));
+      std::vector<Decl*> decls;
+      for (Decl* d : ds->decls()) {
+        auto* vd = dyn_cast<VarDecl>(d);
+        if (vd && vd->getInit() && capturing_lambda(vd->getType()) && holder(vd->getInit())) {
+          decls.push_back(d);  // a reference to a lambda held in a local: its calls are the lambda's
+          continue;
         }
+        if (vd && vd->getInit() && capturing_lambda(vd->getType()) && lambda_of(vd->getInit())) {
+          copy_structs(vd, decls);  // the rest is lowered by lower_decl
+          decls.push_back(d);
+          continue;
+        }
+        if (vd && vd->getInit()) vd->setInit(cast<Expr>(visit(vd->getInit())));
+        decls.push_back(d);
+      }
+      if (decls.size() != size_t(std::distance(ds->decl_begin(), ds->decl_end())))
+        ds->setDeclGroup(DeclGroupRef::Create(context_, decls.data(), decls.size()));
       return s;
     }
     if (visit_region(s, [&](Stmt* held) { visit(held); })) return s;
@@ -173,65 +197,100 @@ class ClosureCalls : public AstRewrite {
 
  private:
   std::set<const CXXRecordDecl*> reported_;
+  // The locals holding a lambda's copies of structs (`g_w` for `auto g = [w] ...`), by the
+  // lambda's variable and the capture's index: declared with the lambda, passed by reference.
+  std::map<std::pair<const VarDecl*, unsigned>, VarDecl*> struct_copies_;
 
   Expr* value(Expr* e, QualType t) {
     return ImplicitCastExpr::Create(context_, t.getNonReferenceType().getUnqualifiedType(), CK_LValueToRValue, e,
                                     nullptr, VK_PRValue, FPOptionsOverride());
   }
 
-  Stmt* call(CXXOperatorCallExpr* op, const CXXRecordDecl* closure) {
+  DeclRefExpr* ref(const VarDecl* vd, SourceLocation at) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
+                               at, vd->getType().getNonReferenceType(), VK_LValue);
+  }
+
+  // The struct copies of lambda `vd` as locals declared ahead of it in `decls`, each initialised
+  // as the lambda initialises its member.
+  void copy_structs(VarDecl* vd, std::vector<Decl*>& decls) {
+    const ClosureFunction& c = closure_function(vd->getType()->getAsCXXRecordDecl(), unit_, context_);
+    for (const ClosureCapture& k : c.captures) {
+      QualType t = k.field->getType();
+      if (!k.by_copy || !t->isRecordType()) continue;
+      auto* copy = VarDecl::Create(context_, vd->getDeclContext(), vd->getLocation(), vd->getLocation(),
+                                   &context_.Idents.get(vd->getName().str() + "_" + k.var->getName().str()), t,
+                                   context_.getTrivialTypeSourceInfo(t, vd->getLocation()), SC_None);
+      copy->setImplicit();
+      copy->setInit(const_cast<Expr*>(lambda_of(vd->getInit())->capture_init_begin()[k.index]));
+      struct_copies_[{vd, k.index}] = copy;
+      decls.push_back(copy);
+    }
+  }
+
+  Stmt* call(Expr* call, Expr* object, ArrayRef<Expr*> call_args, const CXXRecordDecl* closure) {
     const ClosureFunction& c = closure_function(closure, unit_, context_);
     if (!c.fn) {
       if (reported_.insert(closure).second) fail(c.where, c.why);
       ok = false;
-      return op;
+      return call;
     }
-    const Expr* object = op->getArg(0)->IgnoreParenImpCasts();
-    auto* ref = dyn_cast<DeclRefExpr>(object);
-    auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    const LambdaExpr* named = vd && vd->isLocalVarDecl() ? lambda_of(vd->getInit()) : nullptr;
-    const LambdaExpr* written = named ? nullptr : lambda_of(op->getArg(0));
+    SourceLocation at = call->getBeginLoc();
+    const VarDecl* vd = holder(object);
+    const LambdaExpr* named = vd ? lambda_of(vd->getInit()) : nullptr;
+    const LambdaExpr* written = named ? nullptr : lambda_of(object);
     if (!named && !written) {
-      fail(op->getBeginLoc(), "a lambda with captures is called here through something other than the local "
-                              "variable that holds it, which is not supported; call it in the function that "
-                              "declares it");
-      return op;
+      fail(at, "a lambda with captures is called here through something other than the local variable that holds "
+               "it (or a reference to that variable), which is not supported; call it in the function that declares "
+               "it");
+      return call;
     }
     std::vector<Expr*> args;
     for (const ClosureCapture& k : c.captures) {
       QualType pt = k.param->getType();
+      const Expr* init = (named ? named : written)->capture_init_begin()[k.index];
       if (k.by_copy && named) {
-        auto* base = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd),
-                                         false, op->getBeginLoc(), vd->getType().getNonReferenceType(), VK_LValue);
-        auto* member = MemberExpr::CreateImplicit(context_, base, false, const_cast<FieldDecl*>(k.field),
-                                                  k.field->getType(), VK_LValue, OK_Ordinary);
-        args.push_back(pt->isReferenceType() ? static_cast<Expr*>(member) : value(member, pt));
-      } else if (k.by_copy && pt->isReferenceType()) {
-        fail(op->getBeginLoc(), "a mutable lambda that changes its copy of '" + k.var->getName().str() +
-                                    "' is called where it is written, which is not supported; hold it in a local "
-                                    "variable (auto f = [...](...) mutable { ... };) and call that");
-        return op;
+        Expr* member = nullptr;
+        if (auto it = struct_copies_.find({vd, k.index}); it != struct_copies_.end()) member = ref(it->second, at);
+        else
+          member = MemberExpr::CreateImplicit(context_, ref(vd, at), false, const_cast<FieldDecl*>(k.field),
+                                              k.field->getType(), VK_LValue, OK_Ordinary);
+        args.push_back(pt->isReferenceType() ? member : value(member, pt));
+      } else if (k.by_copy && !pt.getNonReferenceType().isConstQualified() && pt->isReferenceType()) {
+        fail(at, "a mutable lambda that changes its copy of '" + k.var->getName().str() +
+                     "' is called where it is written, which is not supported; hold it in a local variable (auto f = "
+                     "[...](...) mutable { ... };) and call that");
+        return call;
       } else if (k.by_copy) {
-        args.push_back(cast<Expr>(visit(written->capture_init_begin()[k.index])));
+        // Called where it is written: what it copies, as it is now (an array or struct by reference).
+        args.push_back(cast<Expr>(visit(const_cast<Expr*>(pt->isReferenceType() ? copied(init) : init))));
+      } else if (const VarDecl* var = closure_referent(init)) {
+        args.push_back(pt->isReferenceType() ? static_cast<Expr*>(ref(var, at)) : value(ref(var, at), pt));
       } else {
-        auto* var =
-            DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(k.var),
-                                false, op->getBeginLoc(), k.var->getType().getNonReferenceType(), VK_LValue);
-        args.push_back(pt->isReferenceType() ? static_cast<Expr*>(var) : value(var, pt));
+        fail(k.at, "a lambda's init-capture by reference ('&" + k.var->getName().str() +
+                       " = ...') of something other than a variable is not supported; capture the variable holding "
+                       "it by reference and name the element or member in the lambda's body");
+        return call;
       }
     }
-    for (unsigned a = 1; a < op->getNumArgs(); ++a) args.push_back(cast<Expr>(visit(op->getArg(a))));
+    for (Expr* a : call_args) args.push_back(cast<Expr>(visit(a)));
     auto* fn = const_cast<FunctionDecl*>(c.fn);
-    auto* callee_ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), fn, false,
-                                           op->getBeginLoc(), fn->getType(), VK_LValue);
+    auto* callee_ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), fn, false, at,
+                                           fn->getType(), VK_LValue);
     auto* callee = ImplicitCastExpr::Create(context_, context_.getPointerType(fn->getType()), CK_FunctionToPointerDecay,
                                             callee_ref, nullptr, VK_PRValue, FPOptionsOverride());
-    return CallExpr::Create(context_, callee, args, fn->getReturnType(), VK_PRValue, op->getBeginLoc(),
-                            FPOptionsOverride());
+    return CallExpr::Create(context_, callee, args, call->getType(), call->getValueKind(), at, FPOptionsOverride());
   }
 };
 
 }  // namespace
+
+const VarDecl* closure_referent(const Expr* init) {
+  auto* ref = dyn_cast<DeclRefExpr>(init->IgnoreParenImpCasts());
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+const LambdaExpr* closure_lambda(const VarDecl* vd) { return lambda_of(vd->getInit()); }
 
 const CXXRecordDecl* capturing_lambda(QualType t) {
   if (t.isNull()) return nullptr;
@@ -261,9 +320,8 @@ bool called_through_forward(const FunctionDecl* fn, const UnitFacts& unit) {
 bool closure_request_arguments(const ClosureFunction& c, const Expr* target, ASTContext& context, Diagnostics& diags,
                                std::string& out) {
   const SourceManager& sm = context.getSourceManager();
-  auto* ref = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
-  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  const LambdaExpr* named = var && var->isLocalVarDecl() ? lambda_of(var->getInit()) : nullptr;
+  const VarDecl* var = holder(target);
+  const LambdaExpr* named = var ? lambda_of(var->getInit()) : nullptr;
   const LambdaExpr* written = named ? nullptr : lambda_of(target);
   if (!named && !written) {
     diags.error(target->getBeginLoc(), "a gradient of a lambda with captures must be requested in the function that "
@@ -281,8 +339,18 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
                               "return the value from the lambda instead");
         return false;
       }
-      out += ", ::std::ref(" + name + ")";
-    } else if (pt->isReferenceType()) {
+      const VarDecl* referent = closure_referent(value);
+      if (!referent) {
+        diags.error(k.at, "a gradient request cannot pass the lambda's init-capture by reference '" + name +
+                              "' of something other than a variable; capture the variable by reference");
+        return false;
+      }
+      out += ", ::std::ref(" + referent->getName().str() + ")";
+    } else if (pt.getNonReferenceType()->isArrayType()) {
+      diags.error(k.at, "a gradient request cannot pass the lambda's copy of array '" + name +
+                            "'; capture it by reference ([&" + name + "])");
+      return false;
+    } else if (pt->isReferenceType() && !pt.getNonReferenceType().isConstQualified()) {
       diags.error(k.at, "the mutable lambda changes its copy of '" + name +
                             "', which a gradient request cannot follow; request the gradient of a function that "
                             "declares and calls the lambda");

@@ -3,8 +3,9 @@
 // members are its captures; its closure type cannot be named in generated code, so adjc
 // differentiates it as a free function `lambdaN` whose first parameters are the captures, and a
 // call `f(x)` becomes `lambdaN(<captures>, x)`: a by-copy capture is passed the member the lambda
-// copied it into (a local `f_k` set where the lambda is declared, as a split struct's member), a
-// by-reference capture the variable itself (by reference if the lambda writes it, else its value).
+// copied it into (a local `f_k` set where the lambda is declared, as a split struct's member, or a
+// local struct of its own), a by-reference capture the variable itself (by reference if the lambda
+// writes it, else its value).
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
@@ -38,6 +39,11 @@ const ClosureFunction* as_closure_function(const clang::FunctionDecl* fn, const 
 // A lambda's function (with or without captures): generated code cannot name its closure, so each
 // of its calls goes to its forward, whether or not the call has derivative work.
 bool called_through_forward(const clang::FunctionDecl* fn, const UnitFacts& unit);
+// The variable a capture by reference passes, from its initialiser (`x` in `[&x]`, `[&r = x]`, or
+// the enclosing lambda's parameter standing for x), or nullptr.
+const clang::VarDecl* closure_referent(const clang::Expr* init);
+// The lambda local `vd` holds (its initialiser, parens and braces looked through), or nullptr.
+const clang::LambdaExpr* closure_lambda(const clang::VarDecl* vd);
 // A lambda with captures: its closure type.
 const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
 
@@ -48,8 +54,9 @@ const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
 bool closure_request_arguments(const ClosureFunction& c, const clang::Expr* target, clang::ASTContext& context,
                                Diagnostics& diags, std::string& out);
 
-// Rewrites, in `fn`'s body, each call of a lambda with captures declared in it (`f(x)`, or a
-// lambda called where it is written) into the call of its function. Reports other uses of such a
+// Rewrites, in `fn`'s body, each call of a lambda with captures declared in it (`f(x)`,
+// `f.operator()(x)`, through a local reference to `f`, or a lambda called where it is written) into
+// the call of its function, and declares the lambda's copies of structs with it. Reports other uses of such a
 // lambda and captures adjc does not model. False on errors.
 bool rewrite_closure_calls(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
                            Diagnostics& diags);

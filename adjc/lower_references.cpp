@@ -62,7 +62,11 @@ void replace_uses(Stmt*& slot, const ValueDecl* vd, const std::function<Expr*(co
     slot = with(ref);
     return;
   }
-  for (Stmt*& c : slot->children()) replace_uses(c, vd, with);
+  // A lambda's body is a function of its own, whose captures become its parameters: only what it
+  // captures here is a use here.
+  auto* lambda = dyn_cast<LambdaExpr>(slot);
+  for (Stmt*& c : slot->children())
+    if (!lambda || c != lambda->getBody()) replace_uses(c, vd, with);
 }
 
 namespace {

@@ -454,21 +454,27 @@ void Lowering::add_member_var(const VarDecl* vd, const FieldDecl* f, Var* v) {
   ir_.member_var[{vd, f}] = v;
 }
 
-// A lambda with captures (closures.hpp): each capture by copy becomes a local (`f_k`) set from its
-// initialiser where the lambda is declared, as a split struct's member, which the calls pass to the
-// lambda's function. A lambda whose captures adjc does not model is reported at its calls.
+// A lambda with captures (closures.hpp): each capture by copy of a number, pointer or array becomes
+// a local (`f_k`) set from what it copies where the lambda is declared, as a split struct's member,
+// which the calls pass to the lambda's function (a copy of a struct is a local of its own, declared
+// with the lambda by rewrite_closure_calls). A lambda whose captures adjc does not model is
+// reported at its calls.
 void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
   const ClosureFunction& c = closure_function(vd->getType()->getAsCXXRecordDecl(), ir_.unit, context_);
-  auto* lambda = dyn_cast_or_null<LambdaExpr>(vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr);
+  const LambdaExpr* lambda = closure_lambda(vd);
   if (!c.fn || !lambda) return;
   SourceLocation at = vd->getLocation();
   for (const ClosureCapture& k : c.captures) {
-    if (!k.by_copy) continue;
+    if (!k.by_copy || k.field->getType()->isRecordType()) continue;
     const Expr* value = lambda->capture_init_begin()[k.index];
-    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.param->getType().getNonReferenceType(),
-                      VarKind::Local, nullptr, at);
+    Var* v = make_var(vd->getName().str() + "_" + k.var->getName().str(), k.field->getType(), VarKind::Local, nullptr,
+                      at);
     v->block = block;
     add_member_var(vd, k.field, v);  // a copy a mutable lambda changes is passed by reference
+    if (auto* array = dyn_cast<ArrayInitLoopExpr>(value)) {
+      assign_member(member_ref(vd, k.field), array->getCommonExpr()->getSourceExpr(), stmt, block);
+      continue;
+    }
     if (v->pointer) {
       v->base = pointer_base(value);
       v->root = memory_root(ir_, value);

@@ -190,7 +190,7 @@ bool has_side_effects(const clang::Expr* e);
 // argument).
 bool writes_variable(const clang::Stmt* stmt, const clang::VarDecl* decl);
 
-// Each use of `vd` in `slot` (and below it) replaced by what `with` gives for it.
+// Each use of `vd` in `slot` (and below it, but for lambdas' bodies) replaced by what `with` gives for it.
 void replace_uses(clang::Stmt*& slot, const clang::ValueDecl* vd,
                   const std::function<clang::Expr*(const clang::DeclRefExpr*)>& with);
 

@@ -4,6 +4,7 @@
 #include <clang/AST/ExprCXX.h>
 
 #include "passes.hpp"
+#include "closures.hpp"
 
 namespace adjc {
 
@@ -249,8 +250,10 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
       bool number_reference = callee && rt->isReferenceType() && rt.getNonReferenceType()->isArithmeticType();
       if (number_reference && callee_kind(callee, ir.unit) != CalleeKind::Plain &&
           !(read && read->getCastKind() == CK_LValueToRValue))
-        fail(call->getBeginLoc(), "the reference '" + callee->getNameAsString() +
-                                      "' returns is used as a place here (written, addressed or bound to a "
+        fail(call->getBeginLoc(), "the reference " +
+                                      (as_closure_function(callee, ir.unit) ? "the lambda"
+                                                                            : "'" + callee->getNameAsString() + "'") +
+                                      " returns is used as a place here (written, addressed or bound to a "
                                       "reference); adjc differentiates it as returning the value: use the value");
     }
     for (const Stmt* c : s->children()) walk(c, s);

@@ -1,5 +1,5 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
-// library_class_param, lambda, local_struct, array_of_structs, lambda_nested_captures,
+// library_class_param, lambda, local_struct, array_of_structs,
 // reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer,
 // make_pair_in_expression, call_argument_overwritten);
 // each builds and is right.
@@ -42,7 +42,7 @@ double member_arrays(double x) {
   double a[2] = {x, 1}, b[2] = {x * x, x};
   return a[0] * b[1] + b[0] * a[1];
 }
-// lambda_nested_captures: the inner lambda takes parameters instead of captures.
+// An inner lambda taking parameters instead of captures.
 double nested_lambdas(double x, double y) {
   auto outer = [&]() {
     auto product = [](double a, double b) { return a * b; };

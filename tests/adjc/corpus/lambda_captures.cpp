@@ -102,7 +102,7 @@ double hint_captures_lambda(const double* w, const double* x, int m) {  // what 
   }
   return s;
 }
-double hint_writes_parameter(double x, double y) {  // lambda_writes_parameter: a local copy captured
+double hint_writes_parameter(double x, double y) {  // a local copy captured
   double local = x;
   auto bump = [&local](double v) { local += v * v; };
   bump(y);
@@ -130,11 +130,11 @@ struct Model {
 struct Line {
   double a, b;
 };
-double hint_struct_copy(const Line& p, double x) {  // lambda_capture_struct_copy: by reference
+double hint_struct_copy(const Line& p, double x) {  // a struct by reference
   auto line = [&p](double v) { return p.a * v + p.b; };
   return line(x) * x;
 }
-double hint_array(double x) {  // lambda_capture_array: a pointer to the first element
+double hint_array(double x) {  // a pointer to the first element
   double v[3] = {x, 2 * x, 3 * x};
   const double* first = v;
   auto at = [first](int i) { return first[i] * first[i]; };
