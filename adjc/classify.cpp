@@ -58,9 +58,19 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
     return false;
   for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
-    if (f->isBitField() || !(ft->isArithmeticType() || (ft->isRecordType() && is_plain_struct(ft, unit)))) return false;
+    if (f->isBitField() || !(ft->isArithmeticType() || (ft->isPointerType() && !ft->isFunctionPointerType()) ||
+                             (ft->isRecordType() && is_plain_struct(ft, unit))))
+      return false;
   }
   return true;
+}
+
+void pointer_members(QualType t, std::vector<const FieldDecl*>& out) {
+  for (const FieldDecl* f : record_fields(t->getAsRecordDecl())) {
+    QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
+    if (ft->isPointerType() && is_differentiable(ft)) out.push_back(f);
+    if (ft->isRecordType()) pointer_members(ft, out);
+  }
 }
 
 bool has_result_adjoint(QualType t, const UnitFacts& unit) { return is_adjoint_value(t, unit) || is_plain_struct(t, unit); }

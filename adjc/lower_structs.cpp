@@ -403,7 +403,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
 
 // A local struct used as a whole or whose member functions are called (a function object): one
 // object in memory, its members initialised as a split struct's are, its adjoint a struct of the
-// same type. A pointer member would need an adjoint pointer of its own, which adjc does not make.
+// same type (whose pointer members stay null: check_carried_pointers).
 void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
@@ -415,10 +415,8 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");
-  for (const FieldDecl* f : record_fields(record))
-    if (f->getType()->isPointerType() && is_differentiable(f->getType()))
-      return fail(at, "local object '" + name + "' has pointer member '" + f->getName().str() +
-                          "', whose adjoint adjc cannot give it; pass the pointer as an argument instead");
+  check_carried_pointers(vd->getType(), "local object '" + name + "'", at);
+  if (!ir_.valid) return;
   std::vector<const Expr*> inits;
   if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
     return fail(at, "initialising object '" + name +
@@ -426,6 +424,64 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
                         "constructor whose parameters are numbers and whose body declares no variables");
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
+}
+
+// The adjoint of a struct in memory that is no parameter (a local object, a call's result, an
+// element of a local array) has null pointer members, and the reverse sweep's copy of a pointer to
+// a local is not the forward's: such pointer members may only be carried along (assigned, copied
+// member to member), never read (dereferenced, compared, passed on) by the function or a function
+// it calls. Reported at the first read, found once per function for every pointer member (by
+// declaration: reads through other structs of the type count too).
+void Lowering::check_carried_pointers(QualType t, const std::string& what, SourceLocation at) {
+  std::vector<const FieldDecl*> pointers;
+  pointer_members(t, pointers);
+  if (pointers.empty()) return;
+  if (!pointer_reads_) {
+    pointer_reads_.emplace();
+    std::set<const FunctionDecl*> seen;
+    std::function<void(const Stmt*)> walk;
+    // A pointer member assigned, or copied into one, is carried: only its base is read.
+    auto carried = [&](const Expr* e) {
+      auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+      if (!m || !m->getType()->isPointerType()) return false;
+      walk(m->getBase());
+      return true;
+    };
+    walk = [&](const Stmt* s) {
+      if (!s) return;
+      if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && carried(b->getLHS())) {
+        if (!carried(b->getRHS())) walk(b->getRHS());
+        return;
+      }
+      if (auto* m = dyn_cast<MemberExpr>(s))
+        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType())
+          pointer_reads_->emplace(f, m);
+      const FunctionDecl* callee = nullptr;
+      if (auto* call = dyn_cast<CallExpr>(s)) callee = call->getDirectCallee();
+      if (auto* construct = dyn_cast<CXXConstructExpr>(s)) callee = construct->getConstructor();
+      if (auto* lambda = dyn_cast<LambdaExpr>(s)) walk(lambda->getBody());
+      const FunctionDecl* definition = nullptr;
+      // Copies and assignments the compiler defines carry pointer members along.
+      if (callee && !is_library(callee) && !callee->isDefaulted() && callee->hasBody(definition) &&
+          seen.insert(definition).second) {
+        if (auto* ctor = dyn_cast<CXXConstructorDecl>(definition))
+          for (const CXXCtorInitializer* ci : ctor->inits())
+            if (!ci->getMember() || !ci->getMember()->getType()->isPointerType() || !carried(ci->getInit()))
+              walk(ci->getInit());
+        walk(definition->getBody());
+      }
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    seen.insert(ir_.fn);
+    walk(ir_.fn->getBody());
+  }
+  for (const FieldDecl* f : pointers)
+    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end())
+      return fail(it->second->getExprLoc(),
+                  "pointer member '" + f->getName().str() + "' is read here, but " + what + " (line " +
+                      std::to_string(context_.getSourceManager().getPresumedLineNumber(at)) +
+                      ") has one, whose pointer members adjc only carries along (its adjoint's are null); pass the "
+                      "pointer as an argument instead");
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.
