@@ -1,6 +1,7 @@
 // Corpus: structs with pointer members used as values (results, local objects, arrays of them, a
 // by-value parameter the body changes), whose pointer members are only carried along (null, or
-// pointing at a parameter's array) while the derivative flows through the number members.
+// pointing at a parameter's array) while the derivative flows through the number members; a split
+// struct's pointer member copied with the struct.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -76,6 +77,20 @@ double scaled(Tagged t, double k) {
 }
 double changed_copy(double x, double k) { return scaled({x, nullptr}, k) * x; }
 
+// A struct used through its members only (split): its pointer member is a local pointer, which a
+// copy of the struct shares.
+struct Target {
+  double* at;
+  double k;
+};
+double split_copy(double x, double y) {
+  double a = x;
+  Target s{&a, y};
+  Target t = s;
+  *t.at *= t.k;
+  return a * y;
+}
+
 }  // namespace carried_pointers
 
 using namespace carried_pointers;
@@ -95,6 +110,9 @@ TEST(CarriedPointers, in_loop) {
 TEST(CarriedPointers, linked) { check("linked", adjoint::gradient(linked), linked, Scalar<double>{}, Scalar<double>{}); }
 TEST(CarriedPointers, array_and_nested) {
   check("array_and_nested", adjoint::gradient(array_and_nested), array_and_nested, Scalar<double>{}, Scalar<double>{});
+}
+TEST(CarriedPointers, split_copy) {
+  check("split_copy", adjoint::gradient(split_copy), split_copy, Scalar<double>{}, Scalar<double>{});
 }
 TEST(CarriedPointers, changed_copy) {
   check("changed_copy", adjoint::gradient(changed_copy), changed_copy, Scalar<double>{}, Scalar<double>{});
