@@ -242,9 +242,8 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   if (!ctor->hasBody(definition)) return false;
   ctor = cast<CXXConstructorDecl>(definition);
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
-  if (!body) return false;
   auto from_arguments = [&] {
-    if (!body->body_empty()) return false;
+    if (!body || !body->body_empty()) return false;
     for (const CXXCtorInitializer* ci : ctor->inits()) {
       const FieldDecl* f = ci->getMember();
       if (!f) return false;
@@ -287,6 +286,12 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   const FunctionDecl* definition = nullptr;
   if (!construct->getConstructor()->hasBody(definition)) return false;
   auto* ctor = cast<CXXConstructorDecl>(definition);
+  if (isa_and_nonnull<CXXTryStmt>(ctor->getBody())) {
+    fail(construct->getBeginLoc(), "this constructor of '" + ctor->getParent()->getNameAsString() +
+                                       "' is a function-try-block, which adjc does not differentiate (exceptions "
+                                       "are not supported); remove the try and its handlers");
+    return false;
+  }
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
   if (!body || construct->getNumArgs() != ctor->getNumParams()) return false;
   for (const ParmVarDecl* p : ctor->parameters())
@@ -299,7 +304,8 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   };
   check(body);
   for (const CXXCtorInitializer* ci : ctor->inits())
-    plain_body &= ci->getMember() != nullptr || (ci->isBaseInitializer() && !ci->isBaseVirtual());
+    plain_body &= ci->getMember() != nullptr || ci->isDelegatingInitializer() ||
+                  (ci->isBaseInitializer() && !ci->isBaseVirtual());
   if (!plain_body) return false;
   const RecordDecl* record = ctor->getParent();
   const VarDecl*& object = constructed_[ctor];
@@ -324,8 +330,10 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (unsigned i = 0; i < ctor->getNumParams(); ++i)
     lower_assign(stmt, new_ref(ctor->getParamDecl(i)), BO_Assign, construct->getArg(i), block);
   for (const CXXCtorInitializer* ci : ctor->inits()) {
-    if (ci->isBaseInitializer()) {  // `: Base(a)`: the inherited members as that base's constructor sets them
-      QualType base(ci->getBaseClass(), 0);
+    // `: Base(a)`: the inherited members as that base's constructor sets them; `: P(a)`, a
+    // delegating constructor: every member as the constructor it delegates to sets them.
+    if (ci->isBaseInitializer() || ci->isDelegatingInitializer()) {
+      QualType base = ci->isBaseInitializer() ? QualType(ci->getBaseClass(), 0) : ci->getInit()->getType();
       std::vector<const Expr*> inherited;
       if (!member_inits(base, ci->getInit(), stmt, block, inherited)) return false;
       size_t k = 0;
@@ -349,10 +357,12 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
 void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   std::vector<const Expr*> inits;
-  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
+    if (!ir_.valid) return;
     return fail(at, "initialising struct '" + vd->getName().str() +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
                         "constructor whose parameters are numbers and whose body declares no variables");
+  }
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) {
@@ -418,10 +428,12 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   check_carried_pointers(vd->getType(), "local object '" + name + "'", at);
   if (!ir_.valid) return;
   std::vector<const Expr*> inits;
-  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
+    if (!ir_.valid) return;
     return fail(at, "initialising object '" + name +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
                         "constructor whose parameters are numbers and whose body declares no variables");
+  }
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
 }
