@@ -3,6 +3,7 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
 
+#include "containers.hpp"
 #include "passes.hpp"
 
 namespace adjc {
@@ -43,7 +44,8 @@ class ExpressionCheck {
                           e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
         isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e) || isa<StringLiteral>(e) ||
-        isa<PredefinedExpr>(e))  // a message for printf or assert: `"x > 0"`, `__func__`
+        isa<PredefinedExpr>(e) ||  // a message for printf or assert: `"x > 0"`, `__func__`
+        sized_temporary(e, ir_.fn->getASTContext()))
       return;
     if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Extension) return check_expr(u->getSubExpr());
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
@@ -178,7 +180,7 @@ class ExpressionCheck {
       return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
     for (AdArg a : ad_args(call)) {
       if (a.address && !isa<CXXThisExpr>(strip(a.expr, ir_.unit)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
-          !isa<CallExpr>(strip(a.expr, ir_.unit)))
+          !isa<CallExpr>(strip(a.expr, ir_.unit)) && !sized_temporary(a.expr, ir_.fn->getASTContext()))
         return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
       check_expr(a.expr);
     }
