@@ -346,6 +346,27 @@ bool copied_by_members(QualType t) {
          ((record->isTriviallyCopyable() && unmodelled_bases(record).empty()) || is_number_pair(t));
 }
 
+std::string own_copy_operation(QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || copied_by_members(t)) return "";
+  if (const CXXDestructorDecl* d = record->getDestructor(); d && d->isUserProvided()) return "a destructor";
+  for (const CXXConstructorDecl* c : record->ctors())
+    if (c->isCopyOrMoveConstructor() && c->isUserProvided())
+      return c->isMoveConstructor() ? "a move constructor" : "a copy constructor";
+  for (const CXXMethodDecl* m : record->methods())
+    if ((m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) && m->isUserProvided())
+      return "an assignment operator";
+  return "";
+}
+
+std::string own_copy_message(QualType t, const std::string& what) {
+  return what + " of struct '" + t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString() +
+         "', which has " +
+         own_copy_operation(t) +
+         " of its own, is not supported: generated code copies and tapes struct values member by member, as the "
+         "compiler's own would; remove it (or declare it '= default')";
+}
+
 bool copy_assignable(const CXXRecordDecl* record) {
   for (const CXXConstructorDecl* c : record->ctors())
     if (c->isMoveConstructor() && c->isDeleted()) return false;

@@ -112,6 +112,11 @@ bool is_make_pair(const clang::Expr* e);
 // A struct copied member by member: trivially copyable with only modelled bases
 // (`unmodelled_bases`), or a number pair.
 bool copied_by_members(clang::QualType t);
+// What keeps struct `t` from being copied by members: "a copy constructor", "a move constructor",
+// "a destructor" or "an assignment operator" of the user's own (empty when none does).
+std::string own_copy_operation(clang::QualType t);
+// The report of a value `what` ("a local object 's'", ...) of such a struct.
+std::string own_copy_message(clang::QualType t, const std::string& what);
 // Whether generated code can assign objects of `record` and move them (a result).
 bool copy_assignable(const clang::CXXRecordDecl* record);
 // The data members of a record, its bases' first (depth first, in declaration order, as an

@@ -420,6 +420,8 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   auto* record = vd->getType()->getAsCXXRecordDecl();
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
+  if (!own_copy_operation(vd->getType()).empty())
+    return fail(at, own_copy_message(vd->getType(), "local object '" + name + "'"));
   if (!record || !(splittable(vd->getType()) || nested_plain_struct(vd->getType())) ||
       !copied_by_members(vd->getType()))
     return fail(at, "local object '" + name +

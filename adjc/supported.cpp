@@ -104,6 +104,8 @@ class ExpressionCheck {
                             "' must be public: adjc's generated code reads it from outside the class");
       // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
       const Expr* base = strip(m->getBase(), ir_.unit);
+      if (isa<CallExpr>(base) && !own_copy_operation(base->getType()).empty())
+        return fail(at, own_copy_message(base->getType(), "calling a function that returns a value"));
       if (!memory_root(ir_, e) && !(isa<CallExpr>(base) && is_plain_struct(base->getType(), ir_.unit)))
         return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
@@ -194,6 +196,7 @@ class ExpressionCheck {
       return check_expr(cast->getSubExpr());
     if (!isa<CStyleCastExpr>(cast) && !isa<CXXStaticCastExpr>(cast) && !isa<CXXFunctionalCastExpr>(cast))
       return fail(at, std::string("unsupported cast '") + cast->getStmtClassName() + "'");
+    if (!own_copy_operation(to).empty()) return fail(at, own_copy_message(to, "a temporary"));
     if (!to->isArithmeticType() || !from->isArithmeticType())
       return fail(at, "casts other than between arithmetic types are not supported");
     return check_expr(cast->getSubExpr());
