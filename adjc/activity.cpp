@@ -2,6 +2,7 @@
 #include <clang/AST/ExprCXX.h>
 
 #include "passes.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 
@@ -124,8 +125,11 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
         if (n->result && (n->result->floating || n->result->value || n->result->memory)) mark(n->result);
         std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
         std::vector<AdArg> args = ad_args(n->call);
+        // What the callee writes: every non-const pointer or reference, unless its summary
+        // (planned before its callers, except within a recursion) says it writes nothing there.
         for (size_t i = 0; i < args.size() && i < params.size(); ++i)
-          if (is_written_param(params[i].type)) mark(memory_root(ir, args[i].expr));
+          if (is_written_param(params[i].type) && call_writes_memory(n->call, i, ir.unit))
+            mark(memory_root(ir, args[i].expr));
       }
     });
   }

@@ -58,9 +58,19 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
     return false;
   for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
-    if (f->isBitField() || !(ft->isArithmeticType() || (ft->isRecordType() && is_plain_struct(ft, unit)))) return false;
+    if (f->isBitField() || !(ft->isArithmeticType() || (ft->isPointerType() && !ft->isFunctionPointerType()) ||
+                             (ft->isRecordType() && is_plain_struct(ft, unit))))
+      return false;
   }
   return true;
+}
+
+void pointer_members(QualType t, std::vector<const FieldDecl*>& out) {
+  for (const FieldDecl* f : record_fields(t->getAsRecordDecl())) {
+    QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
+    if (ft->isPointerType() && is_differentiable(ft)) out.push_back(f);
+    if (ft->isRecordType()) pointer_members(ft, out);
+  }
 }
 
 bool has_result_adjoint(QualType t, const UnitFacts& unit) { return is_adjoint_value(t, unit) || is_plain_struct(t, unit); }
@@ -334,6 +344,27 @@ bool copied_by_members(QualType t) {
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
   return record && record->hasDefinition() &&
          ((record->isTriviallyCopyable() && unmodelled_bases(record).empty()) || is_number_pair(t));
+}
+
+std::string own_copy_operation(QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || copied_by_members(t)) return "";
+  if (const CXXDestructorDecl* d = record->getDestructor(); d && d->isUserProvided()) return "a destructor";
+  for (const CXXConstructorDecl* c : record->ctors())
+    if (c->isCopyOrMoveConstructor() && c->isUserProvided())
+      return c->isMoveConstructor() ? "a move constructor" : "a copy constructor";
+  for (const CXXMethodDecl* m : record->methods())
+    if ((m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) && m->isUserProvided())
+      return "an assignment operator";
+  return "";
+}
+
+std::string own_copy_message(QualType t, const std::string& what) {
+  return what + " of struct '" + t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString() +
+         "', which has " +
+         own_copy_operation(t) +
+         " of its own, is not supported: generated code copies and tapes struct values member by member, as the "
+         "compiler's own would; remove it (or declare it '= default')";
 }
 
 bool copy_assignable(const CXXRecordDecl* record) {

@@ -112,6 +112,11 @@ bool is_make_pair(const clang::Expr* e);
 // A struct copied member by member: trivially copyable with only modelled bases
 // (`unmodelled_bases`), or a number pair.
 bool copied_by_members(clang::QualType t);
+// What keeps struct `t` from being copied by members: "a copy constructor", "a move constructor",
+// "a destructor" or "an assignment operator" of the user's own (empty when none does).
+std::string own_copy_operation(clang::QualType t);
+// The report of a value `what` ("a local object 's'", ...) of such a struct.
+std::string own_copy_message(clang::QualType t, const std::string& what);
 // Whether generated code can assign objects of `record` and move them (a result).
 bool copy_assignable(const clang::CXXRecordDecl* record);
 // The data members of a record, its bases' first (depth first, in declaration order, as an
@@ -126,9 +131,13 @@ std::string unmodelled_bases(const clang::CXXRecordDecl* record);
 // override adjc does not follow), or bases `unmodelled_bases` rejects.
 std::string unmodelled_class(clang::QualType t, const UnitFacts& unit);
 // A struct of numbers (references and cv-qualifiers ignored): a class of the user's (or a number
-// pair), copied by members, without virtual functions, whose members are arithmetic or arrays of arithmetic.
-// Its values are memory whose adjoint is a struct of the same type: locals used as a whole, results.
+// pair), copied by members, without virtual functions, whose members are numbers, pointers, plain
+// structs or arrays of them. Its values are memory whose adjoint is a struct of the same type
+// (locals used as a whole, results); the adjoint's pointer members are null (`pointer_members`).
 bool is_plain_struct(clang::QualType t, const UnitFacts& unit);
+// The members of plain struct `t` (in its member structs too) that are pointers to differentiable
+// values, appended to `out`.
+void pointer_members(clang::QualType t, std::vector<const clang::FieldDecl*>& out);
 // Results with an adjoint (`d_result`, by value): floating values, value classes, plain structs.
 bool has_result_adjoint(clang::QualType t, const UnitFacts& unit);
 

@@ -6,6 +6,7 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/StmtOpenMP.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ast_rewrite.hpp"
@@ -211,6 +212,9 @@ class Rewrite : public AstRewrite {
   Stmt* member_call(CXXMemberCallExpr* mc) {
     const Expr* object = mc->getImplicitObjectArgument();
     std::string name = mc->getMethodDecl()->getNameAsString();
+    // The size of a container built in place from integers (`std::vector<double>(3).size()`): a
+    // value without derivative that the forward computes as written.
+    if ((name == "size" || name == "empty") && sized_temporary(object, context_)) return mc;
     if (!named_container(object)) {
       fail(mc->getBeginLoc(), "calling '" + name + "' on a std::vector or std::array that is not a variable or a "
                               "member (such as a function's result) is not supported; " + std::string(kUnnamed));
@@ -400,6 +404,23 @@ Expr* container_subscript(ASTContext& context, const Expr* object, const Expr* i
     element.addConst();
   return new (context) ArraySubscriptExpr(const_cast<Expr*>(object), const_cast<Expr*>(index), element, VK_LValue,
                                           OK_Ordinary, object->getBeginLoc());
+}
+
+bool sized_temporary(const Expr* e, const ASTContext& context) {
+  for (const Expr* inner = nullptr; inner != e; ) {
+    inner = e;
+    e = e->IgnoreParenImpCasts();
+    if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) e = m->getSubExpr();
+    if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) e = b->getSubExpr();
+    if (auto* f = dyn_cast<CXXFunctionalCastExpr>(e)) e = f->getSubExpr();
+  }
+  auto plain = [&](const Expr* a) {
+    return isa<CXXDefaultArgExpr>(a) || (a->getType()->isArithmeticType() && !a->HasSideEffects(context));
+  };
+  if (!is_container(e->getType())) return false;
+  if (auto* c = dyn_cast<CXXConstructExpr>(e)) return std::all_of(c->arg_begin(), c->arg_end(), plain);
+  auto* list = dyn_cast<InitListExpr>(e);
+  return list && std::all_of(list->begin(), list->end(), [&](const Stmt* a) { return plain(cast<Expr>(a)); });
 }
 
 bool is_sizing_call(const CallExpr* call, const UnitFacts& unit) { return unit.sizing_calls.count(call) > 0; }

@@ -46,6 +46,9 @@ const clang::CXXMemberCallExpr* fill_call(const clang::Expr* e);
 clang::Expr* container_call(clang::ASTContext& context, const UnitFacts& unit, const clang::Expr* object,
                             const char* name, llvm::ArrayRef<clang::Expr*> args, bool sizing);
 clang::Expr* container_subscript(clang::ASTContext& context, const clang::Expr* object, const clang::Expr* index);
+// A container temporary built from numbers without side effects (`std::vector<double>(n, 0)`): its
+// size() and empty() are values without derivative, computed as written.
+bool sized_temporary(const clang::Expr* e, const clang::ASTContext& context);
 bool is_sizing_call(const clang::CallExpr* call, const UnitFacts& unit);
 
 // The reverse sweep sizes a local std::vector's adjoint from the vector (its final size: vectors

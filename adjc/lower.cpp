@@ -106,7 +106,9 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " '" +
                   type.getAsString() + "' is not supported; write the elements into a '" +
                   t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
-  if ((kind == VarKind::Return || kind == VarKind::CallResult) && t->isRecordType() && !is_plain_struct(t, ir_.unit) &&
+  if ((kind == VarKind::Return || kind == VarKind::CallResult) && !own_copy_operation(t).empty())
+    fail(loc, own_copy_message(t, kind == VarKind::Return ? "returning a value" : "calling a function that returns a value"));
+  else if ((kind == VarKind::Return || kind == VarKind::CallResult) && t->isRecordType() && !is_plain_struct(t, ir_.unit) &&
       !is_value_class(t, ir_.unit) && !is_container(t) && !is_library_class(t, ir_.unit))
     fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
                   type.getAsString() +

@@ -57,6 +57,9 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
     n->result->definition = n;
     n->result->block = block;
     ir_.call_result[call] = n->result;
+    if (is_plain_struct(call->getType(), ir_.unit))
+      check_carried_pointers(call->getType(), "the result of '" + base_name(call->getDirectCallee(), ir_.unit) + "'",
+                             call->getBeginLoc());
   }
   ir_.hoisted.insert(call);
   add(block, n);
@@ -273,17 +276,20 @@ void Lowering::lower_conditional_assign(const Stmt* stmt, ConditionalOperator* t
 // The pointer expression a pointer-valued `e` offsets (a pointer parameter, member, or array).
 const Expr* Lowering::pointer_base(const Expr* e) {
   e = strip(e, ir_.unit);
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    Var* v = ir_.var(ref);
+  // A local pointer (a split struct's pointer member `s.p` too) has the base it was given.
+  if (isa<DeclRefExpr>(e) || isa<MemberExpr>(e)) {
+    Var* v = ir_.var(e);
     if (v && v->pointer && v->kind != VarKind::Param) return v->base;
-    return v ? e : nullptr;
+    return v || isa<MemberExpr>(e) ? e : nullptr;
   }
-  if (isa<MemberExpr>(e)) return e;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub))
     return pointer_base(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf) {
-    // `&a` of a one-element region (a floating local or parameter whose address is taken).
-    if (Var* v = ir_.var(strip(u->getSubExpr(), ir_.unit)); v && v->memory && is_floating(v->type)) return e;
+    // `&a` of a one-element region (a floating local or parameter whose address is taken) or of a
+    // local object.
+    if (Var* v = ir_.var(strip(u->getSubExpr(), ir_.unit));
+        v && v->memory && (is_floating(v->type) || (v->kind == VarKind::Local && is_plain_struct(v->type, ir_.unit))))
+      return e;
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(strip(u->getSubExpr(), ir_.unit))) {
       // Into a container: `c.data()` or `&c[k]` with a constant k (the pointer's base is printed
       // again where the reverse sweep rebuilds it).

@@ -381,6 +381,8 @@ void Lowering::define_copies() {
     Var* v = make_var(param->getName().str(), copy->getType(), VarKind::Local, copy, param->getLocation());
     v->block = ir_.body;
     if (copy->getType()->isRecordType()) {
+      check_carried_pointers(copy->getType(), "the local copy of parameter '" + param->getName().str() + "'",
+                             param->getLocation());
       lower_struct_assign(ir_.fn->getBody(), new_ref(copy), new_ref(param), ir_.body);
       continue;
     }

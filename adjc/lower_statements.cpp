@@ -70,6 +70,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
                           element.getUnqualifiedType().getAsString() +
                           "' is not supported: its members must be numbers, structs of numbers or arrays of "
                           "them, and its default constructor the implicit one; use one array per member");
+    check_carried_pointers(element, "local array '" + vd->getName().str() + "'", at);
+    if (!ir_.valid) return;
     if (construct)  // default-constructed: the members' initialisers (`double x = 1;`), or zero
       return lower_array_init(vd, empty_list(vd->getType(), at), stmt, block);
   }

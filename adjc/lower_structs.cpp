@@ -242,9 +242,8 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   if (!ctor->hasBody(definition)) return false;
   ctor = cast<CXXConstructorDecl>(definition);
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
-  if (!body) return false;
   auto from_arguments = [&] {
-    if (!body->body_empty()) return false;
+    if (!body || !body->body_empty()) return false;
     for (const CXXCtorInitializer* ci : ctor->inits()) {
       const FieldDecl* f = ci->getMember();
       if (!f) return false;
@@ -287,6 +286,12 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   const FunctionDecl* definition = nullptr;
   if (!construct->getConstructor()->hasBody(definition)) return false;
   auto* ctor = cast<CXXConstructorDecl>(definition);
+  if (isa_and_nonnull<CXXTryStmt>(ctor->getBody())) {
+    fail(construct->getBeginLoc(), "this constructor of '" + ctor->getParent()->getNameAsString() +
+                                       "' is a function-try-block, which adjc does not differentiate (exceptions "
+                                       "are not supported); remove the try and its handlers");
+    return false;
+  }
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
   if (!body || construct->getNumArgs() != ctor->getNumParams()) return false;
   for (const ParmVarDecl* p : ctor->parameters())
@@ -299,7 +304,8 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   };
   check(body);
   for (const CXXCtorInitializer* ci : ctor->inits())
-    plain_body &= ci->getMember() != nullptr || (ci->isBaseInitializer() && !ci->isBaseVirtual());
+    plain_body &= ci->getMember() != nullptr || ci->isDelegatingInitializer() ||
+                  (ci->isBaseInitializer() && !ci->isBaseVirtual());
   if (!plain_body) return false;
   const RecordDecl* record = ctor->getParent();
   const VarDecl*& object = constructed_[ctor];
@@ -324,8 +330,10 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (unsigned i = 0; i < ctor->getNumParams(); ++i)
     lower_assign(stmt, new_ref(ctor->getParamDecl(i)), BO_Assign, construct->getArg(i), block);
   for (const CXXCtorInitializer* ci : ctor->inits()) {
-    if (ci->isBaseInitializer()) {  // `: Base(a)`: the inherited members as that base's constructor sets them
-      QualType base(ci->getBaseClass(), 0);
+    // `: Base(a)`: the inherited members as that base's constructor sets them; `: P(a)`, a
+    // delegating constructor: every member as the constructor it delegates to sets them.
+    if (ci->isBaseInitializer() || ci->isDelegatingInitializer()) {
+      QualType base = ci->isBaseInitializer() ? QualType(ci->getBaseClass(), 0) : ci->getInit()->getType();
       std::vector<const Expr*> inherited;
       if (!member_inits(base, ci->getInit(), stmt, block, inherited)) return false;
       size_t k = 0;
@@ -349,10 +357,12 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
 void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   std::vector<const Expr*> inits;
-  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
+    if (!ir_.valid) return;
     return fail(at, "initialising struct '" + vd->getName().str() +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
                         "constructor whose parameters are numbers and whose body declares no variables");
+  }
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) {
@@ -403,29 +413,89 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
 
 // A local struct used as a whole or whose member functions are called (a function object): one
 // object in memory, its members initialised as a split struct's are, its adjoint a struct of the
-// same type. A pointer member would need an adjoint pointer of its own, which adjc does not make.
+// same type (whose pointer members stay null: check_carried_pointers).
 void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
   auto* record = vd->getType()->getAsCXXRecordDecl();
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
+  if (!own_copy_operation(vd->getType()).empty())
+    return fail(at, own_copy_message(vd->getType(), "local object '" + name + "'"));
   if (!record || !(splittable(vd->getType()) || nested_plain_struct(vd->getType())) ||
       !copied_by_members(vd->getType()))
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");
-  for (const FieldDecl* f : record_fields(record))
-    if (f->getType()->isPointerType() && is_differentiable(f->getType()))
-      return fail(at, "local object '" + name + "' has pointer member '" + f->getName().str() +
-                          "', whose adjoint adjc cannot give it; pass the pointer as an argument instead");
+  check_carried_pointers(vd->getType(), "local object '" + name + "'", at);
+  if (!ir_.valid) return;
   std::vector<const Expr*> inits;
-  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits))
+  if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
+    if (!ir_.valid) return;
     return fail(at, "initialising object '" + name +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
                         "constructor whose parameters are numbers and whose body declares no variables");
+  }
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
+}
+
+// The adjoint of a struct in memory that is no parameter (a local object, a call's result, an
+// element of a local array) has null pointer members, and the reverse sweep's copy of a pointer to
+// a local is not the forward's: such pointer members may only be carried along (assigned, copied
+// member to member), never read (dereferenced, compared, passed on) by the function or a function
+// it calls. Reported at the first read, found once per function for every pointer member (by
+// declaration: reads through other structs of the type count too).
+void Lowering::check_carried_pointers(QualType t, const std::string& what, SourceLocation at) {
+  std::vector<const FieldDecl*> pointers;
+  pointer_members(t, pointers);
+  if (pointers.empty()) return;
+  if (!pointer_reads_) {
+    pointer_reads_.emplace();
+    std::set<const FunctionDecl*> seen;
+    std::function<void(const Stmt*)> walk;
+    // A pointer member assigned, or copied into one, is carried: only its base is read.
+    auto carried = [&](const Expr* e) {
+      auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+      if (!m || !m->getType()->isPointerType()) return false;
+      walk(m->getBase());
+      return true;
+    };
+    walk = [&](const Stmt* s) {
+      if (!s) return;
+      if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && carried(b->getLHS())) {
+        if (!carried(b->getRHS())) walk(b->getRHS());
+        return;
+      }
+      if (auto* m = dyn_cast<MemberExpr>(s))
+        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType())
+          pointer_reads_->emplace(f, m);
+      const FunctionDecl* callee = nullptr;
+      if (auto* call = dyn_cast<CallExpr>(s)) callee = call->getDirectCallee();
+      if (auto* construct = dyn_cast<CXXConstructExpr>(s)) callee = construct->getConstructor();
+      if (auto* lambda = dyn_cast<LambdaExpr>(s)) walk(lambda->getBody());
+      const FunctionDecl* definition = nullptr;
+      // Copies and assignments the compiler defines carry pointer members along.
+      if (callee && !is_library(callee) && !callee->isDefaulted() && callee->hasBody(definition) &&
+          seen.insert(definition).second) {
+        if (auto* ctor = dyn_cast<CXXConstructorDecl>(definition))
+          for (const CXXCtorInitializer* ci : ctor->inits())
+            if (!ci->getMember() || !ci->getMember()->getType()->isPointerType() || !carried(ci->getInit()))
+              walk(ci->getInit());
+        walk(definition->getBody());
+      }
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    seen.insert(ir_.fn);
+    walk(ir_.fn->getBody());
+  }
+  for (const FieldDecl* f : pointers)
+    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end())
+      return fail(it->second->getExprLoc(),
+                  "pointer member '" + f->getName().str() + "' is read here, but " + what + " (line " +
+                      std::to_string(context_.getSourceManager().getPresumedLineNumber(at)) +
+                      ") has one, whose pointer members adjc only carries along (its adjoint's are null); pass the "
+                      "pointer as an argument instead");
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ class Lowering {
   std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
   std::set<const clang::VarDecl*> heap_;       // local pointers given a `new`: heap arrays
   std::set<const clang::VarDecl*> rejected_;   // locals whose declaration was reported: their uses are not
+  // Pointer members whose values the function, or a function it calls, reads: the first read of each.
+  std::optional<std::map<const clang::FieldDecl*, const clang::MemberExpr*>> pointer_reads_;
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -114,6 +117,7 @@ class Lowering {
                          std::vector<const clang::Expr*>& out);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void check_carried_pointers(clang::QualType t, const std::string& what, clang::SourceLocation at);
   void lower_struct_assign(const clang::Stmt* stmt, const clang::Expr* lhs, const clang::Expr* value, Node* block);
   void assign_member(clang::Expr* target, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
   void materialize_temporaries(clang::Expr* e, Node* block, const clang::Stmt* stmt);

@@ -3,6 +3,7 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
 
+#include "containers.hpp"
 #include "passes.hpp"
 #include "closures.hpp"
 
@@ -44,7 +45,8 @@ class ExpressionCheck {
                           e->getStmtClassName() + "); use a function with a custom pullback");
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
         isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e) || isa<StringLiteral>(e) ||
-        isa<PredefinedExpr>(e))  // a message for printf or assert: `"x > 0"`, `__func__`
+        isa<PredefinedExpr>(e) ||  // a message for printf or assert: `"x > 0"`, `__func__`
+        sized_temporary(e, ir_.fn->getASTContext()))
       return;
     if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Extension) return check_expr(u->getSubExpr());
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
@@ -104,6 +106,8 @@ class ExpressionCheck {
                             "' must be public: adjc's generated code reads it from outside the class");
       // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
       const Expr* base = strip(m->getBase(), ir_.unit);
+      if (isa<CallExpr>(base) && !own_copy_operation(base->getType()).empty())
+        return fail(at, own_copy_message(base->getType(), "calling a function that returns a value"));
       if (!memory_root(ir_, e) && !(isa<CallExpr>(base) && is_plain_struct(base->getType(), ir_.unit)))
         return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
@@ -180,7 +184,7 @@ class ExpressionCheck {
       return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
     for (AdArg a : ad_args(call)) {
       if (a.address && !isa<CXXThisExpr>(strip(a.expr, ir_.unit)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
-          !isa<CallExpr>(strip(a.expr, ir_.unit)))
+          !isa<CallExpr>(strip(a.expr, ir_.unit)) && !sized_temporary(a.expr, ir_.fn->getASTContext()))
         return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
       check_expr(a.expr);
     }
@@ -194,6 +198,7 @@ class ExpressionCheck {
       return check_expr(cast->getSubExpr());
     if (!isa<CStyleCastExpr>(cast) && !isa<CXXStaticCastExpr>(cast) && !isa<CXXFunctionalCastExpr>(cast))
       return fail(at, std::string("unsupported cast '") + cast->getStmtClassName() + "'");
+    if (!own_copy_operation(to).empty()) return fail(at, own_copy_message(to, "a temporary"));
     if (!to->isArithmeticType() || !from->isArithmeticType())
       return fail(at, "casts other than between arithmetic types are not supported");
     return check_expr(cast->getSubExpr());

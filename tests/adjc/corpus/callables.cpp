@@ -15,6 +15,13 @@ struct Quadratic {
   double at(double x) const { return a * x * x + b * x; }
   double operator()(double x, double y) const { return at(x) * y; }
 };
+// Non-const member functions calling each other that leave the object as it is: the object may stay
+// out of the request.
+struct Meter {
+  double gain;
+  double raw(double v) { return gain * v * v; }
+  double reading(double v) { return raw(v) + std::sin(v) * gain; }
+};
 struct Stateless {
   float operator()(const float* x, int n) const {
     float s = 0;
@@ -44,6 +51,14 @@ TEST(Callables, member_function) {
   EXPECT_NEAR(dq.a, x * x, 1e-12);
   EXPECT_NEAR(dq.b, x, 1e-12);
   EXPECT_NEAR(dx, 2 * q.a * x + q.b, 1e-12);
+}
+TEST(Callables, nonconst_member_calls) {
+  Meter m{1.25};
+  check("Meter::reading", adjoint::gradient(&Meter::reading, "v"), [](Meter* s, double v) { return s->reading(v); },
+        Fixed<Meter*>{&m}, Scalar<double>{});
+  double v = 0.7, dv = 0;
+  adjoint::gradient(&Meter::reading).execute(m, v, &dv);
+  EXPECT_NEAR(dv, 2 * m.gain * v + std::cos(v) * m.gain, 1e-12);
 }
 TEST(Callables, function_objects) {
   Quadratic q{0.75, -0.25};

@@ -1,7 +1,8 @@
 // Corpus: std::vector and std::array (docs/adjc.md, "std::vector and std::array") as parameters
 // (by value, const reference, reference: an output or in-place buffer), locals (sized scratch
 // buffers, push_back in loops, braced std::arrays, fills with values that carry derivatives) and
-// struct members; operator[], size(), data(), front(), back(), fill(), range-for; passed to differentiated callees; float elements; and the
+// struct members; operator[], size(), data(), front(), back(), fill(), range-for; passed to differentiated callees; float elements;
+// the size of a temporary (`std::vector<double>(3).size()`); and the
 // functions that follow the hints of the container diagnostics (tests/adjc/diagnostics/vector_*).
 #include <adjoint/ad.hpp>
 
@@ -158,9 +159,17 @@ double array_fills(const double* x, int n) {
   return s;
 }
 
+// The size of a container built in place from integers is a number without derivative.
+double temporary_sizes(double x, int n) {
+  return x * double(std::vector<double>(3).size()) + x * x * static_cast<double>(std::vector<float>(n, 0).size()) +
+         (std::vector<double>().empty() ? 0.0 : x);
+}
 }  // namespace containers
 using namespace containers;
 
+TEST(Containers, temporary_sizes) {
+  check("temporary_sizes", adjoint::gradient(temporary_sizes, "x"), temporary_sizes, Scalar<double>{}, 4);
+}
 TEST(Containers, const_reference_parameters) {
   check("dot", adjoint::gradient(dot), dot, AsVector{In<double>{5}}, AsVector{In<double>{5}});
 }

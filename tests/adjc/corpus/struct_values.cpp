@@ -1,8 +1,8 @@
 // Corpus: local structs of numbers used as whole values — passed by value, const reference,
 // reference and pointer; copied and assigned; returned from functions (free and member operators,
 // `make` functions); built by braces, by constructors with member-initialiser lists and bodies,
-// and as temporaries (`V3{x, y, z}`, `Scale{2.0}(x)`); member functions that mutate members
-// called in a loop. Each gradient against central differences.
+// by delegating constructors, and as temporaries (`V3{x, y, z}`, `Scale{2.0}(x)`); member functions
+// that mutate members called in a loop. Each gradient against central differences.
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -57,6 +57,13 @@ struct Particle {
 struct Scaled {
   double value, scale;
   explicit Scaled(double v) : value(v * 2), scale(value + 1) { value *= scale; }
+};
+// A delegating constructor: the members as the one it delegates to sets them, then its body.
+struct Ramp {
+  double lo, hi;
+  explicit Ramp(double a) : lo(a), hi(a * a) {}
+  Ramp(double a, double slope) : Ramp(a) { hi = lo + slope * hi; }
+  double width() const { return hi - lo; }
 };
 struct Scale {
   double k;
@@ -115,7 +122,9 @@ double constructors(double p0, double v0) {
   for (int i = 0; i < 5; i++) q.step(0.1);
   Scaled a(p0 * v0);
   Scaled b(v0);
-  return q.energy() + a.value * b.scale;
+  Ramp r(p0, v0);
+  Ramp w(v0 * 2, p0);
+  return q.energy() + a.value * b.scale + r.hi * r.lo + w.width() * Ramp(p0, 3).width();
 }
 double temporaries(double x, double y) {
   V3 u{x, 1, y};

@@ -1,0 +1,12 @@
+#include <adjoint/ad.hpp>
+struct Guarded {
+  double a;
+  explicit Guarded(double v) try : a(v * v) {
+  } catch (...) {
+  }
+};
+double f(double x) {
+  Guarded g(x);  // error: this constructor of 'Guarded' is a function-try-block, which adjc does not differentiate (exceptions are not supported); remove the try and its handlers
+  return g.a * x;
+}
+void request() { auto g = adjoint::gradient(f); (void)g; }
