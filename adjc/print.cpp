@@ -1,6 +1,7 @@
 // Printing (print.hpp).
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/QualTypeNames.h>
+#include <clang/Lex/Lexer.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -210,10 +211,20 @@ std::string Printer::call_text(const CallExpr* call) const {
       if (auto* ref = dyn_cast<DeclRefExpr>(object); ref && isa<VarDecl>(ref->getDecl()))
         if (const Expr* init = cast<VarDecl>(ref->getDecl())->getInit()) object = init->IgnoreImplicit();
       if (auto* lambda = dyn_cast<LambdaExpr>(object)) {
+        // As the user wrote it: lowering the lambda as a function of its own edited its body's AST
+        // (`_branch` temporaries). Clang's printer is left for macros and template instances.
+        const SourceManager& sm = types_.context.getSourceManager();
         std::string text;
-        llvm::raw_string_ostream os(text);
-        lambda->printPretty(os, nullptr, types_.policy);
-        return "(" + os.str() + ")(" + list(0) + ")";
+        if (!lambda->getBeginLoc().isMacroID() && !lambda->getEndLoc().isMacroID() &&
+            !ir_.fn->isTemplateInstantiation())
+          text = Lexer::getSourceText(CharSourceRange::getTokenRange(lambda->getSourceRange()), sm,
+                                      types_.context.getLangOpts())
+                     .str();
+        if (text.empty()) {
+          llvm::raw_string_ostream os(text);
+          lambda->printPretty(os, nullptr, types_.policy);
+        }
+        return "(" + text + ")(" + list(0) + ")";
       }
     }
     if (op->getOperator() == OO_Call) return "(" + primal(op->getArg(0)) + ")(" + list(1) + ")";

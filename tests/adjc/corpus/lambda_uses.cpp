@@ -51,3 +51,20 @@ TEST(LambdaUses, lambda_without_derivatives) {
   check("lambda_without_derivatives", adjoint::gradient(lambda_without_derivatives), lambda_without_derivatives,
         In<double>{4}, 4);
 }
+
+// A lambda without captures whose body has a call in a conditional (lowered into a temporary),
+// called in an `if` condition, where it runs as written: generated code prints it from its source.
+double shifted_product(double a, double b) { return a * b + 0.5; }
+double lowered_lambda_in_condition(double x, double y) {
+  auto soft = [](double a, double b) {
+    a -= std::tanh(a < 0.0 ? shifted_product(0.75, b) + a : b);
+    return a * b;
+  };
+  double h = soft(x, y);
+  if (soft(h, y) < 0.5) h *= x;
+  return h * y;
+}
+TEST(LambdaUses, lowered_lambda_in_condition) {
+  check("lowered_lambda_in_condition", adjoint::gradient(lowered_lambda_in_condition), lowered_lambda_in_condition, Scalar<double>{},
+        Scalar<double>{});
+}
