@@ -102,25 +102,24 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   if (auto* td = type->getAs<TypedefType>(); td && isa<CXXRecordDecl>(td->getDecl()->getDeclContext()))
     type = type.getCanonicalType();
   QualType t = type.getCanonicalType();
-  if (is_container(t) && (kind == VarKind::Return || kind == VarKind::CallResult))
-    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " '" +
-                  type.getAsString() + "' is not supported; write the elements into a '" +
-                  t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
-  if ((kind == VarKind::Return || kind == VarKind::CallResult) && !own_copy_operation(t).empty())
-    fail(loc, own_copy_message(t, kind == VarKind::Return ? "returning a value" : "calling a function that returns a value"));
-  else if ((kind == VarKind::Return || kind == VarKind::CallResult) && t->isRecordType() && !is_plain_struct(t, ir_.unit) &&
-      !is_value_class(t, ir_.unit) && !is_container(t) && !is_library_class(t, ir_.unit))
-    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
-                  type.getAsString() +
-                  "', which has members other than numbers and arrays of numbers, is not supported; return a struct "
-                  "of numbers, or form the pointers where they are used");
-  // The forward sweep assigns a call's result to a temporary and returns results by moving them.
-  if (auto* record = t->getAsCXXRecordDecl(); (kind == VarKind::Return || kind == VarKind::CallResult) && record &&
-                                               record->hasDefinition() && !copy_assignable(record))
-    fail(loc, std::string(kind == VarKind::Return ? "returning" : "calling a function that returns") + " struct '" +
-                  type.getAsString() +
-                  "', which cannot be copy-assigned or moved, is not supported (generated code assigns and moves "
-                  "results); make its members non-const and let the compiler declare its copy and move members");
+  // A result: the forward sweep assigns a call's result to a temporary and returns results by moving them.
+  if (kind == VarKind::Return || kind == VarKind::CallResult) {
+    const std::string producing = kind == VarKind::Return ? "returning" : "calling a function that returns";
+    auto* record = t->getAsCXXRecordDecl();
+    if (is_container(t))
+      fail(loc, producing + " '" + type.getAsString() + "' is not supported; write the elements into a '" +
+                    t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
+    else if (!own_copy_operation(t).empty())
+      fail(loc, own_copy_message(t, producing + " a value"));
+    else if (record && !is_plain_struct(t, ir_.unit) && !is_value_class(t, ir_.unit) && !is_library_class(t, ir_.unit))
+      fail(loc, producing + " struct '" + type.getAsString() +
+                    "', which has members other than numbers and arrays of numbers, is not supported; return a "
+                    "struct of numbers, or form the pointers where they are used");
+    else if (record && record->hasDefinition() && !copy_assignable(record))
+      fail(loc, producing + " struct '" + type.getAsString() +
+                    "', which cannot be copy-assigned or moved, is not supported (generated code assigns and moves "
+                    "results); make its members non-const and let the compiler declare its copy and move members");
+  }
   const std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                            : kind == VarKind::Local  ? "local variable '" + name + "'"
                            : kind == VarKind::Return ? "the result"
