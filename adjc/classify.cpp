@@ -151,7 +151,9 @@ std::vector<AdParam> ad_params(const FunctionDecl* fn) {
     QualType t = p->getType();
     // A pointer by reference that the function never changes is that pointer by value: its
     // callers pass the pointer, and their adjoint of its memory, as for `double* p`.
-    if (pointer_reference(t) && definition && definition->hasBody() &&
+    // So is a number by rvalue reference (`double&& x`): its callers pass a value they give up.
+    const bool by_value = pointer_reference(t) || (t->isRValueReferenceType() && t->getPointeeType()->isArithmeticType());
+    if (by_value && definition && definition->hasBody() &&
         (t->getPointeeType().isConstQualified() || !may_modify(definition->getBody(), definition->getParamDecl(i))))
       t = t->getPointeeType().getUnqualifiedType();
     out.push_back({t, p});

@@ -22,6 +22,9 @@ void Lowering::run() {
                        : p.decl->getName().empty() ? "_param" + std::to_string(index)
                        : generated_name(p.decl->getName().str()) ? unique_name(p.decl->getName().str())
                                                                  : p.decl->getName().str();
+    if (p.type->isRValueReferenceType() && p.type->getPointeeType()->isArithmeticType())
+      fail(p.decl->getLocation(), "parameter '" + name + "' is a number by rvalue reference that the function "
+                                  "writes, which is not supported; take it by value");
     Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());
     v->param_index = index++;
     v->param_type = p.type;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "lowering.hpp"
 
@@ -73,18 +74,28 @@ namespace {
 
 // A call of an accessor: a function of the user's returning a reference whose body is one
 // `return` of an element or member (`double& at(int i) { return data[i]; }`, `double&
-// operator()(int i, int j) { return m[i * n + j]; }`, `double& id(double& x) { return x; }`),
-// rewritten into that place with the call's arguments in the parameters' stead. The arguments
-// must be free of side effects and calls, as they may be evaluated more or fewer times.
+// operator()(int i, int j) { return m[i * n + j]; }`, `double& id(double& x) { return x; }`, a
+// lambda `[&x]() -> double& { return x; }`), rewritten into that place with the call's arguments
+// in the parameters' stead. The arguments must be free of side effects and calls, as they may be
+// evaluated more or fewer times.
+//
+// An accessor with effects ends in its one `return` after other statements (`double& pick(double*
+// a) { scale(a); return a[1]; }`): its call is kept, as a statement before the one using the place,
+// which is the same place after the call when the body changes no value parameter the place
+// reads and the call writes no variable an argument for one reads.
 class AccessorCall {
  public:
   AccessorCall(ASTContext& context, const CallExpr* call) : context_(context) {
     const FunctionDecl* fn = call->getDirectCallee();
     if (!fn || !fn->getReturnType()->isLValueReferenceType() || returns_self(fn) || is_library(fn)) return;
     fn = fn->getDefinition();
+    lambda_ = fn ? dyn_cast<CXXMethodDecl>(fn) : nullptr;
+    if (lambda_ && !lambda_->getParent()->isLambda()) lambda_ = nullptr;
     auto* body = fn ? dyn_cast_or_null<CompoundStmt>(fn->getBody()) : nullptr;
-    auto* ret = body && body->size() == 1 ? dyn_cast<ReturnStmt>(body->body_front()) : nullptr;
+    auto* ret = body && !body->body_empty() ? dyn_cast<ReturnStmt>(body->body_back()) : nullptr;
     if (!ret || !ret->getRetValue()) return;
+    effects_ = body->size() > 1;
+    if (effects_ && returns_early(body, ret)) return;
     std::vector<const Expr*> args(call->arg_begin(), call->arg_end());
     if (auto* member = dyn_cast<CXXMemberCallExpr>(call)) {
       object_ = member->getImplicitObjectArgument();
@@ -94,16 +105,55 @@ class AccessorCall {
     }
     if (isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->isInstance() && !object_) return;
     if (object_ && !plain(object_)) return;
+    // Variables the call may change: whole (bound to a non-const reference) or their elements (through
+    // a pointer).
+    std::set<const VarDecl*> changed, elements_changed;
     for (unsigned i = 0; i < fn->getNumParams() && i < args.size(); ++i) {
       if (!plain(args[i])) return;
-      args_[fn->getParamDecl(i)] = const_cast<Expr*>(args[i]);
+      const ParmVarDecl* p = fn->getParamDecl(i);
+      args_[p] = const_cast<Expr*>(args[i]);
+      if (effects_ && !p->getType()->isReferenceType() && writes_variable(body, p)) return;
+      QualType t = p->getType();
+      if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified()) named_variables(args[i], changed);
+      if (t->isPointerType() && !t->getPointeeType().isConstQualified()) named_variables(args[i], elements_changed);
     }
+    // A value parameter's argument, evaluated again after the call, must give what it gave before:
+    // a pointer's from variables the call leaves, any other's also from no memory it writes.
+    if (effects_)
+      for (auto [p, arg] : args_) {
+        if (p->getType()->isReferenceType()) continue;
+        std::set<const VarDecl*> read;
+        named_variables(arg, read);
+        const bool address = p->getType()->isPointerType() && !reads_memory(arg);
+        for (const VarDecl* v : read)
+          if (changed.count(v) || (!address && elements_changed.count(v))) return;
+      }
     place_ = clone(ret->getRetValue());
   }
   // The place the call names, or nullptr when the call is not of an accessor adjc can rewrite.
   Expr* place() const { return place_; }
+  // Whether the call must still run (before the statement using the place).
+  bool effects() const { return effects_; }
 
  private:
+  static bool returns_early(const Stmt* s, const ReturnStmt* last) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    if (isa<ReturnStmt>(s) && s != last) return true;
+    return std::any_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return returns_early(c, last); });
+  }
+  static bool reads_memory(const Stmt* s) {
+    if (!s) return false;
+    if (isa<ArraySubscriptExpr>(s) || isa<MemberExpr>(s) || isa<CXXOperatorCallExpr>(s)) return true;
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) return true;
+    return std::any_of(s->child_begin(), s->child_end(), [](const Stmt* c) { return reads_memory(c); });
+  }
+  static void named_variables(const Stmt* s, std::set<const VarDecl*>& out) {
+    if (!s) return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) out.insert(vd);
+    for (const Stmt* c : s->children()) named_variables(c, out);
+  }
+
   // Free of side effects and of calls other than operators (`v[i]`).
   static bool plain(const Expr* e) { return !has_side_effects(e) && !calls_function(e); }
   static bool calls_function(const Stmt* s) {
@@ -129,9 +179,12 @@ class AccessorCall {
                  : nullptr;
     }
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      auto* vd = dyn_cast<VarDecl>(ref->getDecl());
+      if (vd && captured_by_reference(vd))  // the lambda's caller sees the variable itself
+        return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd),
+                                   false, ref->getLocation(), ref->getType(), ref->getValueKind());
       if (auto* p = dyn_cast<ParmVarDecl>(ref->getDecl()))  // a reference parameter: the place bound to it
         return p->getType()->isReferenceType() && args_.count(p) ? args_[p] : nullptr;
-      auto* vd = dyn_cast<VarDecl>(ref->getDecl());
       if (!vd || !vd->hasGlobalStorage()) return nullptr;
       return DeclRefExpr::Create(context_, ref->getQualifierLoc(), SourceLocation(), const_cast<VarDecl*>(vd), false,
                                  ref->getLocation(), ref->getType(), ref->getValueKind());
@@ -183,17 +236,45 @@ class AccessorCall {
     return nullptr;
   }
 
+  bool captured_by_reference(const VarDecl* vd) const {
+    if (!lambda_) return false;
+    for (const LambdaCapture& c : lambda_->getParent()->captures())
+      if (c.capturesVariable() && c.getCapturedVar() == vd) return c.getCaptureKind() == LCK_ByRef;
+    return false;
+  }
+
   ASTContext& context_;
+  const CXXMethodDecl* lambda_ = nullptr;  // the call operator, for a lambda
+  bool effects_ = false;
   const Expr* object_ = nullptr;
   std::map<const ParmVarDecl*, Expr*> args_;
   Expr* place_ = nullptr;
 };
 
+// Where a statement's first step is using the place a call names: the initialiser of a local
+// reference, or the target of an assignment by a constant or of `++`/`--`.
+Stmt** accessor_slot(Stmt* statement) {
+  if (auto* ds = dyn_cast<DeclStmt>(statement); ds && ds->isSingleDecl())
+    if (auto* vd = dyn_cast<VarDecl>(ds->getSingleDecl()); vd && vd->getType()->isLValueReferenceType() && vd->getInit())
+      return reinterpret_cast<Stmt**>(vd->getInitAddress());
+  auto constant = [](const Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    return isa<FloatingLiteral>(e) || isa<IntegerLiteral>(e);
+  };
+  if (auto* b = dyn_cast<BinaryOperator>(statement); b && b->isAssignmentOp() && constant(b->getRHS()))
+    return &*b->child_begin();
+  if (auto* u = dyn_cast<UnaryOperator>(statement); u && u->isIncrementDecrementOp())
+    return &*u->child_begin();
+  return nullptr;
+}
+
 }  // namespace
 
-// Calls of accessors (AccessorCall) replaced by the places they name, innermost first.
+// Calls of accessors (AccessorCall) replaced by the places they name, innermost first. A call of
+// an accessor with effects is replaced only where it is a statement's first step: bound to a
+// local reference (`double& r = pick(a);`) or written by a constant (`pick(a) += 2;`, `++pick(a)`);
+// the call itself then runs as a statement just before.
 void inline_accessor_calls(const FunctionDecl* fn, ASTContext& context) {
-  Stmt* body = fn->getBody();
   std::function<void(Stmt*&)> walk = [&](Stmt*& s) {
     if (!s) return;
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
@@ -204,9 +285,26 @@ void inline_accessor_calls(const FunctionDecl* fn, ASTContext& context) {
     if (isa<LambdaExpr>(s)) return;
     for (Stmt*& c : s->children()) walk(c);
     if (auto* call = dyn_cast<CallExpr>(s))
-      if (Expr* place = AccessorCall(context, call).place()) s = place;
+      if (AccessorCall accessor(context, call); accessor.place() && !accessor.effects()) s = accessor.place();
+    if (auto* cs = dyn_cast<CompoundStmt>(s)) {
+      std::vector<Stmt*> body;
+      for (Stmt* statement : cs->body()) {
+        if (Stmt** slot = accessor_slot(statement))
+          if (auto* call = dyn_cast<CallExpr>(*slot))
+            if (AccessorCall accessor(context, call); accessor.place()) {
+              body.push_back(call);
+              *slot = accessor.place();
+            }
+        body.push_back(statement);
+      }
+      if (body.size() != cs->size())
+        s = CompoundStmt::Create(context, body, cs->hasStoredFPFeatures() ? cs->getStoredFPFeatures() : FPOptionsOverride(),
+                                 cs->getLBracLoc(), cs->getRBracLoc());
+    }
   };
-  for (Stmt*& s : body->children()) walk(s);
+  Stmt* body = fn->getBody();
+  walk(body);
+  if (body != fn->getBody()) const_cast<FunctionDecl*>(fn)->setBody(body);
 }
 
 // Local references declared in blocks, made aliases (aliases_) in the order of the blocks, so that a
@@ -217,11 +315,12 @@ void Lowering::find_aliases(Stmt* body) {
     if (auto* cs = dyn_cast<CompoundStmt>(s)) {
       for (Stmt** it = cs->body_begin(); it != cs->body_end(); ++it) {
         if (auto* ds = dyn_cast<DeclStmt>(*it))
-          for (Decl* d : ds->decls())
+          for (Decl* d : ds->decls()) {
             if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getType()->isReferenceType() && vd->getInit())
               alias(ds, vd, it + 1, cs->body_end());
             else if (vd && vd->getType()->isPointerType() && vd->getInit())
               pointer_alias(ds, vd, it + 1, cs->body_end());
+          }
         walk(*it);
       }
       return;
@@ -398,9 +497,13 @@ void Lowering::define_copies() {
 void Lowering::copy_read_globals(Stmt* body) {
   std::map<const VarDecl*, bool> only_read;
   bool opaque_calls = false;
-  auto global = [](const Expr* e) -> const VarDecl* {
+  // Local references bound to such a global (`double& g = gain;`) count as the global: reading
+  // through one is reading it.
+  std::map<const VarDecl*, const VarDecl*> references;
+  auto global = [&](const Expr* e) -> const VarDecl* {
     auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParens());
     auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (auto it = references.find(vd); it != references.end()) return it->second;
     return vd && vd->hasGlobalStorage() && !vd->isStaticLocal() && is_floating(vd->getType()) &&
                    !vd->getType().isConstQualified()
                ? vd
@@ -408,6 +511,13 @@ void Lowering::copy_read_globals(Stmt* body) {
   };
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s) return;
+    if (auto* d = dyn_cast<DeclStmt>(s); d && d->isSingleDecl())
+      if (auto* vd = dyn_cast<VarDecl>(d->getSingleDecl()); vd && vd->getType()->isReferenceType() && vd->getInit())
+        if (const VarDecl* g = global(vd->getInit())) {
+          references[vd] = g;
+          only_read.insert({g, true});
+          return;
+        }
     if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
       if (const VarDecl* g = global(c->getSubExpr())) {
         only_read.insert({g, true});

@@ -23,11 +23,24 @@ Node* Lowering::lower_scope(const Stmt* s) {
   return block;
 }
 
+namespace {
+
+// Whether `s` names `vd` anywhere (a declaration alone does not).
+bool named_in(const Stmt* s, const VarDecl* vd) {
+  if (!s) return false;
+  if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == vd) return true;
+  return std::any_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return named_in(c, vd); });
+}
+
+}  // namespace
+
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
-  // A `static const` number with a constant initialiser means what a `const` local does.
-  const bool constant = vd->getType().isConstQualified() && vd->getType()->isArithmeticType() && vd->getInit() &&
-                        vd->getInit()->isConstantInitializer(vd->getASTContext(), false);
+  // A `static const` number with a constant initialiser means what a `const` local does; so does a
+  // `static` one the function never writes.
+  const bool constant = vd->getType()->isArithmeticType() && vd->getInit() &&
+                        vd->getInit()->isConstantInitializer(vd->getASTContext(), false) &&
+                        (vd->getType().isConstQualified() || (vd->isStaticLocal() && !may_modify(ir_.fn->getBody(), vd)));
   if ((vd->isStaticLocal() || vd->hasGlobalStorage()) && !constant)
     return fail(at, "static local variable '" + vd->getName().str() +
                         "' is not supported: its value carries from one call to the next; make it a parameter or a "
@@ -99,7 +112,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   v->block = block;
   if (v->memory && init && !vd->getType()->isArithmeticType())
     return fail(at, "initialising arrays or structs where they are declared is not supported");
-  if (v->pointer && !init) return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
+  if (v->pointer && !init && named_in(ir_.fn->getBody(), vd))
+    return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
   if (init) define(vd, init, stmt, block);
 }
 

@@ -25,6 +25,14 @@ bool is_constant_table(const ArraySubscriptExpr* sub) {
   return element.isConstQualified() && element->isArithmeticType();
 }
 
+// Where a dereferenced pointer adjc cannot follow comes from, in words.
+std::string pointer_source(const Expr* pointer) {
+  if (auto* call = dyn_cast<CallExpr>(pointer->IgnoreParenImpCasts()))
+    if (const FunctionDecl* callee = call->getDirectCallee())
+      return "reading through the pointer '" + callee->getNameAsString() + "' returns";
+  return "reading through this pointer";
+}
+
 class ExpressionCheck {
  public:
   // `discarded`: a call evaluated as a statement of its own, whose result is not used.
@@ -76,6 +84,17 @@ class ExpressionCheck {
         return fail(at, "'++'/'--' inside expressions is not supported; write them as statements");
       if (u->getOpcode() == UO_AddrOf && !memory_root(ir_, u->getSubExpr()))
         return fail(at, "taking the address of a scalar is not supported");
+      // The derivative flows back only into memory adjc knows the root of.
+      if (u->getOpcode() == UO_Deref && !memory_root(ir_, u->getSubExpr()) &&
+          !u->getSubExpr()->getType()->isFunctionPointerType()) {
+        if (!isa<CallExpr>(u->getSubExpr()->IgnoreParenImpCasts())) {
+          const bool valid = ir_.valid;
+          check_expr(u->getSubExpr());
+          if (valid && !ir_.valid) return;  // the pointer's own construct is reported
+        }
+        return fail(at, pointer_source(u->getSubExpr()) + " is not supported: adjc follows pointers only into a "
+                        "parameter or a local array; index that directly");
+      }
       if (u->getOpcode() == UO_Real || u->getOpcode() == UO_Imag || u->getOpcode() == UO_Extension)
         return fail(at, "unsupported operator");
       return check_expr(u->getSubExpr());
@@ -253,7 +272,8 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
       auto* read = dyn_cast_or_null<ImplicitCastExpr>(parent);
       QualType rt = callee ? callee->getReturnType() : QualType();
       bool number_reference = callee && rt->isReferenceType() && rt.getNonReferenceType()->isArithmeticType();
-      if (number_reference && callee_kind(callee, ir.unit) != CalleeKind::Plain &&
+      const bool discarded = isa_and_nonnull<CompoundStmt>(parent);
+      if (number_reference && callee_kind(callee, ir.unit) != CalleeKind::Plain && !discarded &&
           !(read && read->getCastKind() == CK_LValueToRValue))
         fail(call->getBeginLoc(), "the reference " +
                                       (as_closure_function(callee, ir.unit) ? "the lambda"

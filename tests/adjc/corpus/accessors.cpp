@@ -1,6 +1,8 @@
 // Corpus: accessors, functions returning a reference that are one `return` of an element or
 // member (`double& operator()(int i, int j)`, `double& at(...)`, `double& id(double& x)`), used
 // as values and as places written and updated; adjc rewrites each call into the place it names.
+// Accessors with effects (statements before the `return`) bound to a local reference or written by a
+// constant, and lambdas returning a captured variable by reference, are places too.
 // Other functions returning a reference to a number, read as values, return the value.
 // Each gradient against central differences.
 #include <adjoint/ad.hpp>
@@ -79,6 +81,39 @@ double reference_results(double a, double b) {
   return r + larger(p, 2) * c.x;
 }
 
+void scale_all(double* x, double y) {
+  for (int i = 0; i < 3; i++) x[i] *= y;
+}
+double& scaled_second(double* x, double y) {
+  scale_all(x, y);
+  scale_all(x, 3);
+  return x[1];
+}
+double& bumped(double& v) {
+  v *= v;
+  return v;
+}
+double with_effects(double u, double v) {
+  double a[] = {u, v, 1};
+  double& r = scaled_second(a, u);
+  r += 2;
+  double& b = bumped(u);
+  b *= v;
+  ++bumped(v);
+  bumped(a[0]) += 1;
+  return r * a[0] + u * v + a[2];
+}
+double through_lambda(double x, double y) {
+  auto at_x = [&x]() -> double& { return x; };
+  at_x() *= y;
+  double s = 0;
+  for (int i = 0; i < 3; i++) {
+    at_x() *= 2;
+    s += at_x() * at_x();
+  }
+  return s + x;
+}
+
 }  // namespace accessors
 
 using namespace accessors;
@@ -103,4 +138,8 @@ TEST(Accessors, reference_results) {
   adjoint::gradient(&Cell::reset, "this, i").execute(&c, i, &d_c, &d_i);
   EXPECT_NEAR(d_i, -2 * i, 1e-12);
   EXPECT_NEAR(d_c.x, 0, 1e-12);
+}
+TEST(Accessors, with_effects) {
+  check("with_effects", adjoint::gradient(with_effects), with_effects, Scalar<double>{}, Scalar<double>{});
+  check("through_lambda", adjoint::gradient(through_lambda), through_lambda, Scalar<double>{}, Scalar<double>{});
 }

@@ -24,6 +24,17 @@ double in_loop(const double* x, int n) {
   return s;
 }
 
+double through_reference(double x) {
+  double& g = gain;  // a reference only read through reads the global
+  return g * x * x;
+}
+double static_bound(const double* x) {
+  static int bound = 3;  // never written: the same in every call
+  double s = 0;
+  for (int i = 0; i < bound; i++) s += x[i] * x[i] * gain;
+  return s;
+}
+
 TEST(Globals, read_only) {
   check("scaled", adjoint::gradient(scaled), scaled, Scalar<double>{});
   check("through_callee", adjoint::gradient(through_callee), through_callee, Scalar<double>{});
@@ -31,6 +42,8 @@ TEST(Globals, read_only) {
   gain = -1.5;  // read again by the next gradient: the copy is per call
   check("through_callee", adjoint::gradient(through_callee), through_callee, Scalar<double>{});
   gain = 3;
+  check("through_reference", adjoint::gradient(through_reference), through_reference, Scalar<double>{});
+  check("static_bound", adjoint::gradient(static_bound, "x"), static_bound, In<double>{3});
 }
 
 }  // namespace globals

@@ -1,7 +1,7 @@
 // Corpus: the hints of adjc's diagnostics, followed (tests/adjc/diagnostics: library_no_rule,
 // library_class_param, lambda, local_struct, array_of_structs,
 // reference_result, struct_whole, struct_constructor, object_pointer_member, struct_result_pointer,
-// make_pair_in_expression, call_argument_overwritten);
+// make_pair_in_expression, call_argument_overwritten, returned_pointer_read, rvalue_reference_written);
 // each builds and is right.
 #include <adjoint/ad.hpp>
 
@@ -103,6 +103,14 @@ void offset_in_a_local(double* y, const double* z) {
   int k = int(y[0] * 0.25);
   accumulate_product(y, z + k);
 }
+// returned_pointer_read: the array indexed directly.
+double skipped_element(double* a) { return a[1] * 3; }
+// rvalue_reference_written: the number taken by value.
+double doubled_by_value(double x, double y) {
+  x *= 2;
+  return x * y;
+}
+
 TEST(Hints, members_as_locals) {
   check("members_as_locals", adjoint::gradient(members_as_locals), members_as_locals, Scalar<double>{});
 }
@@ -146,4 +154,10 @@ TEST(Hints, pair_named) {
 }
 TEST(Hints, offset_in_a_local) {
   check("offset_in_a_local", adjoint::gradient(offset_in_a_local, "y, z"), offset_in_a_local, InOut<double>{2}, In<double>{3});
+}
+TEST(Hints, index_directly) {
+  check("skipped_element", adjoint::gradient(skipped_element), skipped_element, In<double>{2});
+}
+TEST(Hints, number_by_value) {
+  check("doubled_by_value", adjoint::gradient(doubled_by_value), doubled_by_value, Scalar<double>{}, Scalar<double>{});
 }

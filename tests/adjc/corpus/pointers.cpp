@@ -78,6 +78,12 @@ void two_outputs(double* a, double* b, const double* x, int n) {
 
 static const int kIdx[5] = {4, 3, 2, 1, 0};
 
+// A pointer declared and never used needs no initialiser.
+double unused_pointer(double x) {
+  [[maybe_unused]] double *p, y = x * x;
+  return y * x;
+}
+
 TEST(Pointers, dot) { auto g = adjoint::gradient(dot, "a,b"); check("dot", g, dot, In<double>{5}, In<double>{5}, 5); }
 TEST(Pointers, dot_one_side) { auto g = adjoint::gradient(dot, "a"); check("dot", g, dot, In<double>{5}, Const<double>{5}, 5); }
 TEST(Pointers, scale) {
@@ -237,4 +243,7 @@ double pointers_to_variables(double x, int n) {
 TEST(Pointers, pointers_to_variables) {
   check("pointers_to_variables", adjoint::gradient(pointers_to_variables, "x"), pointers_to_variables,
         Scalar<double>{}, 4);
+}
+TEST(Pointers, unused_pointer) {
+  check("unused_pointer", adjoint::gradient(unused_pointer), unused_pointer, Scalar<double>{});
 }

@@ -51,6 +51,10 @@ float const_references_float(const float* x, int n) {
   return s;
 }
 
+// Numbers by rvalue reference the function only reads: taken as values.
+double cube_of(double&& a) { return a * a * a; }
+double moved_in(double&& x, double y) { return cube_of(x * y) + std::sin(x); }
+
 TEST(ReferenceArguments, const_references) {
   check("const_references", adjoint::gradient(const_references), const_references, In<double>{4}, Scalar<double>{});
   check("const_references_float", adjoint::gradient(const_references_float), const_references_float, In<float>{5}, 5);
@@ -73,4 +77,13 @@ TEST(ReferenceArguments, member_of_struct_parameter) {
   EXPECT_NEAR(dp.a, dJ_da1, 1e-12);
   EXPECT_NEAR(dp.b, a1 + dJ_da1 * 2 * x * x * b - 0.5, 1e-12);
   EXPECT_NEAR(dx, dJ_da1 * 2 * x * b * b, 1e-12);
+}
+TEST(ReferenceArguments, rvalue_references_read) {
+  const double x = 0.7, y = -1.3;
+  double dx = 0, dy = 0;
+  adjoint::gradient(moved_in).execute(0.7, -1.3, &dx, &dy);
+  EXPECT_NEAR(dx, 3 * x * x * y * y * y + std::cos(x), 1e-12);
+  EXPECT_NEAR(dy, 3 * x * x * x * y * y, 1e-12);
+  const double h = 1e-6;
+  EXPECT_NEAR(dx, (moved_in(x + h, double(y)) - moved_in(x - h, double(y))) / (2 * h), 1e-6);
 }
