@@ -434,6 +434,12 @@ bool is_vector(QualType t) {
 
 QualType container_element(QualType t) { return container_decl(t)->getTemplateArgs()[0].getAsType(); }
 
+bool is_allocator_of(const Expr* e, QualType vector) {
+  if (!is_vector(vector)) return false;
+  QualType allocator = container_decl(vector)->getTemplateArgs()[1].getAsType().getCanonicalType();
+  return e->getType().getCanonicalType().getUnqualifiedType() == allocator;
+}
+
 uint64_t array_size(QualType t) { return container_decl(t)->getTemplateArgs()[1].getAsIntegral().getZExtValue(); }
 
 bool rewrite_containers(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {

@@ -22,10 +22,19 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   if (construct)
     for (const Expr* a : construct->arguments())
       if (!isa<CXXDefaultArgExpr>(a)) args.push_back(a);
-  if (construct && construct->getConstructor()->isCopyOrMoveConstructor())
-    return fail(at, "copying into '" + name + "' is not supported; declare it with its size and copy the "
-                    "elements in a loop");
+  // The allocator of `v(n, x, alloc)`: a std::allocator, which holds nothing, so a vector built
+  // with the default one is the same.
+  if (!args.empty() && is_allocator_of(args.back(), vd->getType()) && !args.back()->HasSideEffects(context_))
+    args.pop_back();
+  const bool copy = construct && construct->getConstructor()->isCopyOrMoveConstructor();
+  if (copy && !isa<DeclRefExpr, MemberExpr>(args[0]->IgnoreParenImpCasts()))
+    return fail(at, "copying into '" + name + "' from something other than a variable or a member is not supported; "
+                    "declare it with its size and copy the elements in a loop");
   if (!is_vector(vd->getType())) {
+    if (copy) {
+      make_var(name, vd->getType(), VarKind::Local, vd, at)->block = block;
+      return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
+    }
     if (construct && !args.empty()) return fail(at, "unsupported initialiser of std::array '" + name + "'");
     Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
     v->block = block;
@@ -53,6 +62,10 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   if (init && !construct)
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
                     "or '(n, value)' and assign the elements");
+  if (copy) {
+    make_var(name, vd->getType(), VarKind::Local, vd, at)->block = block;
+    return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
+  }
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
   if (construct && !args.empty() && !sized)
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
@@ -74,6 +87,24 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
       container_call(context_, ir_.unit, new_ref(vd), call_args.size() == 1 ? "resize" : "assign", call_args, true));
   add(block, n);
   if (fill) fill_elements(new_ref(vd), fill, nullptr, stmt, block);
+}
+
+// `to` given the elements of the container `from`, of the same type: a std::vector (empty: declared
+// at the function's level) sized first by a sizing call, `to.resize(from.size())`, then
+// `for (long _i = 0; _i < size; ++_i) to[_i] = from[_i];`, so each element's adjoint flows back to
+// `from`'s.
+void Lowering::copy_container(const Expr* to, const Expr* from, const Stmt* stmt, Node* block) {
+  if (is_vector(to->getType())) {
+    Node* n = make(NodeKind::Call, stmt);
+    n->loc = to->getExprLoc();
+    Expr* size = container_call(context_, ir_.unit, from, "size", {}, false);
+    n->call = cast<CallExpr>(container_call(context_, ir_.unit, to, "resize", {size}, true));
+    add(block, n);
+  }
+  Expr* item = nullptr;
+  Node* loop = open_element_loop(const_cast<Expr*>(from), nullptr, stmt, stmt, item);
+  lower_assign(stmt, container_subscript(context_, to, rvalue(loop->counter->decl)), BO_Assign, item, loop->body);
+  close_element_loop(loop, block);
 }
 
 // Whether `e` reads a variable (or memory).

@@ -95,6 +95,16 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
   }
+  // A library value without derivative starts as each hoisted local does: default-constructed.
+  if (is_inert_library_class(vd->getType(), ir_.unit)) {
+    auto* construct = init ? dyn_cast<CXXConstructExpr>(strip(init, ir_.unit)) : nullptr;
+    if (init && !(construct && construct->getConstructor()->isDefaultConstructor()))
+      return fail(at, "initialising local '" + name + "' of library class '" +
+                          vd->getType().getNonReferenceType().getUnqualifiedType().getAsString() +
+                          "' is not supported; declare it without an initialiser, or keep the value it would hold "
+                          "in a number (int " + name + "_value = ...;) or a parameter");
+    init = nullptr;
+  }
   Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;
   if (v->memory && init && !vd->getType()->isArithmeticType())

@@ -105,7 +105,9 @@ bool Lowering::nested_plain_struct(QualType t) {
 
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
-  if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
+  if (!record || is_value_class(t, ir_.unit) || is_container(t) || is_library_class(t, ir_.unit) || record->isUnion() ||
+      t->isReferenceType())
+    return false;
   if (auto* cxx = dyn_cast<CXXRecordDecl>(record);
       cxx && (cxx->isLambda() || cxx->isPolymorphic() || (!unmodelled_bases(cxx).empty() && !is_number_pair(t))))
     return false;
