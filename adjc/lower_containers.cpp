@@ -10,9 +10,10 @@ namespace adjc {
 using namespace clang;
 
 // std::vector and std::array locals (docs/adjc.md, "std::vector and std::array"). A std::array
-// is a local array; a std::vector is declared at the function's level (not in a loop, so each
-// call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, x)`), grows only by push_back or is
-// refilled (lower_refill), and its adjoint is sized from it when the reverse sweep starts.
+// is a local array; a std::vector (`std::vector<T> v;`, `v(n)`, `v(n, x)`, a copy `v(w)`) is sized
+// once where it is declared at the function's level, or refilled where it is declared in a loop; it
+// grows by push_back or is refilled (lower_refill), and its adjoint is sized from it when the
+// reverse sweep starts.
 void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
@@ -56,22 +57,28 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
     }
     return;
   }
-  if (!loops_.empty() || parallel_)
-    return fail(at, "std::vector '" + name + "' declared inside a loop is not supported; declare it before the "
-                    "loop and write its elements in the loop");
-  if (init && !construct)
-    return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
-                    "or '(n, value)' and assign the elements");
-  if (copy) {
-    make_var(name, vd->getType(), VarKind::Local, vd, at)->block = block;
-    return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
-  }
+  if (parallel_)
+    return fail(at, "std::vector '" + name + "' declared inside an OpenMP parallel loop is not supported; declare "
+                    "it before the loop and write its elements in the loop");
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
-  if (construct && !args.empty() && !sized)
+  if ((init && !construct) || (construct && !copy && !args.empty() && !sized))
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
                     "or '(n, value)' and assign the elements");
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
+  // In a loop each iteration's declaration makes a new vector: the one variable is refilled
+  // (lower_refill), `v.clear()` (then copied into), `v.assign(n, x)`, `v.assign(n, 0)` for `v(n)`.
+  if (!loops_.empty()) {
+    std::vector<Expr*> refill_args;
+    if (!copy && !args.empty())
+      refill_args = {const_cast<Expr*>(args[0]),
+                     const_cast<Expr*>(args.size() == 2 ? args[1] : zero_of(container_element(vd->getType())))};
+    lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, new_ref(vd),
+                                                        refill_args.empty() ? "clear" : "assign", refill_args, false)),
+                 stmt, block);
+    if (!copy) return;
+  }
+  if (copy) return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
   if (args.empty()) return;
   // A constant fill value is the sizing call's (`v.assign(n, c)`); any other, which carries a
   // derivative, is evaluated first and assigned to each element once the vector is sized.

@@ -115,7 +115,7 @@ bool Lowering::splittable(QualType t) {
     QualType ft = f->getType().getCanonicalType();
     if (f->isBitField() || ft->isReferenceType()) return false;
     if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
-    if (!ft->isArithmeticType() && !ft->isPointerType()) return false;
+    if (!ft->isArithmeticType() && !ft->isPointerType() && !is_vector(ft)) return false;
   }
   return true;
 }
@@ -255,7 +255,7 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
         out[i] = d->getExpr();
         continue;
       }
-      if (isa<ImplicitValueInitExpr>(e)) continue;
+      if (isa<ImplicitValueInitExpr>(e) || empty_vector(e)) continue;
       if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1)
         e = strip(paren->getExpr(0), ir_.unit);
       if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
@@ -356,6 +356,16 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   return true;
 }
 
+// A std::vector built empty: `std::vector<T>()`, `{}`.
+bool Lowering::empty_vector(const Expr* e) {
+  e = strip(e, ir_.unit);
+  if (!is_vector(e->getType())) return false;
+  if (auto* list = dyn_cast<InitListExpr>(e)) return list->getNumInits() == 0;
+  auto* construct = dyn_cast<CXXConstructExpr>(e);
+  return construct && std::all_of(construct->arg_begin(), construct->arg_end(),
+                                  [](const Expr* a) { return isa<CXXDefaultArgExpr>(a); });
+}
+
 void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   std::vector<const Expr*> inits;
@@ -381,6 +391,18 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
       if (!v->base || !v->root)
         return fail(init->getBeginLoc(), "pointer member '" + f->getName().str() + "' of local struct '" +
                                              vd->getName().str() + "' must point into a parameter or local array");
+    }
+    // A std::vector member starts empty: in a loop, each iteration's struct has a new one, so the one
+    // variable is refilled (`s_v.clear()`, lower_refill).
+    if (is_vector(f->getType())) {
+      if (init && !empty_vector(init))
+        return fail(at, "initialising std::vector member '" + f->getName().str() + "' of local struct '" +
+                            vd->getName().str() + "' other than empty is not supported; fill it after the "
+                            "declaration (push_back, resize)");
+      if (!loops_.empty())
+        lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, member_ref(vd, f), "clear", {}, false)),
+                     stmt, block);
+      continue;
     }
     if (!init) continue;
     if (v->memory && f->getType()->isArrayType()) {

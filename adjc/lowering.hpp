@@ -116,6 +116,7 @@ class Lowering {
                     std::vector<const clang::Expr*>& out);
   bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
                          std::vector<const clang::Expr*>& out);
+  bool empty_vector(const clang::Expr* e);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void check_carried_pointers(clang::QualType t, const std::string& what, clang::SourceLocation at);
