@@ -120,7 +120,8 @@ class Rewrite : public AstRewrite {
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXMemberCallExpr>(s)) {
       auto* op = dyn_cast<CXXOperatorCallExpr>(s);
       for (const Expr* a : call->arguments())
-        if (is_initializer_list(a->getType()) && (!op || op->getOperator() == OO_Call)) return braced_call(call);
+        if (is_initializer_list(a->getType()) && !list_array(a) && (!op || op->getOperator() == OO_Call))
+          return braced_call(call);
     }
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s)) {
       for (unsigned i = 0; i < op->getNumArgs(); ++i)

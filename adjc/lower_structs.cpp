@@ -34,8 +34,10 @@ void Lowering::find_split_structs(const Stmt* body) {
     if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) object = mc->getImplicitObjectArgument();
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee()))
       object = op->getArg(0);
-    // A value class's member functions (`z.real()`) are calls on a value: it is no object in memory.
-    if (const VarDecl* vd = local(object); vd && !is_value_class(vd->getType(), ir_.unit)) {
+    // A value class's member functions (`z.real()`) are calls on a value: it is no object in memory;
+    // nor are a container's or a library value's (`o.value_or(1)`).
+    if (const VarDecl* vd = local(object); vd && !is_value_class(vd->getType(), ir_.unit) &&
+                                           !is_container(vd->getType()) && !is_library_class(vd->getType(), ir_.unit)) {
       objects_.insert(vd);
       for (const Stmt* c : s->children())
         if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
