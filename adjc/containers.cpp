@@ -238,7 +238,10 @@ class Rewrite : public AstRewrite {
 
   // The array a named std::initializer_list `e` stands for, or nullptr.
   VarDecl* list_array(const Expr* e) {
-    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
+      e = c->getArg(0)->IgnoreParenImpCasts();
+    auto* ref = dyn_cast<DeclRefExpr>(e);
     auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     auto found = vd ? list_arrays_.find(vd) : list_arrays_.end();
     return found == list_arrays_.end() ? nullptr : found->second;

@@ -58,8 +58,9 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
     return;
   }
   if (parallel_)
-    return fail(at, "std::vector '" + name + "' declared inside an OpenMP parallel loop is not supported; declare "
-                    "it before the loop and write its elements in the loop");
+    return fail(at, "std::vector '" + name + "' declared inside an OpenMP parallel loop is not supported; each "
+                    "thread needs its own: declare a std::array or a local array in the loop (double " + name +
+                    "[N];)");
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
   if ((init && !construct) || (construct && !copy && !args.empty() && !sized))
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "

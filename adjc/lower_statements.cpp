@@ -89,8 +89,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
       return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
-                          "' is not supported: a local struct's members must be numbers, pointers, structs of them or arrays of "
-                          "them; declare its members as locals");
+                          "' is not supported: a local struct's members must be numbers, pointers, std::vectors of numbers, structs "
+                          "of them or arrays of them; declare its members as locals");
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
