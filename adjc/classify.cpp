@@ -263,6 +263,16 @@ struct Modification {
     if (auto* a = dyn_cast<ArraySubscriptExpr>(s)) return in(a->getBase(), read) || in(a->getIdx());
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && op->getOperator() == OO_Subscript)
       return in(op->getArg(0), read) || in(op->getArg(1));
+    // An argument a constructor binds to a `const T&` (a copy, an allocator) is read.
+    if (auto* c = dyn_cast<CXXConstructExpr>(s)) {
+      bool any = false;
+      for (unsigned i = 0; i < c->getNumArgs(); ++i) {
+        const ParmVarDecl* p = i < c->getConstructor()->getNumParams() ? c->getConstructor()->getParamDecl(i) : nullptr;
+        any |= in(c->getArg(i), p && p->getType()->isLValueReferenceType() &&
+                                    p->getType()->getPointeeType().isConstQualified());
+      }
+      return any;
+    }
     if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl() && mc->getMethodDecl()->isConst()) {
       bool any = in(mc->getImplicitObjectArgument(), true);
       for (const Expr* a : mc->arguments()) any |= in(a);
@@ -444,6 +454,23 @@ bool is_library_class(QualType t, const UnitFacts& unit) {
   for (const DeclContext* dc = record->getDeclContext(); dc; dc = dc->getParent())
     if (dc->isStdNamespace()) return true;
   return record->getASTContext().getSourceManager().isInSystemHeader(record->getLocation());
+}
+
+bool is_inert_library_class(QualType t, const UnitFacts& unit) {
+  t = t.getNonReferenceType().getCanonicalType();
+  if (!t->isRecordType() || !is_library_class(t, unit)) return false;
+  std::function<bool(const CXXRecordDecl*)> integers_only = [&](const CXXRecordDecl* record) {
+    if (!record || !record->hasDefinition() || record->isPolymorphic()) return false;
+    for (const CXXBaseSpecifier& base : record->bases())
+      if (base.isVirtual() || !integers_only(base.getType()->getAsCXXRecordDecl())) return false;
+    for (const FieldDecl* f : record->fields()) {
+      QualType ft = record->getASTContext().getBaseElementType(f->getType()).getCanonicalType();
+      if (ft->isRecordType() ? !integers_only(ft->getAsCXXRecordDecl()) : !ft->isIntegralOrEnumerationType())
+        return false;
+    }
+    return true;
+  };
+  return integers_only(t->getAsCXXRecordDecl());
 }
 
 bool is_write_once(const Var* region) {

@@ -37,6 +37,10 @@ bool is_library(const clang::FunctionDecl* f);
 // not a value class or a number pair, behind any references, pointers and arrays: adjc does not
 // model its contents, so variables of it are rejected.
 bool is_library_class(clang::QualType t, const UnitFacts& unit);
+// A library class (is_library_class, behind references only) without virtual functions whose data
+// members, through its bases, members and unions, are all integers, enums or bools (std::optional<int>,
+// std::allocator<double>, std::nullopt_t): its values carry no derivative, as an integer's do.
+bool is_inert_library_class(clang::QualType t, const UnitFacts& unit);
 // For a std::function (behind references), why adjc rejects it and what to write instead
 // (", a std::function, ..."); "" for other types.
 std::string std_function_hint(clang::QualType t);

@@ -7,6 +7,7 @@
 #include <clang/AST/StmtOpenMP.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "ast_rewrite.hpp"
@@ -104,7 +105,9 @@ class Rewrite : public AstRewrite {
       // Lowered by lower_containers.cpp into a counted loop over the range: only the body, and the
       // elements of a braced list, are rewritten here.
       Expr* init = range->getRangeInit();
-      if (!is_container(init->getType())) {
+      if (VarDecl* values = list_array(init)) {
+        cast<VarDecl>(range->getRangeStmt()->getSingleDecl())->setInit(array_ref(values, init));
+      } else if (!is_container(init->getType())) {
         for (Stmt*& c : init->children()) c = visit(c);
       } else if (!named_container(init)) {
         fail(init->getBeginLoc(), "a range-for over a std::vector or std::array must name a variable or a member");
@@ -117,14 +120,23 @@ class Rewrite : public AstRewrite {
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXMemberCallExpr>(s)) {
       auto* op = dyn_cast<CXXOperatorCallExpr>(s);
       for (const Expr* a : call->arguments())
-        if (is_initializer_list(a->getType()) && (!op || op->getOperator() == OO_Call)) return braced_call(call);
+        if (is_initializer_list(a->getType()) && !list_array(a) && (!op || op->getOperator() == OO_Call))
+          return braced_call(call);
     }
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s)) {
       for (unsigned i = 0; i < op->getNumArgs(); ++i)
         if (is_container(op->getArg(i)->getType())) return operator_call(op);
     }
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && list_array(mc->getImplicitObjectArgument()))
+      return list_member_call(mc);
     if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && is_container(mc->getImplicitObjectArgument()->getType()))
       return member_call(mc);
+    if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && list_array(ref)) {
+      fail(ref->getLocation(), "std::initializer_list '" + ref->getDecl()->getNameAsString() +
+                                   "' used other than by a range-for, begin(), end() or size(), which is not "
+                                   "supported; put the values in a local array: const double a[] = {...};");
+      return s;
+    }
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && !isa<CXXMemberCallExpr>(s)) {
       // A container passed whole to a user function (by value or reference): the callee is
       // differentiated with it as a parameter. Library functions do not get them.
@@ -153,6 +165,11 @@ class Rewrite : public AstRewrite {
     }
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       // A local container's initialiser is lowered by lower.cpp, which reports the forms it does not model.
+      if (std::any_of(ds->decl_begin(), ds->decl_end(), [](Decl* d) {
+            auto* vd = dyn_cast<VarDecl>(d);
+            return vd && number_list(vd->getType());
+          }))
+        declare_list_arrays(ds);
       for (Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit()) {
           if (is_container(vd->getType())) {
@@ -177,6 +194,83 @@ class Rewrite : public AstRewrite {
   }
 
  private:
+  // The local arrays that stand for local std::initializer_lists of numbers, by the list's declaration.
+  std::map<const VarDecl*, VarDecl*> list_arrays_;
+
+  static bool number_list(QualType t) {
+    if (!is_initializer_list(t)) return false;
+    auto* spec = cast<ClassTemplateSpecializationDecl>(t.getNonReferenceType()->getAsCXXRecordDecl());
+    QualType element = spec->getTemplateArgs()[0].getAsType().getCanonicalType();
+    return element->isArithmeticType() && !element->isBooleanType();
+  }
+
+  // `auto&& r = {a, b, c};`, `std::initializer_list<double> r = {a, b}`: a std::initializer_list of
+  // numbers is a constant array, so the local becomes the array `const T r[N] = {a, b, c}` (its
+  // uses: list_array, list_member_call). Any other initialiser (a copy of another list) is reported.
+  void declare_list_arrays(DeclStmt* ds) {
+    std::vector<Decl*> decls;
+    for (Decl* d : ds->decls()) {
+      auto* vd = dyn_cast<VarDecl>(d);
+      if (!vd || !number_list(vd->getType())) {
+        decls.push_back(d);
+        continue;
+      }
+      const Expr* init = vd->getInit() ? vd->getInit()->IgnoreImplicit() : nullptr;
+      if (auto* m = dyn_cast_or_null<MaterializeTemporaryExpr>(init)) init = m->getSubExpr()->IgnoreImplicit();
+      auto* given = dyn_cast_or_null<CXXStdInitializerListExpr>(init);
+      auto* list = given ? dyn_cast<InitListExpr>(given->getSubExpr()->IgnoreImplicit()) : nullptr;
+      if (!list || !list->getType()->isConstantArrayType()) {
+        fail(vd->getLocation(), "std::initializer_list '" + vd->getNameAsString() +
+                                    "' initialised other than by a braced list is not supported; put the values "
+                                    "in a local array: const double a[] = {...};");
+        decls.push_back(d);
+        continue;
+      }
+      auto* values = VarDecl::Create(context_, vd->getDeclContext(), vd->getBeginLoc(), vd->getLocation(),
+                                     vd->getIdentifier(), list->getType(),
+                                     context_.getTrivialTypeSourceInfo(list->getType(), vd->getLocation()), SC_None);
+      values->setInit(const_cast<InitListExpr*>(list));
+      list_arrays_[vd] = values;
+      decls.push_back(values);
+    }
+    ds->setDeclGroup(DeclGroupRef::Create(context_, decls.data(), decls.size()));
+  }
+
+  // The array a named std::initializer_list `e` stands for, or nullptr.
+  VarDecl* list_array(const Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
+      e = c->getArg(0)->IgnoreParenImpCasts();
+    auto* ref = dyn_cast<DeclRefExpr>(e);
+    auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    auto found = vd ? list_arrays_.find(vd) : list_arrays_.end();
+    return found == list_arrays_.end() ? nullptr : found->second;
+  }
+
+  Expr* array_ref(VarDecl* values, const Expr* use) {
+    return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), values, false,
+                               use->getExprLoc(), values->getType(), VK_LValue);
+  }
+
+  // `r.begin()`, `r.end()`, `r.size()` of a list that is the array `r`: `r`, `r + N`, `N`.
+  Stmt* list_member_call(CXXMemberCallExpr* mc) {
+    VarDecl* values = list_array(mc->getImplicitObjectArgument());
+    const uint64_t n = context_.getAsConstantArrayType(values->getType())->getSize().getZExtValue();
+    const std::string name = mc->getMethodDecl()->getNameAsString();
+    if (name == "size") return int_literal(n, mc->getType());
+    if (name != "begin" && name != "end") {
+      fail(mc->getExprLoc(), "'std::initializer_list::" + name + "' is not supported; adjc supports begin(), end(), "
+                             "size() and range-for on a local std::initializer_list");
+      return mc;
+    }
+    QualType pointer = context_.getArrayDecayedType(values->getType());
+    Expr* first = ImplicitCastExpr::Create(context_, pointer, CK_ArrayToPointerDecay, array_ref(values, mc), nullptr,
+                                           VK_PRValue, FPOptionsOverride());
+    if (name == "begin") return first;
+    return BinaryOperator::Create(context_, first, int_literal(n, context_.getPointerDiffType()), BO_Add, pointer,
+                                  VK_PRValue, OK_Ordinary, mc->getExprLoc(), FPOptionsOverride());
+  }
+
   std::string spelled(const Expr* e) {
     e = e->IgnoreParenImpCasts();
     if (auto* r = dyn_cast<DeclRefExpr>(e)) return r->getDecl()->getNameAsString();
@@ -343,6 +437,12 @@ bool is_vector(QualType t) {
 }
 
 QualType container_element(QualType t) { return container_decl(t)->getTemplateArgs()[0].getAsType(); }
+
+bool is_allocator_of(const Expr* e, QualType vector) {
+  if (!is_vector(vector)) return false;
+  QualType allocator = container_decl(vector)->getTemplateArgs()[1].getAsType().getCanonicalType();
+  return e->getType().getCanonicalType().getUnqualifiedType() == allocator;
+}
 
 uint64_t array_size(QualType t) { return container_decl(t)->getTemplateArgs()[1].getAsIntegral().getZExtValue(); }
 

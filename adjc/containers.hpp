@@ -16,6 +16,7 @@ bool is_container(clang::QualType t);
 bool is_vector(clang::QualType t);            // std::vector<T> of such a T
 bool is_initializer_list(clang::QualType t);  // std::initializer_list<T>, behind references and cv
 clang::QualType container_element(clang::QualType t);
+bool is_allocator_of(const clang::Expr* e, clang::QualType vector);  // `e` is a std::vector<T>'s std::allocator<T>
 uint64_t array_size(clang::QualType t);  // N of a std::array<T, N>
 
 // Rewrites the container operations in `fn`'s body, in place, into the forms the passes lower:

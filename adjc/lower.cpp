@@ -128,6 +128,15 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                            : kind == VarKind::Return ? "the result"
                                                      : "the result of a call";
   modelled_class(what, type, loc);
+  // A library value without derivative (std::optional<int>): a parameter, or a default-constructed
+  // local, that the body never changes (check_unchanged), so the reverse sweep reads what the
+  // forward read, with nothing taped.
+  if ((kind == VarKind::Param || kind == VarKind::Local) && is_inert_library_class(t, ir_.unit)) {
+    if (decl) check_unchanged(what, decl, loc);
+    v->type = type.getNonReferenceType();
+    if (decl) ir_.var_of[decl] = v;
+    return v;
+  }
   if (is_library_class(t, ir_.unit)) {
     std::string hint = std_function_hint(t);
     if (is_std_complex(t))
@@ -176,6 +185,14 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   }
   if (decl) ir_.var_of[decl] = v;
   return v;
+}
+
+// Reports `what`, a library value without derivative, when the function's body may change it.
+void Lowering::check_unchanged(const std::string& what, const VarDecl* decl, SourceLocation loc) {
+  if (may_modify(ir_.fn->getBody(), decl))
+    fail(loc, what + " of library class '" + decl->getType().getNonReferenceType().getUnqualifiedType().getAsString() +
+                  "' is changed, or used other than by const member functions, which is not supported; declare it "
+                  "const and read it by its const member functions (value_or(...), has_value())");
 }
 
 // Whether adjc models the class `type` is or holds (`unmodelled_class`); reports `what` of that type when not.

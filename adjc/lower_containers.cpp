@@ -10,9 +10,10 @@ namespace adjc {
 using namespace clang;
 
 // std::vector and std::array locals (docs/adjc.md, "std::vector and std::array"). A std::array
-// is a local array; a std::vector is declared at the function's level (not in a loop, so each
-// call sizes it once: `std::vector<T> v;`, `v(n)`, `v(n, x)`), grows only by push_back or is
-// refilled (lower_refill), and its adjoint is sized from it when the reverse sweep starts.
+// is a local array; a std::vector (`std::vector<T> v;`, `v(n)`, `v(n, x)`, a copy `v(w)`) is sized
+// once where it is declared at the function's level, or refilled where it is declared in a loop; it
+// grows by push_back or is refilled (lower_refill), and its adjoint is sized from it when the
+// reverse sweep starts.
 void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   const std::string name = vd->getName().str();
@@ -22,10 +23,19 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   if (construct)
     for (const Expr* a : construct->arguments())
       if (!isa<CXXDefaultArgExpr>(a)) args.push_back(a);
-  if (construct && construct->getConstructor()->isCopyOrMoveConstructor())
-    return fail(at, "copying into '" + name + "' is not supported; declare it with its size and copy the "
-                    "elements in a loop");
+  // The allocator of `v(n, x, alloc)`: a std::allocator, which holds nothing, so a vector built
+  // with the default one is the same.
+  if (!args.empty() && is_allocator_of(args.back(), vd->getType()) && !args.back()->HasSideEffects(context_))
+    args.pop_back();
+  const bool copy = construct && construct->getConstructor()->isCopyOrMoveConstructor();
+  if (copy && !isa<DeclRefExpr, MemberExpr>(args[0]->IgnoreParenImpCasts()))
+    return fail(at, "copying into '" + name + "' from something other than a variable or a member is not supported; "
+                    "declare it with its size and copy the elements in a loop");
   if (!is_vector(vd->getType())) {
+    if (copy) {
+      make_var(name, vd->getType(), VarKind::Local, vd, at)->block = block;
+      return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
+    }
     if (construct && !args.empty()) return fail(at, "unsupported initialiser of std::array '" + name + "'");
     Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
     v->block = block;
@@ -47,18 +57,29 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
     }
     return;
   }
-  if (!loops_.empty() || parallel_)
-    return fail(at, "std::vector '" + name + "' declared inside a loop is not supported; declare it before the "
-                    "loop and write its elements in the loop");
-  if (init && !construct)
-    return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
-                    "or '(n, value)' and assign the elements");
+  if (parallel_)
+    return fail(at, "std::vector '" + name + "' declared inside an OpenMP parallel loop is not supported; each "
+                    "thread needs its own: declare a std::array or a local array in the loop (double " + name +
+                    "[N];)");
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
-  if (construct && !args.empty() && !sized)
+  if ((init && !construct) || (construct && !copy && !args.empty() && !sized))
     return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
                     "or '(n, value)' and assign the elements");
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
+  // In a loop each iteration's declaration makes a new vector: the one variable is refilled
+  // (lower_refill), `v.clear()` (then copied into), `v.assign(n, x)`, `v.assign(n, 0)` for `v(n)`.
+  if (!loops_.empty()) {
+    std::vector<Expr*> refill_args;
+    if (!copy && !args.empty())
+      refill_args = {const_cast<Expr*>(args[0]),
+                     const_cast<Expr*>(args.size() == 2 ? args[1] : zero_of(container_element(vd->getType())))};
+    lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, new_ref(vd),
+                                                        refill_args.empty() ? "clear" : "assign", refill_args, false)),
+                 stmt, block);
+    if (!copy) return;
+  }
+  if (copy) return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
   if (args.empty()) return;
   // A constant fill value is the sizing call's (`v.assign(n, c)`); any other, which carries a
   // derivative, is evaluated first and assigned to each element once the vector is sized.
@@ -74,6 +95,24 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
       container_call(context_, ir_.unit, new_ref(vd), call_args.size() == 1 ? "resize" : "assign", call_args, true));
   add(block, n);
   if (fill) fill_elements(new_ref(vd), fill, nullptr, stmt, block);
+}
+
+// `to` given the elements of the container `from`, of the same type: a std::vector (empty: declared
+// at the function's level) sized first by a sizing call, `to.resize(from.size())`, then
+// `for (long _i = 0; _i < size; ++_i) to[_i] = from[_i];`, so each element's adjoint flows back to
+// `from`'s.
+void Lowering::copy_container(const Expr* to, const Expr* from, const Stmt* stmt, Node* block) {
+  if (is_vector(to->getType())) {
+    Node* n = make(NodeKind::Call, stmt);
+    n->loc = to->getExprLoc();
+    Expr* size = container_call(context_, ir_.unit, from, "size", {}, false);
+    n->call = cast<CallExpr>(container_call(context_, ir_.unit, to, "resize", {size}, true));
+    add(block, n);
+  }
+  Expr* item = nullptr;
+  Node* loop = open_element_loop(const_cast<Expr*>(from), nullptr, stmt, stmt, item);
+  lower_assign(stmt, container_subscript(context_, to, rvalue(loop->counter->decl)), BO_Assign, item, loop->body);
+  close_element_loop(loop, block);
 }
 
 // Whether `e` reads a variable (or memory).

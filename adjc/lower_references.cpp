@@ -420,7 +420,9 @@ void Lowering::pointer_alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, St
 // body moves (`arr = arr + 1`, `++arr`): its copy is a local pointer into the parameter's memory.
 // And so does a struct parameter by value that the body may change (`a += b` in
 // `V operator+(V a, const V& b)`): its copy is a local struct, whose adjoint is the function's own
-// (the caller's adjoint of the argument also collects other uses of it).
+// (the caller's adjoint of the argument also collects other uses of it). A std::vector or
+// std::array parameter by value the body may change is copied the same way, element by element
+// (copy_container): the callee's own copy, as in C++.
 void Lowering::copy_addressed_params(Stmt* body) {
   std::vector<const ParmVarDecl*> addressed, moved;
   auto param = [&](const Expr* e) -> const ParmVarDecl* {
@@ -453,7 +455,8 @@ void Lowering::copy_addressed_params(Stmt* body) {
   std::vector<const ParmVarDecl*> copied = addressed;
   copied.insert(copied.end(), moved.begin(), moved.end());
   for (const ParmVarDecl* p : ir_.fn->parameters())
-    if (!p->getType()->isReferenceType() && is_plain_struct(p->getType(), ir_.unit) && may_modify(body, p))
+    if (!p->getType()->isReferenceType() && (is_plain_struct(p->getType(), ir_.unit) || is_container(p->getType())) &&
+        may_modify(body, p))
       copied.push_back(p);
   for (const ParmVarDecl* p : copied) {
     if (std::any_of(copied_params_.begin(), copied_params_.end(), [&](auto& c) { return c.first == p; })) continue;
@@ -479,6 +482,10 @@ void Lowering::define_copies() {
   for (auto [param, copy] : copied_params_) {
     Var* v = make_var(param->getName().str(), copy->getType(), VarKind::Local, copy, param->getLocation());
     v->block = ir_.body;
+    if (is_container(copy->getType())) {
+      copy_container(new_ref(copy), new_ref(param), ir_.fn->getBody(), ir_.body);
+      continue;
+    }
     if (copy->getType()->isRecordType()) {
       check_carried_pointers(copy->getType(), "the local copy of parameter '" + param->getName().str() + "'",
                              param->getLocation());

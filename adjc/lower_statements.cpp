@@ -102,11 +102,21 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
       return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
-                          "' is not supported: a local struct's members must be numbers, pointers, structs of them or arrays of "
-                          "them; declare its members as locals");
+                          "' is not supported: a local struct's members must be numbers, pointers, std::vectors of numbers, structs "
+                          "of them or arrays of them; declare its members as locals");
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
       return fail(at, "initialiser lists and constructors are not supported ('" + name +
                           "'); declare it, then assign it a value");
+  }
+  // A library value without derivative starts as each hoisted local does: default-constructed.
+  if (is_inert_library_class(vd->getType(), ir_.unit)) {
+    auto* construct = init ? dyn_cast<CXXConstructExpr>(strip(init, ir_.unit)) : nullptr;
+    if (init && !(construct && construct->getConstructor()->isDefaultConstructor()))
+      return fail(at, "initialising local '" + name + "' of library class '" +
+                          vd->getType().getNonReferenceType().getUnqualifiedType().getAsString() +
+                          "' is not supported; declare it without an initialiser, or keep the value it would hold "
+                          "in a number (int " + name + "_value = ...;) or a parameter");
+    init = nullptr;
   }
   Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;

@@ -34,8 +34,10 @@ void Lowering::find_split_structs(const Stmt* body) {
     if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) object = mc->getImplicitObjectArgument();
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(s); op && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee()))
       object = op->getArg(0);
-    // A value class's member functions (`z.real()`) are calls on a value: it is no object in memory.
-    if (const VarDecl* vd = local(object); vd && !is_value_class(vd->getType(), ir_.unit)) {
+    // A value class's member functions (`z.real()`) are calls on a value: it is no object in memory;
+    // nor are a container's or a library value's (`o.value_or(1)`).
+    if (const VarDecl* vd = local(object); vd && !is_value_class(vd->getType(), ir_.unit) &&
+                                           !is_container(vd->getType()) && !is_library_class(vd->getType(), ir_.unit)) {
       objects_.insert(vd);
       for (const Stmt* c : s->children())
         if (c != object && !(isa<MemberExpr>(c) && cast<MemberExpr>(c)->getBase() == object)) walk(c);
@@ -105,7 +107,9 @@ bool Lowering::nested_plain_struct(QualType t) {
 
 bool Lowering::splittable(QualType t) {
   auto* record = t->getAsRecordDecl();
-  if (!record || is_value_class(t, ir_.unit) || is_container(t) || record->isUnion() || t->isReferenceType()) return false;
+  if (!record || is_value_class(t, ir_.unit) || is_container(t) || is_library_class(t, ir_.unit) || record->isUnion() ||
+      t->isReferenceType())
+    return false;
   if (auto* cxx = dyn_cast<CXXRecordDecl>(record);
       cxx && (cxx->isLambda() || cxx->isPolymorphic() || (!unmodelled_bases(cxx).empty() && !is_number_pair(t))))
     return false;
@@ -113,7 +117,7 @@ bool Lowering::splittable(QualType t) {
     QualType ft = f->getType().getCanonicalType();
     if (f->isBitField() || ft->isReferenceType()) return false;
     if (auto* array = dyn_cast<ConstantArrayType>(ft)) ft = array->getElementType().getCanonicalType();
-    if (!ft->isArithmeticType() && !ft->isPointerType()) return false;
+    if (!ft->isArithmeticType() && !ft->isPointerType() && !is_vector(ft)) return false;
   }
   return true;
 }
@@ -253,7 +257,7 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
         out[i] = d->getExpr();
         continue;
       }
-      if (isa<ImplicitValueInitExpr>(e)) continue;
+      if (isa<ImplicitValueInitExpr>(e) || empty_vector(e)) continue;
       if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1)
         e = strip(paren->getExpr(0), ir_.unit);
       if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
@@ -354,6 +358,16 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   return true;
 }
 
+// A std::vector built empty: `std::vector<T>()`, `{}`.
+bool Lowering::empty_vector(const Expr* e) {
+  e = strip(e, ir_.unit);
+  if (!is_vector(e->getType())) return false;
+  if (auto* list = dyn_cast<InitListExpr>(e)) return list->getNumInits() == 0;
+  auto* construct = dyn_cast<CXXConstructExpr>(e);
+  return construct && std::all_of(construct->arg_begin(), construct->arg_end(),
+                                  [](const Expr* a) { return isa<CXXDefaultArgExpr>(a); });
+}
+
 void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   std::vector<const Expr*> inits;
@@ -379,6 +393,18 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
       if (!v->base || !v->root)
         return fail(init->getBeginLoc(), "pointer member '" + f->getName().str() + "' of local struct '" +
                                              vd->getName().str() + "' must point into a parameter or local array");
+    }
+    // A std::vector member starts empty: in a loop, each iteration's struct has a new one, so the one
+    // variable is refilled (`s_v.clear()`, lower_refill).
+    if (is_vector(f->getType())) {
+      if (init && !empty_vector(init))
+        return fail(at, "initialising std::vector member '" + f->getName().str() + "' of local struct '" +
+                            vd->getName().str() + "' other than empty is not supported; fill it after the "
+                            "declaration (push_back, resize)");
+      if (!loops_.empty())
+        lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, member_ref(vd, f), "clear", {}, false)),
+                     stmt, block);
+      continue;
     }
     if (!init) continue;
     if (v->memory && f->getType()->isArrayType()) {

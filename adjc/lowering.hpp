@@ -55,6 +55,7 @@ class Lowering {
   Node* make(NodeKind kind, const clang::Stmt* stmt);
   std::string unique_name(const std::string& wanted);
   static bool generated_name(const std::string& name);
+  void check_unchanged(const std::string& what, const clang::VarDecl* decl, clang::SourceLocation loc);
   bool modelled_class(const std::string& what, clang::QualType type, clang::SourceLocation loc);
   Var* make_var(const std::string& name, clang::QualType type, VarKind kind, const clang::VarDecl* decl,
                 clang::SourceLocation loc);
@@ -115,6 +116,7 @@ class Lowering {
                     std::vector<const clang::Expr*>& out);
   bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
                          std::vector<const clang::Expr*>& out);
+  bool empty_vector(const clang::Expr* e);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void check_carried_pointers(clang::QualType t, const std::string& what, clang::SourceLocation at);
@@ -162,6 +164,7 @@ class Lowering {
   void lower_fill(const clang::CXXMemberCallExpr* call, const clang::Stmt* stmt, Node* block);
   const clang::Expr* fill_value(const clang::Expr* value, clang::QualType element, const clang::Stmt* stmt,
                                 Node* block);
+  void copy_container(const clang::Expr* to, const clang::Expr* from, const clang::Stmt* stmt, Node* block);
   void fill_elements(const clang::Expr* object, const clang::Expr* value, const clang::Expr* from,
                      const clang::Stmt* stmt, Node* block);
   Node* open_element_loop(clang::Expr* range, const clang::Expr* from, const clang::Stmt* stmt, const clang::Stmt* body,

@@ -131,6 +131,17 @@ class ExpressionCheck {
         return fail(at, "member access on an unsupported object");
       return check_expr(m->getBase());
     }
+    // A library value without derivative (`std::optional<int>(k)`, a default argument `std::nullopt`)
+    // built from numbers or such values.
+    if (auto* c = dyn_cast<CXXConstructExpr>(e); c && is_inert_library_class(c->getType(), ir_.unit)) {
+      for (const Expr* a : c->arguments()) {
+        if (!a->getType()->isArithmeticType() && !is_inert_library_class(a->getType(), ir_.unit))
+          return fail(a->getExprLoc(), "constructing a '" + c->getType().getAsString() + "' from a '" +
+                                           a->getType().getAsString() + "' is not supported; build it from numbers");
+        check_expr(a);
+      }
+      return;
+    }
     if (auto* c = dyn_cast<CXXConstructExpr>(e);
         c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
       return fail(at, "copying a '" + e->getType().getAsString() +

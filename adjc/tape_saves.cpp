@@ -276,6 +276,8 @@ bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
 bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
   std::vector<AdParam> params = ad_params(call->getDirectCallee());
   if (i >= params.size() || !writes_numbers(params[i].type)) return false;
+  // A temporary bound to a reference (`o.value_or(2)`, a `U&&`) is the call's own.
+  if (isa<MaterializeTemporaryExpr>(ad_args(call)[i].expr->IgnoreParens())) return false;
   const CallSummary* summary = summary_of(call, unit);
   return !summary || summary->writes[i];
 }

@@ -1,12 +1,12 @@
 #include <adjoint/ad.hpp>
 #include <vector>
-double f(const double* x, int n) {
-  double s = 0;
-  for (int r = 0; r < 3; r++) {
-    std::vector<double> row(n);  // error: std::vector 'row' declared inside a loop is not supported; declare it before the loop and write its elements in the loop
-    for (int i = 0; i < n; i++) row[i] = x[i] * (r + 1);
-    for (int i = 0; i < n; i++) s += row[i] * row[i];
+double f(const double* x, double* y, int n) {
+#pragma omp parallel for
+  for (int r = 0; r < n; r++) {
+    std::vector<double> row(3);  // error: std::vector 'row' declared inside an OpenMP parallel loop is not supported; each thread needs its own: declare a std::array or a local array in the loop (double row[N];)
+    for (int i = 0; i < 3; i++) row[i] = x[r] * (i + 1);
+    y[r] = row[0] * row[2];
   }
-  return s;
+  return y[0];
 }
 void request() { auto g = adjoint::gradient(f, "x"); (void)g; }
