@@ -152,7 +152,7 @@ std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v)
   if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
   if (into_local(v)) return lvalue + " = (" + print_.primal(v->base) + ") + ::adjoint::detail::pop<long>();";
   if (v && is_vector(v->type)) return "::adjoint::detail::pop_vector(" + lvalue + ");";
-  return lvalue + " = ::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">();";
+  return assignment(lvalue, "::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">()", type);
 }
 
 std::vector<Var*> Emitter::iteration_kept(const Node* loop) const {

@@ -85,8 +85,14 @@ std::string zero(QualType t, const TypePrinter& types, const UnitFacts& unit) {
 std::string zero_struct(QualType t, const TypePrinter& types) {
   std::string name = types.str(t.getNonReferenceType().getUnqualifiedType());
   auto* record = t->getAsCXXRecordDecl();
-  if (!record || record->hasTrivialDefaultConstructor() || !record->isTriviallyCopyable()) return name + "{}";
+  if (!record || record->hasTrivialDefaultConstructor() || !copied_by_members(t)) return name + "{}";
   return "::adjoint::detail::zeroed<" + name + ">()";
+}
+
+std::string assignment(const std::string& to, const std::string& from, QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (record && !has_copy_assignment(record)) return "::adjoint::detail::assign(" + to + ", " + from + ");";
+  return to + " = " + from + ";";
 }
 
 bool is_identifier(const std::string& s) {

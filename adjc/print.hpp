@@ -43,6 +43,9 @@ std::string zero(clang::QualType t, const TypePrinter& types, const UnitFacts& u
 // A struct with every member zero: `T{}`, or `::adjoint::detail::zeroed<T>()` when T has a default
 // constructor of the user's, default member initialisers, or no default constructor.
 std::string zero_struct(clang::QualType t, const TypePrinter& types);
+// `to = from;` for a value of type `t`, or `::adjoint::detail::assign(to, from);` for a struct
+// the compiler gives no assignment operator (copy_assignable).
+std::string assignment(const std::string& to, const std::string& from, clang::QualType t);
 
 // A variable's name (marked as a use), or `(*name)`.
 bool is_identifier(const std::string& s);

@@ -16,7 +16,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -84,12 +87,43 @@ struct is_pair : std::false_type {};
 template <class A, class B>
 struct is_pair<std::pair<A, B>> : std::true_type {};
 
-// A std::pair of numbers (not trivially copyable, for its assignment) goes member by member.
+// The bytes of a T, and a T made from them. adjc hands T here, not being trivially copyable, only
+// when its copy and move constructors copy each member (a move may also reset its source) and its
+// destructor does nothing (docs/adjc.md, "Structs with special members of their own"), so a T
+// built from another's bytes is that T's copy.
+template <class T>
+struct object_bytes {
+  unsigned char b[sizeof(T)];
+};
+
+template <class T>
+object_bytes<T> bytes_of(const T& value) {
+  object_bytes<T> out;
+  std::memcpy(out.b, static_cast<const void*>(std::addressof(value)), sizeof(T));
+  return out;
+}
+
+template <class T>
+T from_bytes(const object_bytes<T>& bytes) {
+  union held {
+    unsigned char b[sizeof(T)];
+    T value;
+    held() {}
+    ~held() {}
+  } h;
+  std::memcpy(h.b, bytes.b, sizeof(T));
+  return static_cast<const T&>(h.value);
+}
+
+// A std::pair of numbers (not trivially copyable, for its assignment) goes member by member; a
+// struct of the user's that is not trivially copyable (above) as its bytes.
 template <class T>
 void push(T value) {
   if constexpr (is_pair<T>::value) {
     push(value.first);
     push(value.second);
+  } else if constexpr (!std::is_trivially_copyable_v<T>) {
+    thread_tape<object_bytes<T>>().push(bytes_of(value));
   } else {
     thread_tape<T>().push(value);
   }
@@ -102,8 +136,24 @@ T pop() {
     value.second = pop<typename T::second_type>();
     value.first = pop<typename T::first_type>();
     return value;
+  } else if constexpr (!std::is_trivially_copyable_v<T>) {
+    return from_bytes(thread_tape<object_bytes<T>>().pop());
   } else {
     return thread_tape<T>().pop();
+  }
+}
+
+// `to = from` for a struct the compiler gives no assignment (a move constructor of the user's own
+// deletes it): a copy constructed in its place, which is the assignment for the structs adjc hands
+// here (above).
+template <class T>
+void assign(T& to, const T& from) {
+  if constexpr (std::is_copy_assignable_v<T>) {
+    to = from;
+  } else {
+    T copy(from);
+    to.~T();
+    ::new (static_cast<void*>(std::addressof(to))) T(static_cast<const T&>(copy));
   }
 }
 
@@ -111,10 +161,14 @@ T pop() {
 // initialisers, a default constructor of the user's) or does not compile (no default constructor).
 template <class T>
 T zeroed() {
-  struct bytes {
-    unsigned char b[sizeof(T)];
-  };
-  return std::bit_cast<T>(bytes{});
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    struct bytes {
+      unsigned char b[sizeof(T)];
+    };
+    return std::bit_cast<T>(bytes{});
+  } else {
+    return from_bytes(object_bytes<T>{});
+  }
 }
 
 // Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
