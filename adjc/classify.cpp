@@ -23,6 +23,21 @@ static bool qualifying_pointer_cast(const Expr* e) {
   return pt.getUnqualifiedType() == pf.getUnqualifiedType() && pt.isAtLeastAsQualifiedAs(pf);
 }
 
+const Expr* moved_operand(const Expr* e) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
+    else if (auto* call = dyn_cast<CallExpr>(e); call && call->getNumArgs() == 1 && call->getDirectCallee() &&
+                                                  call->getDirectCallee()->isInStdNamespace() &&
+                                                  call->getDirectCallee()->getIdentifier() &&
+                                                  call->getDirectCallee()->getName() == "move")
+      e = call->getArg(0);
+    else if (auto* cast = dyn_cast<CXXStaticCastExpr>(e); cast && cast->getType()->isRValueReferenceType())
+      e = cast->getSubExpr();
+    else return e;
+  }
+}
+
 const Expr* strip(const Expr* e, const UnitFacts& unit) {
   while (true) {
     e = e->IgnoreParenImpCasts();
@@ -34,7 +49,7 @@ const Expr* strip(const Expr* e, const UnitFacts& unit) {
     else if (auto* c = dyn_cast<CXXConstructExpr>(e);
              c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor() &&
              (is_value_class(c->getType(), unit) || constructor_copy(c->getConstructor()) != StructCopy::Other))
-      e = c->getArg(0);
+      e = moved_operand(c->getArg(0));
     else return e;
   }
 }
@@ -348,22 +363,6 @@ bool effect_free(const Stmt* s, const ASTContext& context) {
   if (auto* e = dyn_cast<Expr>(s)) return !e->HasSideEffects(context, true);
   if (!isa<CompoundStmt>(s)) return false;
   return std::all_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return effect_free(c, context); });
-}
-
-// `e` without parens, implicit casts, cleanups and `std::move` / `static_cast<T&&>`.
-const Expr* moved_operand(const Expr* e) {
-  while (true) {
-    e = e->IgnoreParenImpCasts();
-    if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
-    else if (auto* call = dyn_cast<CallExpr>(e); call && call->getNumArgs() == 1 && call->getDirectCallee() &&
-                                                  call->getDirectCallee()->isInStdNamespace() &&
-                                                  call->getDirectCallee()->getIdentifier() &&
-                                                  call->getDirectCallee()->getName() == "move")
-      e = call->getArg(0);
-    else if (auto* cast = dyn_cast<CXXStaticCastExpr>(e); cast && cast->getType()->isRValueReferenceType())
-      e = cast->getSubExpr();
-    else return e;
-  }
 }
 
 // Whether `e` names member `field` of `source` (`o.x`, `std::move(o.x)`); any member when `field` is null.

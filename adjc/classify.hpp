@@ -217,6 +217,9 @@ bool is_write_once(const Var* region);
 // (copying one is the value), and copies and moves of structs that copy members (constructor_copy;
 // the source a resetting move leaves is never read again: check_function).
 const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
+// `e` without parens, implicit casts, cleanups, `std::move(...)` and `static_cast<T&&>(...)`: what
+// a move moves from.
+const clang::Expr* moved_operand(const clang::Expr* e);
 bool is_floating(clang::QualType t);
 bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
 bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)
