@@ -69,7 +69,8 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
   auto* record = t->getAsCXXRecordDecl();
   if (!record || !record->hasDefinition() || record->isUnion() || record->isLambda() || is_value_class(t, unit) ||
-      is_container(t) || is_library_class(t, unit) || record->isPolymorphic() || !copied_by_members(t))
+      is_container(t) || is_library_class(t, unit) || record->isPolymorphic() ||
+      !(copied_by_members(t) || held_in_place(t)))
     return false;
   for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
@@ -456,19 +457,58 @@ StructCopy record_copy(const CXXRecordDecl* record) {
 // A struct whose special members of the user's own are as the compiler's: a destructor without
 // effect, copy and move constructors that copy every member (a move may reset the source's), no
 // assignment of its own; so are its members' and bases' types.
-static bool special_members_as_implicit(const CXXRecordDecl* record) {
-  if (!record->hasDefinition() || destructor_has_effect(record) || record_copy(record) == StructCopy::Other)
+// A struct whose special members of the user's own are as the compiler's: a destructor without
+// effect, copy and move constructors that copy every member (a move may reset the source's; not
+// looked at unless `constructors`), no assignment of its own; so are its members' and bases' types.
+static bool special_members_as_implicit(const CXXRecordDecl* record, bool constructors = true) {
+  if (!record->hasDefinition() || destructor_has_effect(record) ||
+      (constructors && record_copy(record) == StructCopy::Other))
     return false;
   for (const CXXMethodDecl* m : record->methods())
     if ((m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) && m->isUserProvided()) return false;
   for (const CXXBaseSpecifier& base : record->bases())
-    if (auto* b = base.getType()->getAsCXXRecordDecl(); !b || !special_members_as_implicit(b)) return false;
+    if (auto* b = base.getType()->getAsCXXRecordDecl(); !b || !special_members_as_implicit(b, constructors))
+      return false;
   for (const FieldDecl* f : record->fields()) {
     QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
-    if (auto* r = ft->getAsCXXRecordDecl(); r ? !special_members_as_implicit(r) : !ft.isTriviallyCopyableType(f->getASTContext()))
+    if (auto* r = ft->getAsCXXRecordDecl();
+        r ? !special_members_as_implicit(r, constructors) : !ft.isTriviallyCopyableType(f->getASTContext()))
       return false;
   }
   return true;
+}
+
+// Whether `T{}` gives every member of `record` zero: no default member initialisers and a default
+// constructor that is the compiler's, or the user's initialising each member (numbers, pointers)
+// to a constant zero with a body without effect.
+static bool zero_by_default(const CXXRecordDecl* record) {
+  const ASTContext& context = record->getASTContext();
+  if (record->hasTrivialDefaultConstructor()) return true;
+  for (const CXXConstructorDecl* c : record->ctors()) {
+    const FunctionDecl* definition = nullptr;
+    if (!c->isDefaultConstructor() || !c->isUserProvided() || !c->hasBody(definition)) continue;
+    auto* ctor = cast<CXXConstructorDecl>(definition);
+    size_t zeroed = 0;
+    for (const CXXCtorInitializer* init : ctor->inits()) {
+      Expr::EvalResult value;
+      if (!init->isMemberInitializer() || init->getMember()->getType()->isRecordType() ||
+          !init->getInit()->EvaluateAsRValue(value, context) ||
+          !(value.Val.isInt() ? value.Val.getInt().isZero()
+            : value.Val.isFloat() ? value.Val.getFloat().isPosZero()
+                                  : value.Val.isNullPointer()))
+        return false;
+      ++zeroed;
+    }
+    return zeroed == size_t(std::distance(record->field_begin(), record->field_end())) &&
+           record->getNumBases() == 0 && effect_free(ctor->getBody(), context);
+  }
+  return false;
+}
+
+bool held_in_place(QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return record && record->hasDefinition() && !record->isLambda() && !copied_by_members(t) &&
+         special_members_as_implicit(record, false) && unmodelled_bases(record).empty() && zero_by_default(record);
 }
 
 bool copied_by_members(QualType t) {

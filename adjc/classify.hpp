@@ -124,6 +124,12 @@ StructCopy record_copy(const clang::CXXRecordDecl* record);
 // a number pair. Where a resetting move runs on a source read later is checked where it runs
 // (check_function).
 bool copied_by_members(clang::QualType t);
+// A struct copied by members but for a copy or move constructor that does more
+// (`CopyValue(const CopyValue& o) : value(2 * o.value)`), whose `T{}` is zero (zero_by_default):
+// its objects are accepted where the program never copies them (check_function reports each copy
+// it runs: what C++17 elides is no copy), and generated code never copies them (results and
+// parameters by value are rejected, its zero is `T{}`, it is taped member by member).
+bool held_in_place(clang::QualType t);
 // What keeps struct `t` from being copied by members: "a copy constructor", "a move constructor",
 // "a destructor" or "an assignment operator" of the user's own (empty when none does).
 std::string own_copy_operation(clang::QualType t);
@@ -149,7 +155,7 @@ std::string unmodelled_bases(const clang::CXXRecordDecl* record);
 // override adjc does not follow), or bases `unmodelled_bases` rejects.
 std::string unmodelled_class(clang::QualType t, const UnitFacts& unit);
 // A struct of numbers (references and cv-qualifiers ignored): a class of the user's (or a number
-// pair), copied by members, without virtual functions, whose members are numbers, pointers, plain
+// pair), copied by members (or held in place), without virtual functions, whose members are numbers, pointers, plain
 // structs or arrays of them. Its values are memory whose adjoint is a struct of the same type
 // (locals used as a whole, results); the adjoint's pointer members are null (`pointer_members`).
 bool is_plain_struct(clang::QualType t, const UnitFacts& unit);

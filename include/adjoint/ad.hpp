@@ -115,6 +115,20 @@ T from_bytes(const object_bytes<T>& bytes) {
   return static_cast<const T&>(h.value);
 }
 
+// A struct of the user's that is not trivially copyable (above) taped as its bytes, and popped
+// into an object in place: no constructor of its runs (adjc also tapes so structs whose copy
+// constructor does more than copy members, whose copies it never makes).
+template <class T>
+void push_object(const T& value) {
+  thread_tape<object_bytes<T>>().push(bytes_of(value));
+}
+
+template <class T>
+void pop_object(T& into) {
+  const object_bytes<T> bytes = thread_tape<object_bytes<T>>().pop();
+  std::memcpy(static_cast<void*>(std::addressof(into)), bytes.b, sizeof(T));
+}
+
 // A std::pair of numbers (not trivially copyable, for its assignment) goes member by member; a
 // struct of the user's that is not trivially copyable (above) as its bytes.
 template <class T>
@@ -123,7 +137,7 @@ void push(T value) {
     push(value.first);
     push(value.second);
   } else if constexpr (!std::is_trivially_copyable_v<T>) {
-    thread_tape<object_bytes<T>>().push(bytes_of(value));
+    push_object(value);
   } else {
     thread_tape<T>().push(value);
   }
