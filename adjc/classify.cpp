@@ -540,7 +540,8 @@ std::string own_copy_message(QualType t, const std::string& what) {
          "the source's (a move may then reset the source's members to constants)";
 }
 
-bool has_copy_assignment(const CXXRecordDecl* record) {
+// Whether the compiler gives `record` a copy assignment operator (not deleted).
+static bool has_copy_assignment(const CXXRecordDecl* record) {
   if (record->hasUserDeclaredCopyAssignment())
     return std::any_of(record->method_begin(), record->method_end(),
                        [](const CXXMethodDecl* m) { return m->isCopyAssignmentOperator() && !m->isDeleted(); });

@@ -135,8 +135,6 @@ bool held_in_place(clang::QualType t);
 std::string own_copy_operation(clang::QualType t);
 // The report of a value `what` ("a local object 's'", ...) of such a struct.
 std::string own_copy_message(clang::QualType t, const std::string& what);
-// Whether the compiler gives `record` a copy assignment operator (not deleted).
-bool has_copy_assignment(const clang::CXXRecordDecl* record);
 // Whether `record` declares its move constructor deleted (`S(S&&) = delete;`).
 bool deleted_move(const clang::CXXRecordDecl* record);
 // Whether generated code can assign objects of `record` and return them (a result): by the

@@ -90,8 +90,14 @@ std::string zero_struct(QualType t, const TypePrinter& types) {
 }
 
 std::string assignment(const std::string& to, const std::string& from, QualType t) {
+  // The compiler's assignment of a struct with special members of the user's is deleted (a move
+  // constructor) or deprecated (a copy constructor, a destructor): one copied by members is
+  // assigned a copy made in its place.
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
-  if (record && !has_copy_assignment(record)) return "::adjoint::detail::assign(" + to + ", " + from + ");";
+  if (record && copied_by_members(t) && !is_number_pair(t) && !record->hasUserDeclaredCopyAssignment() &&
+      (record->hasUserDeclaredMoveConstructor() || record->hasUserDeclaredMoveAssignment() ||
+       record->hasUserDeclaredCopyConstructor() || record->hasUserDeclaredDestructor()))
+    return "::adjoint::detail::assign(" + to + ", " + from + ");";
   return to + " = " + from + ";";
 }
 
@@ -117,8 +123,10 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return primal(d->getExpr());
   if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
   if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
+  // A copy by members: its source, copied rather than moved (what a resetting move leaves is never
+  // read again: check_function).
   if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c, ir_.unit) != c)
-    return primal(c->getArg(0));
+    return primal(moved_operand(c->getArg(0)));
   if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
   if (auto* i = dyn_cast<IntegerLiteral>(e)) {
     llvm::SmallString<32> digits;

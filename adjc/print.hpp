@@ -44,7 +44,7 @@ std::string zero(clang::QualType t, const TypePrinter& types, const UnitFacts& u
 // constructor of the user's, default member initialisers, or no default constructor.
 std::string zero_struct(clang::QualType t, const TypePrinter& types);
 // `to = from;` for a value of type `t`, or `::adjoint::detail::assign(to, from);` for a struct
-// the compiler gives no assignment operator (copy_assignable).
+// copied by members whose assignment the compiler deletes or deprecates (copy_assignable).
 std::string assignment(const std::string& to, const std::string& from, clang::QualType t);
 
 // A variable's name (marked as a use), or `(*name)`.

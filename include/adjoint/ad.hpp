@@ -157,18 +157,14 @@ T pop() {
   }
 }
 
-// `to = from` for a struct the compiler gives no assignment (a move constructor of the user's own
-// deletes it): a copy constructed in its place, which is the assignment for the structs adjc hands
-// here (above).
+// `to = from` for a struct whose assignment the compiler deletes (a move constructor of the user's
+// own) or deprecates (a copy constructor or destructor of the user's own): a copy constructed in its
+// place, which is the assignment for the structs adjc hands here (above).
 template <class T>
 void assign(T& to, const T& from) {
-  if constexpr (std::is_copy_assignable_v<T>) {
-    to = from;
-  } else {
-    T copy(from);
-    to.~T();
-    ::new (static_cast<void*>(std::addressof(to))) T(static_cast<const T&>(copy));
-  }
+  T copy(from);
+  to.~T();
+  ::new (static_cast<void*>(std::addressof(to))) T(static_cast<const T&>(copy));
 }
 
 // A struct with every member zero, for structs whose `T{}` would not be (default member
