@@ -563,10 +563,16 @@ static bool has_copy_constructor(const CXXRecordDecl* record) {
          record->hasSimpleCopyConstructor();
 }
 
-bool copy_assignable(const CXXRecordDecl* record) {
-  if (has_copy_assignment(record) && !deleted_move(record)) return true;
+bool assigned_by_copy(const CXXRecordDecl* record) {
   QualType t = record->getASTContext().getRecordType(record);
-  return copied_by_members(t) && !is_number_pair(t) && has_copy_constructor(record);
+  return copied_by_members(t) && !is_number_pair(t) && !record->hasUserDeclaredCopyAssignment() &&
+         (record->hasUserDeclaredMoveConstructor() || record->hasUserDeclaredMoveAssignment() ||
+          record->hasUserDeclaredCopyConstructor() || record->hasUserDeclaredDestructor());
+}
+
+bool copy_assignable(const CXXRecordDecl* record) {
+  return (has_copy_assignment(record) && !deleted_move(record)) ||
+         (assigned_by_copy(record) && has_copy_constructor(record));
 }
 
 std::vector<const FieldDecl*> record_fields(const RecordDecl* record) {

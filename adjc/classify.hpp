@@ -137,9 +137,13 @@ std::string own_copy_operation(clang::QualType t);
 std::string own_copy_message(clang::QualType t, const std::string& what);
 // Whether `record` declares its move constructor deleted (`S(S&&) = delete;`).
 bool deleted_move(const clang::CXXRecordDecl* record);
+// A struct copied by members whose assignment the compiler deletes (a move constructor of the
+// user's) or deprecates (a copy constructor or destructor of the user's): generated code assigns
+// it a copy made in its place (`adjoint::detail::assign`, print.hpp's `assignment`).
+bool assigned_by_copy(const clang::CXXRecordDecl* record);
 // Whether generated code can assign objects of `record` and return them (a result): by the
-// compiler's assignment and move, or, for a struct copied by members that has a copy constructor,
-// by copies (`adjoint::detail::assign`, a forward returning a copy: Emitter::assignment).
+// compiler's assignment and move, or by copies (assigned_by_copy with a copy constructor; a
+// forward returns a copy when the move constructor is deleted).
 bool copy_assignable(const clang::CXXRecordDecl* record);
 // The data members of a record, its bases' first (depth first, in declaration order, as an
 // aggregate initialiser lists them), then its own.

@@ -90,13 +90,8 @@ std::string zero_struct(QualType t, const TypePrinter& types) {
 }
 
 std::string assignment(const std::string& to, const std::string& from, QualType t) {
-  // The compiler's assignment of a struct with special members of the user's is deleted (a move
-  // constructor) or deprecated (a copy constructor, a destructor): one copied by members is
-  // assigned a copy made in its place.
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
-  if (record && copied_by_members(t) && !is_number_pair(t) && !record->hasUserDeclaredCopyAssignment() &&
-      (record->hasUserDeclaredMoveConstructor() || record->hasUserDeclaredMoveAssignment() ||
-       record->hasUserDeclaredCopyConstructor() || record->hasUserDeclaredDestructor()))
+  if (record && record->hasDefinition() && assigned_by_copy(record))
     return "::adjoint::detail::assign(" + to + ", " + from + ");";
   return to + " = " + from + ";";
 }

@@ -269,17 +269,12 @@ class StructCopies {
     const std::string name = "struct '" + record->getQualifiedNameAsString() + "'";
     const std::string what = std::string(ctor->isMoveConstructor() ? "move" : "copy") + " constructor";
     const Expr* arg = c->getArg(0);
-    // `return t;` of a local: the compiler may construct the result in t's place (NRVO) or not.
-    auto* ref = dyn_cast<DeclRefExpr>(arg->IgnoreParenImpCasts());
-    bool implicit_move = ref && arg->isXValue() && isa<ImplicitCastExpr>(arg);
+    // `return t;` of a local (the compiler may also construct the result in t's place): t is not
+    // read again.
+    bool implicit_move = isa<DeclRefExpr>(arg->IgnoreParenImpCasts()) && arg->isXValue() && isa<ImplicitCastExpr>(arg);
+    // (`return t;` of such a struct is reported too: results of it are not supported, make_var.)
     if (copy == StructCopy::Other) {
       std::string where = ctor->isUserProvided() ? " (line " + line_of(ctor) + ")" : " (its members')";
-      if (implicit_move)
-        return fail(c->getExprLoc(),
-                    "returning local '" + ref->getDecl()->getNameAsString() + "' of " + name + " may run its " + what +
-                        where + " or not (the compiler may construct the result in its place), and that constructor "
-                        "does more than copy each member; return a value built in the return statement ('return " +
-                        record->getNameAsString() + "(...);'), which is not copied");
       return fail(c->getExprLoc(),
                   "copying a value of " + name + " here runs its " + what + where +
                       ", which does more than copy each member, and adjc does not differentiate it: build the value "
