@@ -182,17 +182,20 @@ T zeroed() {
 }
 
 // Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
-// elements in memory order.
+// elements in memory order; elements that are not trivially copyable as their bytes (object_bytes).
 template <class T, std::size_t N>
 void push_array(const T (&values)[N]) {
   using Element = std::remove_all_extents_t<T>;
-  thread_tape<Element>().push_n(reinterpret_cast<const Element*>(values), N * (sizeof(T) / sizeof(Element)));
+  using Taped = std::conditional_t<std::is_trivially_copyable_v<Element>, Element, object_bytes<Element>>;
+  thread_tape<Taped>().push_n(reinterpret_cast<const Taped*>(static_cast<const void*>(values)),
+                              N * (sizeof(T) / sizeof(Element)));
 }
 
 template <class T, std::size_t N>
 void pop_array(T (&values)[N]) {
   using Element = std::remove_all_extents_t<T>;
-  thread_tape<Element>().pop_n(reinterpret_cast<Element*>(values), N * (sizeof(T) / sizeof(Element)));
+  using Taped = std::conditional_t<std::is_trivially_copyable_v<Element>, Element, object_bytes<Element>>;
+  thread_tape<Taped>().pop_n(reinterpret_cast<Taped*>(static_cast<void*>(values)), N * (sizeof(T) / sizeof(Element)));
 }
 
 // Every element of an array of any rank set to `value`.

@@ -37,6 +37,21 @@ double box_loop(double x, double y) {
   return sum;
 }
 
+// A local array of Boxes overwritten in a loop: taped whole, as bytes.
+double box_array(double x) {
+  Box b[3] = {{x}, {x * 2}, {x * 3}};
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    b[i].value = std::sin(b[i].value) * x;
+    s += b[i].get() * b[i].value;
+  }
+  for (int i = 0; i < 3; ++i) {
+    b[i].value = b[i].value * b[i].value;
+    s += b[i].value;
+  }
+  return s;
+}
+
 // A move constructor that copies the members and resets the source's; the compiler gives it no
 // assignment, so generated code assigns by copies.
 struct S {
@@ -169,6 +184,7 @@ using namespace special_members;
 TEST(SpecialMembers, empty_destructor) {
   check("temporary_method", adjoint::gradient(temporary_method), temporary_method, Scalar<double>{});
   check("box_loop", adjoint::gradient(box_loop), box_loop, Scalar<double>{}, Scalar<double>{});
+  check("box_array", adjoint::gradient(box_array), box_array, Scalar<double>{});
 }
 
 TEST(SpecialMembers, implicit_move_return) {
