@@ -540,27 +540,23 @@ std::string own_copy_message(QualType t, const std::string& what) {
          "the source's (a move may then reset the source's members to constants)";
 }
 
-// Whether the compiler gives `record` a copy assignment operator (not deleted).
-static bool has_copy_assignment(const CXXRecordDecl* record) {
-  if (record->hasUserDeclaredCopyAssignment())
-    return std::any_of(record->method_begin(), record->method_end(),
-                       [](const CXXMethodDecl* m) { return m->isCopyAssignmentOperator() && !m->isDeleted(); });
-  // The implicit one: deleted when a move member is declared, or a member cannot be assigned.
+// Whether `record` has a copy assignment operator (`assignment`) or a copy constructor that is not
+// deleted: the user's, or the compiler's (deleted when a move member is declared, or a member
+// cannot be copied).
+static bool has_copy_member(const CXXRecordDecl* record, bool assignment) {
+  auto copy = [&](const CXXMethodDecl* m) {
+    auto* c = dyn_cast<CXXConstructorDecl>(m);
+    return !m->isDeleted() && (assignment ? m->isCopyAssignmentOperator() : c && c->isCopyConstructor());
+  };
+  if (assignment ? record->hasUserDeclaredCopyAssignment() : record->hasUserDeclaredCopyConstructor())
+    return std::any_of(record->method_begin(), record->method_end(), copy);
   return !record->hasUserDeclaredMoveConstructor() && !record->hasUserDeclaredMoveAssignment() &&
-         record->hasSimpleCopyAssignment();
+         (assignment ? record->hasSimpleCopyAssignment() : record->hasSimpleCopyConstructor());
 }
 
 bool deleted_move(const CXXRecordDecl* record) {
   return std::any_of(record->ctor_begin(), record->ctor_end(),
                      [](const CXXConstructorDecl* c) { return c->isMoveConstructor() && c->isDeleted(); });
-}
-
-static bool has_copy_constructor(const CXXRecordDecl* record) {
-  if (record->hasUserDeclaredCopyConstructor())
-    return std::any_of(record->ctor_begin(), record->ctor_end(),
-                       [](const CXXConstructorDecl* c) { return c->isCopyConstructor() && !c->isDeleted(); });
-  return !record->hasUserDeclaredMoveConstructor() && !record->hasUserDeclaredMoveAssignment() &&
-         record->hasSimpleCopyConstructor();
 }
 
 bool assigned_by_copy(const CXXRecordDecl* record) {
@@ -571,8 +567,8 @@ bool assigned_by_copy(const CXXRecordDecl* record) {
 }
 
 bool copy_assignable(const CXXRecordDecl* record) {
-  return (has_copy_assignment(record) && !deleted_move(record)) ||
-         (assigned_by_copy(record) && has_copy_constructor(record));
+  return (has_copy_member(record, true) && !deleted_move(record)) ||
+         (assigned_by_copy(record) && has_copy_member(record, false));
 }
 
 std::vector<const FieldDecl*> record_fields(const RecordDecl* record) {

@@ -85,7 +85,8 @@ std::string zero(QualType t, const TypePrinter& types, const UnitFacts& unit) {
 std::string zero_struct(QualType t, const TypePrinter& types) {
   std::string name = types.str(t.getNonReferenceType().getUnqualifiedType());
   auto* record = t->getAsCXXRecordDecl();
-  if (!record || record->hasTrivialDefaultConstructor() || !copied_by_members(t)) return name + "{}";
+  if (!record || record->hasTrivialDefaultConstructor() || (!record->isTriviallyCopyable() && !copied_by_members(t)))
+    return name + "{}";
   return "::adjoint::detail::zeroed<" + name + ">()";
 }
 
