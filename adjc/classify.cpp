@@ -402,19 +402,22 @@ bool destructor_has_effect(const CXXRecordDecl* record) {
 
 }  // namespace
 
+// The worst of how `record`'s bases and members of class type are copied (by their own constructors).
+static StructCopy parts_copy(const CXXRecordDecl* record) {
+  StructCopy copy = StructCopy::Members;
+  for (const CXXBaseSpecifier& base : record->bases())
+    if (auto* b = base.getType()->getAsCXXRecordDecl()) copy = worse(copy, record_copy(b));
+  for (const FieldDecl* f : record->fields())
+    if (auto* r = f->getASTContext().getBaseElementType(f->getType())->getAsCXXRecordDecl())
+      copy = worse(copy, record_copy(r));
+  return copy;
+}
+
 StructCopy constructor_copy(const CXXConstructorDecl* c) {
   if (c->isTrivial()) return StructCopy::Members;
   const CXXRecordDecl* record = c->getParent();
+  if (!c->isUserProvided()) return parts_copy(record);  // the compiler's own
   StructCopy copy = StructCopy::Members;
-  if (!c->isUserProvided()) {
-    // The compiler's own: each base and member copied (or moved) by its own constructors.
-    for (const CXXBaseSpecifier& base : record->bases())
-      if (auto* b = base.getType()->getAsCXXRecordDecl()) copy = worse(copy, record_copy(b));
-    for (const FieldDecl* f : record->fields())
-      if (auto* r = f->getASTContext().getBaseElementType(f->getType())->getAsCXXRecordDecl())
-        copy = worse(copy, record_copy(r));
-    return copy;
-  }
   const FunctionDecl* definition = nullptr;
   if (c->getNumParams() != 1 || !c->hasBody(definition)) return StructCopy::Other;
   auto* ctor = cast<CXXConstructorDecl>(definition);
@@ -442,15 +445,10 @@ StructCopy constructor_copy(const CXXConstructorDecl* c) {
 }
 
 StructCopy record_copy(const CXXRecordDecl* record) {
-  StructCopy copy = StructCopy::Members;
   if (!record->hasDefinition()) return StructCopy::Other;
+  StructCopy copy = parts_copy(record);
   for (const CXXConstructorDecl* c : record->ctors())
     if (c->isCopyOrMoveConstructor() && !c->isDeleted()) copy = worse(copy, constructor_copy(c));
-  for (const CXXBaseSpecifier& base : record->bases())
-    if (auto* b = base.getType()->getAsCXXRecordDecl()) copy = worse(copy, record_copy(b));
-  for (const FieldDecl* f : record->fields())
-    if (auto* r = f->getASTContext().getBaseElementType(f->getType())->getAsCXXRecordDecl())
-      copy = worse(copy, record_copy(r));
   return copy;
 }
 
