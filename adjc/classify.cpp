@@ -23,6 +23,21 @@ static bool qualifying_pointer_cast(const Expr* e) {
   return pt.getUnqualifiedType() == pf.getUnqualifiedType() && pt.isAtLeastAsQualifiedAs(pf);
 }
 
+const Expr* moved_operand(const Expr* e) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* c = dyn_cast<ExprWithCleanups>(e)) e = c->getSubExpr();
+    else if (auto* call = dyn_cast<CallExpr>(e); call && call->getNumArgs() == 1 && call->getDirectCallee() &&
+                                                  call->getDirectCallee()->isInStdNamespace() &&
+                                                  call->getDirectCallee()->getIdentifier() &&
+                                                  call->getDirectCallee()->getName() == "move")
+      e = call->getArg(0);
+    else if (auto* cast = dyn_cast<CXXStaticCastExpr>(e); cast && cast->getType()->isRValueReferenceType())
+      e = cast->getSubExpr();
+    else return e;
+  }
+}
+
 const Expr* strip(const Expr* e, const UnitFacts& unit) {
   while (true) {
     e = e->IgnoreParenImpCasts();
@@ -33,8 +48,8 @@ const Expr* strip(const Expr* e, const UnitFacts& unit) {
     else if (qualifying_pointer_cast(e)) e = cast<ExplicitCastExpr>(e)->getSubExpr();
     else if (auto* c = dyn_cast<CXXConstructExpr>(e);
              c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor() &&
-             (is_value_class(c->getType(), unit) || c->getConstructor()->isTrivial()))
-      e = c->getArg(0);
+             (is_value_class(c->getType(), unit) || constructor_copy(c->getConstructor()) != StructCopy::Other))
+      e = moved_operand(c->getArg(0));
     else return e;
   }
 }
@@ -54,7 +69,8 @@ bool is_plain_struct(QualType t, const UnitFacts& unit) {
   t = t.getNonReferenceType().getCanonicalType();
   auto* record = t->getAsCXXRecordDecl();
   if (!record || !record->hasDefinition() || record->isUnion() || record->isLambda() || is_value_class(t, unit) ||
-      is_container(t) || is_library_class(t, unit) || record->isPolymorphic() || !copied_by_members(t))
+      is_container(t) || is_library_class(t, unit) || record->isPolymorphic() ||
+      !(copied_by_members(t) || held_in_place(t)))
     return false;
   for (const FieldDecl* f : record_fields(record)) {
     QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
@@ -352,18 +368,172 @@ bool is_make_pair(const Expr* e) {
          call->getNumArgs() == 2 && is_number_pair(call->getType());
 }
 
+namespace {
+
+// Statements without an effect: empty statements, blocks of them, expressions without side effects.
+bool effect_free(const Stmt* s, const ASTContext& context) {
+  if (isa<NullStmt>(s)) return true;
+  if (auto* e = dyn_cast<Expr>(s)) return !e->HasSideEffects(context, true);
+  if (!isa<CompoundStmt>(s)) return false;
+  return std::all_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return effect_free(c, context); });
+}
+
+// Whether `e` names member `field` of `source` (`o.x`, `std::move(o.x)`); any member when `field` is null.
+bool source_member(const Expr* e, const ParmVarDecl* source, const FieldDecl* field = nullptr) {
+  auto* m = dyn_cast<MemberExpr>(moved_operand(e));
+  auto* base = m ? dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts()) : nullptr;
+  return base && base->getDecl() == source && (!field || m->getMemberDecl() == field);
+}
+
+StructCopy worse(StructCopy a, StructCopy b) { return std::max(a, b); }
+
+// How the initialiser of member `field` (or of a base, `field` null) copies it from `source`.
+StructCopy member_copy(const Expr* init, const ParmVarDecl* source, const FieldDecl* field) {
+  if (auto* c = dyn_cast<ExprWithCleanups>(init)) init = c->getSubExpr();
+  if (auto* construct = dyn_cast<CXXConstructExpr>(init)) {
+    if (construct->getNumArgs() != 1 || !construct->getConstructor()->isCopyOrMoveConstructor())
+      return StructCopy::Other;
+    const Expr* from = construct->getArg(0);
+    bool named = field ? source_member(from, source, field) : [&] {
+      auto* ref = dyn_cast<DeclRefExpr>(moved_operand(from));
+      return ref && ref->getDecl() == source;
+    }();
+    return named ? constructor_copy(construct->getConstructor()) : StructCopy::Other;
+  }
+  return field && !field->getType()->isRecordType() && source_member(init, source, field) ? StructCopy::Members
+                                                                                           : StructCopy::Other;
+}
+
+// The user's destructor of `record`, when it has one whose body does something.
+bool destructor_has_effect(const CXXRecordDecl* record) {
+  const CXXDestructorDecl* d = record->getDestructor();
+  if (!d || !d->isUserProvided()) return false;
+  const FunctionDecl* definition = nullptr;
+  return !d->hasBody(definition) || !effect_free(definition->getBody(), record->getASTContext());
+}
+
+}  // namespace
+
+// The worst of how `record`'s bases and members of class type are copied (by their own constructors).
+static StructCopy parts_copy(const CXXRecordDecl* record) {
+  StructCopy copy = StructCopy::Members;
+  for (const CXXBaseSpecifier& base : record->bases())
+    if (auto* b = base.getType()->getAsCXXRecordDecl()) copy = worse(copy, record_copy(b));
+  for (const FieldDecl* f : record->fields())
+    if (auto* r = f->getASTContext().getBaseElementType(f->getType())->getAsCXXRecordDecl())
+      copy = worse(copy, record_copy(r));
+  return copy;
+}
+
+StructCopy constructor_copy(const CXXConstructorDecl* c) {
+  if (c->isTrivial()) return StructCopy::Members;
+  const CXXRecordDecl* record = c->getParent();
+  if (!c->isUserProvided()) return parts_copy(record);  // the compiler's own
+  StructCopy copy = StructCopy::Members;
+  const FunctionDecl* definition = nullptr;
+  if (c->getNumParams() != 1 || !c->hasBody(definition)) return StructCopy::Other;
+  auto* ctor = cast<CXXConstructorDecl>(definition);
+  const ParmVarDecl* source = ctor->getParamDecl(0);
+  // Every base and member initialised from the source's own.
+  size_t initialised = 0;
+  for (const CXXCtorInitializer* init : ctor->inits()) {
+    if (!init->isMemberInitializer() && !init->isBaseInitializer()) return StructCopy::Other;
+    copy = worse(copy, member_copy(init->getInit(), source, init->getMember()));
+    ++initialised;
+  }
+  if (initialised != size_t(std::distance(record->field_begin(), record->field_end())) + record->getNumBases())
+    return StructCopy::Other;
+  // A body with no effect, but for a move constructor's resets of the source's members to constants.
+  const ASTContext& context = record->getASTContext();
+  for (const Stmt* s : cast<CompoundStmt>(ctor->getBody())->body()) {
+    if (effect_free(s, context)) continue;
+    auto* assign = dyn_cast<BinaryOperator>(s);
+    if (!c->isMoveConstructor() || !assign || assign->getOpcode() != BO_Assign ||
+        !source_member(assign->getLHS(), source) || !assign->getRHS()->isEvaluatable(context))
+      return StructCopy::Other;
+    copy = worse(copy, StructCopy::MembersResettingSource);
+  }
+  return copy;
+}
+
+StructCopy record_copy(const CXXRecordDecl* record) {
+  if (!record->hasDefinition()) return StructCopy::Other;
+  StructCopy copy = parts_copy(record);
+  for (const CXXConstructorDecl* c : record->ctors())
+    if (c->isCopyOrMoveConstructor() && !c->isDeleted()) copy = worse(copy, constructor_copy(c));
+  return copy;
+}
+
+// A struct whose special members of the user's own are as the compiler's: a destructor without
+// effect, copy and move constructors that copy every member (a move may reset the source's), no
+// assignment of its own; so are its members' and bases' types.
+// A struct whose special members of the user's own are as the compiler's: a destructor without
+// effect, copy and move constructors that copy every member (a move may reset the source's; not
+// looked at unless `constructors`), no assignment of its own; so are its members' and bases' types.
+static bool special_members_as_implicit(const CXXRecordDecl* record, bool constructors = true) {
+  if (!record->hasDefinition() || destructor_has_effect(record) ||
+      (constructors && record_copy(record) == StructCopy::Other))
+    return false;
+  for (const CXXMethodDecl* m : record->methods())
+    if ((m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) && m->isUserProvided()) return false;
+  for (const CXXBaseSpecifier& base : record->bases())
+    if (auto* b = base.getType()->getAsCXXRecordDecl(); !b || !special_members_as_implicit(b, constructors))
+      return false;
+  for (const FieldDecl* f : record->fields()) {
+    QualType ft = f->getASTContext().getBaseElementType(f->getType().getCanonicalType());
+    if (auto* r = ft->getAsCXXRecordDecl();
+        r ? !special_members_as_implicit(r, constructors) : !ft.isTriviallyCopyableType(f->getASTContext()))
+      return false;
+  }
+  return true;
+}
+
+// Whether `T{}` gives every member of `record` zero: no default member initialisers and a default
+// constructor that is the compiler's, or the user's initialising each member (numbers, pointers)
+// to a constant zero with a body without effect.
+static bool zero_by_default(const CXXRecordDecl* record) {
+  const ASTContext& context = record->getASTContext();
+  if (record->hasTrivialDefaultConstructor()) return true;
+  for (const CXXConstructorDecl* c : record->ctors()) {
+    const FunctionDecl* definition = nullptr;
+    if (!c->isDefaultConstructor() || !c->isUserProvided() || !c->hasBody(definition)) continue;
+    auto* ctor = cast<CXXConstructorDecl>(definition);
+    size_t zeroed = 0;
+    for (const CXXCtorInitializer* init : ctor->inits()) {
+      Expr::EvalResult value;
+      if (!init->isMemberInitializer() || init->getMember()->getType()->isRecordType() ||
+          !init->getInit()->EvaluateAsRValue(value, context) ||
+          !(value.Val.isInt() ? value.Val.getInt().isZero()
+            : value.Val.isFloat() ? value.Val.getFloat().isPosZero()
+                                  : value.Val.isNullPointer()))
+        return false;
+      ++zeroed;
+    }
+    return zeroed == size_t(std::distance(record->field_begin(), record->field_end())) &&
+           record->getNumBases() == 0 && effect_free(ctor->getBody(), context);
+  }
+  return false;
+}
+
+bool held_in_place(QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return record && record->hasDefinition() && !record->isLambda() && !copied_by_members(t) &&
+         special_members_as_implicit(record, false) && unmodelled_bases(record).empty() && zero_by_default(record);
+}
+
 bool copied_by_members(QualType t) {
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
   return record && record->hasDefinition() &&
-         ((record->isTriviallyCopyable() && unmodelled_bases(record).empty()) || is_number_pair(t));
+         (((record->isTriviallyCopyable() || special_members_as_implicit(record)) && unmodelled_bases(record).empty()) ||
+          is_number_pair(t));
 }
 
 std::string own_copy_operation(QualType t) {
   auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
   if (!record || !record->hasDefinition() || copied_by_members(t)) return "";
-  if (const CXXDestructorDecl* d = record->getDestructor(); d && d->isUserProvided()) return "a destructor";
+  if (destructor_has_effect(record)) return "a destructor";
   for (const CXXConstructorDecl* c : record->ctors())
-    if (c->isCopyOrMoveConstructor() && c->isUserProvided())
+    if (c->isCopyOrMoveConstructor() && c->isUserProvided() && constructor_copy(c) == StructCopy::Other)
       return c->isMoveConstructor() ? "a move constructor" : "a copy constructor";
   for (const CXXMethodDecl* m : record->methods())
     if ((m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) && m->isUserProvided())
@@ -373,21 +543,42 @@ std::string own_copy_operation(QualType t) {
 
 std::string own_copy_message(QualType t, const std::string& what) {
   return what + " of struct '" + t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString() +
-         "', which has " +
-         own_copy_operation(t) +
-         " of its own, is not supported: generated code copies and tapes struct values member by member, as the "
-         "compiler's own would; remove it (or declare it '= default')";
+         "', which has " + own_copy_operation(t) +
+         " of its own that does more than copy members, is not supported: generated code copies and tapes struct "
+         "values member by member, as the compiler's own would; remove it (or declare it '= default'); adjc accepts "
+         "a destructor whose body has no effect and copy and move constructors that initialise each member from "
+         "the source's (a move may then reset the source's members to constants)";
+}
+
+// Whether `record` has a copy assignment operator (`assignment`) or a copy constructor that is not
+// deleted: the user's, or the compiler's (deleted when a move member is declared, or a member
+// cannot be copied).
+static bool has_copy_member(const CXXRecordDecl* record, bool assignment) {
+  auto copy = [&](const CXXMethodDecl* m) {
+    auto* c = dyn_cast<CXXConstructorDecl>(m);
+    return !m->isDeleted() && (assignment ? m->isCopyAssignmentOperator() : c && c->isCopyConstructor());
+  };
+  if (assignment ? record->hasUserDeclaredCopyAssignment() : record->hasUserDeclaredCopyConstructor())
+    return std::any_of(record->method_begin(), record->method_end(), copy);
+  return !record->hasUserDeclaredMoveConstructor() && !record->hasUserDeclaredMoveAssignment() &&
+         (assignment ? record->hasSimpleCopyAssignment() : record->hasSimpleCopyConstructor());
+}
+
+bool deleted_move(const CXXRecordDecl* record) {
+  return std::any_of(record->ctor_begin(), record->ctor_end(),
+                     [](const CXXConstructorDecl* c) { return c->isMoveConstructor() && c->isDeleted(); });
+}
+
+bool assigned_by_copy(const CXXRecordDecl* record) {
+  QualType t = record->getASTContext().getRecordType(record);
+  return copied_by_members(t) && !is_number_pair(t) && !record->hasUserDeclaredCopyAssignment() &&
+         (record->hasUserDeclaredMoveConstructor() || record->hasUserDeclaredMoveAssignment() ||
+          record->hasUserDeclaredCopyConstructor() || record->hasUserDeclaredDestructor());
 }
 
 bool copy_assignable(const CXXRecordDecl* record) {
-  for (const CXXConstructorDecl* c : record->ctors())
-    if (c->isMoveConstructor() && c->isDeleted()) return false;
-  if (record->hasUserDeclaredCopyAssignment())
-    return std::any_of(record->method_begin(), record->method_end(),
-                       [](const CXXMethodDecl* m) { return m->isCopyAssignmentOperator() && !m->isDeleted(); });
-  // The implicit one: deleted when a move member is declared, or a member cannot be assigned.
-  return !record->hasUserDeclaredMoveConstructor() && !record->hasUserDeclaredMoveAssignment() &&
-         record->hasSimpleCopyAssignment();
+  return (has_copy_member(record, true) && !deleted_move(record)) ||
+         (assigned_by_copy(record) && has_copy_member(record, false));
 }
 
 std::vector<const FieldDecl*> record_fields(const RecordDecl* record) {

@@ -113,15 +113,41 @@ bool is_number_pair(clang::QualType t);
 bool is_std_complex(clang::QualType t);
 // `std::make_pair(a, b)` giving a number pair.
 bool is_make_pair(const clang::Expr* e);
-// A struct copied member by member: trivially copyable with only modelled bases
-// (`unmodelled_bases`), or a number pair.
+// What a copy or move constructor does, against a copy member by member (in order: worse later):
+// copies each base and member from the source's own (trivial, the compiler's, or the user's
+// `S(const S& o) : x(o.x) {}`); does so and resets members of the source to constants (a move
+// constructor's `{ o.x = 0; }`); anything else (`value(2 * o.value)`, a member not given).
+enum class StructCopy { Members, MembersResettingSource, Other };
+StructCopy constructor_copy(const clang::CXXConstructorDecl* c);
+// The worst of what `record`'s copy and move constructors (and its members' and bases') do.
+StructCopy record_copy(const clang::CXXRecordDecl* record);
+// A struct copied member by member, with only modelled bases (`unmodelled_bases`): trivially
+// copyable, or with special members of the user's own that are as the compiler's (a destructor
+// whose body has no effect, copy and move constructors of StructCopy::Members or
+// MembersResettingSource, no assignment operator of its own; so its members' and bases' types); or
+// a number pair. Where a resetting move runs on a source read later is checked where it runs
+// (check_function).
 bool copied_by_members(clang::QualType t);
+// A struct copied by members but for a copy or move constructor that does more
+// (`CopyValue(const CopyValue& o) : value(2 * o.value)`), whose `T{}` is zero (zero_by_default):
+// its objects are accepted where the program never copies them (check_function reports each copy
+// it runs: what C++17 elides is no copy), and generated code never copies them (results and
+// parameters by value are rejected, its zero is `T{}`, it is taped member by member).
+bool held_in_place(clang::QualType t);
 // What keeps struct `t` from being copied by members: "a copy constructor", "a move constructor",
 // "a destructor" or "an assignment operator" of the user's own (empty when none does).
 std::string own_copy_operation(clang::QualType t);
 // The report of a value `what` ("a local object 's'", ...) of such a struct.
 std::string own_copy_message(clang::QualType t, const std::string& what);
-// Whether generated code can assign objects of `record` and move them (a result).
+// Whether `record` declares its move constructor deleted (`S(S&&) = delete;`).
+bool deleted_move(const clang::CXXRecordDecl* record);
+// A struct copied by members whose assignment the compiler deletes (a move constructor of the
+// user's) or deprecates (a copy constructor or destructor of the user's): generated code assigns
+// it a copy made in its place (`adjoint::detail::assign`, print.hpp's `assignment`).
+bool assigned_by_copy(const clang::CXXRecordDecl* record);
+// Whether generated code can assign objects of `record` and return them (a result): by the
+// compiler's assignment and move, or by copies (assigned_by_copy with a copy constructor; a
+// forward returns a copy when the move constructor is deleted).
 bool copy_assignable(const clang::CXXRecordDecl* record);
 // The data members of a record, its bases' first (depth first, in declaration order, as an
 // aggregate initialiser lists them), then its own.
@@ -135,7 +161,7 @@ std::string unmodelled_bases(const clang::CXXRecordDecl* record);
 // override adjc does not follow), or bases `unmodelled_bases` rejects.
 std::string unmodelled_class(clang::QualType t, const UnitFacts& unit);
 // A struct of numbers (references and cv-qualifiers ignored): a class of the user's (or a number
-// pair), copied by members, without virtual functions, whose members are numbers, pointers, plain
+// pair), copied by members (or held in place), without virtual functions, whose members are numbers, pointers, plain
 // structs or arrays of them. Its values are memory whose adjoint is a struct of the same type
 // (locals used as a whole, results); the adjoint's pointer members are null (`pointer_members`).
 bool is_plain_struct(clang::QualType t, const UnitFacts& unit);
@@ -199,9 +225,13 @@ std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& un
 // A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory
 // at most once, so a call's write never destroys a value another call's pullback reads.
 bool is_write_once(const Var* region);
-// Parens, implicit casts, cleanups, qualifying pointer casts, and copies of value-class handles
-// (copying one is the value).
+// Parens, implicit casts, cleanups, qualifying pointer casts, copies of value-class handles
+// (copying one is the value), and copies and moves of structs that copy members (constructor_copy;
+// the source a resetting move leaves is never read again: check_function).
 const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
+// `e` without parens, implicit casts, cleanups, `std::move(...)` and `static_cast<T&&>(...)`: what
+// a move moves from.
+const clang::Expr* moved_operand(const clang::Expr* e);
 bool is_floating(clang::QualType t);
 bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
 bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)

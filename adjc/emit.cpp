@@ -140,11 +140,19 @@ std::string Emitter::heap_allocation(const Var* heap) const {
 // has arrays of its own (and a vector's storage moves when it is popped).
 static bool into_local(const Var* v) { return v && v->pointer && v->root && v->root->kind == VarKind::Local; }
 
+// A struct the compiler does not see as trivially copyable (special members of the user's own):
+// taped as its bytes, in place, so that no constructor of its runs.
+static bool taped_as_bytes(QualType t) {
+  auto* record = t->getAsCXXRecordDecl();
+  return record && record->hasDefinition() && !record->isTriviallyCopyable() && !is_number_pair(t);
+}
+
 std::string Emitter::push(const std::string& value, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::push_array(" + value + ");";
   if (into_local(v))
     return "::adjoint::detail::push(static_cast<long>(" + value + " - (" + print_.primal(v->base) + ")));";
   if (v && is_vector(v->type)) return "::adjoint::detail::push_vector(" + value + ");";
+  if (v && taped_as_bytes(v->type)) return "::adjoint::detail::push_object(" + value + ");";
   return "::adjoint::detail::push(" + value + ");";
 }
 
@@ -152,7 +160,8 @@ std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v)
   if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
   if (into_local(v)) return lvalue + " = (" + print_.primal(v->base) + ") + ::adjoint::detail::pop<long>();";
   if (v && is_vector(v->type)) return "::adjoint::detail::pop_vector(" + lvalue + ");";
-  return lvalue + " = ::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">();";
+  if (taped_as_bytes(type)) return "::adjoint::detail::pop_object(" + lvalue + ");";
+  return assignment(lvalue, "::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">()", type);
 }
 
 std::vector<Var*> Emitter::iteration_kept(const Node* loop) const {

@@ -15,7 +15,11 @@ std::string Emitter::forward() {
   if (!ir_.returns.empty()) body.line("_forward_end:;");
   push_kept(body, nullptr);
   if (exit_codes()) body.line("::adjoint::detail::push(_exit);");
-  if (ir_.ret) body.line("return " + use(ir_.ret->name) + ";");
+  // A struct whose move constructor is deleted is returned by its copy constructor.
+  if (auto* record = ir_.ret ? ir_.ret->type->getAsCXXRecordDecl() : nullptr; record && deleted_move(record))
+    body.line("return static_cast<const " + types_.str(ir_.ret->type.getUnqualifiedType()) + "&>(" +
+              use(ir_.ret->name) + ");");
+  else if (ir_.ret) body.line("return " + use(ir_.ret->name) + ";");
   Code code;
   line_directive(code, ir_.fn->getLocation());
   code.open("inline " + forward_signature(&body) + " {");
@@ -63,7 +67,7 @@ void Emitter::forward_node(Node* n, Code& code) {
         s += ");";
       }
       if (!n->save) {
-        code.line(n->result ? use(n->result->name) + " = " + s : s);
+        code.line(n->result ? assignment(use(n->result->name), s.substr(0, s.size() - 1), n->result->type) : s);
         return;
       }
       // The old value goes on the tape after the callee's own pushes, so that the reverse pops
@@ -71,7 +75,7 @@ void Emitter::forward_node(Node* n, Code& code) {
       const std::string r = use(n->result->name);
       code.open("{");
       code.line("const " + types_.declare(n->result->type.getUnqualifiedType(), "_saved") + " = " + r + ";");
-      code.line(r + " = " + s);
+      code.line(assignment(r, s.substr(0, s.size() - 1), n->result->type));
       code.line(push("_saved"));
       code.close();
       return;

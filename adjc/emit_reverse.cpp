@@ -16,7 +16,7 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
   Code body;
   body.depth = 1;
   if (ir_.ret && ir_.returns_value && act_.of(ir_.ret))
-    body.line(use("_d_" + ir_.ret->name) + " = " + use("_d_result") + ";");
+    body.line(assignment(use("_d_" + ir_.ret->name), use("_d_result"), ir_.ret->type));
   if (exit_codes()) body.line("const long _exit = ::adjoint::detail::pop_count();");
   pop_kept(body, nullptr);
   const size_t after_pops = body.lines.size();
@@ -59,7 +59,7 @@ void Emitter::recompute(Node* block, size_t upto, Code& code) {
     if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
       code.line(use(c->target->name) + " = " + print_.primal(c->rhs) + ";");
     else if (c->kind == NodeKind::Call && c->result && c->result->recompute)
-      code.line(use(c->result->name) + " = " + print_.call_text(c->call) + ";");
+      code.line(assignment(use(c->result->name), print_.call_text(c->call), c->result->type));
     else if (c->kind == NodeKind::Loop && c->recomputed_sum)
       code.line("for (" + use(c->counter->name) + " = " + print_.primal(c->start) + "; " + print_.primal(c->cond) +
                 "; " + use(c->counter->name) + " += " + std::to_string(c->step) + ") " +

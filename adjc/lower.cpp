@@ -123,6 +123,9 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
                     "', which cannot be copy-assigned or moved, is not supported (generated code assigns and moves "
                     "results); make its members non-const and let the compiler declare its copy and move members");
   }
+  // Generated functions pass parameters on by value, which would run the copy constructor.
+  if (kind == VarKind::Param && !t->isReferenceType() && held_in_place(t))
+    fail(loc, own_copy_message(t, "parameter '" + name + "' by value") + "; or pass it by const reference");
   const std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                            : kind == VarKind::Local  ? "local variable '" + name + "'"
                            : kind == VarKind::Return ? "the result"

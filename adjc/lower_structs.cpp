@@ -446,10 +446,11 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
   auto* record = vd->getType()->getAsCXXRecordDecl();
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
-  if (!own_copy_operation(vd->getType()).empty())
+  // A struct whose copy constructor does more than copy members: check_function reports its copies.
+  if (!held_in_place(vd->getType()) && !own_copy_operation(vd->getType()).empty())
     return fail(at, own_copy_message(vd->getType(), "local object '" + name + "'"));
   if (!record || !(splittable(vd->getType()) || nested_plain_struct(vd->getType())) ||
-      !copied_by_members(vd->getType()))
+      !(copied_by_members(vd->getType()) || held_in_place(vd->getType())))
     return fail(at, "local object '" + name +
                         "' must be a struct of scalar and array members without a copy constructor, assignment or "
                         "destructor of its own");

@@ -85,8 +85,16 @@ std::string zero(QualType t, const TypePrinter& types, const UnitFacts& unit) {
 std::string zero_struct(QualType t, const TypePrinter& types) {
   std::string name = types.str(t.getNonReferenceType().getUnqualifiedType());
   auto* record = t->getAsCXXRecordDecl();
-  if (!record || record->hasTrivialDefaultConstructor() || !record->isTriviallyCopyable()) return name + "{}";
+  if (!record || record->hasTrivialDefaultConstructor() || (!record->isTriviallyCopyable() && !copied_by_members(t)))
+    return name + "{}";
   return "::adjoint::detail::zeroed<" + name + ">()";
+}
+
+std::string assignment(const std::string& to, const std::string& from, QualType t) {
+  auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (record && record->hasDefinition() && assigned_by_copy(record))
+    return "::adjoint::detail::assign(" + to + ", " + from + ");";
+  return to + " = " + from + ";";
 }
 
 bool is_identifier(const std::string& s) {
@@ -111,8 +119,10 @@ std::string Printer::primal(const Expr* e) const {
   if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return primal(d->getExpr());
   if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return primal(m->getSubExpr());
   if (auto* b = dyn_cast<CXXBindTemporaryExpr>(e)) return primal(b->getSubExpr());
+  // A copy by members: its source, copied rather than moved (what a resetting move leaves is never
+  // read again: check_function).
   if (auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() == 1 && strip(c, ir_.unit) != c)
-    return primal(c->getArg(0));
+    return primal(moved_operand(c->getArg(0)));
   if (auto* p = dyn_cast<ParenExpr>(e)) return "(" + primal(p->getSubExpr()) + ")";
   if (auto* i = dyn_cast<IntegerLiteral>(e)) {
     llvm::SmallString<32> digits;

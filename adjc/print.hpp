@@ -41,8 +41,13 @@ std::string literal(double v, clang::QualType t);
 // struct for a struct.
 std::string zero(clang::QualType t, const TypePrinter& types, const UnitFacts& unit);
 // A struct with every member zero: `T{}`, or `::adjoint::detail::zeroed<T>()` when T has a default
-// constructor of the user's, default member initialisers, or no default constructor.
+// constructor of the user's, default member initialisers, or no default constructor (and T can be
+// made from bytes: trivially copyable, or copied by members; a struct held in place has a `T{}`
+// that is zero).
 std::string zero_struct(clang::QualType t, const TypePrinter& types);
+// `to = from;` for a value of type `t`, or `::adjoint::detail::assign(to, from);` for a struct
+// copied by members whose assignment the compiler deletes or deprecates (copy_assignable).
+std::string assignment(const std::string& to, const std::string& from, clang::QualType t);
 
 // A variable's name (marked as a use), or `(*name)`.
 bool is_identifier(const std::string& s);

@@ -247,6 +247,115 @@ class ExpressionCheck {
 
 }  // namespace
 
+namespace {
+
+// The copies and moves of structs of the user's that `fn` runs (a copy or move constructor in the
+// AST: what C++17 elides has none), which generated code makes member by member: reports a
+// constructor that does more than copy members, and a move that resets its source where the
+// source may be read afterwards.
+class StructCopies {
+ public:
+  StructCopies(const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags, bool& valid)
+      : fn_(fn), unit_(unit), diags_(diags), valid_(valid) {}
+
+  void check(const Stmt* s) {
+    if (!s) return;
+    bool loop = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s);
+    if (loop) loops_.push_back(s);
+    if (auto* c = dyn_cast<CXXConstructExpr>(s)) check_construct(c);
+    if (auto* lambda = dyn_cast<LambdaExpr>(s)) {
+      // Its captures are copied here; its body is a function of its own (checked when lowered).
+      for (const Expr* init : lambda->capture_inits()) check(init);
+    } else {
+      for (const Stmt* c : s->children()) check(c);
+    }
+    if (loop) loops_.pop_back();
+  }
+
+ private:
+  const FunctionDecl* fn_;
+  const UnitFacts& unit_;
+  Diagnostics& diags_;
+  bool& valid_;
+  std::vector<const Stmt*> loops_;  // enclosing the statement being checked
+
+  void fail(SourceLocation at, const std::string& message) {
+    diags_.error(at, message);
+    valid_ = false;
+  }
+
+  std::string line_of(const Decl* d) const {
+    return std::to_string(d->getASTContext().getSourceManager().getPresumedLineNumber(d->getLocation()));
+  }
+
+  void check_construct(const CXXConstructExpr* c) {
+    const CXXConstructorDecl* ctor = c->getConstructor();
+    const CXXRecordDecl* record = ctor->getParent();
+    QualType t = c->getType();
+    if (c->getNumArgs() != 1 || !ctor->isCopyOrMoveConstructor() || record->isLambda() ||
+        is_value_class(t, unit_) || is_container(t) || is_number_pair(t) || is_library_class(t, unit_))
+      return;
+    StructCopy copy = constructor_copy(ctor);
+    const std::string name = "struct '" + record->getQualifiedNameAsString() + "'";
+    const std::string what = std::string(ctor->isMoveConstructor() ? "move" : "copy") + " constructor";
+    const Expr* arg = c->getArg(0);
+    // `return t;` of a local (the compiler may also construct the result in t's place): t is not
+    // read again.
+    bool implicit_move = isa<DeclRefExpr>(arg->IgnoreParenImpCasts()) && arg->isXValue() && isa<ImplicitCastExpr>(arg);
+    // (`return t;` of such a struct is reported too: results of it are not supported, make_var.)
+    if (copy == StructCopy::Other) {
+      std::string where = ctor->isUserProvided() ? " (line " + line_of(ctor) + ")" : " (its members')";
+      return fail(c->getExprLoc(),
+                  "copying a value of " + name + " here runs its " + what + where +
+                      ", which does more than copy each member, and adjc does not differentiate it: build the value "
+                      "where it is used (a value such as '" +
+                      record->getNameAsString() +
+                      "(x)' initialising a variable, parameter or capture is not copied), or make the constructor "
+                      "initialise each member from the source's");
+    }
+    if (copy != StructCopy::MembersResettingSource || !ctor->isMoveConstructor() || implicit_move) return;
+    // A move that resets its source: generated code copies and leaves the source as it was, which
+    // is the same only where nothing reads the source again.
+    const Expr* source = arg->IgnoreParenImpCasts();
+    if (isa<MaterializeTemporaryExpr>(source) || arg->isPRValue()) return;
+    if (std::string why = read_again(source, c); !why.empty())
+      fail(c->getExprLoc(), "the move constructor of " + name + " (line " + line_of(ctor) +
+                                ") resets the members of what it moves from, and " + why +
+                                "; generated code copies member by member and leaves the source as it was: copy it "
+                                "instead of moving it, or do not read it after the move");
+  }
+
+  // Why the source of a move at `at` may be read after it (empty when it is not: a local or a
+  // parameter by value, moved outside any loop that it outlives, with no use after the move and
+  // none in a lambda).
+  std::string read_again(const Expr* source, const Expr* at) const {
+    source = moved_operand(source);
+    auto* ref = dyn_cast<DeclRefExpr>(source);
+    auto* v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!v) return "what it moves from here is not a variable of this function";
+    const std::string name = "'" + v->getNameAsString() + "'";
+    if (!v->isLocalVarDecl() && !isa<ParmVarDecl>(v)) return name + " is not a variable of this function";
+    if (v->getType()->isReferenceType()) return name + " is a reference, whose object may be read afterwards";
+    const SourceManager& sm = v->getASTContext().getSourceManager();
+    for (const Stmt* loop : loops_)
+      if (!sm.isBeforeInTranslationUnit(loop->getBeginLoc(), v->getLocation()))
+        return name + " is moved inside a loop and outlives an iteration";
+    std::string use;
+    std::function<void(const Stmt*, bool)> find = [&](const Stmt* s, bool in_lambda) {
+      if (!s || !use.empty()) return;
+      if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == v && r != ref &&
+                                              (in_lambda || sm.isBeforeInTranslationUnit(at->getEndLoc(), r->getLocation())))
+        use = name + " is " + (in_lambda ? "used in a lambda" : "read afterwards") + " (line " +
+              std::to_string(sm.getPresumedLineNumber(r->getLocation())) + ")";
+      for (const Stmt* c : s->children()) find(c, in_lambda || isa<LambdaExpr>(s));
+    };
+    find(fn_->getBody(), false);
+    return use;
+  }
+};
+
+}  // namespace
+
 void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   const FunctionDecl* fn = ir.fn;
   auto fail = [&](SourceLocation where, const std::string& message) {
@@ -295,6 +404,7 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
     for (const Stmt* c : s->children()) walk(c, s);
   };
   walk(fn->getBody(), nullptr);
+  StructCopies(fn, ir.unit, diags, ir.valid).check(fn->getBody());
 }
 
 void check_expression(FunctionIR& ir, Diagnostics& diags, const Expr* e) { ExpressionCheck(ir, diags).check_expr(e); }

@@ -47,6 +47,7 @@ std::string untracked_argument(const FunctionIR& ir, const Activity& full, const
 // derivative is zero, as trunc's is.)
 void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e, bool condition, Diagnostics& diags) {
   if (!e) return;
+  e = strip(e, ir.unit);  // the `std::move` a copy by members stands for is no call
   if (auto* call = dyn_cast<CallExpr>(e);
       call && call->getDirectCallee() && math_function(call) == MathFn::None && !ir.hoisted.count(call) &&
       !is_sizing_call(call, ir.unit)) {

@@ -305,7 +305,7 @@ bool numbers_only(QualType t) {
   if (auto* a = dyn_cast<ConstantArrayType>(t.getTypePtr())) return numbers_only(a->getElementType());
   if (is_container(t)) return true;
   auto* record = t->getAsCXXRecordDecl();
-  if (!record || !copied_by_members(t)) return false;
+  if (!record || !(copied_by_members(t) || held_in_place(t))) return false;
   for (const FieldDecl* f : record_fields(record))
     if (!numbers_only(f->getType())) return false;
   return true;

@@ -16,7 +16,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -84,12 +87,57 @@ struct is_pair : std::false_type {};
 template <class A, class B>
 struct is_pair<std::pair<A, B>> : std::true_type {};
 
-// A std::pair of numbers (not trivially copyable, for its assignment) goes member by member.
+// The bytes of a T, and a T made from them. adjc hands T here, not being trivially copyable, only
+// when its copy and move constructors copy each member (a move may also reset its source) and its
+// destructor does nothing (docs/adjc.md, "Structs with special members of their own"), so a T
+// built from another's bytes is that T's copy.
+template <class T>
+struct object_bytes {
+  unsigned char b[sizeof(T)];
+};
+
+template <class T>
+object_bytes<T> bytes_of(const T& value) {
+  object_bytes<T> out;
+  std::memcpy(out.b, static_cast<const void*>(std::addressof(value)), sizeof(T));
+  return out;
+}
+
+template <class T>
+T from_bytes(const object_bytes<T>& bytes) {
+  union held {
+    unsigned char b[sizeof(T)];
+    T value;
+    held() {}
+    ~held() {}
+  } h;
+  std::memcpy(h.b, bytes.b, sizeof(T));
+  return static_cast<const T&>(h.value);
+}
+
+// A struct of the user's that is not trivially copyable (above) taped as its bytes, and popped
+// into an object in place: no constructor of its runs (adjc also tapes so structs whose copy
+// constructor does more than copy members, whose copies it never makes).
+template <class T>
+void push_object(const T& value) {
+  thread_tape<object_bytes<T>>().push(bytes_of(value));
+}
+
+template <class T>
+void pop_object(T& into) {
+  const object_bytes<T> bytes = thread_tape<object_bytes<T>>().pop();
+  std::memcpy(static_cast<void*>(std::addressof(into)), bytes.b, sizeof(T));
+}
+
+// A std::pair of numbers (not trivially copyable, for its assignment) goes member by member; a
+// struct of the user's that is not trivially copyable (above) as its bytes.
 template <class T>
 void push(T value) {
   if constexpr (is_pair<T>::value) {
     push(value.first);
     push(value.second);
+  } else if constexpr (!std::is_trivially_copyable_v<T>) {
+    push_object(value);
   } else {
     thread_tape<T>().push(value);
   }
@@ -102,33 +150,52 @@ T pop() {
     value.second = pop<typename T::second_type>();
     value.first = pop<typename T::first_type>();
     return value;
+  } else if constexpr (!std::is_trivially_copyable_v<T>) {
+    return from_bytes(thread_tape<object_bytes<T>>().pop());
   } else {
     return thread_tape<T>().pop();
   }
+}
+
+// `to = from` for a struct whose assignment the compiler deletes (a move constructor of the user's
+// own) or deprecates (a copy constructor or destructor of the user's own): a copy constructed in its
+// place, which is the assignment for the structs adjc hands here (above).
+template <class T>
+void assign(T& to, const T& from) {
+  T copy(from);
+  to.~T();
+  ::new (static_cast<void*>(std::addressof(to))) T(static_cast<const T&>(copy));
 }
 
 // A struct with every member zero, for structs whose `T{}` would not be (default member
 // initialisers, a default constructor of the user's) or does not compile (no default constructor).
 template <class T>
 T zeroed() {
-  struct bytes {
-    unsigned char b[sizeof(T)];
-  };
-  return std::bit_cast<T>(bytes{});
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    struct bytes {
+      unsigned char b[sizeof(T)];
+    };
+    return std::bit_cast<T>(bytes{});
+  } else {
+    return from_bytes(object_bytes<T>{});
+  }
 }
 
 // Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
-// elements in memory order.
+// elements in memory order; elements that are not trivially copyable as their bytes (object_bytes).
 template <class T, std::size_t N>
 void push_array(const T (&values)[N]) {
   using Element = std::remove_all_extents_t<T>;
-  thread_tape<Element>().push_n(reinterpret_cast<const Element*>(values), N * (sizeof(T) / sizeof(Element)));
+  using Taped = std::conditional_t<std::is_trivially_copyable_v<Element>, Element, object_bytes<Element>>;
+  thread_tape<Taped>().push_n(reinterpret_cast<const Taped*>(static_cast<const void*>(values)),
+                              N * (sizeof(T) / sizeof(Element)));
 }
 
 template <class T, std::size_t N>
 void pop_array(T (&values)[N]) {
   using Element = std::remove_all_extents_t<T>;
-  thread_tape<Element>().pop_n(reinterpret_cast<Element*>(values), N * (sizeof(T) / sizeof(Element)));
+  using Taped = std::conditional_t<std::is_trivially_copyable_v<Element>, Element, object_bytes<Element>>;
+  thread_tape<Taped>().pop_n(reinterpret_cast<Taped*>(static_cast<void*>(values)), N * (sizeof(T) / sizeof(Element)));
 }
 
 // Every element of an array of any rank set to `value`.
