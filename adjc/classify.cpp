@@ -465,9 +465,6 @@ StructCopy record_copy(const CXXRecordDecl* record) {
 }
 
 // A struct whose special members of the user's own are as the compiler's: a destructor without
-// effect, copy and move constructors that copy every member (a move may reset the source's), no
-// assignment of its own; so are its members' and bases' types.
-// A struct whose special members of the user's own are as the compiler's: a destructor without
 // effect, copy and move constructors that copy every member (a move may reset the source's; not
 // looked at unless `constructors`), no assignment of its own; so are its members' and bases' types.
 static bool special_members_as_implicit(const CXXRecordDecl* record, bool constructors = true) {

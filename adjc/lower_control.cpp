@@ -35,6 +35,13 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
   return found;
 }
 
+void named_variables(const Stmt* s, std::set<const VarDecl*>& out) {
+  if (!s) return;
+  if (auto* ref = dyn_cast<DeclRefExpr>(s))
+    if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) out.insert(vd);
+  for (const Stmt* c : s->children()) named_variables(c, out);
+}
+
 // The return value's assignment (`_ret = value`).
 void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* block) {
   if (ret_decl_) return lower_struct_assign(stmt, new_ref(ret_decl_), value, block);

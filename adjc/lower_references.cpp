@@ -147,12 +147,6 @@ class AccessorCall {
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) return true;
     return std::any_of(s->child_begin(), s->child_end(), [](const Stmt* c) { return reads_memory(c); });
   }
-  static void named_variables(const Stmt* s, std::set<const VarDecl*>& out) {
-    if (!s) return;
-    if (auto* ref = dyn_cast<DeclRefExpr>(s))
-      if (auto* vd = dyn_cast<VarDecl>(ref->getDecl())) out.insert(vd);
-    for (const Stmt* c : s->children()) named_variables(c, out);
-  }
 
   // Free of side effects and of calls other than operators (`v[i]`).
   static bool plain(const Expr* e) { return !has_side_effects(e) && !calls_function(e); }

@@ -23,17 +23,6 @@ Node* Lowering::lower_scope(const Stmt* s) {
   return block;
 }
 
-namespace {
-
-// Whether `s` names `vd` anywhere (a declaration alone does not).
-bool named_in(const Stmt* s, const VarDecl* vd) {
-  if (!s) return false;
-  if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == vd) return true;
-  return std::any_of(s->child_begin(), s->child_end(), [&](const Stmt* c) { return named_in(c, vd); });
-}
-
-}  // namespace
-
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   // A `static const` number with a constant initialiser means what a `const` local does; so does a
@@ -122,7 +111,9 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   v->block = block;
   if (v->memory && init && !vd->getType()->isArithmeticType())
     return fail(at, "initialising arrays or structs where they are declared is not supported");
-  if (v->pointer && !init && named_in(ir_.fn->getBody(), vd))
+  std::set<const VarDecl*> named;
+  if (v->pointer && !init) named_variables(ir_.fn->getBody(), named);
+  if (named.count(vd))  // a pointer declared and never used needs no initialiser
     return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
   if (init) define(vd, init, stmt, block);
 }

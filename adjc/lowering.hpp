@@ -197,6 +197,9 @@ bool has_side_effects(const clang::Expr* e);
 // argument).
 bool writes_variable(const clang::Stmt* stmt, const clang::VarDecl* decl);
 
+// The variables `s` names (a declaration alone names none), added to `out`.
+void named_variables(const clang::Stmt* s, std::set<const clang::VarDecl*>& out);
+
 // Each use of `vd` in `slot` (and below it, but for lambdas' bodies) replaced by what `with` gives for it.
 void replace_uses(clang::Stmt*& slot, const clang::ValueDecl* vd,
                   const std::function<clang::Expr*(const clang::DeclRefExpr*)>& with);
