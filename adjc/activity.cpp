@@ -8,8 +8,22 @@ namespace adjc {
 
 using namespace clang;
 
+// Whether `e` reads a value marked non_differentiable: a call of such a function, a member, or
+// memory reached through such a member (`*obj.p`, `obj.p[i]`).
+bool reads_non_differentiable(const Expr* e) {
+  for (;;) {
+    e = e->IgnoreParenImpCasts();
+    if (auto* call = dyn_cast<CallExpr>(e)) return non_differentiable(call->getDirectCallee());
+    if (auto* m = dyn_cast<MemberExpr>(e)) return non_differentiable(m->getMemberDecl());
+    if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Deref) e = u->getSubExpr();
+    else if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) e = s->getBase();
+    else return false;
+  }
+}
+
 bool reads_varied(const FunctionIR& ir, const Activity& act, const Expr* e) {
   e = strip(e, ir.unit);
+  if (reads_non_differentiable(e)) return false;
   if (auto* call = dyn_cast<CallExpr>(e)) {
     auto it = ir.call_result.find(call);
     if (it != ir.call_result.end()) return act.of(it->second) && has_result_adjoint(call->getType(), ir.unit);
@@ -111,7 +125,8 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
   std::vector<char> useful = useful_variables(ir);
   bool changed = true;
   auto mark = [&](Var* v) {
-    if (v && useful[v->index] && !act.varied[v->index]) act.varied[v->index] = changed = 1;
+    if (v && useful[v->index] && !act.varied[v->index] && !non_differentiable(v->decl))
+      act.varied[v->index] = changed = 1;
   };
   while (changed) {
     changed = false;
@@ -121,7 +136,8 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
         if (!varied_rhs) return;
         if (n->target && (n->target->floating || n->target->value)) mark(n->target);
         if (n->memory_root && is_floating(n->lhs->getType())) mark(n->memory_root);
-      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && args_varied(ir, act, n)) {
+      } else if (n->kind == NodeKind::Call && ir.hoisted.count(n->call) && args_varied(ir, act, n) &&
+                 !non_differentiable(n->call->getDirectCallee())) {
         if (n->result && (n->result->floating || n->result->value || n->result->memory)) mark(n->result);
         std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
         std::vector<AdArg> args = ad_args(n->call);

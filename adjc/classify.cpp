@@ -239,7 +239,20 @@ bool reaches_differentiable(QualType t) {
   return p->isPointerType() && (is_differentiable(p) || reaches_differentiable(p));
 }
 
+bool non_differentiable(const Decl* d) {
+  auto marked = [](const Decl* x) {
+    for (const auto* a : x->specific_attrs<AnnotateAttr>())
+      if (a->getAnnotation() == "non_differentiable") return true;
+    return false;
+  };
+  if (!d) return false;
+  if (marked(d)) return true;
+  if (isa<FieldDecl, CXXMethodDecl>(d)) return marked(cast<Decl>(d->getDeclContext()));
+  return false;
+}
+
 bool derivative_free(const FunctionDecl* callee) {
+  if (non_differentiable(callee)) return true;
   if (is_differentiable(callee->getReturnType())) return false;
   for (const AdParam& p : ad_params(callee))
     if (is_written_param(p.type) || reaches_differentiable(p.type)) return false;

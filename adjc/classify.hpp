@@ -198,6 +198,10 @@ std::string base_name(const clang::FunctionDecl* fn, const UnitFacts& unit);
 bool reaches_differentiable(clang::QualType t);
 // A call that needs no derivative: its result carries none and it writes nothing.
 bool derivative_free(const clang::FunctionDecl* callee);
+// Marked `__attribute__((annotate("non_differentiable")))`, as Clad's non_differentiable marks a
+// function, a data member, a variable or a class (its members then): its values are constants to
+// the derivative, and calls of such a function are made as written.
+bool non_differentiable(const clang::Decl* d);
 // Whether `s` may modify `v` (after `after`, when valid; `sm` orders locations): a use of it other
 // than as a value read through members, elements and const member calls. A lambda's capture by
 // reference counts as a modification.

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <map>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -90,6 +91,12 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
   }
 };
 
+// Appended to the unit for the parse: std::complex is differentiated with adjoint/complex.hpp's
+// operations, which adjoint/ad.hpp includes only when <complex> came first; appended, it is there
+// whichever order the unit includes them in (and line numbers stay).
+constexpr llvm::StringLiteral kComplexSupport =
+    "\n#if defined(_GLIBCXX_COMPLEX) || defined(_LIBCPP_COMPLEX)\n#include \"adjoint/complex.hpp\"\n#endif\n";
+
 class Consumer : public ASTConsumer {
  public:
   Consumer(CompilerInstance& ci, Output& out, std::unique_ptr<syntax::TokenCollector> tokens)
@@ -118,10 +125,18 @@ class Consumer : public ASTConsumer {
     std::string path = main.getName().str();
     llvm::SmallString<256> absolute(path);
     llvm::sys::fs::make_absolute(absolute);
+    std::string unit_text;
+    llvm::raw_string_ostream unit_stream(unit_text);
+    rewriter.getEditBuffer(sm.getMainFileID()).write(unit_stream);
+    // The parse saw the unit with kComplexSupport appended; the output carries it only where the
+    // generated code may need it.
+    if (llvm::StringRef(unit_text).ends_with(kComplexSupport)) unit_text.resize(unit_text.size() - kComplexSupport.size());
+    Preprocessor& pp = ci_.getPreprocessor();
+    if (pp.isMacroDefined("_GLIBCXX_COMPLEX") || pp.isMacroDefined("_LIBCPP_COMPLEX"))
+      unit_text += "\n#include \"adjoint/complex.hpp\"\n";
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n";
-    rewriter.getEditBuffer(sm.getMainFileID()).write(os);
+    os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n" << unit_text;
     os << generator.generated_code();
     out_.text = os.str();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) out_.inputs.push_back(it->first.getName().str());
@@ -285,7 +300,7 @@ class Consumer : public ASTConsumer {
       names = lit->getString().str();
     }
     // One flag per parameter as adjc differentiates them: a member function's object first,
-    // selected by the name `this` (not by default).
+    // selected by the name `this` or, as every differentiable parameter is, by an empty list.
     const bool object = with_object(fn) != nullptr;
     const std::vector<AdParam> params = ad_params(fn);
     std::vector<bool> selected(params.size(), false);
@@ -319,9 +334,11 @@ class Consumer : public ASTConsumer {
         return diags.error(call->getArg(1)->getBeginLoc(),
                            quoted(fn->getNameAsString()) + " has no parameter named " + quoted(name));
     }
-    if (!any)
+    if (!any) {
       for (unsigned i = first_param; i < fn->getNumParams(); ++i)
         any |= selected[i + (object ? 1 : 0)] = is_differentiable(params[i + (object ? 1 : 0)].type);
+      if (object) any |= selected[0] = is_differentiable(params[0].type);
+    }
     if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
 
     GeneratedGradient g = generator.request(fn, selected, at);
@@ -334,8 +351,19 @@ class Consumer : public ASTConsumer {
       replacements.push_back(
           {call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
     } else {
-      replacements.push_back(
-          {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});
+      // A function object named by a variable is bound: execute may leave it out, as Clad's does.
+      // A lambda's variable stays used (no warning) when the request no longer names it.
+      std::string bound, request;
+      const VarDecl* var = nullptr;
+      if (auto* ref = dyn_cast<DeclRefExpr>(target)) var = dyn_cast<VarDecl>(ref->getDecl());
+      std::string var_name = !var ? ""
+                             : var->isLocalVarDeclOrParm() ? var->getNameAsString()
+                                                           : "::" + var->getQualifiedNameAsString();
+      if (var && callable && object && g.object_adjoint >= 0) bound = ", &" + var_name;
+      request = "::adjoint::gradient_function<" + g.function_value + ", " + std::to_string(g.object_adjoint) +
+                (bound.empty() ? "" : ", true") + ">{" + g.source_function + "()" + bound + "}";
+      if (var && callable && bound.empty()) request = "(static_cast<void>(" + var_name + "), " + request + ")";
+      replacements.push_back({call, request});
     }
     if (!inserted.insert(g.declaration).second) return;
     // Declare the grad where the function itself is declared in this file, else before the
@@ -410,6 +438,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return pa == pb;
 }
 
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return !f.bad();
+}
+
 // Writes `text` to `path` through a temporary file, so a failed run leaves no half-written file.
 bool write_file(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp" + std::to_string(::getpid());
@@ -469,13 +504,18 @@ int main(int argc, char** argv) {
     }
   if (i == argc) return adjc::usage("missing '--' before the compiler flags");
   for (++i; i < argc; ++i) flags.push_back(argv[i]);
-  if (!llvm::sys::fs::exists(input)) {
-    std::fprintf(stderr, "adjc: error: cannot read '%s'\n", input.c_str());
-    return 1;
-  }
 
   clang::tooling::FixedCompilationDatabase db(".", flags);
   clang::tooling::ClangTool tool(db, {input});
+  std::string unit_text;
+  if (!llvm::sys::fs::exists(input) || !adjc::read_file(input, unit_text)) {
+    std::fprintf(stderr, "adjc: error: cannot read '%s'\n", input.c_str());
+    return 1;
+  }
+  llvm::SmallString<256> absolute_input(input);
+  llvm::sys::fs::make_absolute(absolute_input);
+  unit_text += adjc::kComplexSupport;
+  tool.mapVirtualFile(absolute_input, unit_text);
   // Warnings are the compiler's job when it builds adjc's output; adjc reports errors only.
   std::vector<std::string> extra = {"-DADJOINT_ADJC=1", "-resource-dir=" ADJC_CLANG_RESOURCE_DIR, "-w"};
   extra.insert(extra.end(), {"-idirafter", ADJC_PARSE_INCLUDE_DIR});

@@ -142,9 +142,6 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   }
   if (is_library_class(t, ir_.unit)) {
     std::string hint = std_function_hint(t);
-    if (is_std_complex(t))
-      hint = ", which adjc differentiates once the unit includes <adjoint/complex.hpp> (adjoint/ad.hpp includes it "
-             "when <complex> is included before it)";
     fail(loc, what + " has type '" + type.getAsString() + "'" +
                   (hint.empty() ? ", a library class adjc does not differentiate; pass its elements as a pointer and "
                                   "a length (such as 'const double* x, int n')"

@@ -279,6 +279,32 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   return lower_constructor(construct, stmt, block, out);
 }
 
+namespace {
+
+// The member whose address `e` takes (`&x`, an array member `data` as a pointer), or "this" for the
+// object itself, when `e` holds an address within the object the constructor builds.
+std::string self_address(const Stmt* e) {
+  if (!e) return "";
+  auto own_member = [](const Expr* x) -> const MemberExpr* {
+    auto* m = dyn_cast<MemberExpr>(x->IgnoreParens());
+    return m && isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts()) ? m : nullptr;
+  };
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    if (const MemberExpr* m = own_member(u->getSubExpr())) return m->getMemberDecl()->getNameAsString();
+  if (auto* c = dyn_cast<ImplicitCastExpr>(e); c && c->getCastKind() == CK_ArrayToPointerDecay)
+    if (const MemberExpr* m = own_member(c->getSubExpr())) return m->getMemberDecl()->getNameAsString();
+  if (isa<CXXThisExpr>(e)) return "this";
+  for (const Stmt* c : e->children()) {
+    // `this->x` reads a member: only what the member expression then does with it counts.
+    if (auto* m = dyn_cast_or_null<MemberExpr>(c); m && isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts()))
+      continue;
+    if (std::string found = self_address(c); !found.empty()) return found;
+  }
+  return "";
+}
+
+}  // namespace
+
 // A constructor that computes (`Scaled(double v) : value(v * 2) {}`, or a body): its parameters
 // become locals assigned the arguments, and its member initialisers and body are lowered in place on
 // a local object of the class that stands for its `this` (one per constructor and function, so
@@ -312,6 +338,33 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
                   (ci->isBaseInitializer() && !ci->isBaseVirtual());
   if (!plain_body) return false;
   const RecordDecl* record = ctor->getParent();
+  // A pointer member set to the object's own memory: the object is taken apart into its members,
+  // so the pointer would point into the object it was built in, not into the members.
+  std::string pointer, target;
+  for (const CXXCtorInitializer* ci : ctor->inits())
+    if (ci->getMember() && ci->getMember()->getType()->isPointerType() && target.empty()) {
+      const Expr* init = ci->getInit();
+      if (auto* d = dyn_cast<CXXDefaultInitExpr>(init->IgnoreImplicit())) init = d->getExpr();
+      target = self_address(init);
+      pointer = "'" + ci->getMember()->getNameAsString() + "'";
+    }
+  std::function<void(const Stmt*)> stores = [&](const Stmt* s) {
+    if (!s || !target.empty()) return;
+    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && b->getType()->isPointerType()) {
+      target = self_address(b->getRHS());
+      pointer = "a pointer";
+    }
+    for (const Stmt* c : s->children()) stores(c);
+  };
+  stores(body);
+  if (!target.empty()) {
+    fail(construct->getBeginLoc(),
+         "this constructor of '" + record->getNameAsString() + "' points " + pointer + " at " +
+             (target == "this" ? "the object itself" : "its own member '" + target + "'") +
+             ", which adjc does not support: it takes such objects apart into their members, which the pointer "
+             "would not follow; point it at memory outside the object");
+    return false;
+  }
   const VarDecl*& object = constructed_[ctor];
   if (!object) {
     VarDecl* vd = synthesized("_" + record->getName().str(), construct->getType().getUnqualifiedType(),

@@ -46,6 +46,40 @@ TypePrinter::TypePrinter(ASTContext& c) : context(c), policy(c.getLangOpts()) {
 }
 std::string TypePrinter::str(QualType t) const { return TypeName::getFullyQualifiedName(t, context, policy, true); }
 
+std::string TypePrinter::member(const std::string& base, const ValueDecl* d, bool arrow) const {
+  if (d->getAccess() == AS_public || d->getAccess() == AS_none) return base + (arrow ? "->" : ".") + d->getName().str();
+  // The tag names the member by its class and its place among the class's declarations.
+  auto [it, fresh] = private_members_.emplace(d, "");
+  if (fresh) {
+    auto* record = cast<CXXRecordDecl>(d->getDeclContext());
+    unsigned index = 0;
+    for (const Decl* m : record->decls()) {
+      if (m == d) break;
+      ++index;
+    }
+    it->second = "::adjoint::detail::member_tag<" + str(QualType(record->getTypeForDecl(), 0)) + ", " +
+                 std::to_string(index) + ">";
+  }
+  if (auto* m = dyn_cast<CXXMethodDecl>(d); m && m->isStatic()) return "member_pointer(" + it->second + "{})";
+  return "(" + base + (arrow ? "->*" : ".*") + "member_pointer(" + it->second + "{}))";
+}
+
+std::string TypePrinter::private_members() const {
+  std::string out;
+  for (const auto& [d, tag] : private_members_) {
+    QualType record(cast<CXXRecordDecl>(d->getDeclContext())->getTypeForDecl(), 0);
+    std::string pointer = "&" + str(record) + "::" + d->getName().str();
+    // An overloaded member function is named with its type.
+    if (auto* m = dyn_cast<CXXMethodDecl>(d))
+      pointer = "static_cast<" +
+                str(m->isStatic() ? context.getPointerType(d->getType())
+                                  : context.getMemberPointerType(d->getType(), record.getTypePtr())) +
+                ">(" + pointer + ")";
+    out += "template struct ::adjoint::detail::private_member<" + tag + ", " + pointer + ">;\n";
+  }
+  return out;
+}
+
 std::string TypePrinter::declare(QualType t, const std::string& name) const {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -161,7 +195,7 @@ std::string Printer::primal(const Expr* e) const {
   }
   if (auto* m = dyn_cast<MemberExpr>(e)) {
     if (Var* v = ir_.var(m)) return use(v->name);
-    return primal(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    return types_.member(primal(m->getBase()), m->getMemberDecl(), m->isArrow());
   }
   if (const Expr* container = container_data_object(e, ir_.unit)) return primal(container) + ".data()";
   if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Extension) return primal(u->getSubExpr());
@@ -196,6 +230,7 @@ std::string Printer::call_text(const CallExpr* call) const {
   // A function's name as generated code spells it (a static member through its class).
   auto name_of = [&](const FunctionDecl* g) {
     auto* m = dyn_cast<CXXMethodDecl>(g);
+    if (m && m->getAccess() != AS_public && !m->getPrimaryTemplate()) return types_.member("", m, false);
     return (m ? types_.str(QualType(m->getParent()->getTypeForDecl(), 0)) + "::" : qualifier(g)) +
            g->getNameAsString() + types_.template_arguments(g);
   };
@@ -207,8 +242,7 @@ std::string Printer::call_text(const CallExpr* call) const {
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
     auto* callee = cast<MemberExpr>(mc->getCallee()->IgnoreParens());
     if (args.size() > f->getNumParams())
-      return "(" + primal(args[0].expr) + ")" + (args[0].address ? "." : "->") + f->getNameAsString() + "(" + list(1) +
-             ")";
+      return types_.member("(" + primal(args[0].expr) + ")", f, !args[0].address) + "(" + list(1) + ")";
     return types_.str(QualType(cast<CXXMethodDecl>(f)->getParent()->getTypeForDecl(), 0)) +
            "::" + callee->getMemberDecl()->getNameAsString() + "(" + list(0) + ")";
   }
@@ -283,7 +317,7 @@ std::string Printer::adjoint(const Expr* e) const {
   }
   if (auto* s = dyn_cast<ArraySubscriptExpr>(e)) return adjoint(s->getBase()) + "[" + primal(s->getIdx()) + "]";
   if (auto* m = dyn_cast<MemberExpr>(e)) {
-    std::string member = adjoint(m->getBase()) + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getName().str();
+    std::string member = types_.member(adjoint(m->getBase()), m->getMemberDecl(), m->isArrow());
     // A `const T*` member of the adjoint struct points at the (writable) adjoint array.
     QualType t = m->getType();
     if (t->isPointerType() && t->getPointeeType().isConstQualified())

@@ -32,6 +32,15 @@ struct TypePrinter {
   // `<float>` for a template specialization ("" otherwise): calls spell it, since the arguments
   // may not be deducible.
   std::string template_arguments(const clang::FunctionDecl* f) const;
+  // `base.name` or `base->name` (`arrow`) for the data member or member function `d`; a member that
+  // is not public, which code outside its class cannot name, through a pointer to it that
+  // private_members() hands out.
+  std::string member(const std::string& base, const clang::ValueDecl* d, bool arrow) const;
+  // The explicit instantiations that hand out pointers to the private members member() printed.
+  std::string private_members() const;
+
+ private:
+  mutable std::map<const clang::ValueDecl*, std::string> private_members_;  // -> its member_tag
 };
 
 // A floating literal of type `t` that reads back as `v`.

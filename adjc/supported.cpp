@@ -120,9 +120,6 @@ class ExpressionCheck {
     if (auto* m = dyn_cast<MemberExpr>(e)) {
       if (ir_.var(m)) return;
       if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
-      if (m->getMemberDecl()->getAccess() != AS_public)
-        return fail(at, "member '" + m->getMemberDecl()->getNameAsString() +
-                            "' must be public: adjc's generated code reads it from outside the class");
       // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
       const Expr* base = strip(m->getBase(), ir_.unit);
       if (isa<CallExpr>(base) && !own_copy_operation(base->getType()).empty())
@@ -206,9 +203,9 @@ class ExpressionCheck {
     if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
       if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
         return fail(at, "virtual calls are not supported");
-      if (m->getAccess() != AS_public && callee_kind(callee, ir_.unit) != CalleeKind::Plain)
+      if (m->getAccess() != AS_public && callee_kind(callee, ir_.unit) == CalleeKind::Custom)
         return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
-                            "' must be public: adjc's generated code calls it from outside the class");
+                            "' must be public: its custom pullback's caller calls it from outside the class");
     }
     if (callee_kind(callee, ir_.unit) != CalleeKind::Plain && base_name(callee, ir_.unit).empty())
       return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");

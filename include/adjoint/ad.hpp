@@ -167,6 +167,26 @@ void assign(T& to, const T& from) {
   ::new (static_cast<void*>(std::addressof(to))) T(static_cast<const T&>(copy));
 }
 
+// Generated code reaches a private or protected member (data or function) through a pointer to it:
+// an explicit instantiation may name any member (`template struct private_member<member_tag<C, 2>,
+// &C::x>;`, which adjc emits), and its friend function hands the pointer out to the member's tag
+// (the class and the member's place among its declarations).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-template-friend"  // defined by private_member, as intended
+#endif
+template <class Class, unsigned Member>
+struct member_tag {
+  friend constexpr auto member_pointer(member_tag);
+};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+template <class Tag, auto Member>
+struct private_member {
+  friend constexpr auto member_pointer(Tag) { return Member; }
+};
+
 // A struct with every member zero, for structs whose `T{}` would not be (default member
 // initialisers, a default constructor of the user's) or does not compile (no default constructor).
 template <class T>
@@ -374,25 +394,90 @@ inline std::size_t thread_tape_bytes() {
   return bytes;
 }
 
-// A generated gradient: `Grad` is the function adjc generated (resolved at compile time).
-template <auto Grad>
+namespace detail {
+
+template <class F>
+struct grad_parameters;
+template <class... P>
+struct grad_parameters<void (*)(P...)> {
+  using type = std::tuple<P...>;
+};
+
+// Whether `Grad` can be called with the elements of the tuple type `T`.
+template <auto Grad, class T>
+constexpr bool callable_with = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::is_invocable_v<decltype(Grad), std::tuple_element_t<I, T>...>;
+}(std::make_index_sequence<std::tuple_size_v<T>>{});
+
+// Whether the first of the arguments `T` is the object Grad takes first (`P`: Grad's parameters).
+template <class P, class T>
+constexpr bool object_first = [] {
+  if constexpr (std::tuple_size_v<T> == 0) return false;
+  else return std::is_convertible_v<std::tuple_element_t<0, T>, std::tuple_element_t<0, P>>;
+}();
+
+// `t` without its first element.
+template <class T>
+auto drop_first(T&& t) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::forward_as_tuple(std::get<I + 1>(std::forward<T>(t))...);
+  }(std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<T>> - 1>{});
+}
+
+// `t` with `value` inserted before its element `At`.
+template <std::size_t At, class T, class V>
+auto insert_at(T&& t, V&& value) {
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return std::forward_as_tuple(std::get<I>(std::forward<T>(t))..., std::forward<V>(value),
+                                 std::get<At + J>(std::forward<T>(t))...);
+  }(std::make_index_sequence<At>{}, std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<T>> - At>{});
+}
+
+}  // namespace detail
+
+// A generated gradient: `Grad` is the function adjc generated (resolved at compile time). For a
+// member function or function object differentiated in its object too, `ObjectAdjoint` is the
+// index of the object's adjoint among Grad's parameters (else -1); `Bound`: the request named the
+// object (`adjoint::gradient(E)` for a function object E), which `bound` points to. Besides Grad's
+// own arguments, execute takes, as Clad's does, the object by reference (`g.execute(obj, x, &d_x)`),
+// no object when the request named one, and no object adjoint (a zeroed one is used and dropped).
+template <auto Grad, int ObjectAdjoint = -1, bool Bound = false>
 struct gradient_function {
+  using parameters = typename detail::grad_parameters<decltype(Grad)>::type;
+  using object_pointer = std::tuple_element_t<0, std::conditional_t<Bound, parameters, std::tuple<const void*>>>;
   const char* generated_source;
+  object_pointer bound = nullptr;
 
   template <class... Args>
   void execute(Args&&... args) const {
-    Grad(std::forward<Args>(args)...);
-  }
-  // A member function's or function object's object may also be passed by reference, as
-  // Clad's execute takes it: `g.execute(obj, x, &d_x)` for `g.execute(&obj, x, &d_x)`.
-  template <class Object, class... Args>
-    requires(std::is_class_v<std::remove_reference_t<Object>> &&
-             !std::is_invocable_v<decltype(Grad), Object&&, Args&&...> &&
-             std::is_invocable_v<decltype(Grad), std::remove_reference_t<Object>*, Args&&...>)
-  void execute(Object&& object, Args&&... args) const {
-    Grad(&object, std::forward<Args>(args)...);
+    call(std::forward_as_tuple(std::forward<Args>(args)...));
   }
   const char* source() const { return generated_source; }
+
+ private:
+  template <class T>
+  void call(T&& t) const {
+    using Tuple = std::remove_cvref_t<T>;
+    constexpr std::size_t n = std::tuple_size_v<Tuple>, all = std::tuple_size_v<parameters>;
+    if constexpr (detail::callable_with<Grad, Tuple>) {
+      std::apply(Grad, std::forward<T>(t));
+    } else if constexpr (n > 0 && std::is_lvalue_reference_v<std::tuple_element_t<0, Tuple>> &&
+                         std::is_class_v<std::remove_cvref_t<std::tuple_element_t<0, Tuple>>> &&
+                         detail::object_first<parameters, std::tuple<std::remove_reference_t<
+                                                              std::tuple_element_t<0, Tuple>>*>>) {
+      // The object by reference: by pointer, as Grad takes it.
+      call(std::tuple_cat(std::make_tuple(std::addressof(std::get<0>(t))), detail::drop_first(std::forward<T>(t))));
+    } else if constexpr (Bound && (n + 2 == all || (n + 1 == all && !detail::object_first<parameters, Tuple>))) {
+      call(std::tuple_cat(std::make_tuple(bound), std::forward<T>(t)));
+    } else {
+      static_assert(ObjectAdjoint >= 0 && n + 1 == all && detail::object_first<parameters, Tuple>,
+                    "adjoint::gradient_function::execute: these arguments match no form of the gradient "
+                    "(docs/adjc.md, \"Asking for a gradient\")");
+      using Object = std::remove_pointer_t<std::tuple_element_t<ObjectAdjoint, parameters>>;
+      Object scratch = detail::zeroed<Object>();
+      std::apply(Grad, detail::insert_at<ObjectAdjoint>(std::forward<T>(t), &scratch));
+    }
+  }
 };
 
 // A generated gradient of a lambda with captures: `execute` passes the captured values first (the
@@ -413,6 +498,15 @@ template <auto Grad, class... Captured>
 closure_gradient_function<Grad, Captured...> closure_gradient(const char* source, Captured... captured) {
   return {source, {captured...}};
 }
+
+// Marks a function, data member, variable or class whose values adjc treats as constants: no
+// derivative flows through them, and calls of such a function run as written (Clad's
+// `non_differentiable`; adjc reads the annotation clang records, which other compilers ignore).
+#if defined(__clang__)
+#define ADJOINT_NON_DIFFERENTIABLE __attribute__((annotate("non_differentiable")))
+#else
+#define ADJOINT_NON_DIFFERENTIABLE
+#endif
 
 // Requests the gradient of `fn` with respect to the named parameters (comma-separated; empty
 // = every differentiable parameter). adjc replaces the call; see docs/adjc.md.

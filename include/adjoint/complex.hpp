@@ -1,7 +1,7 @@
 #pragma once
 // adjoint/complex.hpp: std::complex<double> and std::complex<float> in code adjc differentiates
 // (docs/adjc.md, "std::complex"). adjoint/ad.hpp includes it when <complex> was included first;
-// include it yourself otherwise.
+// adjc adds it after the unit otherwise.
 //
 // std::complex<T> is a value class to adjc: the adjoint of a complex z = x + iy is the complex
 // dL/dx + i dL/dy, and everything done to complex values is a call with a custom pullback below.

@@ -39,6 +39,14 @@ void expect_gradients(const char* name, F f, G g, double x, double y) {
   expect_gradient("  dy", dy, y, [&] { return f(x, y); });
 }
 
+// A derivative against its known value (where finite differences of the function would not give
+// it: parts marked non-differentiable are constants to the derivative).
+inline void expect_value(const char* what, double analytic, double expected) {
+  const bool ok = std::fabs(analytic - expected) <= 1e-9 * std::fmax(1.0, std::fabs(expected));
+  std::printf("%s = %.6f (expected %.6f)%s\n", what, analytic, expected, ok ? "" : "  MISMATCH");
+  if (!ok) ++failures;
+}
+
 inline int report() {
   if (failures) std::printf("FAILED: %d mismatches\n", failures);
   else std::printf("PASSED\n");

@@ -1,9 +1,9 @@
 // std::complex<double> and std::complex<float>: locals, parameters (their adjoint a complex
 // d/dRe + i d/dIm), arithmetic with complex and real operands, updates in place, the accessors
 // and the <complex> functions adjoint/complex.hpp gives pullbacks.
-#include <complex>
-
+// <complex> after adjoint/ad.hpp, as a unit may include them.
 #include <adjoint/ad.hpp>
+#include <complex>
 
 #include "check.hpp"
 

@@ -1,5 +1,6 @@
 // Function objects: a functor's operator() requested through the object, and called inside
-// differentiated code.
+// differentiated code. A request naming the object binds it (execute may leave it out, as Clad's
+// does); without a list the object is differentiated too, and its adjoint may be left out.
 #include <adjoint/ad.hpp>
 
 #include "check.hpp"
@@ -15,6 +16,14 @@ struct Gaussian {
 };
 struct Product {
   double operator()(double x, double y) const { return x * y * y; }
+};
+class Experiment {
+  double x, y;  // private, as in Clad's tests
+
+ public:
+  Experiment(double p_x = 0, double p_y = 0) : x(p_x), y(p_y) {}
+  double operator()(double i, double j) { return x * i * j + y * i; }
+  double& at(int k) { return k == 0 ? x : y; }
 };
 double use_functor(double x, double y) {
   Product p;
@@ -36,5 +45,20 @@ int main() {
   adjoint::gradient(use_functor).execute(x, y, &dx, &dy);
   expect_gradient("d use_functor / dx", dx, x, [&] { return use_functor(x, y); });
   expect_gradient("d use_functor / dy", dy, y, [&] { return use_functor(x, y); });
+  // Bound: execute(i, j, &d_E, &di, &dj) and execute(i, j, &di, &dj); the object as it is when
+  // execute runs.
+  Experiment E(3, 5), d_E;
+  double i = 7, j = 9, di = 0, dj = 0;
+  auto E_grad = adjoint::gradient(E);
+  E_grad.execute(i, j, &d_E, &di, &dj);
+  expect_gradient("d E / di (bound)", di, i, [&] { return E(i, j); });
+  expect_gradient("d E / dj (bound)", dj, j, [&] { return E(i, j); });
+  expect_gradient("d E / dx (bound, private member)", d_E.at(0), E.at(0), [&] { return E(i, j); });
+  expect_gradient("d E / dy (bound, private member)", d_E.at(1), E.at(1), [&] { return E(i, j); });
+  E.at(0) = 6;
+  di = dj = 0;
+  E_grad.execute(i, j, &di, &dj);
+  expect_gradient("d E / di (bound, changed, no object adjoint)", di, i, [&] { return E(i, j); });
+  expect_gradient("d E / dj (bound, changed, no object adjoint)", dj, j, [&] { return E(i, j); });
   return clad_style::report();
 }

@@ -29,6 +29,21 @@ struct Stateless {
     return s;
   }
 };
+// Private data members and member functions (static too) read by generated code.
+class Sealed {
+ public:
+  Sealed(double a, double b) : a_(a), b_(b) {}
+  double loss(double x) const { return square(a_ * x + offset()) + b_ * double(count()) + cube(x) * a_; }
+  double& a() { return a_; }
+  double& b() { return b_; }
+
+ private:
+  double a_, b_;
+  double square(double v) const { return v * v; }
+  double offset() const { return b_ * 0.5; }
+  int count() const { return 3; }
+  static double cube(double v) { return v * v * v; }
+};
 void scale_into(double* out, double v, double k) { *out = v * k; }
 void accumulate_square(double& acc, double v) { acc += v * v; }
 double calls_callables(double x, double y) {
@@ -51,6 +66,28 @@ TEST(Callables, member_function) {
   EXPECT_NEAR(dq.a, x * x, 1e-12);
   EXPECT_NEAR(dq.b, x, 1e-12);
   EXPECT_NEAR(dx, 2 * q.a * x + q.b, 1e-12);
+}
+TEST(Callables, private_members) {
+  Sealed s(1.5, -0.7), ds(0, 0);
+  double x = 0.9, dx = 0;
+  // No list: the object is differentiated too; its adjoint may also be left out.
+  adjoint::gradient(&Sealed::loss).execute(s, x, &ds, &dx);
+  const double h = 1e-6;
+  auto fd = [&](double& v) {
+    const double saved = v;
+    v = saved + h;
+    const double up = s.loss(x);
+    v = saved - h;
+    const double down = s.loss(x);
+    v = saved;
+    return (up - down) / (2 * h);
+  };
+  EXPECT_NEAR(dx, fd(x), 1e-6);
+  EXPECT_NEAR(ds.a(), fd(s.a()), 1e-6);
+  EXPECT_NEAR(ds.b(), fd(s.b()), 1e-6);
+  double dx_alone = 0;
+  adjoint::gradient(&Sealed::loss).execute(&s, x, &dx_alone);
+  EXPECT_NEAR(dx_alone, dx, 1e-12);
 }
 TEST(Callables, nonconst_member_calls) {
   Meter m{1.25};
