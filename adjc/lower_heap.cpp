@@ -1,7 +1,8 @@
-// Heap arrays: a local pointer given `new T[n]`, `new T(v)` or `new T` (T arithmetic), or the C
-// library's `(T*)malloc(k * sizeof(T))` or `(T*)calloc(k, sizeof(T))`, is memory of its own, like
-// a local array of n elements (one for `new T(v)`), and `delete`/`delete[]`/`free` of it is
-// dropped: the reverse sweep frees it, and its adjoint, when it is done reading it (lowering.hpp).
+// Heap arrays: a local pointer given `new T[n]`, `new T(v)` or `new T` (T arithmetic, or a struct
+// that may be the element of a local array), or the C library's `(T*)malloc(k * sizeof(T))` or
+// `(T*)calloc(k, sizeof(T))`, is memory of its own, like a local array of n elements (one for `new
+// T(v)`), and `delete`/`delete[]`/`free` of it is dropped: the reverse sweep frees it, and its
+// adjoint, when it is done reading it (lowering.hpp).
 // `p = (T*)realloc(p, k * sizeof(T))` is a new heap array of k elements, the first copied from p.
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
@@ -49,13 +50,8 @@ const Expr* Lowering::element_count(const Expr* bytes, QualType element) {
   if (uint64_t n = elements_of_size(bytes)) return int_literal(int(n), context_.LongTy);
   auto* product = dyn_cast<BinaryOperator>(bytes->IgnoreParenImpCasts());
   if (!product || product->getOpcode() != BO_Mul) return nullptr;
-  auto one = [&](const Expr* e) {
-    auto* size = dyn_cast<UnaryExprOrTypeTraitExpr>(e->IgnoreParenImpCasts());
-    return size && size->getKind() == UETT_SizeOf &&
-           context_.hasSameUnqualifiedType(size->getTypeOfArgument().getCanonicalType(), element);
-  };
-  if (one(product->getRHS())) return product->getLHS()->IgnoreParenImpCasts();
-  if (one(product->getLHS())) return product->getRHS()->IgnoreParenImpCasts();
+  if (elements_of_size(product->getRHS()) == 1) return product->getLHS()->IgnoreParenImpCasts();
+  if (elements_of_size(product->getLHS()) == 1) return product->getRHS()->IgnoreParenImpCasts();
   return nullptr;
 }
 
