@@ -355,6 +355,31 @@ bool is_library(const FunctionDecl* f) {
   return sm.isInSystemHeader(f->getLocation());
 }
 
+std::string c_memory_function(const CallExpr* call) {
+  const FunctionDecl* f = call ? call->getDirectCallee() : nullptr;
+  if (!f || !f->getIdentifier() || !is_library(f) || !f->getDeclContext()->getRedeclContext()->isFileContext())
+    return "";
+  const std::string name = f->getName().str();
+  for (const char* known : {"malloc", "calloc", "realloc", "free", "memset"})
+    if (name == known) return name;
+  return "";
+}
+
+const CallExpr* c_allocation(const Expr* e) {
+  auto* cast = dyn_cast<ExplicitCastExpr>(e->IgnoreParens());
+  if (!cast || !isa<CStyleCastExpr, CXXStaticCastExpr>(cast) || !cast->getType()->isPointerType()) return nullptr;
+  auto* call = dyn_cast<CallExpr>(cast->getSubExpr()->IgnoreParenImpCasts());
+  const std::string name = c_memory_function(call);
+  return name == "malloc" || name == "calloc" || name == "realloc" ? call : nullptr;
+}
+
+const Expr* allocation(const Expr* e) {
+  if (!e) return nullptr;
+  if (auto* full = dyn_cast<ExprWithCleanups>(e)) e = full->getSubExpr();
+  e = e->IgnoreParenImpCasts();
+  return isa<CXXNewExpr>(e) || c_allocation(e) ? e : nullptr;
+}
+
 bool is_number_pair(QualType t) {
   t = t.getNonReferenceType().getCanonicalType();
   auto* pair = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());

@@ -33,6 +33,13 @@ MathFn math_function(const clang::CallExpr* call);
 // differentiates a library function's body: it has a rule (math_function), a custom pullback, or
 // no derivative (docs/adjc.md, "Library functions").
 bool is_library(const clang::FunctionDecl* f);
+// `malloc`, `calloc`, `realloc`, `free` or `memset` of the C library (also as `std::malloc`), or "".
+std::string c_memory_function(const clang::CallExpr* call);
+// The C allocation `e` is, `(T*)malloc(...)`, `calloc` or `realloc` cast to its pointer type (also
+// by static_cast): the call; or nullptr.
+const clang::CallExpr* c_allocation(const clang::Expr* e);
+// The allocation `e` is: a `new`, or a C allocation (c_allocation); or nullptr.
+const clang::Expr* allocation(const clang::Expr* e);
 // A class from a library (std::vector, std::complex, ...; the same rule as is_library) that is
 // not a value class or a number pair, behind any references, pointers and arrays: adjc does not
 // model its contents, so variables of it are rejected.

@@ -130,10 +130,13 @@ void Emitter::pop_kept(Code& code, const Node* parallel) const {
   for (auto it = vs.rbegin(); it != vs.rend(); ++it) code.line(pop(use((*it)->name), (*it)->type, *it));
 }
 
-// A heap array's `heap_size` elements, value-initialised (zero).
-std::string Emitter::heap_allocation(const Var* heap) const {
-  return "new " + types_.str(heap->type->getPointeeType().getUnqualifiedType()) + "[" + use(heap->heap_size->name) +
-         "]()";
+// A heap array's `heap_size` elements, value-initialised (zero); an adjoint of structs zero
+// byte-wise (`T{}` would apply default member initialisers).
+std::string Emitter::heap_allocation(const Var* heap, bool adjoint) const {
+  const std::string element = types_.str(heap->type->getPointeeType().getUnqualifiedType());
+  if (adjoint && heap->type->getPointeeType()->isRecordType())
+    return "::adjoint::detail::zeroed_array<" + element + ">(" + use(heap->heap_size->name) + ")";
+  return "new " + element + "[" + use(heap->heap_size->name) + "]()";
 }
 
 // A pointer into a local array or vector is taped as its offset from the array: the reverse sweep

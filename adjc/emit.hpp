@@ -79,7 +79,7 @@ class Emitter {
   std::vector<Var*> kept(const Node* parallel) const;
   void push_kept(Code& code, const Node* parallel) const;
   void pop_kept(Code& code, const Node* parallel) const;
-  std::string heap_allocation(const Var* heap) const;
+  std::string heap_allocation(const Var* heap, bool adjoint) const;
   std::string push(const std::string& value, const Var* v = nullptr) const;
   std::string pop(const std::string& lvalue, QualType type, const Var* v = nullptr) const;
   std::vector<Var*> iteration_kept(const Node* loop) const;

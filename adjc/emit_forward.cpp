@@ -43,7 +43,7 @@ void Emitter::forward_node(Node* n, Code& code) {
       if (n->save && !n->bulk) code.line(push(lhs, n->target));
       if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
       else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
-      if (n->allocates) code.line(use(n->allocates->name) + " = " + heap_allocation(n->allocates) + ";");
+      if (n->allocates) code.line(use(n->allocates->name) + " = " + heap_allocation(n->allocates, false) + ";");
       return;
     }
     case NodeKind::Call: {

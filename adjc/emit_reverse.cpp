@@ -33,7 +33,7 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
     if (v->kind == VarKind::Local && is_vector(v->type) && body.uses(adjoint))
       sizes.line(use(adjoint) + ".resize(" + use(v->name) + ".size());");
     if (v->heap && v->heap_size && body.uses(adjoint))
-      sizes.line(use(adjoint) + " = " + heap_allocation(v.get()) + ";");
+      sizes.line(use(adjoint) + " = " + heap_allocation(v.get(), true) + ";");
   }
   body.lines.insert(body.lines.begin() + after_pops, sizes.lines.begin(), sizes.lines.end());
   for (auto& v : ir_.vars)

@@ -236,22 +236,37 @@ void Lowering::fill_elements(const Expr* object, const Expr* value, const Expr* 
   close_element_loop(loop, block);
 }
 
-// `std::fill(first, last, x)`, `std::fill_n(first, n, x)`, `std::copy(first, last, out)` and
-// `std::copy_n(first, n, out)` on pointers to numbers, as statements: the loop they are,
-// `for (long _i = 0; _i < count; ++_i) first[_i] = x;` (`out[_i] = first[_i]`), so that the
-// elements they write are assignments the tape plan sees. Null for other calls.
+// `std::fill(first, last, x)`, `std::fill_n(first, n, x)`, `std::copy(first, last, out)`,
+// `std::copy_n(first, n, out)` and `memset(first, 0, n * sizeof(T))` on pointers to numbers, as
+// statements: the loop they are, `for (long _i = 0; _i < count; ++_i) first[_i] = x;` (`out[_i] =
+// first[_i]`), so that the elements they write are assignments the tape plan sees. Null for other
+// calls (a memset of anything else stays a library call writing untyped memory, which is reported).
 const CallExpr* Lowering::pointer_algorithm_call(const Expr* e) {
   auto* call = dyn_cast<CallExpr>(e);
   auto* callee = call ? call->getDirectCallee() : nullptr;
-  if (!callee || !callee->isInStdNamespace() || !callee->getIdentifier() || call->getNumArgs() != 3) return nullptr;
+  if (!callee || !callee->getIdentifier() || call->getNumArgs() != 3) return nullptr;
   const std::string name = callee->getName().str();
-  if (name != "fill" && name != "fill_n" && name != "copy" && name != "copy_n") return nullptr;
+  const bool memset = c_memory_function(call) == "memset";
+  if (!memset && (!callee->isInStdNamespace() || (name != "fill" && name != "fill_n" && name != "copy" &&
+                                                  name != "copy_n")))
+    return nullptr;
   auto number_pointer = [](const Expr* a) {
     QualType t = a->IgnoreImpCasts()->getType();
     if (t->isArrayType()) return t->getArrayElementTypeNoTypeQual()->isArithmeticType();
     return t->isPointerType() && t->getPointeeType()->isArithmeticType();
   };
+  // memset also zeroes structs whose members are all numbers, as the assignment of `{}` does.
+  auto numbers_struct = [&](const Expr* a) {
+    QualType t = a->IgnoreImpCasts()->getType();
+    t = t->isPointerType() ? t->getPointeeType() : t->isArrayType() ? QualType(t->getArrayElementTypeNoTypeQual(), 0)
+                                                                    : QualType();
+    auto* record = t.isNull() ? nullptr : t->getAsCXXRecordDecl();
+    return record && is_plain_struct(t, ir_.unit) && record->getNumBases() == 0 &&
+           std::all_of(record->field_begin(), record->field_end(),
+                       [](const FieldDecl* f) { return f->getType()->isArithmeticType(); });
+  };
   const bool copy = name[0] == 'c';
+  if (memset && numbers_struct(call->getArg(0))) return call;
   if (!number_pointer(call->getArg(0)) || (copy && !number_pointer(call->getArg(2)))) return nullptr;
   return call;
 }
@@ -259,37 +274,65 @@ const CallExpr* Lowering::pointer_algorithm_call(const Expr* e) {
 void Lowering::lower_pointer_algorithm(const CallExpr* call, const Stmt* stmt, Node* block) {
   SourceLocation at = call->getExprLoc();
   const std::string name = call->getDirectCallee()->getName().str();
+  const std::string spelled = name == "memset" ? "'memset'" : "std::" + name;
   for (const Expr* a : call->arguments())
     if (a->HasSideEffects(context_))
-      return fail(a->getExprLoc(), "an argument of std::" + name +
+      return fail(a->getExprLoc(), "an argument of " + spelled +
                                        " with side effects is not supported; compute it in a statement before");
   auto strip_decay = [](const Expr* a) { return const_cast<Expr*>(a->IgnoreImpCasts()); };
   Expr* first = const_cast<Expr*>(call->getArg(0)->IgnoreParens());
-  QualType long_type = context_.LongTy;
-  // The element count: `last - first`, or n.
-  auto parenthesised = [&](const Expr* e) { return new (context_) ParenExpr(at, at, const_cast<Expr*>(e)); };
-  Expr* count = name.size() > 4 ? strip_decay(call->getArg(1))
-                                : BinaryOperator::Create(context_, parenthesised(call->getArg(1)->IgnoreParens()),
-                                                         parenthesised(first), BO_Sub, context_.getPointerDiffType(),
-                                                         VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
-  count = parenthesised(count);
-  Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, count, nullptr,
-                                     FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+  if (auto* untyped = dyn_cast<ImplicitCastExpr>(first); untyped && untyped->getType()->isVoidPointerType())
+    first = untyped->getSubExpr();  // memset's destination, as the pointer to numbers it is
   // The element type of a pointer or of an array.
   auto element_type = [](const Expr* pointer) {
     QualType t = pointer->getType();
     return t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   };
-  auto element_of = [&](Expr* pointer, VarDecl* counter) {
-    return new (context_) ArraySubscriptExpr(parenthesised(pointer), const_cast<Expr*>(rvalue(counter)),
-                                             element_type(pointer), VK_LValue, OK_Ordinary, at);
-  };
+  auto parenthesised = [&](const Expr* e) { return new (context_) ParenExpr(at, at, const_cast<Expr*>(e)); };
+  if (name == "memset") {
+    QualType element = element_type(first).getUnqualifiedType();
+    Expr::EvalResult byte;
+    if (!call->getArg(1)->EvaluateAsInt(byte, context_) || byte.Val.getInt() != 0)
+      return fail(call->getArg(1)->getExprLoc(),
+                  "'memset' of numbers to a value other than 0 is not supported (its bytes are no number adjc "
+                  "follows); set the elements with std::fill_n(p, k, value)");
+    const Expr* count = element_count(call->getArg(2), element);
+    if (!count)
+      return fail(call->getArg(2)->getExprLoc(), "'memset' of '" + element.getAsString() +
+                                                     "' elements with this byte count is not supported; write it "
+                                                     "'k * sizeof(" + element.getAsString() + ")'");
+    const Expr* zero = element->isRecordType() ? empty_list(element, at) : fill_value(int_literal(0), element, stmt, block);
+    return assign_elements(first, nullptr, zero, count, stmt, block);
+  }
+  // The element count: `last - first`, or n.
+  Expr* count = name.size() > 4 ? strip_decay(call->getArg(1))
+                                : BinaryOperator::Create(context_, parenthesised(call->getArg(1)->IgnoreParens()),
+                                                         parenthesised(first), BO_Sub, context_.getPointerDiffType(),
+                                                         VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
   const bool copy = name[0] == 'c';
   Expr* out = copy ? const_cast<Expr*>(call->getArg(2)->IgnoreParens()) : first;
   const Expr* value = copy ? nullptr : fill_value(call->getArg(2), element_type(out).getUnqualifiedType(), stmt, block);
+  assign_elements(out, copy ? first : nullptr, value, count, stmt, block);
+}
+
+// `for (long _i = 0; _i < (long)(count); ++_i) out[_i] = from ? from[_i] : value;`, out and from
+// pointers or arrays of numbers (or of structs, assigned member by member).
+void Lowering::assign_elements(Expr* out, Expr* from, const Expr* value, const Expr* count, const Stmt* stmt,
+                               Node* block) {
+  SourceLocation at = stmt->getBeginLoc();
+  QualType long_type = context_.LongTy;
+  auto parenthesised = [&](const Expr* e) { return new (context_) ParenExpr(at, at, const_cast<Expr*>(e)); };
+  Expr* end = CStyleCastExpr::Create(context_, long_type, VK_PRValue, CK_IntegralCast, parenthesised(count), nullptr,
+                                     FPOptionsOverride(), context_.getTrivialTypeSourceInfo(long_type, at), at, at);
+  auto element_of = [&](Expr* pointer, VarDecl* counter) {
+    QualType t = pointer->getType();
+    QualType element = t->isPointerType() ? t->getPointeeType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
+    return new (context_) ArraySubscriptExpr(parenthesised(pointer), const_cast<Expr*>(rvalue(counter)), element,
+                                             VK_LValue, OK_Ordinary, at);
+  };
   VarDecl* counter = loop_counter(nullptr, at);
   Node* loop = open_counted_loop(counter, end, stmt, stmt);
-  lower_assign(stmt, element_of(out, counter), BO_Assign, copy ? element_of(first, counter) : value, loop->body);
+  assign_member(element_of(out, counter), from ? element_of(from, counter) : value, stmt, loop->body);
   close_element_loop(loop, block);
 }
 

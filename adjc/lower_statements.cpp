@@ -65,15 +65,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (QualType element = context_.getBaseElementType(vd->getType());
       vd->getType()->isArrayType() && element->isRecordType() && !is_value_class(element, ir_.unit)) {
     auto* construct = init ? dyn_cast<CXXConstructExpr>(strip(init, ir_.unit)) : nullptr;
-    auto* record = element->getAsCXXRecordDecl();
-    if (!is_plain_struct(element, ir_.unit) || !record->hasDefaultConstructor() ||
-        record->hasUserProvidedDefaultConstructor())
-      return fail(at, "local array of structs '" + vd->getName().str() + "' of type '" +
-                          element.getUnqualifiedType().getAsString() +
-                          "' is not supported: its members must be numbers, structs of numbers or arrays of "
-                          "them, and its default constructor the implicit one; use one array per member");
-    check_carried_pointers(element, "local array '" + vd->getName().str() + "'", at);
-    if (!ir_.valid) return;
+    if (!struct_elements("local array of structs '" + vd->getName().str() + "'", element, at)) return;
     if (construct)  // default-constructed: the members' initialisers (`double x = 1;`), or zero
       return lower_array_init(vd, empty_list(vd->getType(), at), stmt, block);
   }
@@ -118,6 +110,22 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (init) define(vd, init, stmt, block);
 }
 
+// Whether structs of type `element` may be the elements of an array, one region (`what`, a local or
+// heap array, is reported otherwise): members numbers, structs of numbers or arrays of them, and
+// pointers only carried along; the implicit default constructor.
+bool Lowering::struct_elements(const std::string& what, QualType element, SourceLocation at) {
+  auto* record = element->getAsCXXRecordDecl();
+  if (!is_plain_struct(element, ir_.unit) || !record->hasDefaultConstructor() ||
+      record->hasUserProvidedDefaultConstructor()) {
+    fail(at, what + " of type '" + element.getUnqualifiedType().getAsString() +
+                 "' is not supported: its members must be numbers, structs of numbers or arrays of "
+                 "them, and its default constructor the implicit one; use one array per member");
+    return false;
+  }
+  check_carried_pointers(element, what, at);
+  return ir_.valid;
+}
+
 void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   const Stmt* stmt = e;
   e = strip(e, ir_.unit);
@@ -138,8 +146,9 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     BinaryOperatorKind op = b->getOpcode();
     auto* ref = dyn_cast<DeclRefExpr>(strip(b->getLHS(), ir_.unit));
     auto* pointer = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    auto* alloc = dyn_cast<CXXNewExpr>(strip(b->getRHS(), ir_.unit));
-    if (alloc && op == BO_Assign && heap_.count(pointer))
+    // Into a heap array's pointer; or a realloc find_heap_arrays left, which lower_allocation reports.
+    if (const Expr* alloc = allocation(b->getRHS()); alloc && op == BO_Assign && pointer &&
+                                                      (heap_.count(pointer) || !isa<CXXNewExpr>(alloc)))
       return lower_allocation(pointer, alloc, stmt, block);
     return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
   }
@@ -159,7 +168,9 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
         m && (m->isTrivial() || (is_number_pair(op->getArg(0)->getType()) &&
                                  (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))))
       return lower_struct_assign(stmt, op->getArg(0), op->getArg(1), block);
-  if (auto* del = dyn_cast<CXXDeleteExpr>(e)) return lower_delete(del);
+  if (auto* del = dyn_cast<CXXDeleteExpr>(e)) return lower_delete(del->getArgument(), del->getBeginLoc(), "'delete'");
+  if (auto* call = dyn_cast<CallExpr>(e); call && c_memory_function(call) == "free")
+    return lower_delete(call->getArg(0)->IgnoreParenImpCasts(), call->getBeginLoc(), "'free'");
   if (const CXXMemberCallExpr* push = push_back_call(e)) return lower_push_back(push, stmt, block);
   if (const CXXMemberCallExpr* refill = refill_call(e)) return lower_refill(refill, stmt, block);
   if (const CXXMemberCallExpr* fill = fill_call(e)) return lower_fill(fill, stmt, block);

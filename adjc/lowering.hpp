@@ -46,6 +46,8 @@ class Lowering {
   const clang::VarDecl* ret_decl_ = nullptr;   // a struct result: `_ret`, written member by member
   std::set<std::pair<const clang::VarDecl*, const clang::FieldDecl*>> addressed_members_;  // the same, `s.x`
   std::set<const clang::VarDecl*> heap_;       // local pointers given a `new`: heap arrays
+  // `p = (T*)realloc(p, ...)`: the new heap array's declaration, and p's (find_heap_arrays).
+  std::map<const clang::VarDecl*, const clang::VarDecl*> reallocated_;
   std::set<const clang::VarDecl*> rejected_;   // locals whose declaration was reported: their uses are not
   // Pointer members whose values the function, or a function it calls, reads: the first read of each.
   std::optional<std::map<const clang::FieldDecl*, const clang::MemberExpr*>> pointer_reads_;
@@ -150,9 +152,11 @@ class Lowering {
   // ----- heap arrays: new and delete (lower_heap.cpp)
   void find_heap_arrays(const clang::Stmt* s);
   void lower_heap_decl(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
-  void lower_allocation(const clang::VarDecl* vd, const clang::CXXNewExpr* alloc, const clang::Stmt* stmt,
+  void lower_allocation(const clang::VarDecl* vd, const clang::Expr* allocation, const clang::Stmt* stmt,
                         Node* block);
-  void lower_delete(const clang::CXXDeleteExpr* del);
+  bool struct_elements(const std::string& what, clang::QualType element, clang::SourceLocation at);
+  void lower_delete(const clang::Expr* arg, clang::SourceLocation at, const std::string& what);
+  const clang::Expr* element_count(const clang::Expr* bytes, clang::QualType element);
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
@@ -174,6 +178,8 @@ class Lowering {
   Node* open_counted_loop(clang::VarDecl* counter, clang::Expr* end, const clang::Stmt* stmt, const clang::Stmt* body);
   const clang::CallExpr* pointer_algorithm_call(const clang::Expr* e);
   void lower_pointer_algorithm(const clang::CallExpr* call, const clang::Stmt* stmt, Node* block);
+  void assign_elements(clang::Expr* out, clang::Expr* from, const clang::Expr* value, const clang::Expr* count,
+                       const clang::Stmt* stmt, Node* block);
   void lower_range_for(const clang::CXXForRangeStmt* rs, Node* block);
   static bool reads_variable(const clang::Expr* e);
   static const clang::InitListExpr* braced_range(const clang::CXXForRangeStmt* rs);

@@ -105,6 +105,11 @@ class ExpressionCheck {
       check_expr(c->getFalseExpr());
       return;
     }
+    if (const CallExpr* alloc = c_allocation(e))
+      return fail(at, "'" + c_memory_function(alloc) +
+                          "' here is not supported; allocate into a local pointer as a statement of its own "
+                          "('T* p = (T*)malloc(n * sizeof(T));' or 'p = (T*)malloc(n * sizeof(T));' for "
+                          "'T* p = nullptr;')");
     if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) return check_cast(cast, at);
     if (isa<CXXThisExpr>(e)) return;
     if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());

@@ -201,6 +201,14 @@ T zeroed() {
   }
 }
 
+// A heap array of n structs, every member zero (the adjoint of a heap array of structs).
+template <class T>
+T* zeroed_array(long n) {
+  T* a = new T[n];
+  for (long i = 0; i < n; ++i) a[i] = zeroed<T>();
+  return a;
+}
+
 // Whole arrays of any rank (local arrays and structs the reverse sweep needs back), as their
 // elements in memory order; elements that are not trivially copyable as their bytes (object_bytes).
 template <class T, std::size_t N>

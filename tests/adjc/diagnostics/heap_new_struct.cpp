@@ -1,7 +1,12 @@
 #include <adjoint/ad.hpp>
-struct P { double a, b; };
+// A struct with a default constructor of its own: not a region of plain members.
+struct P {
+  double a, b;
+  P() : a(1), b(2) {}
+};
 double f(double x) {
-  P* p = new P{x, x};  // error: 'new' of type 'P' ('p') is not supported, only of numbers; use a local struct, or one array per member (docs/adjc.md, "Heap arrays")
+  P* p = new P;  // error: 'new' of struct 'p' of type 'P' is not supported: its members must be numbers, structs of numbers or arrays of them, and its default constructor the implicit one; use one array per member
+  p->a = x;
   double r = p->a * p->b;
   delete p;
   return r;
