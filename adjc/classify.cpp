@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 
+#include <cstdio>
+
 #include "classify.hpp"
 #include "containers.hpp"
 
@@ -210,10 +212,21 @@ std::string base_name(const FunctionDecl* fn, const UnitFacts& unit) {
     return name;
   }
   if (auto* m = dyn_cast<CXXMethodDecl>(fn); m && m->getParent()->isLambda()) {
-    // Lambdas are numbered in the order adjc meets them: `lambda1`, `lambda2`, ...
+    // Lambdas are numbered in the order adjc meets them (`lambda1`, `lambda2`, ...), and named after
+    // where they are written too: generated functions are inline, and another translation unit's
+    // `lambda1` is another lambda.
     auto& numbers = unit.lambda_numbers;
     auto it = numbers.emplace(m->getParent()->getCanonicalDecl(), int(numbers.size()) + 1).first;
-    return "lambda" + std::to_string(it->second);
+    const SourceManager& sm = fn->getASTContext().getSourceManager();
+    PresumedLoc at = sm.getPresumedLoc(sm.getSpellingLoc(m->getParent()->getBeginLoc()));
+    std::string place = at.isValid() ? std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) + ":" +
+                                           std::to_string(at.getColumn())
+                                     : "";
+    uint32_t hash = 2166136261u;  // FNV-1a
+    for (unsigned char c : place) hash = (hash ^ c) * 16777619u;
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "_%08x", hash);
+    return "lambda" + std::to_string(it->second) + suffix;
   }
   switch (fn->getOverloadedOperator()) {
     case OO_Plus: return "operator_plus";

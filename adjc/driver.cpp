@@ -360,9 +360,12 @@ class Consumer : public ASTConsumer {
                              : var->isLocalVarDeclOrParm() ? var->getNameAsString()
                                                            : "::" + var->getQualifiedNameAsString();
       if (var && callable && object && g.object_adjoint >= 0) bound = ", &" + var_name;
-      request = "::adjoint::gradient_function<" + g.function_value + ", " + std::to_string(g.object_adjoint) +
-                (bound.empty() ? "" : ", true") + ">{" + g.source_function + "()" + bound + "}";
-      if (var && callable && bound.empty()) request = "(static_cast<void>(" + var_name + "), " + request + ")";
+      // In parentheses: the request may be a macro's argument, which a bare comma would split.
+      request = "::adjoint::gradient_function<" + g.function_value +
+                (g.object_adjoint < 0 ? "" : ", " + std::to_string(g.object_adjoint)) + (bound.empty() ? "" : ", true") +
+                ">{" + g.source_function + "()" + bound + "}";
+      request = var && callable && bound.empty() ? "(static_cast<void>(" + var_name + "), " + request + ")"
+                                                 : "(" + request + ")";
       replacements.push_back({call, request});
     }
     if (!inserted.insert(g.declaration).second) return;
