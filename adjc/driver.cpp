@@ -90,6 +90,15 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
   }
 };
 
+// The variable `e` names (a function pointer in a request: `*fpp` names `fpp`), else nullptr.
+const VarDecl* named_variable(const Expr* e) {
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) return dyn_cast<VarDecl>(ref->getDecl());
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c))
+      if (const VarDecl* vd = named_variable(ce)) return vd;
+  return nullptr;
+}
+
 class Consumer : public ASTConsumer {
  public:
   Consumer(CompilerInstance& ci, Output& out, std::unique_ptr<syntax::TokenCollector> tokens)
@@ -255,6 +264,18 @@ class Consumer : public ASTConsumer {
       fn = closure->fn;
     }
     const unsigned first_param = closure ? unsigned(closure->captures.size()) : 0;
+    // A function pointer adjc follows (`fp`, `*fpp`, `static_cast<decltype(&f)>(f)`): its function.
+    std::string unresolved;
+    const VarDecl* pointer = nullptr;
+    if (!fn && !callable) {
+      fn = resolved_function(call->getArg(0), &unresolved);
+      if (fn) pointer = named_variable(call->getArg(0));
+    }
+    if (!fn && (function_pointer_chain(call->getArg(0)->getType()) || call->getArg(0)->getType()->isFunctionType()))
+      return diags.error(call->getArg(0)->getBeginLoc(),
+                         "the first argument of adjoint::gradient does not resolve to one function: " + unresolved +
+                             "; request the function by name, or through a local function pointer initialised with "
+                             "it and never assigned");
     if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
                          "the first argument of adjoint::gradient must name a function, a member function "
@@ -334,8 +355,10 @@ class Consumer : public ASTConsumer {
       replacements.push_back(
           {call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
     } else {
-      replacements.push_back(
-          {call, "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}"});
+      std::string gradient = "::adjoint::gradient_function<" + g.function_value + ">{" + g.source_function + "()}";
+      // A function pointer the request names stays used.
+      if (pointer) gradient = "(static_cast<void>(" + pointer->getNameAsString() + "), " + gradient + ")";
+      replacements.push_back({call, gradient});
     }
     if (!inserted.insert(g.declaration).second) return;
     // Declare the grad where the function itself is declared in this file, else before the
