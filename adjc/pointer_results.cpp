@@ -207,10 +207,16 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
   // The call's replacement, or nullptr.
   auto rewrite = [&](CallExpr* call) -> Expr* {
     const FunctionDecl* callee = call->getDirectCallee();
-    if (!callee || isa<CXXMethodDecl>(callee) || !number_pointer(call->getType()) || is_library(callee)) return nullptr;
+    QualType result = call->getType().getCanonicalType();
+    if (!callee || isa<CXXMethodDecl>(callee) || !result->isPointerType() || is_library(callee)) return nullptr;
     const FunctionDecl* f = callee->getDefinition();
     const std::string name = "'" + callee->getNameAsString() + "'";
     if (!f || !f->hasBody()) return nullptr;  // reported as a call without a body
+    if (result->getPointeeType()->isRecordType())
+      return fail(call->getBeginLoc(), "the pointer " + name + " returns is not supported: it points to '" +
+                                           call->getType()->getPointeeType().getAsString() +
+                                           "', not to numbers; return an index instead");
+    if (!number_pointer(result)) return nullptr;
     std::string why;
     SourceLocation where;
     const ParmVarDecl* p = PointerResult(f).parameter(why, where);
