@@ -773,6 +773,7 @@ static bool has_differentiable_param(const FunctionDecl* callee) {
 }
 
 bool hoisted_callee(const FunctionDecl* callee, const UnitFacts& unit) {
+  if (unit.pointer_results.count(callee->getCanonicalDecl())) return false;
   if (callee_kind(callee, unit) != CalleeKind::Plain || (derivative_free(callee) && has_differentiable_param(callee)))
     return true;
   // Its result may change from call to call: the reverse must not call it again.
@@ -784,6 +785,7 @@ bool hoisted_callee(const FunctionDecl* callee, const UnitFacts& unit) {
 CalleeKind callee_kind(const FunctionDecl* callee, const UnitFacts& unit) {
   // A lambda's function exists only as generated code: every call goes to its forward.
   if (unit.closure_of.count(callee)) return CalleeKind::User;
+  if (unit.pointer_results.count(callee->getCanonicalDecl())) return CalleeKind::Plain;
   if (!has_differentiable_param(callee) || derivative_free(callee)) return CalleeKind::Plain;
   if (custom_pullback(callee, unit)) return CalleeKind::Custom;
   if (callee->getDefinition() && callee->getDefinition()->hasBody() && !is_library(callee)) return CalleeKind::User;

@@ -104,6 +104,9 @@ struct UnitFacts {
                    std::shared_ptr<BoundFunction>>
       bound_functions;
   mutable std::map<const clang::FunctionDecl*, const BoundFunction*> bound_of;
+  // Functions returning a pointer into a pointer argument's array whose calls are rewritten into
+  // that array plus an offset (pointer_results.hpp), by canonical declaration: plain calls.
+  mutable std::set<const clang::FunctionDecl*> pointer_results;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
 

@@ -91,6 +91,15 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
   }
 };
 
+// The variable `e` names (a function pointer in a request: `*fpp` names `fpp`), else nullptr.
+const VarDecl* named_variable(const Expr* e) {
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) return dyn_cast<VarDecl>(ref->getDecl());
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c))
+      if (const VarDecl* vd = named_variable(ce)) return vd;
+  return nullptr;
+}
+
 // Appended to the unit for the parse: std::complex is differentiated with adjoint/complex.hpp's
 // operations, which adjoint/ad.hpp includes only when <complex> came first; appended, it is there
 // whichever order the unit includes them in (and line numbers stay).
@@ -270,6 +279,28 @@ class Consumer : public ASTConsumer {
       fn = closure->fn;
     }
     const unsigned first_param = closure ? unsigned(closure->captures.size()) : 0;
+    // A function pointer adjc follows (`fp`, `*fpp`, `static_cast<decltype(&f)>(f)`): its function.
+    std::string unresolved;
+    const VarDecl* pointer = nullptr;
+    if (!fn && !callable) {
+      auto* ref = dyn_cast<DeclRefExpr>(target);
+      auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (var && var->getType()->isMemberFunctionPointerType()) {
+        fn = resolved_member_function(var, &unresolved);
+        if (!fn)
+          return diags.error(call->getArg(0)->getBeginLoc(),
+                             "the first argument of adjoint::gradient does not resolve to one member function: " +
+                                 unresolved + "; request it as &S::f");
+      } else {
+        fn = resolved_function(call->getArg(0), &unresolved);
+      }
+      if (fn) pointer = named_variable(call->getArg(0));
+    }
+    if (!fn && (function_pointer_chain(call->getArg(0)->getType()) || call->getArg(0)->getType()->isFunctionType()))
+      return diags.error(call->getArg(0)->getBeginLoc(),
+                         "the first argument of adjoint::gradient does not resolve to one function: " + unresolved +
+                             "; request the function by name, or through a local function pointer initialised with "
+                             "it and never assigned");
     if (!fn)
       return diags.error(call->getArg(0)->getBeginLoc(),
                          "the first argument of adjoint::gradient must name a function, a member function "
@@ -352,10 +383,11 @@ class Consumer : public ASTConsumer {
           {call, "::adjoint::closure_gradient<" + g.function_value + ">(" + source + captured + ")"});
     } else {
       // A function object named by a variable is bound: execute may leave it out, as Clad's does.
-      // A lambda's variable stays used (no warning) when the request no longer names it.
+      // A lambda's variable, or a function pointer the request names, stays used (no warning)
+      // when the request no longer names it.
       std::string bound, request;
-      const VarDecl* var = nullptr;
-      if (auto* ref = dyn_cast<DeclRefExpr>(target)) var = dyn_cast<VarDecl>(ref->getDecl());
+      const VarDecl* var = pointer;
+      if (auto* ref = dyn_cast<DeclRefExpr>(target); ref && !var) var = dyn_cast<VarDecl>(ref->getDecl());
       std::string var_name = !var ? ""
                              : var->isLocalVarDeclOrParm() ? var->getNameAsString()
                                                            : "::" + var->getQualifiedNameAsString();
@@ -364,8 +396,9 @@ class Consumer : public ASTConsumer {
       request = "::adjoint::gradient_function<" + g.function_value +
                 (g.object_adjoint < 0 ? "" : ", " + std::to_string(g.object_adjoint)) + (bound.empty() ? "" : ", true") +
                 ">{" + g.source_function + "()" + bound + "}";
-      request = var && callable && bound.empty() ? "(static_cast<void>(" + var_name + "), " + request + ")"
-                                                 : "(" + request + ")";
+      request = var && (callable || pointer) && bound.empty()
+                    ? "(static_cast<void>(" + var_name + "), " + request + ")"
+                    : "(" + request + ")";
       replacements.push_back({call, request});
     }
     if (!inserted.insert(g.declaration).second) return;

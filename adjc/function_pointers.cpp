@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "lowering.hpp"
 
@@ -19,24 +21,208 @@ bool function_parameter(const ParmVarDecl* p) {
   return p->getType()->isFunctionPointerType() || p->getType()->isFunctionReferenceType();
 }
 
+// A function pointer, or a pointer to one (to any depth): what a followed variable may hold.
+bool function_pointer_chain(QualType t) {
+  while (t->isPointerType() && !t->isFunctionPointerType()) t = t->getPointeeType();
+  return t->isFunctionPointerType();
+}
+
 namespace {
 
-// The function `e` names (`f`, `&f`, a default argument naming one), else nullptr.
-FunctionDecl* named_function(const Expr* e) {
-  if (!e) return nullptr;
-  if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) e = d->getExpr();
-  e = e->IgnoreParenImpCasts();
-  if (auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
-    e = u->getSubExpr()->IgnoreParenImpCasts();
-  auto* ref = dyn_cast<DeclRefExpr>(e);
-  return ref ? dyn_cast<FunctionDecl>(const_cast<ValueDecl*>(ref->getDecl())) : nullptr;
+// The operand of `e` when `e` only passes on what it designates: parentheses, `*`, `&`, reads and
+// decays, and casts to function pointers (or pointers to them).
+const Expr* chain_operand(const Expr* e) {
+  if (auto* p = dyn_cast<ParenExpr>(e)) return p->getSubExpr();
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_Deref || u->getOpcode() == UO_AddrOf))
+    return u->getSubExpr();
+  if (auto* c = dyn_cast<ImplicitCastExpr>(e);
+      c && (c->getCastKind() == CK_LValueToRValue || c->getCastKind() == CK_NoOp ||
+            c->getCastKind() == CK_FunctionToPointerDecay))
+    return c->getSubExpr();
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && function_pointer_chain(c->getType())) return c->getSubExpr();
+  return nullptr;
 }
+
+bool is_request(const CallExpr* call) {
+  const FunctionDecl* f = call->getDirectCallee();
+  return f && f->getQualifiedNameAsString() == "adjoint::gradient";
+}
+
+// The local function pointers (and pointers to them) of `body` whose value may differ from their
+// initialiser: each is read only as its value (or, through `*`, the function), or its address is
+// held by another local that is itself unchanged; any other use (an assignment, a reference bound
+// to it, its address passed on or stored) changes it.
+std::set<const VarDecl*> changed_function_pointers(const Stmt* body) {
+  std::set<const VarDecl*> changed;
+  std::multimap<const VarDecl*, const VarDecl*> held;  // a variable, and a local holding its address
+  std::function<void(const Stmt*)> walk;
+  // `e`, used by its parent; `into`: the local it initialises; `read`: only its value is used.
+  auto use = [&](const Expr* e, const VarDecl* into, bool read) {
+    const Expr* top = e->IgnoreParens();
+    while (const Expr* next = chain_operand(e)) e = next;
+    auto* ref = dyn_cast<DeclRefExpr>(e);
+    auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!vd || !function_pointer_chain(vd->getType())) return walk(e);
+    if (read || top->getType()->isFunctionType() || (top->isPRValue() && top->getType()->isFunctionPointerType()))
+      return;
+    if (into && top->isPRValue()) return void(held.insert({vd, into}));
+    changed.insert(vd);
+  };
+  walk = [&](const Stmt* s) {
+    if (!s) return;
+    if (auto* ds = dyn_cast<DeclStmt>(s)) {
+      for (const Decl* d : ds->decls())
+        if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit())
+          use(vd->getInit(), vd->hasLocalStorage() && function_pointer_chain(vd->getType()) ? vd : nullptr, false);
+      return;
+    }
+    auto* call = dyn_cast<CallExpr>(s);
+    const bool request = call && is_request(call);
+    for (const Stmt* c : s->children()) {
+      if (auto* e = dyn_cast_or_null<Expr>(c)) use(e, nullptr, request && c == call->getArg(0));
+      else walk(c);
+    }
+  };
+  walk(body);
+  for (bool grown = true; grown;) {
+    grown = false;
+    for (auto [vd, holder] : held)
+      if (changed.count(holder)) grown |= changed.insert(vd).second;
+  }
+  return changed;
+}
+
+// What an expression of function pointers designates: a function (`f`, `&f`, `*fp`, a pointer to
+// f), or a variable holding a function pointer or a pointer to one, as that variable (`fp`,
+// `*fpp`) or as its address (`&fp`, the value of `fpp`); else `why` says what stops it.
+struct Designated {
+  const FunctionDecl* fn = nullptr;
+  const VarDecl* var = nullptr;
+  bool address = false;
+  std::string why;
+
+  static Designated function(const FunctionDecl* f) { return {f, nullptr, false, ""}; }
+  static Designated variable(const VarDecl* vd, bool address) { return {nullptr, vd, address, ""}; }
+  static Designated stop(std::string why) { return {nullptr, nullptr, false, std::move(why)}; }
+};
+
+Designated designated(const Expr* e, int depth = 0);
+
+// The value of a followed variable: its initialiser's.
+Designated value_of(const VarDecl* vd, int depth) {
+  const std::string name = "'" + vd->getNameAsString() + "'";
+  Designated none;
+  if (isa<ParmVarDecl>(vd)) none.why = name + " is a parameter, which holds whatever function its callers pass";
+  else if (!vd->getInit()) none.why = name + " has no initialiser";
+  else if (!vd->hasLocalStorage() && !vd->getType().isConstQualified())
+    none.why = name + " is a global (or static) variable that is not const, which any function may assign";
+  else if (vd->hasLocalStorage()) {
+    auto* owner = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+    if (!owner || !owner->getBody() || changed_function_pointers(owner->getBody()).count(vd))
+      none.why = name + " is assigned after its initialisation (or a reference to it or its address is passed on or "
+                        "written through)";
+  }
+  if (!none.why.empty()) return none;
+  if (depth > 16) return Designated::stop(name + " is initialised from itself");
+  return designated(vd->getInit(), depth + 1);
+}
+
+Designated designated(const Expr* e, int depth) {
+  e = e->IgnoreParens();
+  if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return designated(d->getExpr(), depth);
+  if (auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return designated(m->getSubExpr(), depth);
+  auto as_value = [&](Designated r) { return r.var && !r.address ? value_of(r.var, depth) : r; };
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    if (auto* f = dyn_cast<FunctionDecl>(ref->getDecl())) return Designated::function(f);
+    if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && function_pointer_chain(vd->getType()))
+      return Designated::variable(vd, false);
+    return Designated::stop("'" + ref->getDecl()->getNameAsString() + "' is not a function pointer");
+  }
+  if (auto* c = dyn_cast<ImplicitCastExpr>(e)) {
+    if (c->getCastKind() == CK_LValueToRValue) return as_value(designated(c->getSubExpr(), depth));
+    if (c->getCastKind() == CK_NoOp || c->getCastKind() == CK_FunctionToPointerDecay)
+      return designated(c->getSubExpr(), depth);
+  }
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e)) {
+    Designated r = as_value(designated(c->getSubExpr(), depth));
+    if (r.var) return Designated::stop("a cast of a pointer to a function pointer");
+    if (!r.fn) return r;
+    QualType pointer = r.fn->getASTContext().getPointerType(r.fn->getType());
+    if (!r.fn->getASTContext().hasSameUnqualifiedType(c->getType(), pointer))
+      return Designated::stop("the cast to '" + c->getType().getAsString() + "' is not to the type of '" +
+                              r.fn->getNameAsString() + "' ('" + pointer.getAsString() + "')");
+    return r;
+  }
+  if (auto* u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_Deref || u->getOpcode() == UO_AddrOf)) {
+    Designated r = designated(u->getSubExpr(), depth);
+    if (u->getOpcode() == UO_Deref && r.var && !r.address) r = value_of(r.var, depth);
+    if (r.fn || !r.var) return r;  // `*fp`, `&f`: the function
+    if (u->getOpcode() == UO_AddrOf && !r.address) return Designated::variable(r.var, true);
+    if (u->getOpcode() == UO_Deref && r.address) return Designated::variable(r.var, false);
+  }
+  if (isa<ArraySubscriptExpr>(e)) return Designated::stop("an element of an array of function pointers");
+  return Designated::stop("this expression is not a function or a function pointer adjc can follow");
+}
+
+}  // namespace
+
+const FunctionDecl* resolved_function(const Expr* e, std::string* why) {
+  Designated r = designated(e);
+  if (r.var && !r.address) r = value_of(r.var, 0);
+  if (!r.fn && why) *why = r.var ? "it is a pointer to a function pointer" : r.why;
+  return r.fn;
+}
+
+const CXXMethodDecl* resolved_member_function(const VarDecl* vd, std::string* why) {
+  const std::string name = "'" + vd->getNameAsString() + "'";
+  const Expr* init = vd->getInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr;
+  auto* address = dyn_cast_or_null<UnaryOperator>(init);
+  auto* ref = address && address->getOpcode() == UO_AddrOf ? dyn_cast<DeclRefExpr>(address->getSubExpr()) : nullptr;
+  auto* method = ref ? dyn_cast<CXXMethodDecl>(ref->getDecl()) : nullptr;
+  if (!method) {
+    *why = name + " is not initialised with '&S::f'";
+    return nullptr;
+  }
+  if (!vd->hasLocalStorage()) {
+    if (vd->getType().isConstQualified()) return method;
+    *why = name + " is a global (or static) variable that is not const, which any function may assign";
+    return nullptr;
+  }
+  // Only read: each use is a read of its value, or a request naming it.
+  auto* owner = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+  bool changed = !owner || !owner->getBody();
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || changed) return;
+    if (auto* call = dyn_cast<CallExpr>(s); call && is_request(call) && call->getNumArgs() > 0)
+      if (auto* r = dyn_cast<DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts()); r && r->getDecl() == vd) {
+        for (unsigned i = 1; i < call->getNumArgs(); ++i) walk(call->getArg(i));
+        return;
+      }
+    if (auto* read = dyn_cast<ImplicitCastExpr>(s); read && read->getCastKind() == CK_LValueToRValue)
+      if (auto* r = dyn_cast<DeclRefExpr>(read->getSubExpr()->IgnoreParens()); r && r->getDecl() == vd) return;
+    if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == vd) changed = true;
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(owner ? owner->getBody() : nullptr);
+  if (changed) {
+    *why = name + " is assigned after its initialisation (or a reference to it or its address is passed on)";
+    return nullptr;
+  }
+  return method;
+}
+
+bool followed_function_pointer(const VarDecl* vd) {
+  Designated r = value_of(vd, 0);
+  return r.fn || r.var;
+}
+
+namespace {
 
 // `f` where a function pointer (or reference) of type `t` was used, at `at`.
 Expr* function_use(ASTContext& context, FunctionDecl* f, QualType t, SourceLocation at) {
   auto* ref =
       DeclRefExpr::Create(context, NestedNameSpecifierLoc(), SourceLocation(), f, false, at, f->getType(), VK_LValue);
-  if (t->isReferenceType()) return ref;
+  if (t->isReferenceType() || t->isFunctionType()) return ref;
   return ImplicitCastExpr::Create(context, t.getUnqualifiedType(), CK_FunctionToPointerDecay, ref, nullptr, VK_PRValue,
                                   FPOptionsOverride());
 }
@@ -594,27 +780,24 @@ const BoundFunction* as_bound_function(const FunctionDecl* fn, const UnitFacts& 
   return it == unit.bound_of.end() ? nullptr : it->second;
 }
 
-bool resolved_function_pointer(const VarDecl* vd, const FunctionDecl* fn) {
-  return vd->getType()->isFunctionPointerType() && named_function(vd->getInit()) && !writes_variable(fn->getBody(), vd);
-}
-
 bool resolve_function_pointers(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
   Stmt* body = fn->getBody();
-  std::vector<const VarDecl*> pointers;
-  std::function<void(const Stmt*)> find = [&](const Stmt* s) {
+  // Each use of a function pointer that follows to its function (`g`, `*fpp`, `(*g)`) is the function.
+  std::function<void(Stmt*&)> follow = [&](Stmt*& s) {
     if (!s || isa<LambdaExpr>(s)) return;
-    if (auto* ds = dyn_cast<DeclStmt>(s))
-      for (const Decl* d : ds->decls())
-        if (auto* vd = dyn_cast<VarDecl>(d); vd && resolved_function_pointer(vd, fn)) pointers.push_back(vd);
-    for (const Stmt* c : s->children()) find(c);
+    if (auto* e = dyn_cast<Expr>(s)) {
+      QualType t = e->getType();
+      auto* named = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      if ((t->isFunctionType() || (e->isPRValue() && t->isFunctionPointerType())) &&
+          !(named && isa<FunctionDecl>(named->getDecl())))
+        if (const FunctionDecl* f = resolved_function(e)) {
+          s = function_use(context, const_cast<FunctionDecl*>(f), t, e->getExprLoc());
+          return;
+        }
+    }
+    for (Stmt*& c : s->children()) follow(c);
   };
-  find(body);
-  for (const VarDecl* vd : pointers) {
-    FunctionDecl* f = named_function(vd->getInit());
-    for (Stmt*& s : body->children())
-      replace_uses(s, vd,
-                   [&](const DeclRefExpr* ref) { return function_use(context, f, vd->getType(), ref->getLocation()); });
-  }
+  for (Stmt*& s : body->children()) follow(s);
   // A call of a user function (not a member) passing functions to its function parameters: a call
   // of the copy with them bound, given the other arguments.
   bool ok = true;
@@ -633,7 +816,7 @@ bool resolve_function_pointers(const FunctionDecl* fn, const UnitFacts& unit, AS
         args.push_back(call->getArg(i));
         continue;
       }
-      const FunctionDecl* f = named_function(call->getArg(i));
+      const FunctionDecl* f = resolved_function(call->getArg(i));
       if (!f) {
         diags.error(call->getArg(i)->getExprLoc(),
                     "the argument for function-pointer parameter '" + p->getNameAsString() + "' of '" +

@@ -33,11 +33,23 @@ const BoundFunction& bound_function(const clang::FunctionDecl* fn,
 // The BoundFunction `fn` is the copy of, else nullptr.
 const BoundFunction* as_bound_function(const clang::FunctionDecl* fn, const UnitFacts& unit);
 
-// Whether local `vd` of `fn` is a function pointer initialised with a function and never assigned,
-// which resolve_function_pointers replaces by that function.
-bool resolved_function_pointer(const clang::VarDecl* vd, const clang::FunctionDecl* fn);
-// Rewrites, in `fn`'s body, each use of such a function pointer (`double (*g)(double) = sq;`,
-// `auto g = &sq;`) into the function itself, so calls through it are direct calls; then each call
+// A function pointer, or a pointer to one (to any depth).
+bool function_pointer_chain(clang::QualType t);
+// The one function `e` designates: `f`, `(f)`, `&f`, a function pointer variable adjc follows, `*`
+// and `&` of those in any nesting (`**&fpp`), and casts of them to exactly the function's pointer
+// type; else nullptr, with `why` (when given) saying what stops it. adjc follows a local function
+// pointer (or pointer to one) initialised with what designates a function (or such a variable's
+// address) whose uses only read it or hold its address in another followed local, and a const
+// global.
+const clang::FunctionDecl* resolved_function(const clang::Expr* e, std::string* why = nullptr);
+// The member function a request's member function pointer variable holds (`auto m = &S::f;
+// adjoint::gradient(m)`): initialised with `&S::f` and only read (a local) or const (a global); else
+// nullptr, with `why` saying what stops it.
+const clang::CXXMethodDecl* resolved_member_function(const clang::VarDecl* vd, std::string* why);
+// Whether adjc follows variable `vd` (above), so each use of it is replaced.
+bool followed_function_pointer(const clang::VarDecl* vd);
+// Rewrites, in `fn`'s body, each use of a function pointer adjc follows (`double (*g)(double) = sq;`,
+// `auto g = &sq;`, `(*fpp)(x)`) into the function itself, so calls through it are direct calls; then each call
 // passing functions to function parameters (`apply(sq, x)`, `apply(&sq, x)`, `apply(g, x)`) into a
 // call of the copy with them bound (`apply_sq(x)`). Reports arguments that name no function and
 // functions that cannot be copied (false).

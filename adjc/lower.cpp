@@ -268,6 +268,11 @@ std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
   if (!resolve_function_pointers(fn, unit, context, diags)) ir->valid = false;
+  // A call whose pointer result adjc does not follow would be reported again by every use of it.
+  if (!rewrite_pointer_results(fn, unit, context, diags)) {
+    ir->valid = false;
+    return ir;
+  }
   inline_accessor_calls(fn, context);
   if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
   if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;

@@ -49,8 +49,8 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
     return;
   }
-  if (vd->getType()->isFunctionPointerType()) {
-    if (resolved_function_pointer(vd, ir_.fn)) return;  // its uses name the function
+  if (function_pointer_chain(vd->getType())) {
+    if (followed_function_pointer(vd)) return;  // its uses name the function
     return fail(at, "function pointer '" + vd->getName().str() +
                         "' must be initialised with a function (f or &f) and never assigned; adjc follows calls "
                         "through it only then (or call the functions directly)");

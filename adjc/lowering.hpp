@@ -13,6 +13,7 @@
 #include "containers.hpp"
 #include "function_pointers.hpp"
 #include "passes.hpp"
+#include "pointer_results.hpp"
 
 namespace adjc {
 

@@ -58,7 +58,9 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
       diags.error(call->getBeginLoc(), why);
       return;
     }
-    bool needs_derivative = !derivative_free(callee) && (writes_through_parameters(callee) || !condition);
+    // A function returning a pointer into its argument's array computes an offset (pointer_results.hpp).
+    bool needs_derivative = !derivative_free(callee) && !ir.unit.pointer_results.count(callee->getCanonicalDecl()) &&
+                            (writes_through_parameters(callee) || !condition);
     for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
       if (arg_varied(ir, full, params[i].type, args[i].expr)) {
         diags.error(call->getBeginLoc(), no_derivative(callee, ir.unit));

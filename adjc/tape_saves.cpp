@@ -86,7 +86,9 @@ bool memory_param(QualType t, const UnitFacts& unit) {
 
 const CallSummary* summary_of(const CallExpr* call, const UnitFacts& unit) {
   const FunctionDecl* callee = call->getDirectCallee();
-  if (!callee || callee_kind(callee, unit) != CalleeKind::User) return nullptr;
+  if (!callee ||
+      (callee_kind(callee, unit) != CalleeKind::User && !unit.pointer_results.count(callee->getCanonicalDecl())))
+    return nullptr;
   auto it = unit.call_summaries.find(callee->getDefinition());
   return it == unit.call_summaries.end() ? nullptr : &it->second;
 }

@@ -58,6 +58,14 @@ int main() {
   expect_gradient("d mem_fn / dj", dj, j, [&] { return sf.mem_fn(i, j); });
   expect_gradient("d mem_fn / dx (private)", d_sf.get_x(), sf.get_x(), [&] { return sf.mem_fn(i, j); });
   expect_gradient("d mem_fn / dy (private)", d_sf.get_y(), sf.get_y(), [&] { return sf.mem_fn(i, j); });
+  // Through a member function pointer variable, as Clad's UserDefinedTypes.C requests it.
+  auto mem_fn_pointer = &SimpleFunctions::mem_fn;
+  SimpleFunctions d_sf3;
+  double di3 = 0, dj3 = 0;
+  adjoint::gradient(mem_fn_pointer).execute(sf, i, j, &d_sf3, &di3, &dj3);
+  expect_gradient("d mem_fn / di (through a member pointer)", di3, i, [&] { return sf.mem_fn(i, j); });
+  expect_gradient("d mem_fn / dx (through a member pointer)", d_sf3.get_x(), sf.get_x(),
+                  [&] { return sf.mem_fn(i, j); });
   // The object's adjoint left out: a zeroed one is used and dropped.
   di = dj = 0;
   auto const_grad = adjoint::gradient(&SimpleFunctions::const_mem_fn);
