@@ -93,9 +93,11 @@ const std::map<std::string, MathRule>& math_rules() {
       {"ceil", {MathFn::Ceil, 1, {""}, ""}},
       {"round", {MathFn::Round, 1, {""}, ""}},
       {"trunc", {MathFn::Trunc, 1, {""}, ""}},
-      // |x|' at 0 is taken as 1.
-      {"fabs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {adj})"}, ""}},
-      {"abs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {adj})"}, ""}},
+      // |x|' at 0 is taken as 0 (as PyTorch and JAX do): the smallest subgradient. With 1, an
+      // iteration that lands exactly on the kink (u += |...| converging onto 0) doubles the adjoint
+      // at every step after it.
+      {"fabs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {lit:0} < {0} ? {adj} : {lit:0})"}, ""}},
+      {"abs", {MathFn::Fabs, 1, {"({0} < {lit:0} ? -{adj} : {lit:0} < {0} ? {adj} : {lit:0})"}, ""}},
       {"fmax", {MathFn::Fmax, 2, {}, "{0} >= {1}"}},
       {"fmin", {MathFn::Fmin, 2, {}, "{0} <= {1}"}},
       {"max", {MathFn::Max, 2, {}, "!({0} < {1})"}},

@@ -37,6 +37,17 @@ double unread_sqrt_row(const double* x) {
   (void)row;
   return x[0] * x[1];
 }
+// u + y converges onto |.|'s kink from below and lands on 0 exactly (s - tanh(s) rounds to 0), then
+// stays: du/dx = 0, du/dy = -y's last factor. With |x|' = 1 at 0 each landed step doubled u's adjoint;
+// the doublings cancel in y's adjoint only up to rounding, 2^60 eps off here (fuzz seed 10445).
+double kink_landing(double x, double y) {
+  double u = x;
+  for (int k = 0; k < 80; k++) {
+    u += tanh(fabs(u + y));
+    if (k == 20) y = y * 0.7;
+  }
+  return u * 0.3;
+}
 // Values that reach no result (dead code, an unused call result) have a zero adjoint: no reverse
 // may run for them, as sqrt's partial there is NaN (b < -1.5) and NaN times zero is NaN.
 double sqrt_in_dead_code(const double& a, const double& b) {
@@ -77,6 +88,9 @@ TEST(Math, softplus) { auto g = adjoint::gradient(softplus); check("softplus", g
 TEST(Math, nested_math) { auto g = adjoint::gradient(nested_math); check("nested_math", g, nested_math, Scalar<double>{0.5, 2}); }
 TEST(Math, dead_sqrt) {
   check("dead_sqrt", adjoint::gradient(dead_sqrt), dead_sqrt, Scalar<double>{0.5, 2}, Scalar<double>{-3, -2});
+}
+TEST(Math, kink_landing) {
+  check("kink_landing", adjoint::gradient(kink_landing), kink_landing, Scalar<double>{-3, -2}, Scalar<double>{0.5, 1});
 }
 TEST(Math, unread_sqrt_row) {
   check("unread_sqrt_row", adjoint::gradient(unread_sqrt_row), unread_sqrt_row, In<double>{3});
