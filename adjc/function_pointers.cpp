@@ -48,10 +48,16 @@ bool is_request(const CallExpr* call) {
   return f && f->getQualifiedNameAsString() == "adjoint::gradient";
 }
 
-// The local function pointers (and pointers to them) of `body` whose value may differ from their
-// initialiser: each is read only as its value (or, through `*`, the function), or its address is
-// held by another local that is itself unchanged; any other use (an assignment, a reference bound
-// to it, its address passed on or stored) changes it.
+// A function pointer, a member function pointer, or a pointer to either (to any depth).
+bool followed_pointer_chain(QualType t) {
+  while (t->isPointerType() && !t->isFunctionPointerType()) t = t->getPointeeType();
+  return t->isFunctionPointerType() || t->isMemberFunctionPointerType();
+}
+
+// The local function pointers and member function pointers (and pointers to them) of `body` whose
+// value may differ from their initialiser: each is read only as its value (or, through `*`, the
+// function), or its address is held by another local that is itself unchanged; any other use (an
+// assignment, a reference bound to it, its address passed on or stored) changes it.
 std::set<const VarDecl*> changed_function_pointers(const Stmt* body) {
   std::set<const VarDecl*> changed;
   std::multimap<const VarDecl*, const VarDecl*> held;  // a variable, and a local holding its address
@@ -62,8 +68,10 @@ std::set<const VarDecl*> changed_function_pointers(const Stmt* body) {
     while (const Expr* next = chain_operand(e)) e = next;
     auto* ref = dyn_cast<DeclRefExpr>(e);
     auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (!vd || !function_pointer_chain(vd->getType())) return walk(e);
-    if (read || top->getType()->isFunctionType() || (top->isPRValue() && top->getType()->isFunctionPointerType()))
+    if (!vd || !followed_pointer_chain(vd->getType())) return walk(e);
+    const QualType t = top->getType();
+    if (read || t->isFunctionType() ||
+        (top->isPRValue() && (t->isFunctionPointerType() || t->isMemberFunctionPointerType())))
       return;
     if (into && top->isPRValue()) return void(held.insert({vd, into}));
     changed.insert(vd);
@@ -73,7 +81,7 @@ std::set<const VarDecl*> changed_function_pointers(const Stmt* body) {
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && vd->getInit())
-          use(vd->getInit(), vd->hasLocalStorage() && function_pointer_chain(vd->getType()) ? vd : nullptr, false);
+          use(vd->getInit(), vd->hasLocalStorage() && followed_pointer_chain(vd->getType()) ? vd : nullptr, false);
       return;
     }
     auto* call = dyn_cast<CallExpr>(s);
@@ -188,23 +196,8 @@ const CXXMethodDecl* resolved_member_function(const VarDecl* vd, std::string* wh
     *why = name + " is a global (or static) variable that is not const, which any function may assign";
     return nullptr;
   }
-  // Only read: each use is a read of its value, or a request naming it.
   auto* owner = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
-  bool changed = !owner || !owner->getBody();
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || changed) return;
-    if (auto* call = dyn_cast<CallExpr>(s); call && is_request(call) && call->getNumArgs() > 0)
-      if (auto* r = dyn_cast<DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts()); r && r->getDecl() == vd) {
-        for (unsigned i = 1; i < call->getNumArgs(); ++i) walk(call->getArg(i));
-        return;
-      }
-    if (auto* read = dyn_cast<ImplicitCastExpr>(s); read && read->getCastKind() == CK_LValueToRValue)
-      if (auto* r = dyn_cast<DeclRefExpr>(read->getSubExpr()->IgnoreParens()); r && r->getDecl() == vd) return;
-    if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == vd) changed = true;
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(owner ? owner->getBody() : nullptr);
-  if (changed) {
+  if (!owner || !owner->getBody() || changed_function_pointers(owner->getBody()).count(vd)) {
     *why = name + " is assigned after its initialisation (or a reference to it or its address is passed on)";
     return nullptr;
   }
