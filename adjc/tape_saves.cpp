@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <set>
 
 #include "containers.hpp"
 #include "iteration.hpp"
@@ -266,6 +267,63 @@ bool disjoint_call_iterations(const FunctionIR& ir, const Node* n, const Expr* e
   return same_elements_in_shared_loops(ir, accesses, n, r, all);
 }
 
+using Assumed = std::set<std::pair<const FunctionDecl*, unsigned>>;
+bool only_reads(const FunctionDecl* f, unsigned i, Assumed& assumed, const UnitFacts& unit);
+
+// Whether passing memory to parameter j of `g` leaves it unwritten, by g's summary or, for a
+// function planned after this question (within a recursion), by only_reads.
+bool passes_unwritten(const FunctionDecl* g, unsigned j, Assumed& assumed, const UnitFacts& unit) {
+  if (!g || isa<CXXMethodDecl>(g) || j >= g->getNumParams()) return false;
+  if (!writes_numbers(g->getParamDecl(j)->getType())) return true;
+  const FunctionDecl* definition = g->getDefinition();
+  if (!definition || callee_kind(g, unit) != CalleeKind::User) return false;
+  if (auto it = unit.call_summaries.find(definition); it != unit.call_summaries.end())
+    return j < it->second.writes.size() && !it->second.writes[j];
+  if (!assumed.insert({definition, j}).second) return true;
+  return only_reads(definition, j, assumed, unit);
+}
+
+// Within a recursion a callee has no summary yet: its plan comes after its callers'. Its parameter
+// `i` is still known unwritten when the body only reads numbers through it (`p[k]`, `*p`, a
+// reference's value) and passes it, or `p + k`, to parameters that leave it unwritten in turn. A
+// call back into the recursion is assumed to (a write would show at some function's own uses).
+bool only_reads(const FunctionDecl* f, unsigned i, Assumed& assumed, const UnitFacts& unit) {
+  const ParmVarDecl* p = f->getParamDecl(i);
+  auto names_p = [&](const Expr* e) {
+    auto* r = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+    return r && r->getDecl() == p;
+  };
+  bool ok = f->hasBody();
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || !ok) return;
+    if (auto* read = dyn_cast<ImplicitCastExpr>(s); read && read->getCastKind() == CK_LValueToRValue) {
+      const Expr* in = read->getSubExpr()->IgnoreParens();
+      if (p->getType()->isReferenceType() && names_p(in)) return;
+      if (auto* a = dyn_cast<ArraySubscriptExpr>(in); a && names_p(a->getBase())) return walk(a->getIdx());
+      if (auto* u = dyn_cast<UnaryOperator>(in); u && u->getOpcode() == UO_Deref && names_p(u->getSubExpr())) return;
+    }
+    if (auto* call = dyn_cast<CallExpr>(s)) {
+      for (unsigned j = 0; j < call->getNumArgs(); ++j) {
+        const Expr* arg = call->getArg(j)->IgnoreParenImpCasts();
+        auto* shift = dyn_cast<BinaryOperator>(arg);
+        const bool shifted = shift && (shift->getOpcode() == BO_Add || shift->getOpcode() == BO_Sub) &&
+                             names_p(shift->getLHS());
+        if (!shifted && !names_p(arg)) {
+          walk(call->getArg(j));
+          continue;
+        }
+        if (!passes_unwritten(call->getDirectCallee(), j, assumed, unit)) return void(ok = false);
+        if (shifted) walk(shift->getRHS());
+      }
+      return walk(call->getCallee());
+    }
+    if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == p) return void(ok = false);
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(f->getBody());
+  return ok;
+}
+
 }  // namespace
 
 bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
@@ -281,7 +339,11 @@ bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
   // A temporary bound to a reference (`o.value_or(2)`, a `U&&`) is the call's own.
   if (isa<MaterializeTemporaryExpr>(ad_args(call)[i].expr->IgnoreParens())) return false;
   const CallSummary* summary = summary_of(call, unit);
-  return !summary || summary->writes[i];
+  if (summary) return summary->writes[i];
+  const FunctionDecl* callee = call->getDirectCallee();
+  Assumed assumed;
+  return !(callee && !isa<CXXMethodDecl>(callee) && callee_kind(callee, unit) == CalleeKind::User &&
+           passes_unwritten(callee, unsigned(i), assumed, unit));
 }
 
 void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all) {

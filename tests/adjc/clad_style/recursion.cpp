@@ -1,5 +1,8 @@
-// Recursive functions: linear recursion with an early return, and a divide-and-conquer sum.
+// Recursive functions: linear recursion with an early return, a divide-and-conquer sum, and
+// recursions passing on a non-const pointer they only read (Clad's RecursiveFunctionEarlyReturn.C).
 #include <adjoint/ad.hpp>
+
+#include <cmath>
 
 #include "check.hpp"
 
@@ -18,6 +21,17 @@ double halves(const double* x, int lo, int hi) {
   int mid = (lo + hi) / 2;
   return halves(x, lo, mid) + halves(x, mid, hi) * x[lo];
 }
+// `A` is not const, but no call of the recursion writes through it.
+double product_rows(double* A, int n) {
+  if (n <= 1) return A[0] * A[0];
+  double res = 0;
+  for (int i = 0; i < n; i++) res += A[i] * product_rows(A, n - 1);
+  return res;
+}
+// Mutual recursion passing the pointer on, shifted.
+double walk_on(double* y, int n);
+double step_on(double* y, int n) { return n <= 0 ? y[0] : std::sin(y[0]) * walk_on(y + 1, n - 1); }
+double walk_on(double* y, int n) { return n <= 0 ? y[0] : y[0] * step_on(y, n - 1); }
 
 int main() {
   double x = 1.15;
@@ -29,5 +43,11 @@ int main() {
   double v[5] = {0.5, -1, 0.25, 2, 0.75}, dv[5] = {};
   adjoint::gradient(halves, "x").execute(v, 0, 5, dv);
   for (int i = 0; i < 5; i++) expect_gradient("d halves / dx[i]", dv[i], v[i], [&] { return halves(v, 0, 5); });
+  double A[3] = {1, 2, 0.5}, dA[3] = {};
+  adjoint::gradient(product_rows, "A").execute(A, 3, dA);
+  for (int i = 0; i < 3; i++) expect_gradient("d product_rows / dA[i]", dA[i], A[i], [&] { return product_rows(A, 3); });
+  double y[4] = {0.3, 0.7, -0.2, 0.4}, dy[4] = {};
+  adjoint::gradient(walk_on, "y").execute(y, 5, dy);
+  for (int i = 0; i < 4; i++) expect_gradient("d walk_on / dy[i]", dy[i], y[i], [&] { return walk_on(y, 5); });
   return clad_style::report();
 }
