@@ -65,9 +65,12 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     bool modified = may_modify(op->getBody(), var);
     if (by_copy) {
       pt = vt.getNonReferenceType().getUnqualifiedType();
+      Qualifiers elements;  // the copy of `const double a[2][3]` is not const
+      if (pt->isArrayType()) pt = context.getUnqualifiedArrayType(pt, elements);
       // Arrays and structs of numbers: the lambda's copy, passed by reference.
-      bool aggregate = is_plain_struct(pt, unit) ||
-                       (pt->isConstantArrayType() && context.getAsArrayType(pt)->getElementType()->isArithmeticType());
+      QualType element = pt;
+      while (element->isConstantArrayType()) element = context.getAsArrayType(element)->getElementType();
+      bool aggregate = is_plain_struct(pt, unit) || (pt->isConstantArrayType() && element->isArithmeticType());
       if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");

@@ -27,6 +27,14 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   // with the default one is the same.
   if (!args.empty() && is_allocator_of(args.back(), vd->getType()) && !args.back()->HasSideEffects(context_))
     args.pop_back();
+  // `std::vector<T> v = {a, b, c}`: sized to the list, then each element assigned.
+  const InitListExpr* listed = nullptr;
+  if (construct && args.size() == 1 && is_vector(vd->getType()))
+    if (auto* list = dyn_cast<CXXStdInitializerListExpr>(args[0]->IgnoreImplicit())) {
+      listed = dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit());
+      if (!listed) return fail(at, "initialising std::vector '" + name + "' from this list is not supported");
+      args = {int_literal(listed->getNumInits())};
+    }
   const bool copy = construct && construct->getConstructor()->isCopyOrMoveConstructor();
   if (copy && !isa<DeclRefExpr, MemberExpr>(args[0]->IgnoreParenImpCasts()))
     return fail(at, "copying into '" + name + "' from something other than a variable or a member is not supported; "
@@ -77,6 +85,7 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
     lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, new_ref(vd),
                                                         refill_args.empty() ? "clear" : "assign", refill_args, false)),
                  stmt, block);
+    if (listed) return assign_listed(vd, listed, stmt, block);
     if (!copy) return;
   }
   if (copy) return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
@@ -95,6 +104,14 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
       container_call(context_, ir_.unit, new_ref(vd), call_args.size() == 1 ? "resize" : "assign", call_args, true));
   add(block, n);
   if (fill) fill_elements(new_ref(vd), fill, nullptr, stmt, block);
+  if (listed) assign_listed(vd, listed, stmt, block);
+}
+
+// `v[0] = a; v[1] = b; ...` for `std::vector<T> v = {a, b, ...}`, once v is sized.
+void Lowering::assign_listed(const VarDecl* vd, const InitListExpr* listed, const Stmt* stmt, Node* block) {
+  for (unsigned i = 0; i < listed->getNumInits(); ++i)
+    lower_assign(stmt, container_subscript(context_, new_ref(vd), int_literal(i)), BO_Assign, listed->getInit(i),
+                 block);
 }
 
 // `to` given the elements of the container `from`, of the same type: a std::vector (empty: declared

@@ -651,17 +651,21 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
   auto* array = dyn_cast<ConstantArrayType>(target->getType().getCanonicalType());
   if (!array) return lower_assign(stmt, target, BO_Assign, init, block);
   if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) return lower_array_elements(target, list, stmt, block);
-  uint64_t count = array->getSize().getZExtValue();
-  if (count > 64 || !memory_root(ir_, init))
+  uint64_t count = array->getSize().getZExtValue(), numbers = count;
+  QualType element = array->getElementType();
+  for (QualType t = element; auto* inner = dyn_cast<ConstantArrayType>(t.getCanonicalType());
+       t = inner->getElementType())
+    numbers *= inner->getSize().getZExtValue();
+  if (numbers > 64 || !memory_root(ir_, init))
     return fail(init->getBeginLoc(), "copying array member of more than 64 elements or from an unsupported object "
                                      "is not supported; copy the elements in a loop");
-  QualType element = array->getElementType();
   for (uint64_t k = 0; k < count; ++k) {
     auto index = [&] { return IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation()); };
     auto* to = new (context_) ArraySubscriptExpr(target, index(), element, VK_LValue, OK_Ordinary, SourceLocation());
     auto* from = new (context_) ArraySubscriptExpr(const_cast<Expr*>(init), index(), element, VK_LValue, OK_Ordinary,
                                                    SourceLocation());
-    lower_assign(stmt, to, BO_Assign, from, block);
+    if (element->isConstantArrayType()) assign_member(to, from, stmt, block);  // a row of an array of arrays
+    else lower_assign(stmt, to, BO_Assign, from, block);
   }
 }
 

@@ -161,6 +161,7 @@ class Lowering {
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void assign_listed(const clang::VarDecl* vd, const clang::InitListExpr* listed, const clang::Stmt* stmt, Node* block);
   void reject_closure_calls(const clang::Expr* e);
   void lower_closure(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void add_member_var(const clang::VarDecl* vd, const clang::FieldDecl* f, Var* v);

@@ -167,6 +167,20 @@ double temporary_sizes(double x, int n) {
 }  // namespace containers
 using namespace containers;
 
+// Vectors from braced lists, at the function's level and refilled in a loop.
+double listed_vectors(double x, double y) {
+  std::vector<double> v = {x, 2 * y, x * y};
+  double s = 0;
+  for (int i = 0; i < 3; i++) {
+    std::vector<double> w{v[i], x};
+    s += w[0] * w[1];
+  }
+  std::vector<double> u{x * x};
+  return s + v[2] * v[0] + u[0] * double(u.size());
+}
+TEST(Containers, braced_lists) {
+  check("listed_vectors", adjoint::gradient(listed_vectors), listed_vectors, Scalar<double>{}, Scalar<double>{});
+}
 TEST(Containers, temporary_sizes) {
   check("temporary_sizes", adjoint::gradient(temporary_sizes, "x"), temporary_sizes, Scalar<double>{}, 4);
 }

@@ -182,6 +182,39 @@ double reads_written_capture(double x) {
   for (int i = 0; i < 3; i++) s += grow(x * (i + 1));
   return s * scale;
 }
+// Arrays captured by copy: a const one (its copy's type printed once const), arrays of arrays, and a
+// mutable lambda changing its copy of one, declared in a loop.
+double const_array_copy(double x) {
+  const double v[3] = {x, x * x, 2 * x};
+  auto f = [v] { return v[1] * v[2]; };
+  return f();
+}
+double matrix_copy(double x, double y) {
+  double m[2][1][3] = {{{x, 2 * y, 3 * x}}, {{4 * x, 5 * y, x * y}}};
+  auto f = [m] { return m[0][0][1] * m[1][0][2] + m[1][0][0]; };
+  m[0][0][1] = 0;  // the copy keeps the old value
+  return f() + m[0][0][1] * x;
+}
+double mutable_matrix_in_loop(double x, double y) {
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    double m[2][2] = {{x, x * y}, {y, 3 * x}};
+    auto f = [m]() mutable {
+      m[0][0] *= m[1][0];
+      return m[0][0] * m[1][1];
+    };
+    s += f() + f();
+    x += 0.5;
+  }
+  return s;
+}
+
+TEST(LambdaCaptures, arrays_by_copy) {
+  check("const_array_copy", adjoint::gradient(const_array_copy), const_array_copy, Scalar<double>{});
+  check("matrix_copy", adjoint::gradient(matrix_copy), matrix_copy, Scalar<double>{}, Scalar<double>{});
+  check("mutable_matrix_in_loop", adjoint::gradient(mutable_matrix_in_loop), mutable_matrix_in_loop, Scalar<double>{},
+        Scalar<double>{});
+}
 
 TEST(LambdaCaptures, mutable_and_written_captures) {
   check("mutable_copy", adjoint::gradient(mutable_copy), mutable_copy, Scalar<double>{}, Scalar<double>{});

@@ -6,6 +6,7 @@
 #include <adjoint/ad.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "gradcheck.hpp"
 
@@ -145,17 +146,17 @@ double init_references(double x, double y) {
   return acc * read();
 }
 
-// The hints of the diagnostics lambda_init_reference_element, lambda_capture_matrix_copy,
+// The hints of the diagnostics lambda_init_reference_element, lambda_capture_vector_copy,
 // lambda_reference_result_written and lambda_request_array_copy, followed.
 double hint_element_in_body(double x) {
   double v[2] = {x, 2 * x};
   auto first = [&v](double t) { return v[0] * t; };
   return first(x);
 }
-double hint_matrix_by_reference(double x) {
-  double m[2][2] = {{x, 2 * x}, {3 * x, x * x}};
-  auto corner = [&m] { return m[0][1] * m[1][0]; };
-  return corner();
+double hint_vector_by_reference(double x) {
+  std::vector<double> v = {x, 2 * x, x * x};
+  auto product = [&v] { return v[0] * v[2]; };
+  return product();
 }
 double hint_value_of_reference(double x, double y) {
   auto pick = [&x]() -> double& { return x; };
@@ -218,7 +219,7 @@ TEST(LambdaForms, requested) {
 
 TEST(LambdaForms, hints_followed) {
   check("hint_element_in_body", adjoint::gradient(hint_element_in_body), hint_element_in_body, Scalar<double>{});
-  check("hint_matrix_by_reference", adjoint::gradient(hint_matrix_by_reference), hint_matrix_by_reference,
+  check("hint_vector_by_reference", adjoint::gradient(hint_vector_by_reference), hint_vector_by_reference,
         Scalar<double>{});
   check("hint_value_of_reference", adjoint::gradient(hint_value_of_reference), hint_value_of_reference,
         Scalar<double>{}, Scalar<double>{});
