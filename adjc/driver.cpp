@@ -351,13 +351,19 @@ class Consumer : public ASTConsumer {
           return diags.error(call->getArg(1)->getBeginLoc(),
                              quoted(name) + " is a capture of the lambda; captured values are constants of its "
                                             "gradient: make it a parameter of the lambda to differentiate it");
+      // Clad's spelling by position: "0" is the first parameter.
+      const bool position = name.find_first_not_of("0123456789") == std::string::npos;
+      if (position && (name.size() > 4 || first_param + std::stoul(name) >= fn->getNumParams()))
+        return diags.error(call->getArg(1)->getBeginLoc(),
+                           quoted(fn->getNameAsString()) + " has no parameter at position " + name + " (it has " +
+                               std::to_string(fn->getNumParams() - first_param) + ", counted from 0)");
       for (unsigned i = first_param; i < fn->getNumParams(); ++i) {
-        if (fn->getParamDecl(i)->getName() != name) continue;
+        if (position ? i != first_param + std::stoul(name) : fn->getParamDecl(i)->getName() != name) continue;
         found = true;
         if (!is_differentiable(params[i + (object ? 1 : 0)].type))
           return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter " + quoted(name) + " of " + quoted(fn->getNameAsString()) +
-                                 " is not differentiable (type " +
+                             "parameter " + quoted(fn->getParamDecl(i)->getName().str()) + " of " +
+                                 quoted(fn->getNameAsString()) + " is not differentiable (type " +
                                  quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
         selected[i + (object ? 1 : 0)] = any = true;
       }

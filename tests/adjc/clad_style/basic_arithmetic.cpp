@@ -28,6 +28,9 @@ int main() {
   dy = 0;
   adjoint::gradient(f_neg, "y").execute(x, y, &dy);
   expect_gradient("d f_neg / dy", dy, y, [&] { return f_neg(x, y); });
+  dy = 0;  // Clad's spelling by position: "1" is y
+  adjoint::gradient(f_neg, "1").execute(x, y, &dy);
+  expect_gradient("d f_neg / d parameter 1", dy, y, [&] { return f_neg(x, y); });
   float xf = 0.8f, dxf = 0;
   double dyd = 0;
   adjoint::gradient(f_mixed).execute(xf, y, &dxf, &dyd);
