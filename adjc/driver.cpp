@@ -6,6 +6,7 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
+#include <clang/Sema/Sema.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
@@ -121,6 +122,8 @@ class Consumer : public ASTConsumer {
       finder.top = d;
       finder.TraverseDecl(d);
     }
+    for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
+    if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context);
     Generator generator(context, unit, diags);
     Rewriter rewriter(sm, context.getLangOpts());
@@ -156,6 +159,26 @@ class Consumer : public ASTConsumer {
   CompilerInstance& ci_;
   Output& out_;
   std::unique_ptr<syntax::TokenCollector> collector_;
+
+  // A member of a class template that nothing calls has no body (`E<double> e; gradient(e)` of a
+  // template's operator()): the request needs one, so it is instantiated here, as a call would.
+  void instantiate_requested(const Expr* e) {
+    if (!e) return;
+    auto instantiate = [&](const CXXMethodDecl* m) {
+      if (m->getDefinition() || !m->getTemplateInstantiationPattern()) return;
+      Sema& sema = ci_.getSema();
+      sema.InstantiateFunctionDefinition(e->getBeginLoc(), const_cast<CXXMethodDecl*>(m), /*Recursive=*/true,
+                                         /*DefinitionRequired=*/false, /*AtEndOfTU=*/true);
+      sema.PerformPendingInstantiations();
+    };
+    if (auto* ref = dyn_cast<DeclRefExpr>(e))
+      if (auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl())) instantiate(m);
+    if (auto* record = e->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        record && isa<ClassTemplateSpecializationDecl>(record))
+      for (const CXXMethodDecl* m : record->methods())
+        if (m->getOverloadedOperator() == OO_Call) instantiate(m);
+    for (const Stmt* c : e->children()) instantiate_requested(dyn_cast_or_null<Expr>(c));
+  }
 
   // A request's call and the expression that replaces it.
   struct Replacement {

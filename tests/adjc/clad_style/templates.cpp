@@ -1,4 +1,6 @@
-// Function templates: each specialization used is differentiated from its instantiated body.
+// Function templates: each specialization used is differentiated from its instantiated body; so is
+// the operator() (or member) of a class template that only the request names (Clad's
+// TemplateFunctors.C: nothing calls it, so nothing else instantiates its body).
 #include <adjoint/ad.hpp>
 
 #include "check.hpp"
@@ -21,6 +23,12 @@ double unrolled(const double* x) {
   for (int i = 0; i < N; i++) s = s * x[i] + 1;
   return s;
 }
+template <class T>
+struct Scaled {
+  T k;
+  T operator()(T a, T b) { return k * a * a + b; }
+  T twice(T a) const { return 2 * k * a; }
+};
 
 int main() {
   double x = 0.7, y = 1.4, dx = 0, dy = 0;
@@ -36,5 +44,15 @@ int main() {
   double du[3] = {};
   adjoint::gradient(unrolled<3>).execute(v, du);
   for (int i = 0; i < 3; i++) expect_gradient("d unrolled<3> / dx[i]", du[i], v[i], [&] { return unrolled<3>(v); });
+  // The checks spell out the members' formulas: a call would instantiate them.
+  Scaled<double> e{3}, d_e{};
+  double a = 0.5, b = 2, da = 0, db = 0;
+  adjoint::gradient(e).execute(a, b, &d_e, &da, &db);
+  expect_gradient("d Scaled<double>() / da", da, a, [&] { return e.k * a * a + b; });
+  expect_gradient("d Scaled<double>() / db", db, b, [&] { return e.k * a * a + b; });
+  expect_gradient("d Scaled<double>() / dk", d_e.k, e.k, [&] { return e.k * a * a + b; });
+  da = 0;
+  adjoint::gradient(&Scaled<double>::twice, "a").execute(e, a, &da);
+  expect_gradient("d Scaled<double>::twice / da", da, a, [&] { return 2 * e.k * a; });
   return clad_style::report();
 }
