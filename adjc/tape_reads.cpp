@@ -92,10 +92,12 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
                   (called_through_forward(callee, ir.unit) && callee_kind(callee, ir.unit) == CalleeKind::User);
       if (!n->active) continue;
       // A pointer or reference argument is read for its address; the memory it points to only when
-      // the callee's reverse reads it (call_reads_memory).
+      // the callee's reverse reads it (call_reads_memory). A temporary bound to a reference
+      // (`h(cos(e + x[i]))` to `const double&`) is a value: the reverse evaluates it again, and its
+      // derivative reads its operands.
       std::vector<AdArg> args = ad_args(n->call);
       for (size_t i = 0; i < args.size(); ++i) {
-        if (!call_reads_memory(n->call, i, ir.unit)) {
+        if (!isa<MaterializeTemporaryExpr>(args[i].expr->IgnoreParens()) && !call_reads_memory(n->call, i, ir.unit)) {
           address_vars(ir, args[i].expr, vars);
           continue;
         }

@@ -55,6 +55,26 @@ float const_references_float(const float* x, int n) {
 double cube_of(double&& a) { return a * a * a; }
 double moved_in(double&& x, double y) { return cube_of(x * y) + std::sin(x); }
 
+// A temporary bound to a const reference whose callee's reverse does not read it: the caller's
+// reverse evaluates `cos(e + x[i])` again, so `e`, overwritten by each iteration, must be kept
+// (it was read as the last iteration's value: fuzz seed 10521).
+double copied_then_shifted(const double& a, const double& b) {
+  double t = b;
+  if (t < -0.2) t -= std::sin(t * a);
+  return t;
+}
+double temporary_to_reference(const double* x, double s, int n) {
+  double acc = 0;
+  for (int i = 0; i < n; i++) {
+    double e = std::tanh(s + x[i]);
+    acc += std::tanh(copied_then_shifted(s, std::cos(e + x[i])));
+  }
+  return acc;
+}
+TEST(ReferenceArguments, temporaries) {
+  check("temporary_to_reference", adjoint::gradient(temporary_to_reference), temporary_to_reference, In<double>{4},
+        Scalar<double>{}, 4);
+}
 TEST(ReferenceArguments, const_references) {
   check("const_references", adjoint::gradient(const_references), const_references, In<double>{4}, Scalar<double>{});
   check("const_references_float", adjoint::gradient(const_references_float), const_references_float, In<float>{5}, 5);
