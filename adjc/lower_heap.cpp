@@ -7,6 +7,8 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
 
+#include <functional>
+
 #include "lowering.hpp"
 
 namespace adjc {
@@ -68,6 +70,28 @@ void Lowering::find_heap_arrays(const Stmt* s) {
           if (auto* vd = dyn_cast<VarDecl>(d)) declared.insert(vd);
       const VarDecl* old = reallocated(*it);
       if (!old || !declared.count(old)) continue;
+      // Declared nullptr and not named since: realloc of a null pointer allocates, as malloc.
+      auto named_since = [&] {
+        bool named = false;
+        std::function<void(const Stmt*)> walk = [&](const Stmt* t) {
+          if (auto* ref = dyn_cast_or_null<DeclRefExpr>(t); ref && ref->getDecl() == old) named = true;
+          if (t && !named)
+            for (const Stmt* c : t->children()) walk(c);
+        };
+        for (auto before = it - 1; !named; --before) {
+          if (auto* ds = dyn_cast<DeclStmt>(*before);
+              ds && std::find(ds->decl_begin(), ds->decl_end(), old) != ds->decl_end())
+            break;
+          walk(*before);
+        }
+        return named;
+      };
+      if (old->getInit() && old->getInit()->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull) &&
+          !heap_.count(old) && !named_since()) {
+        heap_.insert(old);
+        realloc_from_null_.insert(old);
+        continue;
+      }
       auto* assign = cast<BinaryOperator>(*it);
       VarDecl* next = synthesized(old->getName().str(), old->getType(), assign->getBeginLoc());
       next->setInit(assign->getRHS());
@@ -122,7 +146,7 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
   const CallExpr* c_call = alloc ? nullptr : c_allocation(allocation);
   const std::string what = alloc ? "'new'" : "'" + c_memory_function(c_call) + "'";
   const VarDecl* old = nullptr;  // realloc's source
-  if (c_call && c_memory_function(c_call) == "realloc") {
+  if (c_call && c_memory_function(c_call) == "realloc" && !realloc_from_null_.count(vd)) {
     auto found = reallocated_.find(vd);
     if (found == reallocated_.end() || !heap_.count(vd))
       return fail(at, "'realloc' into '" + vd->getName().str() +
@@ -176,7 +200,7 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
     auto* each = dyn_cast_or_null<IntegerLiteral>(element_count(c_call->getArg(1), element));
     if (each && each->getValue() == 1) count = c_call->getArg(0)->IgnoreParenImpCasts();
   } else {
-    count = element_count(c_call->getArg(old ? 1 : 0), element);
+    count = element_count(c_call->getArg(c_memory_function(c_call) == "realloc" ? 1 : 0), element);
   }
   if (!count) {
     const std::string form = c_memory_function(c_call) == "calloc" ? "calloc(k, sizeof(" + element.getAsString() + "))"

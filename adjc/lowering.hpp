@@ -49,6 +49,7 @@ class Lowering {
   std::set<const clang::VarDecl*> heap_;       // local pointers given a `new`: heap arrays
   // `p = (T*)realloc(p, ...)`: the new heap array's declaration, and p's (find_heap_arrays).
   std::map<const clang::VarDecl*, const clang::VarDecl*> reallocated_;
+  std::set<const clang::VarDecl*> realloc_from_null_;  // `T* p = nullptr; p = (T*)realloc(p, ...);`
   std::set<const clang::VarDecl*> rejected_;   // locals whose declaration was reported: their uses are not
   // Pointer members whose values the function, or a function it calls, reads: the first read of each.
   std::optional<std::map<const clang::FieldDecl*, const clang::MemberExpr*>> pointer_reads_;

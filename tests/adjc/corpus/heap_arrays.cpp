@@ -221,6 +221,18 @@ double realloc_grow_shrink(double x, int n) {
   free(p);
   return s;
 }
+// realloc of a pointer still nullptr allocates (as malloc), then grows it.
+double realloc_from_null(double x, int n) {
+  double* p = nullptr;
+  p = (double*)realloc(p, 2 * sizeof(double));
+  p[0] = x;
+  p[1] = x * x;
+  p = (double*)realloc(p, n * sizeof(double));
+  for (int i = 2; i < n; i++) p[i] = std::sin(p[i - 1]) * p[i - 2];
+  double s = p[n - 1] * p[0];
+  free(p);
+  return s;
+}
 // Structs on the heap: one by `new`, passed to a callee by reference and read through `->` and
 // `(*q).`; an array of them by malloc, passed to a callee as a pointer.
 struct Particle {
@@ -312,6 +324,9 @@ TEST(HeapArrays, malloc_in_callee_and_branch) {
 }
 TEST(HeapArrays, memset_zero_fill) {
   check("memset_zero", adjoint::gradient(memset_zero, "x"), memset_zero, Scalar<double>{}, 5);
+}
+TEST(HeapArrays, realloc_from_null) {
+  check("realloc_from_null", adjoint::gradient(realloc_from_null, "x"), realloc_from_null, Scalar<double>{}, 5);
 }
 TEST(HeapArrays, realloc_grow_shrink) {
   check("realloc_grow_shrink", adjoint::gradient(realloc_grow_shrink, "x"), realloc_grow_shrink, Scalar<double>{}, 5);
