@@ -585,13 +585,58 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   if (!member_inits(type, value, stmt, block, inits))
     return fail(value->getExprLoc(), "this value of struct type '" + type.getUnqualifiedType().getAsString() +
                                          "' is not supported; build it in a local first ('T t{a, b}; ... = t;')");
+  // `r = V{r.y, r.x}`: assigned member by member, the second would read the first's new value, so
+  // the value is built in a local struct first.
+  const std::vector<const FieldDecl*> fields = record_fields(type->getAsRecordDecl());
+  if (std::count_if(inits.begin(), inits.end(), [](const Expr* e) { return e != nullptr; }) > 1 &&
+      std::any_of(inits.begin(), inits.end(), [&](const Expr* e) { return e && may_read_target(lhs, e); })) {
+    VarDecl* built = synthesized("_value", type.getUnqualifiedType(), value->getExprLoc());
+    built->setInit(const_cast<Expr*>(value));
+    split_.insert(built);
+    lower_split_struct(built, stmt, block);
+    return lower_struct_assign(stmt, lhs, new_ref(built), block);
+  }
   size_t i = 0;
-  for (const FieldDecl* f : record_fields(type->getAsRecordDecl())) {
+  for (const FieldDecl* f : fields) {
     Expr* target = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(lhs), false, const_cast<FieldDecl*>(f),
                                               f->getType(), VK_LValue, OK_Ordinary);
     const Expr* init = inits[i++];
     assign_member(target, init ? init : zero_of(f->getType()), stmt, block);
   }
+}
+
+// Whether `e` may read memory that assigning `lhs` writes: it names the variable lhs is part of
+// (`r` of `r.x`, `a` of `a[i].x`), or, when lhs is reached through a pointer or a reference, reads
+// through any pointer or reference.
+bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
+  const VarDecl* root = nullptr;
+  for (const Expr* x = lhs->IgnoreParenImpCasts(); x;) {
+    if (auto* m = dyn_cast<MemberExpr>(x); m && !m->isArrow()) x = m->getBase()->IgnoreParenImpCasts();
+    else if (auto* a = dyn_cast<ArraySubscriptExpr>(x); a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+      x = a->getBase()->IgnoreParenImpCasts();
+    else {
+      auto* ref = dyn_cast<DeclRefExpr>(x);
+      root = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      break;
+    }
+  }
+  const bool indirect = !root || root->getType()->isReferenceType();
+  bool reads = false;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || reads) return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s))
+      if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && (vd == root || vd->getType()->isReferenceType()))
+        reads = vd == root || indirect;
+    if (indirect) {
+      if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) reads = true;
+      if (auto* m = dyn_cast<MemberExpr>(s); m && m->isArrow()) reads = true;
+      if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+        reads = true;
+    }
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(e);
+  return reads;
 }
 
 // `v` as member `f` of local struct `vd`; a number member passed by address or non-const reference

@@ -125,6 +125,7 @@ class Lowering {
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void check_carried_pointers(clang::QualType t, const std::string& what, clang::SourceLocation at);
   void lower_struct_assign(const clang::Stmt* stmt, const clang::Expr* lhs, const clang::Expr* value, Node* block);
+  bool may_read_target(const clang::Expr* lhs, const clang::Expr* e);
   void assign_member(clang::Expr* target, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
   void materialize_temporaries(clang::Expr* e, Node* block, const clang::Stmt* stmt);
   void copy_arguments_the_call_overwrites(clang::CallExpr* call, Node* block, const clang::Stmt* stmt);

@@ -94,6 +94,23 @@ float float_struct(const float* x, int n) {
   return st.var;
 }
 
+// A struct assigned a value built from its own members: `r = V{r.y, r.x}` member by member would
+// read r.x after writing it (it did: the gradient lost a term), so the value is built first.
+struct Swapped {
+  double x, y;
+};
+struct SwappedByConstructor {
+  double x, y;
+  SwappedByConstructor(double a, double b) : x(a), y(b) {}
+};
+double swap_members(double a, double b) {
+  Swapped r{a, b * b};
+  for (int k = 0; k < 3; k++) r = Swapped{r.y, r.x * a};
+  SwappedByConstructor c(a, 2 * b);
+  c = SwappedByConstructor(c.y * c.x, c.x);
+  return r.x * 10 + r.y * 100 + c.x * c.y;
+}
+
 TEST(LocalStructs, braces) {
   check("braces", adjoint::gradient(braces), braces, Scalar<double>{}, Scalar<double>{});
 }
@@ -176,4 +193,8 @@ double unnamed_constructor_parameter(double x) {
 TEST(LocalStructs, unnamed_constructor_parameter) {
   check("unnamed_constructor_parameter", adjoint::gradient(unnamed_constructor_parameter),
         unnamed_constructor_parameter, Scalar<double>{});
+}
+
+TEST(LocalStructs, assigned_from_own_members) {
+  check("swap_members", adjoint::gradient(swap_members), swap_members, Scalar<double>{}, Scalar<double>{});
 }
