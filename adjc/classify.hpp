@@ -78,6 +78,16 @@ struct BoundFunction;    // function_pointers.hpp
 
 // What the whole translation unit declares that decides how its functions are differentiated,
 // found in one scan before any pass runs (find_unit_facts) and handed to the passes.
+// Uses of non-const globals of integers (bool, char and enums too) in code adjc differentiates
+// (global_counter_uses): where each is written as a counter — the operand of `++`/`--` or the
+// target of `=`, `+=`, ... in a statement, its value unused — where its value is read (any other
+// use), and where a counter is given a value read from floating-point numbers. The user functions
+// whose bodies a function's calls run (its `callees`) are adjc's to differentiate with it.
+struct GlobalUses {
+  std::map<const clang::VarDecl*, clang::SourceLocation> written, read, floating_value;
+  std::vector<const clang::FunctionDecl*> callees;
+};
+
 struct UnitFacts {
   CustomPullbacks custom;
   // Value classes: record types V for which the unit declares `accumulate_adjoint(V&, const V&)`
@@ -107,8 +117,18 @@ struct UnitFacts {
   // Functions returning a pointer into a pointer argument's array whose calls are rewritten into
   // that array plus an offset (pointer_results.hpp), by canonical declaration: plain calls.
   mutable std::set<const clang::FunctionDecl*> pointer_results;
+  // Each function's uses of non-const integer globals in its own body, by definition
+  // (global_counter_uses, lower_references.cpp), found before lowering edits the body.
+  mutable std::map<const clang::FunctionDecl*, GlobalUses> global_uses;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context);
+// The uses of non-const integer globals (GlobalUses) in `fn` and in the functions of the user it
+// calls, transitively (lower_references.cpp); none for a library function. Writes anywhere; reads
+// and values only in the code adjc differentiates with `fn` (a function without derivative runs
+// once, as written, in the forward sweep), or anywhere with `anywhere`. Each body is read once,
+// the first time (lower runs this before it edits `fn`'s body, and a function is lowered after its
+// callers).
+GlobalUses global_counter_uses(const clang::FunctionDecl* fn, const UnitFacts& unit, bool anywhere = false);
 
 bool is_value_class(clang::QualType t, const UnitFacts& unit);  // references and cv-qualifiers ignored
 // Floating scalars and value classes: values whose adjoint is a value of the same type.

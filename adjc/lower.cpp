@@ -44,6 +44,7 @@ void Lowering::run() {
   find_aliases(fn->getBody());
   copy_addressed_params(fn->getBody());
   copy_read_globals(fn->getBody());
+  check_global_counters();
   find_split_structs(fn->getBody());
   find_heap_arrays(fn->getBody());
   ir_.body = make(NodeKind::Block, fn->getBody());
@@ -268,6 +269,7 @@ std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit,
                                   Diagnostics& diags) {
   auto ir = std::make_unique<FunctionIR>(fn, unit);
   if (!resolve_function_pointers(fn, unit, context, diags)) ir->valid = false;
+  global_counter_uses(fn, unit);  // read before the rewrites below edit the body
   // A call whose pointer result adjc does not follow would be reported again by every use of it.
   if (!rewrite_pointer_results(fn, unit, context, diags)) {
     ir->valid = false;

@@ -24,6 +24,15 @@ bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
 
 }  // namespace
 
+// Whether `call`, of a function without derivative returning a number, runs code that writes or
+// reads a non-const global of integers (global_counter_uses).
+static bool touches_integer_globals(const CallExpr* call, const UnitFacts& unit) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  if (!callee || !call->getType()->isArithmeticType() || callee_kind(callee, unit) != CalleeKind::Plain) return false;
+  GlobalUses uses = global_counter_uses(callee, unit, true);
+  return !uses.written.empty() || !uses.read.empty();
+}
+
 bool has_side_effects(const Expr* e) {
   if (!e || isa<LambdaExpr>(e)) return false;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && (b->isAssignmentOp() || b->getOpcode() == BO_Comma)) return true;
@@ -45,8 +54,12 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
   if (is_make_pair(call))
     return fail(call->getBeginLoc(), "std::make_pair is supported as the value of a pair variable, an assignment, a "
                                      "return or an argument; put it in a local pair first");
-  // A struct result is memory its members are copied from: always a temporary of its own.
-  if (!hoisted_callee(call->getDirectCallee(), ir_.unit) && !is_plain_struct(call->getType(), ir_.unit)) return;
+  // A struct result is memory its members are copied from: always a temporary of its own. So is the
+  // result of a function without derivative that writes or reads a non-const global of integers (a
+  // counter, global_counter_uses): the reverse reads the temporary instead of calling it again.
+  if (!hoisted_callee(call->getDirectCallee(), ir_.unit) && !is_plain_struct(call->getType(), ir_.unit) &&
+      !touches_integer_globals(call, ir_.unit))
+    return;
   Node* n = make(NodeKind::Call, stmt);
   n->loc = call->getBeginLoc();
   n->call = call;
@@ -81,7 +94,8 @@ bool Lowering::holds_hoisted_call(const Expr* e) {
   if (!e) return false;
   e = strip(e, ir_.unit);
   if (auto* call = dyn_cast<CallExpr>(e); call && call->getDirectCallee() && math_function(call) == MathFn::None &&
-                                          hoisted_callee(call->getDirectCallee(), ir_.unit))
+                                          (hoisted_callee(call->getDirectCallee(), ir_.unit) ||
+                                           touches_integer_globals(call, ir_.unit)))
     return true;
   for (const Stmt* c : e->children())
     if (holds_hoisted_call(dyn_cast_or_null<Expr>(c))) return true;
@@ -228,6 +242,10 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
     }
     n->target = v;
     v->assignments++;
+  } else if (counter_global(target)) {
+    // A counter (check_global_counters): the forward runs it as written, the reverse has nothing
+    // for it; no target, no memory root.
+    if (!ir_.valid) return;
   } else {
     check_expression(ir_, diags_, lhs);
     n->memory_root = memory_root(ir_, target);

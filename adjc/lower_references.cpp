@@ -7,6 +7,7 @@
 // must not change there. A floating parameter passed by address or non-const reference (`&x`)
 // is replaced in the body by a local copy, which is a one-element region like such a local.
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtOpenMP.h>
 
 #include <algorithm>
 #include <functional>
@@ -547,6 +548,201 @@ void Lowering::copy_read_globals(Stmt* body) {
     ir_.copied_globals.insert(g);
     global_copies_.push_back({g, copy});
   }
+}
+
+}  // namespace adjc
+
+namespace adjc {
+
+namespace {
+
+// A non-const global of integers (bool, char, enums too) that `e` names: a counter candidate.
+const VarDecl* integer_global(const Expr* e) {
+  auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParens());
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || !vd->hasGlobalStorage() || vd->isStaticLocal() || vd->getType().isConstQualified() || vd->isConstexpr())
+    return nullptr;
+  return vd->getType()->isIntegralOrEnumerationType() ? vd : nullptr;
+}
+
+// Whether evaluating `e` reads a floating-point value.
+bool reads_floating(const Expr* e) {
+  if (!e || isa<UnaryExprOrTypeTraitExpr>(e)) return false;  // sizeof evaluates nothing
+  if (is_floating(e->getType())) return true;
+  for (const Stmt* c : e->children())
+    if (reads_floating(dyn_cast_or_null<Expr>(c))) return true;
+  return false;
+}
+
+// The uses in `definition`'s own body (GlobalUses), read once.
+const GlobalUses& own_global_uses(const FunctionDecl* definition, const UnitFacts& unit) {
+  if (auto it = unit.global_uses.find(definition); it != unit.global_uses.end()) return it->second;
+  GlobalUses& uses = unit.global_uses[definition];
+  std::set<const FunctionDecl*> callees;
+  auto callee = [&](const FunctionDecl* f) {
+    const FunctionDecl* body = nullptr;
+    if (f && !is_library(f) && !f->isDefaulted() && f->hasBody(body) && callees.insert(body).second)
+      uses.callees.push_back(body);
+  };
+  // `discarded`: the expression is a statement (or the left of a comma, or cast to void) whose value
+  // nothing uses.
+  std::function<void(const Stmt*, bool)> walk = [&](const Stmt* s, bool discarded) {
+    if (!s) return;
+    if (auto* e = dyn_cast<Expr>(s)) {
+      e = e->IgnoreParens();
+      if (auto* full = dyn_cast<FullExpr>(e)) return walk(full->getSubExpr(), discarded);
+      if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && c->getType()->isVoidType()) return walk(c->getSubExpr(), true);
+      if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
+        walk(b->getLHS(), true);
+        return walk(b->getRHS(), discarded);
+      }
+      if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
+        if (const VarDecl* g = integer_global(b->getLHS())) {
+          uses.written.emplace(g, b->getExprLoc());
+          if (!discarded) uses.read.emplace(g, b->getExprLoc());
+          if (reads_floating(b->getRHS())) uses.floating_value.emplace(g, b->getRHS()->getExprLoc());
+          return walk(b->getRHS(), false);
+        }
+      if (auto* u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
+        if (const VarDecl* g = integer_global(u->getSubExpr())) {
+          uses.written.emplace(g, u->getExprLoc());
+          if (!discarded) uses.read.emplace(g, u->getExprLoc());
+          return;
+        }
+      if (auto* ref = dyn_cast<DeclRefExpr>(e))
+        if (const VarDecl* g = integer_global(ref)) uses.read.emplace(g, ref->getLocation());
+      if (auto* call = dyn_cast<CallExpr>(e)) callee(call->getDirectCallee());
+      if (auto* construct = dyn_cast<CXXConstructExpr>(e)) {
+        callee(construct->getConstructor());
+        if (auto* ctor = construct->getConstructor(); ctor && ctor->hasBody())
+          if (auto* def = dyn_cast<CXXConstructorDecl>(ctor->getDefinition()))
+            for (const CXXCtorInitializer* ci : def->inits()) walk(ci->getInit(), false);
+      }
+      // A lambda's body counts as the function's, where it is written.
+      if (auto* lambda = dyn_cast<LambdaExpr>(e)) walk(lambda->getBody(), true);
+      for (const Stmt* c : e->children()) walk(c, false);
+      return;
+    }
+    if (isa<CompoundStmt>(s)) {
+      for (const Stmt* c : s->children()) walk(c, true);
+      return;
+    }
+    if (auto* i = dyn_cast<IfStmt>(s)) {
+      walk(i->getInit(), true);
+      walk(i->getConditionVariableDeclStmt(), false);
+      walk(i->getCond(), false);
+      walk(i->getThen(), true);
+      return walk(i->getElse(), true);
+    }
+    if (auto* f = dyn_cast<ForStmt>(s)) {
+      walk(f->getInit(), true);
+      walk(f->getConditionVariableDeclStmt(), false);
+      walk(f->getCond(), false);
+      walk(f->getInc(), true);
+      return walk(f->getBody(), true);
+    }
+    if (auto* w = dyn_cast<WhileStmt>(s)) {
+      walk(w->getConditionVariableDeclStmt(), false);
+      walk(w->getCond(), false);
+      return walk(w->getBody(), true);
+    }
+    if (auto* d = dyn_cast<DoStmt>(s)) {
+      walk(d->getBody(), true);
+      return walk(d->getCond(), false);
+    }
+    if (auto* sw = dyn_cast<SwitchStmt>(s)) {
+      walk(sw->getInit(), true);
+      walk(sw->getConditionVariableDeclStmt(), false);
+      walk(sw->getCond(), false);
+      return walk(sw->getBody(), true);
+    }
+    if (auto* r = dyn_cast<CXXForRangeStmt>(s)) {
+      walk(r->getInit(), true);
+      walk(r->getRangeInit(), false);
+      return walk(r->getBody(), true);
+    }
+    if (auto* c = dyn_cast<SwitchCase>(s)) return walk(c->getSubStmt(), true);
+    if (auto* l = dyn_cast<LabelStmt>(s)) return walk(l->getSubStmt(), true);
+    if (auto* a = dyn_cast<AttributedStmt>(s)) return walk(a->getSubStmt(), true);
+    for (const Stmt* c : s->children()) walk(c, isa<CapturedStmt>(s) || isa<OMPExecutableDirective>(s));
+  };
+  if (auto* ctor = dyn_cast<CXXConstructorDecl>(definition))
+    for (const CXXCtorInitializer* ci : ctor->inits()) walk(ci->getInit(), false);
+  walk(definition->getBody(), true);
+  return uses;
+}
+
+}  // namespace
+
+GlobalUses global_counter_uses(const FunctionDecl* fn, const UnitFacts& unit, bool anywhere) {
+  GlobalUses all;
+  std::set<const FunctionDecl*> seen;
+  // Each function, and whether adjc differentiates it with `fn` (`fn` itself, the functions of the
+  // user with derivatives it calls, and constructors, lowered in place), or it only runs as written
+  // in the forward sweep (a function without derivative, and what it calls).
+  std::vector<std::pair<const FunctionDecl*, bool>> work;
+  const FunctionDecl* definition = nullptr;
+  if (!is_library(fn) && fn->hasBody(definition)) work.push_back({definition, true});
+  while (!work.empty()) {
+    auto [f, differentiated] = work.back();
+    work.pop_back();
+    if (!seen.insert(f).second) continue;
+    const GlobalUses& own = own_global_uses(f, unit);
+    all.written.insert(own.written.begin(), own.written.end());
+    if (differentiated || anywhere) {
+      all.read.insert(own.read.begin(), own.read.end());
+      all.floating_value.insert(own.floating_value.begin(), own.floating_value.end());
+    }
+    for (const FunctionDecl* c : own.callees) {
+      all.callees.push_back(c);
+      work.push_back({c, differentiated && (isa<CXXConstructorDecl>(c) || callee_kind(c, unit) != CalleeKind::Plain)});
+    }
+  }
+  return all;
+}
+
+// Non-const globals of integers written as counters (`++calls;`, `calls += k;`): the forward runs
+// the statement as the program does, and the reverse has nothing for it (no derivative, and the
+// counter is not restored). That is exact only while nothing adjc runs reads the value: no use of
+// it but as a counter in the function and the functions it calls (their reverse sweeps, conditions
+// evaluated again and recomputed locals would read a value the counter no longer holds), and no
+// value read from floating-point numbers (which may carry derivatives).
+void Lowering::check_global_counters() {
+  const GlobalUses& uses = global_uses_ = global_counter_uses(ir_.fn, ir_.unit);
+  auto line = [&](SourceLocation at) {
+    return std::to_string(context_.getSourceManager().getPresumedLineNumber(at));
+  };
+  for (auto [g, written] : uses.written) {
+    const std::string name = g->getName().str();
+    const std::string rule = "; adjc supports non-const globals written only as counters (++" + name + ", " + name +
+                             " += k) whose value the differentiated code never reads";
+    if (auto read = uses.read.find(g); read != uses.read.end())
+      fail(read->second, "global '" + name + "' is written (line " + line(written) + ") and its value read here" + rule);
+    if (auto value = uses.floating_value.find(g); value != uses.floating_value.end())
+      fail(value->second, "global '" + name + "' is given a value read from floating-point numbers" + rule +
+                              ", from integers only");
+  }
+}
+
+// `target` (of an assignment or `++`/`--`) is a non-const global: a counter of integers, checked
+// by check_global_counters, or a global of another type, reported here.
+bool Lowering::counter_global(const Expr* target) {
+  auto* ref = dyn_cast<DeclRefExpr>(target->IgnoreParens());
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || !vd->hasGlobalStorage() || vd->isStaticLocal() || ir_.var_of.count(vd)) return false;
+  const std::string name = vd->getName().str();
+  if (!integer_global(target))
+    fail(target->getExprLoc(), "global '" + name + "' of type '" + vd->getType().getAsString() +
+                                   "' is written; adjc supports non-const globals written only as integer counters "
+                                   "(++calls, calls += k) whose value the differentiated code never reads; pass '" +
+                                   name + "' by reference instead");
+  // Written through a local reference (`int& r = calls; ++r;`, rewritten into `++calls`): the
+  // checks saw a reference bound to it, not a counter.
+  else if (!global_uses_.written.count(vd))
+    fail(target->getExprLoc(), "global '" + name + "' is written through a reference or pointer; adjc supports "
+                                   "non-const globals written only as counters (++" + name + ", " + name +
+                                   " += k) by name");
+  return true;
 }
 
 }  // namespace adjc

@@ -53,6 +53,8 @@ class Lowering {
   std::set<const clang::VarDecl*> rejected_;   // locals whose declaration was reported: their uses are not
   // Pointer members whose values the function, or a function it calls, reads: the first read of each.
   std::optional<std::map<const clang::FieldDecl*, const clang::MemberExpr*>> pointer_reads_;
+  // The uses of non-const integer globals in the function and its callees (check_global_counters).
+  GlobalUses global_uses_;
 
   // ----- variables and nodes (lower.cpp)
   void fail(clang::SourceLocation where, const std::string& message);
@@ -108,6 +110,8 @@ class Lowering {
   void copy_addressed_params(clang::Stmt* body);
   void define_copies();
   void copy_read_globals(clang::Stmt* body);
+  void check_global_counters();
+  bool counter_global(const clang::Expr* target);
 
   // ----- local structs and arrays (lower_structs.cpp)
   void find_split_structs(const clang::Stmt* body);

@@ -35,6 +35,21 @@ void definition_reads(const FunctionIR& ir, const Expr* e, DefinitionReads& out)
     if (auto* ce = dyn_cast_or_null<Expr>(c)) definition_reads(ir, ce, out);
 }
 
+// Whether evaluating `e` calls a function that writes or reads a non-const global of integers
+// (global_counter_uses): evaluated again in the reverse, a counter would count twice, and a read
+// could find a value a counter changed since.
+bool calls_counter(const Expr* e, const UnitFacts& unit) {
+  if (!e) return false;
+  if (auto* call = dyn_cast<CallExpr>(e))
+    if (const FunctionDecl* f = call->getDirectCallee()) {
+      GlobalUses uses = global_counter_uses(f, unit, true);
+      if (!uses.written.empty() || !uses.read.empty()) return true;
+    }
+  for (const Stmt* c : e->children())
+    if (calls_counter(dyn_cast_or_null<Expr>(c), unit)) return true;
+  return false;
+}
+
 // Whether a node after `definition` in `block` satisfies `writes`.
 template <class F>
 bool written_later(const std::vector<Node*>& all, const Node* definition, const Node* block, F&& writes) {
@@ -148,6 +163,11 @@ void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vect
         deps.values.erase(std::remove(deps.values.begin(), deps.values.end(), sum->counter), deps.values.end());
       }
       if (!stable_definition(ir, v, deps, all)) continue;
+      // A call in the definition runs again in the reverse: not one that counts (a counter would
+      // count twice).
+      if ((!call && calls_counter(v->definition->rhs, ir.unit)) ||
+          (sum && calls_counter(sum->body->children[0]->rhs, ir.unit)))
+        continue;
       v->recompute = changed = true;
       if (sum) sum->recomputed_sum = v;
       // Parameters' values are the reverse's own arguments.
