@@ -122,6 +122,18 @@ class Consumer : public ASTConsumer {
       finder.top = d;
       finder.TraverseDecl(d);
     }
+    // Requests written in a header the unit includes would stay unrewritten (and fail to compile).
+    RequestFinder elsewhere;
+    for (Decl* d : context.getTranslationUnitDecl()->decls()) {
+      SourceLocation loc = sm.getExpansionLoc(d->getBeginLoc());
+      if (loc.isInvalid() || sm.isInMainFile(loc) || sm.isInSystemHeader(loc)) continue;
+      elsewhere.TraverseDecl(d);
+    }
+    for (auto& r : elsewhere.requests)
+      diags.error(r.call->getBeginLoc(), "adjoint::gradient is requested in a header, which adjc does not rewrite "
+                                         "(it rewrites the file it compiles); request it in the .cpp file (the "
+                                         "function may stay in the header)");
+    if (diags.failed()) return;
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context);
