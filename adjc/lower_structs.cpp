@@ -588,7 +588,14 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   // `r = V{r.y, r.x}`: assigned member by member, the second would read the first's new value, so
   // the value is built in a local struct first.
   const std::vector<const FieldDecl*> fields = record_fields(type->getAsRecordDecl());
-  if (std::count_if(inits.begin(), inits.end(), [](const Expr* e) { return e != nullptr; }) > 1 &&
+  // Only a value built from member values (braces, a constructor) reads other members: a struct
+  // copied member by member reads each member before writing it, and a call's result is its own.
+  const Expr* built_from = strip(value, ir_.unit);
+  if (auto* cast = dyn_cast<CXXFunctionalCastExpr>(built_from)) built_from = strip(cast->getSubExpr(), ir_.unit);
+  auto* construct = dyn_cast<CXXConstructExpr>(built_from);
+  if ((isa<InitListExpr, CXXParenListInitExpr>(built_from) ||
+       (construct && !construct->getConstructor()->isCopyOrMoveConstructor())) &&
+      std::count_if(inits.begin(), inits.end(), [](const Expr* e) { return e != nullptr; }) > 1 &&
       std::any_of(inits.begin(), inits.end(), [&](const Expr* e) { return e && may_read_target(lhs, e); })) {
     VarDecl* built = synthesized("_value", type.getUnqualifiedType(), value->getExprLoc());
     built->setInit(const_cast<Expr*>(value));
@@ -605,9 +612,9 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   }
 }
 
-// Whether `e` may read memory that assigning `lhs` writes: it names the variable lhs is part of
-// (`r` of `r.x`, `a` of `a[i].x`), or, when lhs is reached through a pointer or a reference, reads
-// through any pointer or reference.
+// Whether `e` may read memory that assigning `lhs` writes: lhs is reached through a pointer or
+// reference, or e names the variable lhs is part of (`r` of `r.x`, `a` of `a[i].x`) or reads
+// through any pointer or reference (which may point into it: `pr->y` after `V* pr = &r`).
 bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
   const VarDecl* root = nullptr;
   for (const Expr* x = lhs->IgnoreParenImpCasts(); x;) {
@@ -620,19 +627,17 @@ bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
       break;
     }
   }
-  const bool indirect = !root || root->getType()->isReferenceType();
+  if (!root || root->getType()->isReferenceType()) return true;  // `*p = V{r.y, r.x}` with p = &r
   bool reads = false;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s || reads) return;
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && (vd == root || vd->getType()->isReferenceType()))
-        reads = vd == root || indirect;
-    if (indirect) {
-      if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) reads = true;
-      if (auto* m = dyn_cast<MemberExpr>(s); m && m->isArrow()) reads = true;
-      if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
         reads = true;
-    }
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) reads = true;
+    if (auto* m = dyn_cast<MemberExpr>(s); m && m->isArrow()) reads = true;
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+      reads = true;
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(e);

@@ -108,6 +108,8 @@ double swap_members(double a, double b) {
   for (int k = 0; k < 3; k++) r = Swapped{r.y, r.x * a};
   SwappedByConstructor c(a, 2 * b);
   c = SwappedByConstructor(c.y * c.x, c.x);
+  Swapped* pr = &r;  // read through a pointer into r
+  r = Swapped{pr->y, pr->x * b};
   return r.x * 10 + r.y * 100 + c.x * c.y;
 }
 
