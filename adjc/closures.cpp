@@ -68,9 +68,8 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       Qualifiers elements;  // the copy of `const double a[2][3]` is not const
       if (pt->isArrayType()) pt = context.getUnqualifiedArrayType(pt, elements);
       // Arrays and structs of numbers: the lambda's copy, passed by reference.
-      QualType element = pt;
-      while (element->isConstantArrayType()) element = context.getAsArrayType(element)->getElementType();
-      bool aggregate = is_plain_struct(pt, unit) || (pt->isConstantArrayType() && element->isArithmeticType());
+      bool aggregate = is_plain_struct(pt, unit) ||
+                       (pt->isConstantArrayType() && context.getBaseElementType(pt)->isArithmeticType());
       if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
         return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
                             "') by copy, which is not supported; capture it by reference ([&" + name + "])");

@@ -701,12 +701,9 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
   auto* array = dyn_cast<ConstantArrayType>(target->getType().getCanonicalType());
   if (!array) return lower_assign(stmt, target, BO_Assign, init, block);
   if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) return lower_array_elements(target, list, stmt, block);
-  uint64_t count = array->getSize().getZExtValue(), numbers = count;
+  uint64_t count = array->getSize().getZExtValue();
   QualType element = array->getElementType();
-  for (QualType t = element; auto* inner = dyn_cast<ConstantArrayType>(t.getCanonicalType());
-       t = inner->getElementType())
-    numbers *= inner->getSize().getZExtValue();
-  if (numbers > 64 || !memory_root(ir_, init))
+  if (context_.getConstantArrayElementCount(array) > 64 || !memory_root(ir_, init))
     return fail(init->getBeginLoc(), "copying array member of more than 64 elements or from an unsupported object "
                                      "is not supported; copy the elements in a loop");
   for (uint64_t k = 0; k < count; ++k) {
