@@ -273,10 +273,12 @@ void save_checkpoint(const std::string& dir, const Model& model, const AdamW& op
     throw;
   }
   fs::rename(tmp, root / name);
-  sync_directory(dir);
-  replace_symlink(root / kLatest, name);
+  // The two links go through latest and are made before it: on the first checkpoint they dangle
+  // until latest appears, so a crash between them never shows one file without the other.
   replace_symlink(root / "model.bin", fs::path(kLatest) / "model.bin");
   replace_symlink(root / "state.bin", fs::path(kLatest) / "state.bin");
+  sync_directory(dir);
+  replace_symlink(root / kLatest, name);
   sync_directory(dir);
   if (!previous.empty()) fs::remove_all(root / previous);
 }
