@@ -8,8 +8,6 @@ namespace adjc {
 
 using namespace clang;
 
-namespace {
-
 bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
   a = strip(a, unit);
   b = strip(b, unit);
@@ -21,8 +19,6 @@ bool same_base(const Expr* a, const Expr* b, const UnitFacts& unit) {
       return ma->getMemberDecl() == mb->getMemberDecl() && same_base(ma->getBase(), mb->getBase(), unit);
   return false;
 }
-
-}  // namespace
 
 // Whether `call`, of a function without derivative returning a number, runs code that writes or
 // reads a non-const global of integers (global_counter_uses).

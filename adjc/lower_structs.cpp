@@ -309,8 +309,8 @@ std::string self_address(const Stmt* e) {
 // become locals assigned the arguments, and its member initialisers and body are lowered in place on
 // a local object of the class that stands for its `this` (one per constructor and function, so
 // every `this` in it has one meaning); the members are then copied from that object. Constructors
-// with parameters other than numbers by value, or whose bodies declare variables or return, are
-// not lowered (false).
+// with parameters other than numbers and pointers by value, or whose bodies declare variables or
+// return, are not lowered (false).
 bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* stmt, Node* block,
                                  std::vector<const Expr*>& out) {
   const FunctionDecl* definition = nullptr;
@@ -325,7 +325,7 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
   if (!body || construct->getNumArgs() != ctor->getNumParams()) return false;
   for (const ParmVarDecl* p : ctor->parameters())
-    if (!p->getType()->isArithmeticType()) return false;
+    if (!p->getType()->isArithmeticType() && !p->getType()->isPointerType()) return false;
   bool plain_body = true;
   std::function<void(const Stmt*)> check = [&](const Stmt* s) {
     if (!s) return;
@@ -384,8 +384,28 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
           ->block = ir_.body;
     object = vd;
   }
-  for (unsigned i = 0; i < ctor->getNumParams(); ++i)
-    lower_assign(stmt, new_ref(ctor->getParamDecl(i)), BO_Assign, construct->getArg(i), block);
+  // A pointer parameter is a local pointer (one per constructor and function, like `this`): its
+  // first construction defines it, and every later one must point it into the same array.
+  for (unsigned i = 0; i < ctor->getNumParams(); ++i) {
+    const ParmVarDecl* p = ctor->getParamDecl(i);
+    const Expr* arg = construct->getArg(i);
+    if (!p->getType()->isPointerType()) {
+      lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
+      continue;
+    }
+    const Var* v = ir_.var_of.at(p);
+    if (!v->base) {
+      define(p, arg, stmt, block);
+    } else if (!same_base(pointer_base(arg), v->base, ir_.unit)) {
+      fail(arg->getExprLoc(), "pointer parameter '" + p->getNameAsString() + "' of this constructor of '" +
+                                  ctor->getParent()->getNameAsString() +
+                                  "' points into another array than in its first construction in this function, "
+                                  "which adjc does not support; construct it from one array");
+      return false;
+    } else {
+      lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
+    }
+  }
   for (const CXXCtorInitializer* ci : ctor->inits()) {
     // `: Base(a)`: the inherited members as that base's constructor sets them; `: P(a)`, a
     // delegating constructor: every member as the constructor it delegates to sets them.
@@ -428,7 +448,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     if (!ir_.valid) return;
     return fail(at, "initialising struct '" + vd->getName().str() +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
-                        "constructor whose parameters are numbers and whose body declares no variables");
+                        "constructor whose parameters are numbers or pointers and whose body declares no variables");
   }
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
@@ -514,7 +534,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (!ir_.valid) return;
     return fail(at, "initialising object '" + name +
                         "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
-                        "constructor whose parameters are numbers and whose body declares no variables");
+                        "constructor whose parameters are numbers or pointers and whose body declares no variables");
   }
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);

@@ -204,6 +204,10 @@ void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& con
 bool rewrite_complex_numbers(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
                              Diagnostics& diags);
 
+// Whether the pointer bases `a` and `b` (pointer_base) name the same array: one variable, or one
+// member of the same object.
+bool same_base(const clang::Expr* a, const clang::Expr* b, const UnitFacts& unit);
+
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
 

@@ -1,5 +1,5 @@
 // Corpus: local structs initialised by braced lists (positional and designated), by simple
-// constructors and by copies, structs of pointers into parameters (a layer's weights), local
+// constructors (also with pointer parameters) and by copies, structs of pointers into parameters (a layer's weights), local
 // arrays from braced lists (also nested, for two dimensions); and a struct of activation buffers
 // written member by member by calls with custom pullbacks, which needs no ADJOINT_WRITE_ONCE (each
 // pointer member is a region).
@@ -190,6 +190,38 @@ struct Tagged {
 double unnamed_constructor_parameter(double x) {
   Tagged t(x, 0);
   return t.a * x;
+}
+
+// Constructors with pointer parameters: written through (`*p *= v`) and read through (a row of
+// weights), constructed in a loop at moving offsets into one array.
+struct Scaling {
+  double gain;
+  Scaling(double* p, double v) : gain(v) { *p = *p * v; }
+};
+struct Row {
+  double a, b;
+  Row(const double* w, double s) : a(w[0] * s), b(w[1]) {}
+};
+double constructor_writes_through_pointer(double u, double v) {
+  Scaling s(&u, v);
+  return s.gain * u;
+}
+double constructor_pointer_parameters(const double* w, const double* x) {
+  double buf[4] = {x[0], x[1], x[2], x[3]};
+  double t = 0;
+  for (int i = 0; i < 4; i++) {
+    Row r(w + 2 * i, x[i]);
+    Scaling s(buf + i, r.b);
+    t += r.a * s.gain + buf[i] * buf[(i + 1) % 4];
+  }
+  return t;
+}
+
+TEST(LocalStructs, constructor_pointer_parameters) {
+  check("constructor_writes_through_pointer", adjoint::gradient(constructor_writes_through_pointer),
+        constructor_writes_through_pointer, Scalar<double>{}, Scalar<double>{});
+  check("constructor_pointer_parameters", adjoint::gradient(constructor_pointer_parameters),
+        constructor_pointer_parameters, In<double>{8}, In<double>{4});
 }
 
 TEST(LocalStructs, unnamed_constructor_parameter) {

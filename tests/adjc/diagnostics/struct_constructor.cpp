@@ -7,7 +7,7 @@ struct Scaled {
   }
 };
 double f(double x) {
-  Scaled s(x);  // error: initialising struct 's' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a constructor whose parameters are numbers and whose body declares no variables
+  Scaled s(x);  // error: initialising struct 's' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a constructor whose parameters are numbers or pointers and whose body declares no variables
   return s.value * x;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }
