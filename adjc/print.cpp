@@ -96,6 +96,12 @@ std::string TypePrinter::template_arguments(const FunctionDecl* f) const {
   return os.str();
 }
 
+std::string custom_pullback_name(const FunctionDecl* pullback, const TypePrinter& types) {
+  auto* ns = dyn_cast<NamespaceDecl>(pullback->getDeclContext());
+  std::string space = ns && ns->getName() == "class_functions" ? "class_functions::" : "";
+  return "::adjoint::custom_derivatives::" + space + pullback->getNameAsString() + types.template_arguments(pullback);
+}
+
 std::string literal(double v, QualType t) {
   char buf[64];
   bool single = t->isSpecificBuiltinType(BuiltinType::Float);
