@@ -73,6 +73,8 @@ struct CustomPullbacks {
 };
 // Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions).
 void add_custom_pullbacks(const clang::NamespaceDecl* custom_derivatives, CustomPullbacks& custom);
+// A pullback (or pullback template) of custom_derivatives::class_functions.
+bool in_class_functions(const clang::Decl* pullback);
 
 // What a differentiated function does with the memory its parameters point to, as its callers'
 // tape plans need it (by ad_params position): `reads[i]`, whether its reverse sweep reads that

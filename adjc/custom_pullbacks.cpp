@@ -28,6 +28,11 @@ void add_custom_pullbacks(const NamespaceDecl* custom_derivatives, CustomPullbac
   }
 }
 
+bool in_class_functions(const Decl* pullback) {
+  auto* ns = dyn_cast<NamespaceDecl>(pullback->getDeclContext());
+  return ns && ns->getName() == "class_functions";
+}
+
 namespace {
 
 // One parameter of the call adjc makes: the callee's parameter (`Argument`, passed as the
@@ -154,9 +159,7 @@ std::string place(const Decl* d) {
 
 std::string signature(const std::string& name, const std::vector<Slot>& slots, const PrintingPolicy& policy) {
   std::string out = "void " + name + "(";
-  for (size_t i = 0; i < slots.size(); ++i) {
-    out += (i ? ", " : "") + slots[i].type.getAsString(policy) + " " + slots[i].name;
-  }
+  for (size_t i = 0; i < slots.size(); ++i) out += (i ? ", " : "") + slots[i].type.getAsString(policy) + " " + slots[i].name;
   return out + ")";
 }
 
@@ -198,11 +201,7 @@ const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts&
   }
   if (!first) return found;
   std::string qualified = "adjoint::custom_derivatives::" +
-                          std::string(isa<NamespaceDecl>(first->getDeclContext()) &&
-                                              cast<NamespaceDecl>(first->getDeclContext())->getName() == "class_functions"
-                                          ? "class_functions::"
-                                          : "") +
-                          first->getName().str();
+                          std::string(in_class_functions(first) ? "class_functions::" : "") + first->getName().str();
   PrintingPolicy policy = callee->getASTContext().getPrintingPolicy();
   std::string called = first->getName().str();
   if (isa<FunctionTemplateDecl>(first) && callee->getTemplateSpecializationArgs()) {

@@ -97,9 +97,8 @@ std::string TypePrinter::template_arguments(const FunctionDecl* f) const {
 }
 
 std::string custom_pullback_name(const FunctionDecl* pullback, const TypePrinter& types) {
-  auto* ns = dyn_cast<NamespaceDecl>(pullback->getDeclContext());
-  std::string space = ns && ns->getName() == "class_functions" ? "class_functions::" : "";
-  return "::adjoint::custom_derivatives::" + space + pullback->getNameAsString() + types.template_arguments(pullback);
+  return "::adjoint::custom_derivatives::" + std::string(in_class_functions(pullback) ? "class_functions::" : "") +
+         pullback->getNameAsString() + types.template_arguments(pullback);
 }
 
 std::string literal(double v, QualType t) {
