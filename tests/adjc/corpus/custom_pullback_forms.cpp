@@ -23,6 +23,9 @@ double cube_plain(double x) {
   ADJOINT_NON_DIFFERENTIABLE double k = x * x;
   return k * x;
 }
+// An overload with no pullback of its own, differentiated from its body: cube_plain's pullback
+// takes the calls of cube_plain(double) only.
+double cube_plain(double x, double y) { return x * x * y; }
 // N * x^2.
 template <int N>
 double scaled_square(double x) {
@@ -110,6 +113,7 @@ void apply_pullback(const Scale<T>* self, T x, T d_result, Scale<T>* d_self, T* 
 double template_for_template(double x, double y) { return cube(x * y) + y; }
 float template_for_template_float(float x) { return cube(x) * 2; }
 double template_for_plain(double x) { return cube_plain(x) * x; }
+double overload_without_pullback(double x, double y) { return cube_plain(x, y) + cube_plain(y); }
 double non_type_argument(double x) { return scaled_square<3>(x) + scaled_square<2>(x * x); }
 double pointer_adjoint(const double* w, const double* x, int n) { return weighted_squares(w, x, n) * x[0]; }
 double static_member(double x) { return Arithmetic::cubed(x) + x; }
@@ -134,6 +138,12 @@ TEST(CustomPullbackForms, template_for_template_float) {
 TEST(CustomPullbackForms, template_for_plain) {
   pullback_calls = 0;
   check("template_for_plain", adjoint::gradient(template_for_plain), template_for_plain, Scalar<double>{});
+  EXPECT_EQ(pullback_calls, 3);
+}
+TEST(CustomPullbackForms, overload_without_pullback) {
+  pullback_calls = 0;
+  check("overload_without_pullback", adjoint::gradient(overload_without_pullback), overload_without_pullback,
+        Scalar<double>{}, Scalar<double>{});
   EXPECT_EQ(pullback_calls, 3);
 }
 TEST(CustomPullbackForms, non_type_argument) {
