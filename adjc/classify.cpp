@@ -719,43 +719,14 @@ bool is_write_once(const Var* region) {
   return false;
 }
 
-// Parameter types equal up to references and cv-qualifiers (of the type and of a pointee).
-static bool same_type(QualType a, QualType b) {
-  auto plain = [](QualType t) {
-    t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-    if (t->isPointerType()) return t->getPointeeType().getUnqualifiedType().getTypePtr();
-    return t.getTypePtr();
-  };
-  if (a->isPointerType() != b->isPointerType()) return false;
-  if (plain(a) == plain(b)) return true;
-  return !a->isPointerType() && QualType(plain(a), 0)->isArithmeticType() && QualType(plain(b), 0)->isArithmeticType();
-}
-
-const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts& unit) {
-  std::string name = base_name(callee, unit);
-  if (name.empty()) return nullptr;
-  const auto& table = with_object(callee) ? unit.custom.members : unit.custom.free;
-  std::vector<AdParam> params = ad_params(callee);
-  auto [first, last] = table.equal_range(name + "_pullback");
-  for (auto it = first; it != last; ++it) {
-    const FunctionDecl* pullback = it->second;
-    // f's parameters, d_result for a floating or value-class result, one adjoint per differentiable parameter.
-    size_t expected = params.size() + (has_result_adjoint(result_type(callee), unit) ? 1 : 0);
-    for (const AdParam& p : params) expected += is_differentiable(p.type) ? 1 : 0;
-    bool match = pullback->getNumParams() == expected;
-    for (size_t i = 0; match && i < params.size(); ++i)
-      match = same_type(params[i].type, pullback->getParamDecl(i)->getType());
-    if (match) return pullback;
-  }
-  return nullptr;
-}
-
 std::string no_derivative(const FunctionDecl* callee, const UnitFacts& unit) {
+  if (std::string mismatch = custom_pullback_mismatch(callee, unit); !mismatch.empty()) return mismatch;
   // An operator without a custom-pullback name (`operator=`, `operator<<`) cannot be given one.
   std::string base = base_name(callee, unit);
+  auto* method = dyn_cast<CXXMethodDecl>(callee);
+  bool member = with_object(callee) || (method && method->isStatic());
   std::string pullback = base.empty() ? "" : "adjoint::custom_derivatives::" +
-                                                 std::string(with_object(callee) ? "class_functions::" : "") + base +
-                                                 "_pullback";
+                                                 std::string(member ? "class_functions::" : "") + base + "_pullback";
   std::string name = "'" + callee->getQualifiedNameAsString() + "'";
   if (is_library(callee))
     return "call to library function " + name +
@@ -794,18 +765,6 @@ CalleeKind callee_kind(const FunctionDecl* callee, const UnitFacts& unit) {
 
 namespace {
 
-// The functions of namespace adjoint::custom_derivatives `ns` (free) and of its class_functions
-// (members), by name.
-void add_custom_pullbacks(const NamespaceDecl* ns, CustomPullbacks& custom) {
-  for (const Decl* f : ns->decls()) {
-    if (auto* fd = dyn_cast<FunctionDecl>(f); fd && fd->getIdentifier()) custom.free.insert({fd->getName().str(), fd});
-    if (auto* members = dyn_cast<NamespaceDecl>(f); members && members->getName() == "class_functions")
-      for (const Decl* m : members->decls())
-        if (auto* fd = dyn_cast<FunctionDecl>(m); fd && fd->getIdentifier())
-          custom.members.insert({fd->getName().str(), fd});
-  }
-}
-
 // `accumulate_adjoint(V&, const V&)` makes V a value class.
 void add_value_class(const FunctionDecl* f, std::set<const Type*>& value_classes) {
   if (!f->getIdentifier() || f->getName() != "accumulate_adjoint" || f->getNumParams() != 2) return;
@@ -819,8 +778,9 @@ void add_value_class(const FunctionDecl* f, std::set<const Type*>& value_classes
 // One walk over the namespaces (and linkage specifications) of the unit. Custom pullbacks live in
 // `adjoint::custom_derivatives` with `adjoint` declared directly in the unit; accumulate_adjoint
 // may be declared in any namespace.
-UnitFacts find_unit_facts(ASTContext& context) {
+UnitFacts find_unit_facts(ASTContext& context, Sema& sema) {
   UnitFacts unit;
+  unit.custom.sema = &sema;
   const TranslationUnitDecl* top = context.getTranslationUnitDecl();
   std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool in_adjoint) {
     for (const Decl* d : dc->decls()) {

@@ -13,6 +13,10 @@
 
 #include "ir.hpp"
 
+namespace clang {
+class Sema;
+}
+
 namespace adjc {
 
 struct UnitFacts;
@@ -53,10 +57,24 @@ bool is_inert_library_class(clang::QualType t, const UnitFacts& unit);
 std::string std_function_hint(clang::QualType t);
 
 // Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
-// adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`).
+// adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`): functions
+// and function templates (custom_pullbacks.cpp).
 struct CustomPullbacks {
-  std::multimap<std::string, const clang::FunctionDecl*> free, members;
+  std::multimap<std::string, const clang::NamedDecl*> free, members;
+  // Deduces a pullback template's arguments (the parse's Sema, alive while adjc generates).
+  clang::Sema* sema = nullptr;
+  // Per callee: the pullback its calls use (a template's specialization), or why the ones of its
+  // name do not fit; found on the first question.
+  struct Match {
+    const clang::FunctionDecl* pullback = nullptr;
+    std::string mismatch;
+  };
+  mutable std::map<const clang::FunctionDecl*, Match> matches;
 };
+// Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions).
+void add_custom_pullbacks(const clang::NamespaceDecl* custom_derivatives, CustomPullbacks& custom);
+// A pullback (or pullback template) of custom_derivatives::class_functions.
+bool in_class_functions(const clang::Decl* pullback);
 
 // What a differentiated function does with the memory its parameters point to, as its callers'
 // tape plans need it (by ad_params position): `reads[i]`, whether its reverse sweep reads that
@@ -121,7 +139,7 @@ struct UnitFacts {
   // (global_counter_uses, lower_references.cpp), found before lowering edits the body.
   mutable std::map<const clang::FunctionDecl*, GlobalUses> global_uses;
 };
-UnitFacts find_unit_facts(clang::ASTContext& context);
+UnitFacts find_unit_facts(clang::ASTContext& context, clang::Sema& sema);
 // The uses of non-const integer globals (GlobalUses) in `fn` and in the functions of the user it
 // calls, transitively (lower_references.cpp); none for a library function. Writes anywhere; reads
 // and values only in the code adjc differentiates with `fn` (a function without derivative runs
@@ -252,7 +270,15 @@ CalleeKind callee_kind(const clang::FunctionDecl* callee, const UnitFacts& unit)
 // a derivative, derivative-free calls that read differentiable arguments, and calls that write
 // numbers through their arguments (`next(counter)`).
 bool hoisted_callee(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// The custom pullback calls of `callee` use (custom_pullbacks.cpp): of its name (`f_pullback`,
+// `power_3_pullback` for `power<3>`, or a template `power_pullback` given `<3>`), in
+// class_functions for a member function (a static one's may also be in custom_derivatives itself),
+// taking what adjc passes (custom_pullback_signature); for a template, the specialization adjc
+// calls, its arguments those of `callee`'s own specialization, else deduced from that signature.
 const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// Why the unit's pullbacks named for `callee` do not fit a call that needs a derivative ("" when
+// one fits or none is named for it): the first one's place and the signature adjc calls.
+std::string custom_pullback_mismatch(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // Why a call of `callee` has no derivative, and the custom pullback that would give it one.
 std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& unit);
 

@@ -4,6 +4,8 @@
 //
 //   adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>
 #include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTLambda.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Sema/Sema.h>
@@ -101,6 +103,22 @@ const VarDecl* named_variable(const Expr* e) {
   return nullptr;
 }
 
+// The constexpr (or consteval) function, or constexpr variable, a request is written in, through
+// lambdas and local variables ("constexpr function 'f'"); "" when there is none.
+std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) {
+  for (DynTypedNodeList parents = context.getParents(*call); !parents.empty();
+       parents = context.getParents(parents[0])) {
+    // A lambda's operator() is constexpr where it can be, without being asked for.
+    if (auto* f = parents[0].get<FunctionDecl>(); f && !isLambdaCallOperator(f))
+      return f->isConstexpr() ? std::string(f->isConsteval() ? "consteval" : "constexpr") + " function '" +
+                                    f->getNameAsString() + "'"
+                              : "";
+    if (auto* v = parents[0].get<VarDecl>(); v && v->isConstexpr())
+      return "the initializer of constexpr variable '" + v->getNameAsString() + "'";
+  }
+  return "";
+}
+
 // Appended to the unit for the parse: std::complex is differentiated with adjoint/complex.hpp's
 // operations, which adjoint/ad.hpp includes only when <complex> came first; appended, it is there
 // whichever order the unit includes them in (and line numbers stay).
@@ -136,7 +154,7 @@ class Consumer : public ASTConsumer {
     if (diags.failed()) return;
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
-    const UnitFacts unit = find_unit_facts(context);
+    const UnitFacts unit = find_unit_facts(context, ci_.getSema());
     Generator generator(context, unit, diags);
     Rewriter rewriter(sm, context.getLangOpts());
     std::set<std::string> inserted;
@@ -281,6 +299,11 @@ class Consumer : public ASTConsumer {
     const CallExpr* call = r.call;
     SourceManager& sm = context.getSourceManager();
     SourceLocation at = call->getBeginLoc();
+    if (std::string where = constant_evaluated_place(call, context); !where.empty())
+      return diags.error(at, "adjoint::gradient is requested in " + where +
+                                 ", which may run at compile time; the code adjc generates runs only at run time "
+                                 "(its tape is not constexpr): request it outside (the function requested may be "
+                                 "constexpr)");
     const Expr* target = strip(call->getArg(0), unit);
     if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
       target = strip(u->getSubExpr(), unit);

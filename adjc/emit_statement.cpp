@@ -185,8 +185,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
       }
       mask.push_back(varied);
     }
-    std::string space = params.size() > f->getNumParams() ? "class_functions::" : "";
-    std::string call = custom ? "::adjoint::custom_derivatives::" + space + base_name(f, ir_.unit) + "_pullback("
+    std::string call = custom ? custom_pullback_name(custom_pullback(f, ir_.unit), types_) + "("
                               : callee_name(f, "_reverse") + "(";
     bool first = true;
     for (auto& a : args) call += (first ? "" : ", ") + a, first = false;

@@ -96,6 +96,11 @@ std::string TypePrinter::template_arguments(const FunctionDecl* f) const {
   return os.str();
 }
 
+std::string custom_pullback_name(const FunctionDecl* pullback, const TypePrinter& types) {
+  return "::adjoint::custom_derivatives::" + std::string(in_class_functions(pullback) ? "class_functions::" : "") +
+         pullback->getNameAsString() + types.template_arguments(pullback);
+}
+
 std::string literal(double v, QualType t) {
   char buf[64];
   bool single = t->isSpecificBuiltinType(BuiltinType::Float);

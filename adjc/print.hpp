@@ -43,6 +43,10 @@ struct TypePrinter {
   mutable std::map<const clang::ValueDecl*, std::string> private_members_;  // -> its member_tag
 };
 
+// `::adjoint::custom_derivatives::[class_functions::]f_pullback`, a template's specialization with
+// its arguments spelled (`<double>`): they may not be deducible from the call (a nullptr adjoint).
+std::string custom_pullback_name(const clang::FunctionDecl* pullback, const TypePrinter& types);
+
 // A floating literal of type `t` that reads back as `v`.
 std::string literal(double v, clang::QualType t);
 

@@ -212,6 +212,10 @@ class ExpressionCheck {
         return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
                             "' must be public: its custom pullback's caller calls it from outside the class");
     }
+    // A pullback of its name the call cannot take would be passed over for the body, which the
+    // user may have given one because it is not differentiable.
+    if (callee_kind(callee, ir_.unit) == CalleeKind::User)
+      if (std::string mismatch = custom_pullback_mismatch(callee, ir_.unit); !mismatch.empty()) return fail(at, mismatch);
     if (callee_kind(callee, ir_.unit) != CalleeKind::Plain && base_name(callee, ir_.unit).empty())
       return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
     for (AdArg a : ad_args(call)) {

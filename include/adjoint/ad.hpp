@@ -356,11 +356,12 @@ class thread_sums {
   T* copies_;
 };
 
-// What adjoint::gradient returns to code that is only being parsed by adjc.
+// What adjoint::gradient returns to code that is only being parsed by adjc; constexpr, so that a
+// request in a constexpr function reaches adjc, which reports it.
 struct gradient_request {
   template <class... Args>
-  void execute(Args&&...) const {}
-  const char* source() const { return ""; }
+  constexpr void execute(Args&&...) const {}
+  constexpr const char* source() const { return ""; }
 };
 
 template <class>
@@ -521,7 +522,7 @@ closure_gradient_function<Grad, Captured...> closure_gradient(const char* source
 #ifdef ADJOINT_ADJC
 // Defined, so that a lambda's (unnamed) type may be passed while adjc parses the unit.
 template <class F>
-detail::gradient_request gradient(F&&, const char* = "") {
+constexpr detail::gradient_request gradient(F&&, const char* = "") {
   return {};
 }
 #else

@@ -1,0 +1,227 @@
+// Custom pullbacks: the functions and function templates of adjoint::custom_derivatives (and of
+// its class_functions) that replace the differentiation of a callee, matched to it by name and by
+// the signature adjc calls them with (classify.hpp).
+#include <clang/AST/DeclTemplate.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Sema/Sema.h>
+#include <clang/Sema/TemplateDeduction.h>
+
+#include <iterator>
+
+#include "classify.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+void add_custom_pullbacks(const NamespaceDecl* custom_derivatives, CustomPullbacks& custom) {
+  auto add = [](const Decl* d, std::multimap<std::string, const NamedDecl*>& table) {
+    if (auto* t = dyn_cast<FunctionTemplateDecl>(d)) d = t;
+    else if (!isa<FunctionDecl>(d)) return;
+    auto* named = cast<NamedDecl>(d);
+    if (named->getIdentifier()) table.insert({named->getName().str(), named});
+  };
+  for (const Decl* d : custom_derivatives->decls()) {
+    add(d, custom.free);
+    if (auto* members = dyn_cast<NamespaceDecl>(d); members && members->getName() == "class_functions")
+      for (const Decl* m : members->decls()) add(m, custom.members);
+  }
+}
+
+bool in_class_functions(const Decl* pullback) {
+  auto* ns = dyn_cast<NamespaceDecl>(pullback->getDeclContext());
+  return ns && ns->getName() == "class_functions";
+}
+
+namespace {
+
+// One parameter of the call adjc makes: the callee's parameter (`Argument`, passed as the
+// callee's argument), the seed of its result (`Seed`, a value), or an adjoint (`Adjoint`, a
+// pointer, or nullptr for a parameter not differentiated at the call).
+struct Slot {
+  enum Kind { Argument, Seed, Adjoint } kind;
+  QualType type;
+  std::string name;
+};
+
+// What a pullback of `callee` is called with: its parameters (a member function's object first,
+// as `self`), `d_result` when its result has an adjoint, then one adjoint per differentiable
+// parameter: a pointer to what the parameter refers or points to, or to its value.
+std::vector<Slot> call_signature(const FunctionDecl* callee, const UnitFacts& unit) {
+  ASTContext& context = callee->getASTContext();
+  std::vector<AdParam> params = ad_params(callee);
+  std::vector<Slot> slots;
+  auto name = [](const AdParam& p) { return p.decl ? p.decl->getNameAsString() : std::string("self"); };
+  for (const AdParam& p : params) slots.push_back({Slot::Argument, p.type, name(p)});
+  if (QualType rt = result_type(callee); has_result_adjoint(rt, unit))
+    slots.push_back({Slot::Seed, rt.getUnqualifiedType(), "d_result"});
+  for (const AdParam& p : params) {
+    if (!is_differentiable(p.type)) continue;
+    QualType t = p.type.getCanonicalType();
+    QualType of = t->isReferenceType() || t->isPointerType() ? t->getPointeeType() : t;
+    slots.push_back({Slot::Adjoint, context.getPointerType(of.getUnqualifiedType()), "d_" + name(p)});
+  }
+  return slots;
+}
+
+// Types equal up to references and cv-qualifiers (of the type and of a pointee); any two
+// arithmetic types are alike (an argument converts).
+bool same_type(QualType a, QualType b) {
+  auto plain = [](QualType t) {
+    t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+    if (t->isPointerType()) return t->getPointeeType().getUnqualifiedType().getTypePtr();
+    return t.getTypePtr();
+  };
+  if (a->isPointerType() != b->isPointerType()) return false;
+  if (plain(a) == plain(b)) return true;
+  return !a->isPointerType() && QualType(plain(a), 0)->isArithmeticType() && QualType(plain(b), 0)->isArithmeticType();
+}
+
+// Whether `pullback` takes the call adjc makes: each parameter of the type of its slot; a non-const
+// lvalue reference only where the callee's parameter is one (a seed or an adjoint is a temporary).
+bool takes(const FunctionDecl* pullback, const std::vector<Slot>& slots) {
+  if (pullback->getNumParams() != slots.size()) return false;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    QualType p = pullback->getParamDecl(i)->getType().getCanonicalType();
+    const Slot& s = slots[i];
+    bool mutable_reference = p->isLValueReferenceType() && !p->getPointeeType().isConstQualified();
+    if (mutable_reference && !(s.kind == Slot::Argument && s.type->isLValueReferenceType() &&
+                               !s.type->getPointeeType().isConstQualified()))
+      return false;
+    if (!same_type(s.type, p)) return false;
+  }
+  return true;
+}
+
+// The specialization of `pullback` the call adjc makes would call: the arguments of `callee`'s own
+// specialization given explicitly (`power_pullback<3>`), the rest deduced from the slots' types;
+// nullptr when deduction fails.
+const FunctionDecl* specialize(const FunctionTemplateDecl* pullback, const FunctionDecl* callee,
+                               const std::vector<Slot>& slots, Sema& sema) {
+  ASTContext& context = callee->getASTContext();
+  SourceLocation at = pullback->getLocation();
+  TemplateArgumentListInfo explicit_args(at, at);
+  if (const TemplateArgumentList* own = callee->getTemplateSpecializationArgs()) {
+    auto add = [&](const TemplateArgument& a) {
+      QualType value_type = a.getKind() == TemplateArgument::Integral ? a.getIntegralType() : QualType();
+      explicit_args.addArgument(sema.getTrivialTemplateArgumentLoc(a, value_type, at));
+    };
+    for (const TemplateArgument& a : own->asArray()) {
+      if (a.getKind() != TemplateArgument::Pack) add(a);
+      else
+        for (const TemplateArgument& element : a.pack_elements()) add(element);
+    }
+  }
+  // The arguments as the call passes them: the callee's arguments as lvalues of what its
+  // parameters refer to (or its values), the seed and the adjoints as temporaries.
+  std::vector<Expr*> args;
+  for (const Slot& s : slots) {
+    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
+    args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
+  }
+  FunctionDecl* specialization = nullptr;
+  sema::TemplateDeductionInfo info(at);
+  Sema::SFINAETrap trap(sema);
+  TemplateDeductionResult result = sema.DeduceTemplateArguments(
+      const_cast<FunctionTemplateDecl*>(pullback), callee->getTemplateSpecializationArgs() ? &explicit_args : nullptr,
+      args, specialization, info, /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false,
+      /*ObjectType=*/QualType(), /*ObjectClassification=*/Expr::Classification(),
+      [](ArrayRef<QualType>) { return false; });
+  return result == TemplateDeductionResult::Success && !trap.hasErrorOccurred() ? specialization : nullptr;
+}
+
+// Whether a pullback that does not take the call of `callee` was still written for it, so that
+// passing it over for the body would be wrong: its leading parameters are the callee's (those of
+// `specialized`, a template's specialization; a template that cannot be specialized counts when
+// the callee's name declares nothing else), and it takes no call of another overload of the name
+// (`f_pullback(double, double, double*)` is f(double)'s, not f(double, double)'s; a std::complex
+// `norm_pullback` is not a user's norm(const double*, int)'s).
+bool written_for(const NamedDecl* candidate, const FunctionDecl* specialized, const FunctionDecl* callee,
+                 const std::vector<Slot>& slots, const UnitFacts& unit) {
+  DeclContext::lookup_result overloads = callee->getDeclContext()->getRedeclContext()->lookup(callee->getDeclName());
+  if (!specialized) return isa<FunctionTemplateDecl>(candidate) && std::distance(overloads.begin(), overloads.end()) == 1;
+  for (size_t i = 0; i < slots.size() && slots[i].kind == Slot::Argument; ++i)
+    if (i >= specialized->getNumParams() || !same_type(slots[i].type, specialized->getParamDecl(i)->getType()))
+      return false;
+  for (const NamedDecl* d : overloads)
+    if (auto* other = dyn_cast<FunctionDecl>(d);
+        other && other->getCanonicalDecl() != callee->getCanonicalDecl() && takes(specialized, call_signature(other, unit)))
+      return false;
+  return true;
+}
+
+std::string place(const Decl* d) {
+  const SourceManager& sm = d->getASTContext().getSourceManager();
+  PresumedLoc at = sm.getPresumedLoc(sm.getSpellingLoc(d->getLocation()));
+  if (at.isInvalid()) return "?";
+  return std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) + ":" + std::to_string(at.getColumn());
+}
+
+std::string signature(const std::string& name, const std::vector<Slot>& slots, const PrintingPolicy& policy) {
+  std::string out = "void " + name + "(";
+  for (size_t i = 0; i < slots.size(); ++i) out += (i ? ", " : "") + slots[i].type.getAsString(policy) + " " + slots[i].name;
+  return out + ")";
+}
+
+const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts& unit) {
+  const CustomPullbacks& custom = unit.custom;
+  auto [it, fresh] = custom.matches.emplace(callee, CustomPullbacks::Match{});
+  CustomPullbacks::Match& found = it->second;
+  if (!fresh) return found;
+  std::string name = base_name(callee, unit);
+  if (name.empty()) return found;
+  // A name with values of non-type template arguments (`power_3`) is matched exactly; a template
+  // of the plain name (`power_pullback`) is given those values.
+  std::string template_name = callee->getIdentifier() && callee->getName() != name ? callee->getName().str() : name;
+  std::vector<const NamedDecl*> candidates;
+  auto collect = [&](const std::multimap<std::string, const NamedDecl*>& table) {
+    for (auto [first, last] = table.equal_range(name + "_pullback"); first != last; ++first)
+      candidates.push_back(first->second);
+    if (template_name != name)
+      for (auto [first, last] = table.equal_range(template_name + "_pullback"); first != last; ++first)
+        if (isa<FunctionTemplateDecl>(first->second)) candidates.push_back(first->second);
+  };
+  // A member function's pullback is in class_functions (Clad's convention, a static one's too,
+  // without an object); a static member function is also called as a free function is.
+  auto* method = dyn_cast<CXXMethodDecl>(callee);
+  if (with_object(callee) || (method && method->isStatic())) collect(custom.members);
+  if (!with_object(callee) && candidates.empty()) collect(custom.free);
+  if (candidates.empty()) return found;
+  std::vector<Slot> slots = call_signature(callee, unit);
+  const NamedDecl* first = nullptr;  // the first that does not fit but was written for callee
+  for (const NamedDecl* candidate : candidates) {
+    const FunctionDecl* pullback = dyn_cast<FunctionDecl>(candidate);
+    if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate))
+      pullback = custom.sema ? specialize(t, callee, slots, *custom.sema) : nullptr;
+    if (pullback && takes(pullback, slots)) {
+      found.pullback = pullback;
+      return found;
+    }
+    if (!first && written_for(candidate, pullback, callee, slots, unit)) first = candidate;
+  }
+  if (!first) return found;
+  std::string qualified = "adjoint::custom_derivatives::" +
+                          std::string(in_class_functions(first) ? "class_functions::" : "") + first->getName().str();
+  PrintingPolicy policy = callee->getASTContext().getPrintingPolicy();
+  std::string called = first->getName().str();
+  if (isa<FunctionTemplateDecl>(first) && callee->getTemplateSpecializationArgs()) {
+    llvm::raw_string_ostream os(called);
+    printTemplateArgumentList(os, callee->getTemplateSpecializationArgs()->asArray(), policy);
+  }
+  found.mismatch = "custom pullback '" + qualified + "' (" + place(first) + ")" +
+                   " does not take the arguments adjc passes for a call of '" + callee->getQualifiedNameAsString() +
+                   "'; expected '" + signature(called, slots, policy) + "'";
+  return found;
+}
+
+}  // namespace
+
+const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts& unit) {
+  return match(callee, unit).pullback;
+}
+
+std::string custom_pullback_mismatch(const FunctionDecl* callee, const UnitFacts& unit) {
+  return match(callee, unit).mismatch;
+}
+
+}  // namespace adjc
