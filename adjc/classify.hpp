@@ -70,6 +70,9 @@ struct CustomPullbacks {
     std::string mismatch;
   };
   mutable std::map<const clang::FunctionDecl*, Match> matches;
+  // `*_pullback` functions in a namespace custom_derivatives outside adjoint (Clad's
+  // clad::custom_derivatives, say), which adjc does not read: reported, never passed over.
+  std::vector<const clang::NamedDecl*> misplaced;
 };
 // Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions).
 void add_custom_pullbacks(const clang::NamespaceDecl* custom_derivatives, CustomPullbacks& custom);

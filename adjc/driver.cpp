@@ -155,6 +155,11 @@ class Consumer : public ASTConsumer {
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
+    for (const NamedDecl* p : unit.custom.misplaced)
+      diags.error(p->getLocation(), "custom pullback '" + p->getQualifiedNameAsString() +
+                                        "' is not in namespace adjoint::custom_derivatives, the only one adjc "
+                                        "reads; move it there (namespace adjoint::custom_derivatives { ... })");
+    if (diags.failed()) return;
     Generator generator(context, unit, diags);
     Rewriter rewriter(sm, context.getLangOpts());
     std::set<std::string> inserted;
