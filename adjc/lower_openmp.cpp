@@ -44,8 +44,7 @@ void Lowering::lower_parallel_for(const OMPLoopDirective* omp, Node* block) {
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && vd->hasLocalStorage() && vd->getType()->isIntegerType()) {
         auto* copy = const_cast<VarDecl*>(region_copy(fs, vd));
         copy->setInit(init->getRHS());
-        SourceLocation at = init->getBeginLoc();
-        fs->setInit(new (context_) DeclStmt(DeclGroupRef(copy), at, init->getEndLoc()));
+        fs->setInit(new (context_) DeclStmt(DeclGroupRef(copy), init->getBeginLoc(), init->getEndLoc()));
       }
   lower_for(fs, block, &clauses);
 }
@@ -64,7 +63,8 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
     fail(at, message);
     return false;
   };
-  const std::string scalars = "; only local variables and parameters of numbers (not references, not passed by address)";
+  const std::string scalars =
+      "; only local variables and parameters of numbers (not references, not passed by address)";
   for (const OMPClause* c : omp->clauses()) {
     SourceLocation at = c->getBeginLoc();
     const std::string name = llvm::omp::getOpenMPClauseName(c->getClauseKind()).str();
@@ -73,13 +73,17 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
       // chunk: a loop whose iterations are independent computes the same, and the reverse loop
       // reuses the forward's split. A dynamic schedule would be a different split per run.
       if (schedule->getScheduleKind() != OMPC_SCHEDULE_static)
-        return reject(at, "'schedule(" +
-                              std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_schedule, schedule->getScheduleKind())) +
-                              ")' is not supported on an OpenMP parallel loop; use schedule(static)");
+        return reject(
+            at, "'schedule(" +
+                    std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_schedule, schedule->getScheduleKind())) +
+                    ")' is not supported on an OpenMP parallel loop; use schedule(static)");
     } else if (auto* def = dyn_cast<OMPDefaultClause>(c)) {
-      if (def->getDefaultKind() != llvm::omp::OMP_DEFAULT_shared && def->getDefaultKind() != llvm::omp::OMP_DEFAULT_none)
-        return reject(at, "'default(" + std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_default, unsigned(def->getDefaultKind()))) +
-                            ")' is not supported on an OpenMP parallel loop; use default(shared) or default(none)");
+      if (def->getDefaultKind() != llvm::omp::OMP_DEFAULT_shared &&
+          def->getDefaultKind() != llvm::omp::OMP_DEFAULT_none)
+        return reject(at, "'default(" +
+                              std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_default,
+                                                                        unsigned(def->getDefaultKind()))) +
+                              ")' is not supported on an OpenMP parallel loop; use default(shared) or default(none)");
     } else if (isa<OMPSharedClause>(c)) {
       // Shared is what every variable declared outside the loop is.
     } else if (auto* priv = dyn_cast<OMPPrivateClause>(c)) {
@@ -95,19 +99,21 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
         const VarDecl* vd = variable(e);
         if (auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()); !vd && ref && ref->getType()->isPointerType())
           vd = dyn_cast<VarDecl>(ref->getDecl());
-        if (!vd) return reject(e->getExprLoc(), "firstprivate " + list_item(e) +
-                                           " is not supported; only local variables and parameters of numbers and "
-                                           "pointers");
+        if (!vd)
+          return reject(e->getExprLoc(), "firstprivate " + list_item(e) +
+                                             " is not supported; only local variables and parameters of numbers and "
+                                             "pointers");
         if (writes_variable(fs, vd))
           return reject(e->getExprLoc(), "firstprivate '" + vd->getName().str() +
-                                           "' is written in the loop, which is not supported; copy it into a "
-                                           "local declared in the loop");
+                                             "' is written in the loop, which is not supported; copy it into a "
+                                             "local declared in the loop");
       }
     } else if (auto* reduction = dyn_cast<OMPReductionClause>(c)) {
       std::string op = reduction_operator(reduction);
       if ((op != "+" && op != "-") || reduction->getModifier() != OMPC_REDUCTION_unknown)
-        return reject(at, "'reduction(" + op + ": ...)' is not supported on an OpenMP parallel loop; only "
-                          "reduction(+: s) is");
+        return reject(at, "'reduction(" + op +
+                              ": ...)' is not supported on an OpenMP parallel loop; only "
+                              "reduction(+: s) is");
       for (const Expr* e : reduction->varlists()) {
         const VarDecl* vd = variable(e);
         if (!vd) return reject(e->getExprLoc(), "reduction variable " + list_item(e) + " is not supported" + scalars);
@@ -115,13 +121,12 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
       }
     } else if (auto* threads = dyn_cast<OMPNumThreadsClause>(c)) {
       clauses.threads = threads->getNumThreads();
-      if (has_side_effects(clauses.threads))
-        return reject(at, "'num_threads' with side effects is not supported");
+      if (has_side_effects(clauses.threads)) return reject(at, "'num_threads' with side effects is not supported");
       check_expression(ir_, diags_, clauses.threads);
     } else {
       return reject(at, "OpenMP clause '" + name +
-                          "' is not supported; a parallel loop may have schedule(static), shared, private, "
-                          "firstprivate, reduction(+: s), default and num_threads");
+                            "' is not supported; a parallel loop may have schedule(static), shared, private, "
+                            "firstprivate, reduction(+: s), default and num_threads");
     }
   }
   return true;
@@ -152,7 +157,8 @@ void Lowering::open_parallel(Node* loop, const ParallelClauses& clauses) {
   loop->threads = clauses.threads;
   for (const VarDecl* vd : clauses.reductions) {
     auto it = ir_.var_of.find(vd);
-    if (it == ir_.var_of.end()) return fail(vd->getLocation(), "reduction variable '" + vd->getName().str() + "' is not supported");
+    if (it == ir_.var_of.end())
+      return fail(vd->getLocation(), "reduction variable '" + vd->getName().str() + "' is not supported");
     loop->reductions.push_back(it->second);
   }
 }
@@ -167,20 +173,23 @@ void Lowering::close_parallel(Node* loop) {
     if (n->kind == NodeKind::Assign && n->target && n->target->parallel != loop) {
       const std::string name = n->target->source_name();
       if (!reduction(n->target))
-        return fail(n->loc, "'" + name + "', declared outside the OpenMP parallel loop, is assigned in it (a race "
-                            "between its threads); declare it in the loop, or list it in private(" + name +
-                            ") or reduction(+: " + name + ")");
+        return fail(n->loc, "'" + name +
+                                "', declared outside the OpenMP parallel loop, is assigned in it (a race "
+                                "between its threads); declare it in the loop, or list it in private(" +
+                                name + ") or reduction(+: " + name + ")");
       if (n->op != BO_AddAssign && n->op != BO_SubAssign)
         return fail(n->loc, "reduction variable '" + name + "' may only be updated by '" + name + " += ...' or '" +
-                            name + " -= ...' in the loop");
+                                name + " -= ...' in the loop");
     }
     std::vector<Var*> read;
-    for (const Expr* e : {n->target ? nullptr : n->lhs, n->rhs, n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)})
+    for (const Expr* e :
+         {n->target ? nullptr : n->lhs, n->rhs, n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)})
       variables_read(ir_, e, read);
     for (Var* v : read)
       if (reduction(v))
-        return fail(n->loc, "reduction variable '" + v->source_name() + "' is read in the loop, which is not "
-                            "supported (each thread holds only its own part of the sum)");
+        return fail(n->loc, "reduction variable '" + v->source_name() +
+                                "' is read in the loop, which is not "
+                                "supported (each thread holds only its own part of the sum)");
   });
 }
 
