@@ -100,6 +100,7 @@ class Emitter {
   void forward_jump(Node* n, Code& code);
   void forward_loop(Node* n, Code& code);
   void forward_parallel(Node* n, Code& code);
+  static std::string parallel_counter(const Node* n);
 
   // ----- the reverse sweep: control flow (emit_reverse.cpp)
   void recompute(Node* block, size_t upto, Code& code);

@@ -166,19 +166,25 @@ void Emitter::forward_parallel(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
   code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
-  code.line("const long _e" + id + " = " + print_.primal(n->end) + ";");
+  code.line("const long _n" + id + " = ::adjoint::detail::trip_count(_s" + id + ", " + print_.primal(n->bound) + ", " +
+            std::to_string(n->step) + ", " + (n->inclusive ? "true" : "false") + ");");
   code.line("int _threads" + id + " = 1;");
-  code.line("#pragma omp parallel");
+  // Reduction variables: each thread adds into a copy of its own, which OpenMP adds into the
+  // variable at the end of the region.
+  std::string clauses = n->threads ? " num_threads(" + print_.primal(n->threads) + ")" : "";
+  for (size_t r = 0; r < n->reductions.size(); ++r)
+    clauses += (r == 0 ? " reduction(+ : " : ", ") + use(n->reductions[r]->name) +
+               (r + 1 == n->reductions.size() ? ")" : "");
+  code.line("#pragma omp parallel" + clauses);
   code.open("{");
   Code body;
   body.depth = code.depth;
   body.line("const int _thread = ::adjoint::detail::thread_index();");
   body.line("if (_thread == 0) _threads" + id + " = ::adjoint::detail::thread_count();");
   body.line("long _lo, _hi;");
-  body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
-            " : 0, _thread, ::adjoint::detail::thread_count(), _lo, _hi);");
+  body.line("::adjoint::detail::thread_chunk(_n" + id + ", _thread, ::adjoint::detail::thread_count(), _lo, _hi);");
   body.open("for (long _k = _lo; _k < _hi; ++_k) {");
-  body.line(use(n->counter->name) + " = _s" + id + " + _k;");
+  body.line(use(n->counter->name) + " = " + parallel_counter(n) + ";");
   Node* saved = parallel_;
   parallel_ = n;
   forward_children(n->body, body);
@@ -191,10 +197,16 @@ void Emitter::forward_parallel(Node* n, Code& code) {
   code.close();
   if (n->reverse) {
     code.line("::adjoint::detail::push(_s" + id + ");");
-    code.line("::adjoint::detail::push(_e" + id + ");");
+    code.line("::adjoint::detail::push(_n" + id + ");");
     code.line("::adjoint::detail::push(static_cast<long>(_threads" + id + "));");
   }
   code.close();
+}
+
+// The counter of parallel loop `n` in the iteration `_k` of its trip count.
+std::string Emitter::parallel_counter(const Node* n) {
+  std::string start = "_s" + std::to_string(n->id);
+  return n->step == 1 ? start + " + _k" : start + " + _k * " + std::to_string(n->step) + "l";
 }
 
 }  // namespace adjc

@@ -255,7 +255,7 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
   code.line("const long _threads" + id + " = ::adjoint::detail::pop_count();");
-  code.line("const long _e" + id + " = ::adjoint::detail::pop_count();");
+  code.line("const long _n" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
   // Adjoints every iteration may add into (summed_regions): each thread adds into a copy of its
   // own, declared in the region under the adjoint's name, and the copies are summed after the loop.
@@ -280,10 +280,10 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   parallel_ = n;
   pop_kept(body, n);
   body.line("long _lo, _hi;");
-  body.line("::adjoint::detail::thread_chunk(_e" + id + " > _s" + id + " ? _e" + id + " - _s" + id +
-            " : 0, ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
+  body.line("::adjoint::detail::thread_chunk(_n" + id +
+            ", ::adjoint::detail::thread_index(), ::adjoint::detail::thread_count(), _lo, _hi);");
   body.open("for (long _k = _hi - 1; _k >= _lo; --_k) {");
-  body.line(use(n->counter->name) + " = _s" + id + " + _k;");
+  body.line(use(n->counter->name) + " = " + parallel_counter(n) + ";");
   pop_iteration(body, n);
   reverse_block(n->body, body, true);
   body.close();

@@ -114,10 +114,19 @@ struct Node {
   Node* inc = nullptr;
   Var* counter = nullptr;  // canonical loops: `for (int i = start; cond; i += step)`
   const clang::Expr* start = nullptr;
-  const clang::Expr* end = nullptr;   // counted upwards while `i < end` (parallel loops always)
+  const clang::Expr* end = nullptr;   // counted upwards while `i < end`
   const clang::Expr* last = nullptr;  // or while `i <= last`
   long step = 0;
   bool parallel = false;
+  // Parallel loops: the counter runs while `i < bound` (`<=` if inclusive; `>`, `>=` for a negative
+  // step), so the trip count the threads split is known before the loop.
+  const clang::Expr* bound = nullptr;
+  bool inclusive = false;
+  const clang::Expr* threads = nullptr;  // num_threads(k)
+  // reduction(+ : s): shared scalars each thread sums into a copy of its own, which OpenMP adds
+  // into the variable after the loop. The body only adds to them (`s += e`), so the reverse of
+  // every iteration reads the same adjoint and none writes it.
+  std::vector<Var*> reductions;
   std::vector<Node*> jumps;  // breaks/continues targeting this loop
   int id = 0;                // loops: label number; jumps: exit code
 

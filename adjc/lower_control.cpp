@@ -53,34 +53,50 @@ void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* blo
   add(block, n);
 }
 
-void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
+void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* parallel) {
   SourceLocation at = fs->getBeginLoc();
   // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
   const VarDecl* counter = nullptr;
   long step = 0;
+  auto refers = [&](const VarDecl* vd, const Expr* e) {
+    auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r && r->getDecl() == vd;
+  };
   if (auto* ds = dyn_cast_or_null<DeclStmt>(fs->getInit()); ds && ds->isSingleDecl())
     if (auto* vd = dyn_cast<VarDecl>(ds->getSingleDecl());
         vd && vd->getType()->isIntegerType() && vd->getInit() && !vd->getType().isConstQualified())
       if (const Expr* inc = fs->getInc()) {
-        auto refers = [&](const Expr* e) {
-          auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-          return r && r->getDecl() == vd;
-        };
-        if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(u->getSubExpr()))
+        if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(vd, u->getSubExpr()))
           step = u->isIncrementOp() ? 1 : -1;
         if (auto* c = dyn_cast<CompoundAssignOperator>(inc);
-            c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(c->getLHS()))
+            c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(vd, c->getLHS()))
           if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
             step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
         if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
             !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
           counter = vd;
       }
+  // The condition as `i op bound`, the counter on the left (`n > i` is `i < n`), the bound free of it.
+  BinaryOperatorKind op = BO_Comma;
+  const Expr* bound = nullptr;
+  if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+      counter && cond && cond->isComparisonOp()) {
+    bool left = refers(counter, cond->getLHS());
+    if (left || refers(counter, cond->getRHS())) {
+      op = left ? cond->getOpcode() : BinaryOperator::reverseComparisonOp(cond->getOpcode());
+      bound = left ? cond->getRHS() : cond->getLHS();
+      std::set<const VarDecl*> named;
+      named_variables(bound, named);
+      if (named.count(counter)) bound = nullptr;
+    }
+  }
   if (parallel) {
-    auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
-    auto* lhs = cond ? dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()) : nullptr;
-    if (!counter || step != 1 || !cond || cond->getOpcode() != BO_LT || !lhs || lhs->getDecl() != counter)
-      return fail(at, "OpenMP parallel loops must have the form 'for (int i = start; i < end; i++)'");
+    // The trip count must be known before the loop, so that the threads can split it.
+    bool counted = bound && ((step > 0 && (op == BO_LT || op == BO_LE)) || (step < 0 && (op == BO_GT || op == BO_GE)) ||
+                             (op == BO_NE && (step == 1 || step == -1)));
+    if (!counted)
+      return fail(at, "OpenMP parallel loops must have the form 'for (int i = start; i < end; i += step)' (also "
+                      "<=, and >, >= counting down; != with a step of 1 or -1), i not written in the body");
   }
   if (!counter) {
     lower_stmt(fs->getInit(), block);
@@ -99,6 +115,9 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   if (parallel) {
     parallel_ = n;
     ir_.parallel_loops.push_back(n);
+    open_parallel(n, *parallel);
+    n->bound = bound;
+    n->inclusive = op == BO_LE || op == BO_GE;
   }
   Var* v = make_var(counter->getName().str(), counter->getType(), VarKind::Local, counter, counter->getLocation());
   v->counter = true;
@@ -106,16 +125,14 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, bool parallel) {
   n->start = start;
   n->step = step;
   n->cond = fs->getCond();
-  if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
-      cond && (cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && step > 0)
-    if (auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts()); lhs && lhs->getDecl() == counter)
-      (cond->getOpcode() == BO_LT ? n->end : n->last) = cond->getRHS();
+  if (step > 0 && (op == BO_LT || op == BO_LE)) (op == BO_LT ? n->end : n->last) = bound;
   check_expression(ir_, diags_, n->cond);
   reject_closure_calls(n->cond);
   loops_.push_back(n);
   n->body = lower_scope(fs->getBody());
   n->body->parent = n;
   loops_.pop_back();
+  if (parallel) close_parallel(n);
   parallel_ = saved_parallel;
   add(block, n);
   leave_after_return(n, block);

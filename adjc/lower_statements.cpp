@@ -266,7 +266,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     lower_stmt(is->getConditionVariableDeclStmt(), block);
     return lower_if(s, is->getCond(), is->getThen(), is->getElse(), block);
   }
-  if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block, false);
+  if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
     QualType range = rs->getRangeInit()->getType();
     if (is_container(range) || range->isConstantArrayType() || braced_range(rs)) return lower_range_for(rs, block);
@@ -301,18 +301,8 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     return add(block, n);
   }
   // `parallel for simd` too: the generated loops are plain loops the compiler may vectorise.
-  if (isa<OMPParallelForDirective, OMPParallelForSimdDirective>(s)) {
-    auto* omp = cast<OMPLoopDirective>(s);
-    for (const OMPClause* c : omp->clauses()) {
-      auto* sched = dyn_cast<OMPScheduleClause>(c);
-      if (!sched || sched->getScheduleKind() != OMPC_SCHEDULE_static)
-        return fail(c->getBeginLoc(), "only '#pragma omp parallel for' (optionally schedule(static)) is supported");
-    }
-    if (parallel_) return fail(at, "nested OpenMP parallel loops are not supported");
-    auto* fs = dyn_cast<ForStmt>(omp->getInnermostCapturedStmt()->getCapturedStmt());
-    if (!fs) return fail(at, "unsupported OpenMP loop");
-    return lower_for(fs, block, true);
-  }
+  if (isa<OMPParallelForDirective, OMPParallelForSimdDirective>(s))
+    return lower_parallel_for(cast<OMPLoopDirective>(s), block);
   if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
   if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
   if (isa<SwitchCase>(s))

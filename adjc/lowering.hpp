@@ -15,6 +15,10 @@
 #include "passes.hpp"
 #include "pointer_results.hpp"
 
+namespace clang {
+class OMPLoopDirective;
+}
+
 namespace adjc {
 
 class Lowering {
@@ -146,7 +150,13 @@ class Lowering {
     clang::SourceLocation loc;
   };
   void lower_return_value(const clang::Stmt* stmt, const clang::Expr* value, Node* block);
-  void lower_for(const clang::ForStmt* fs, Node* block, bool parallel);
+  // What an OpenMP parallel loop's clauses ask of its lowering (lower_openmp.cpp).
+  struct ParallelClauses {
+    std::vector<const clang::VarDecl*> privates;    // the region's own copies: private(t), a counter declared before
+    std::vector<const clang::VarDecl*> reductions;  // reduction(+ : s)
+    const clang::Expr* threads = nullptr;           // num_threads(k)
+  };
+  void lower_for(const clang::ForStmt* fs, Node* block, const ParallelClauses* parallel = nullptr);
   void lower_loop(const clang::Stmt* s, LoopForm form, const clang::Expr* cond, const clang::Stmt* body,
                   const clang::Expr* inc, Node* block, const clang::DeclStmt* cond_decl = nullptr);
   void lower_return_in_loop(const clang::Stmt* s, Node* block);
@@ -155,6 +165,13 @@ class Lowering {
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
+
+  // ----- OpenMP parallel loops (lower_openmp.cpp)
+  void lower_parallel_for(const clang::OMPLoopDirective* omp, Node* block);
+  bool read_clauses(const clang::OMPLoopDirective* omp, clang::ForStmt* fs, ParallelClauses& clauses);
+  const clang::VarDecl* region_copy(clang::ForStmt* fs, const clang::VarDecl* vd);
+  void open_parallel(Node* loop, const ParallelClauses& clauses);
+  void close_parallel(Node* loop);
 
   // ----- heap arrays: new and delete (lower_heap.cpp)
   void find_heap_arrays(const clang::Stmt* s);

@@ -1,6 +1,7 @@
 // The tape plan: what the reverse sweep reads, and which overwrites it must tape (passes.hpp).
 // plan_tape runs the phases in order; the small ones are here, the others in tape_*.cpp and
 // loop_plans.cpp (tape_plan.hpp).
+#include <algorithm>
 #include <set>
 
 #include "containers.hpp"
@@ -161,11 +162,18 @@ bool mark_reverse(Node* n) {
   return r;
 }
 
-void reject_calls_in_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
+// What the reverse of a parallel loop cannot do: call differentiated functions, or restore a
+// reduction variable (its threads held partial sums, in copies the reverse does not have).
+void check_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
   for (Node* loop : ir.parallel_loops)
     for_each_node(loop->body, [&](Node* n) {
       if (n->kind == NodeKind::Call && n->active)
         diags.error(n->loc, "calls of differentiated functions inside an OpenMP parallel loop are not supported");
+      if (n->kind == NodeKind::Assign && n->save &&
+          std::count(loop->reductions.begin(), loop->reductions.end(), n->target))
+        diags.error(n->loc, "the reverse sweep reads the value reduction variable '" + n->target->source_name() +
+                                "' had before the OpenMP parallel loop; copy it into another local before the loop "
+                                "and read that");
     });
 }
 
@@ -192,7 +200,7 @@ void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
   plan_kept(ir, written);
   mark_reverse(ir.body);
   plan_simd_reverse(ir, full, all);
-  reject_calls_in_parallel_loops(ir, diags);
+  check_parallel_loops(ir, diags);
   record_call_summary(ir, reads, all);
 }
 

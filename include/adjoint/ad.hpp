@@ -269,6 +269,18 @@ void pop_n(T* first, long n) {
 // Iterations of `for (i = start; i < end; i++)`.
 inline long trip_count(long start, long end) { return end > start ? end - start : 0; }
 
+// Iterations of `for (i = start; i < bound; i += step)` (`<=` when inclusive), or for a negative
+// step of `i > bound` (`>=`): what the threads of a parallel loop split.
+inline long trip_count(long start, long bound, long step, bool inclusive) {
+  if (step < 0) {
+    start = -start;
+    bound = -bound;
+    step = -step;
+  }
+  const long span = bound - start + (inclusive ? 1 : 0);
+  return span > 0 ? (span + step - 1) / step : 0;
+}
+
 // The highest set bit of a non-zero word of branch bits: the reverse of a loop whose only work is
 // one rarely taken branch visits just the iterations that took it.
 inline int highest_bit(unsigned long long word) { return std::bit_width(word) - 1; }

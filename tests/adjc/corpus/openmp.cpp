@@ -58,6 +58,97 @@ void par_overlapping_rows(double* out, const double* x, const double* w, int row
     for (int c = 0; c < C + 1; c++) out[i * (C + 1) + c] = x[i * C + c] * x[i * C + c] * w[c];
 }
 
+// reduction(+: s): each thread sums into a copy of its own; the reverse of every iteration reads
+// the one adjoint of s.
+double par_sum_squares(const double* x, int n) {
+  double s = 0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 0; i < n; i++) s += x[i] * x[i];
+  return s * s;  // the reverse reads the sum of every thread's part
+}
+// Two reduction variables, one an integer count, updated on branches, by += and -=; a shared
+// scalar parameter read by every iteration.
+double par_signed_sums(const double* x, double w, int n) {
+  double s = 0;
+  int positive = 0;
+#pragma omp parallel for reduction(+ : s, positive) shared(x) default(shared)
+  for (int i = 0; i < n; i++) {
+    if (x[i] > 0) {
+      s += w * x[i] * x[i];
+      positive++;
+    } else {
+      s -= std::sin(x[i]) * w;
+    }
+  }
+  return s / (positive + 1);
+}
+// A parameter as the reduction variable: its value before the loop is part of the sum.
+double par_sum_into_parameter(double acc, const double* x, int n) {
+#pragma omp parallel for reduction(+ : acc)
+  for (int i = 0; i < n; i++) acc += std::exp(x[i]) * 0.5;
+  return acc * acc;
+}
+// private, firstprivate and shared variables declared before the loop.
+void par_private_temporary(double* out, const double* x, double a, int n) {
+  double t, u;
+#pragma omp parallel for private(t, u) firstprivate(a) shared(out, x)
+  for (int i = 0; i < n; i++) {
+    t = a * x[i];
+    u = std::sin(t);
+    out[i] = t * u + a;
+  }
+}
+// A private variable assigned twice in an iteration: its old values are taped on each thread's tape.
+void par_private_overwritten(double* out, const double* x, int n) {
+  double t;
+#pragma omp parallel for private(t)
+  for (int i = 0; i < n; i++) {
+    t = x[i] * x[i];
+    t = std::sin(t) * t + x[i];
+    out[i] = t * t;
+  }
+}
+// Counting down, in steps of 2 and 3, with <=, >, != and the bound on the left.
+void par_count_down(double* out, const double* x, int n) {
+#pragma omp parallel for
+  for (int i = n - 1; i >= 0; i--) out[i] = x[i] * x[(i + 1) % n];
+}
+void par_strides(double* out, const double* x, int n) {
+#pragma omp parallel for schedule(static, 3)
+  for (int i = 0; i <= n - 2; i += 2) out[i / 2] = x[i] * std::cos(x[i + 1]);
+#pragma omp parallel for
+  for (int i = n - 1; i > 0; i -= 3) out[n / 2 + i / 3] = x[i] * x[i - 1];
+}
+double par_bound_forms(const double* x, int n) {
+  double s = 0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 1; n > i; ++i) s += x[i] * x[i - 1];
+#pragma omp parallel for reduction(+ : s)
+  for (long i = n - 1; i != 0; --i) s += std::tanh(x[i]);
+  return s;
+}
+// The counter declared before the loop (OpenMP makes it private), and a team of 2.
+double par_outer_counter(const double* x, int n) {
+  int i;
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) num_threads(2)
+  for (i = 0; i < n; i++) s += x[i] * x[i] * x[i];
+  return s;
+}
+// A reduction per row of a sequential loop, with an inner loop in each iteration.
+void par_row_norms(double* out, const double* w, const double* x, int rows, int cols) {
+  for (int r = 0; r < rows; r++) {
+    double s = 0;
+#pragma omp parallel for reduction(+ : s)
+    for (int c = 0; c < cols; c++) {
+      double p = 0;
+      for (int k = 0; k <= c; k++) p += w[r * cols + k] * x[k];
+      s += p * p;
+    }
+    out[r] = std::sqrt(s);
+  }
+}
+
 class OpenMP : public ::testing::Test {
  protected:
   void SetUp() override { omp_set_num_threads(4); }
@@ -97,4 +188,54 @@ TEST_F(OpenMP, overlapping_rows_stay_atomic) {
   auto g = adjoint::gradient(par_overlapping_rows);
   check("par_overlapping_rows", g, par_overlapping_rows, Out<double>{48}, In<double>{41}, In<double>{6}, 8, 5);
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 2) << g.source();  // d_x twice
+}
+
+// Each check with teams of 1 to 4 threads: a reduction's parts differ only with more than one.
+template <class... Args>
+void check_teams(Args&&... args) {
+  for (int threads = 1; threads <= 4; threads++) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    omp_set_num_threads(threads);
+    check(args...);
+  }
+}
+TEST_F(OpenMP, reduction_sum) {
+  auto g = adjoint::gradient(par_sum_squares);
+  check_teams("par_sum_squares", g, par_sum_squares, In<double>{37}, 37);
+}
+TEST_F(OpenMP, reductions_on_branches) {
+  auto g = adjoint::gradient(par_signed_sums);
+  check_teams("par_signed_sums", g, par_signed_sums, In<double>{29}, Scalar<double>{}, 29);
+}
+TEST_F(OpenMP, reduction_into_parameter) {
+  auto g = adjoint::gradient(par_sum_into_parameter);
+  check_teams("par_sum_into_parameter", g, par_sum_into_parameter, Scalar<double>{}, In<double>{19}, 19);
+}
+TEST_F(OpenMP, private_and_firstprivate) {
+  auto g = adjoint::gradient(par_private_temporary);
+  check_teams("par_private_temporary", g, par_private_temporary, Out<double>{23}, In<double>{23}, Scalar<double>{}, 23);
+}
+TEST_F(OpenMP, private_overwritten) {
+  auto g = adjoint::gradient(par_private_overwritten);
+  check_teams("par_private_overwritten", g, par_private_overwritten, Out<double>{22}, In<double>{22}, 22);
+}
+TEST_F(OpenMP, counting_down) {
+  auto g = adjoint::gradient(par_count_down);
+  check_teams("par_count_down", g, par_count_down, Out<double>{17}, In<double>{17}, 17);
+}
+TEST_F(OpenMP, strides) {
+  auto g = adjoint::gradient(par_strides);
+  check_teams("par_strides", g, par_strides, Out<double>{20}, In<double>{20}, 20);
+}
+TEST_F(OpenMP, bound_forms) {
+  auto g = adjoint::gradient(par_bound_forms);
+  check_teams("par_bound_forms", g, par_bound_forms, In<double>{21}, 21);
+}
+TEST_F(OpenMP, counter_declared_outside) {
+  auto g = adjoint::gradient(par_outer_counter);
+  check_teams("par_outer_counter", g, par_outer_counter, In<double>{26}, 26);
+}
+TEST_F(OpenMP, reduction_per_row) {
+  auto g = adjoint::gradient(par_row_norms);
+  check_teams("par_row_norms", g, par_row_norms, Out<double>{4}, In<double>{36}, In<double>{9}, 4, 9);
 }
