@@ -171,7 +171,16 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     v->type = context_.getUnqualifiedArrayType(type, dropped);
   }
   if (t->isPointerType()) {
-    if (t->getPointeeType()->isPointerType()) fail(loc, "pointers to pointers are not supported ('" + name + "')");
+    // A parameter of rows of constants (`const double* const* rows`): data without derivative,
+    // read as `rows[i][j]`. Both levels const: the function can neither write the numbers nor
+    // re-point a row (at an array with a derivative).
+    if (QualType inner = t->getPointeeType(); inner->isPointerType()) {
+      QualType element = inner->getPointeeType();
+      if (kind != VarKind::Param || !inner.isConstQualified() || !element.isConstQualified() ||
+          !element->isArithmeticType())
+        fail(loc, "pointers to pointers are supported only as parameters of rows of constant numbers (such as 'const "
+                  "double* const* " + name + "'), which have no derivative ('" + name + "')");
+    }
     if (is_value_class(t->getPointeeType(), ir_.unit))
       fail(loc, "pointers to value classes are not supported ('" + name + "'); use the value");
     v->pointer = true;

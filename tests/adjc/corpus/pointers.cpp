@@ -1,6 +1,6 @@
 // Corpus: arrays and pointers: indexing, pointer arithmetic, const inputs, outputs written
 // through pointers, in-place updates, local arrays, references, arrays by reference, rows, and
-// local pointers to variables.
+// local pointers to variables, and parameters of rows of constants (`const double* const*`).
 #include <adjoint/ad.hpp>
 
 #include <cmath>
@@ -246,4 +246,33 @@ TEST(Pointers, pointers_to_variables) {
 }
 TEST(Pointers, unused_pointer) {
   check("unused_pointer", adjoint::gradient(unused_pointer), unused_pointer, Scalar<double>{});
+}
+
+// Rows of constants (`const double* const*`): data without derivative, read directly and passed
+// row by row to a callee; the gradient is a's.
+double weighted_row_sum(const double* row, const double* a, int n) {
+  double s = 0;
+  for (int j = 0; j < n; j++) s += row[j] * std::sin(a[j]);
+  return s;
+}
+double rows_of_constants(const double* const* rows, const double* a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += rows[i][i] * a[i] * a[i] + weighted_row_sum(rows[i], a, n) * a[i];
+  return s;
+}
+
+TEST(Pointers, rows_of_constants) {
+  double r0[3] = {1, 2, -0.5}, r1[3] = {3, -4, 0.25}, r2[3] = {0.5, 1.5, 2};
+  double* rows[3] = {r0, r1, r2};  // double** converts to const double* const*
+  double a[3] = {0.5, -1.5, 0.75}, d_a[3] = {};
+  adjoint::gradient(rows_of_constants, "a").execute(rows, a, 3, d_a);
+  for (int k = 0; k < 3; k++) {
+    const double h = 1e-6, keep = a[k];
+    a[k] = keep + h;
+    const double up = rows_of_constants(rows, a, 3);
+    a[k] = keep - h;
+    const double down = rows_of_constants(rows, a, 3);
+    a[k] = keep;
+    EXPECT_NEAR(d_a[k], (up - down) / (2 * h), 1e-6) << "a[" << k << "]";
+  }
 }
