@@ -55,7 +55,8 @@ void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* blo
 
 void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* parallel) {
   SourceLocation at = fs->getBeginLoc();
-  // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k), i not written in the body.
+  // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k / i = i + k / i = i - k),
+  // i not written in the body.
   const VarDecl* counter = nullptr;
   long step = 0;
   auto refers = [&](const VarDecl* vd, const Expr* e) {
@@ -72,6 +73,17 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* 
             c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(vd, c->getLHS()))
           if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
             step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
+        // `i = i + k`, `i = k + i`, `i = i - k`
+        if (auto* a = dyn_cast<BinaryOperator>(inc); a && a->getOpcode() == BO_Assign && refers(vd, a->getLHS()))
+          if (auto* sum = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
+              sum && (sum->getOpcode() == BO_Add || sum->getOpcode() == BO_Sub)) {
+            const Expr* other = refers(vd, sum->getLHS())                              ? sum->getRHS()
+                                : sum->getOpcode() == BO_Add && refers(vd, sum->getRHS()) ? sum->getLHS()
+                                                                                          : nullptr;
+            if (auto* lit = other ? dyn_cast<IntegerLiteral>(other->IgnoreParenImpCasts()) : nullptr;
+                lit && lit->getValue() != 0)
+              step = (sum->getOpcode() == BO_Add ? 1 : -1) * long(lit->getValue().getZExtValue());
+          }
         if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
             !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
           counter = vd;

@@ -107,6 +107,21 @@ TEST(LoopBounds, triangle) {
   check("triangle", g, triangle, InOut<double>{7}, In<double>{7}, 7);
   EXPECT_EQ(occurrences(g.source(), "pop_count()"), 0) << g.source();
 }
+// Steps written as assignments (`i = i + 2`, `i = i - 3`, `i = 2 + i`) are counted loops too: the
+// upward ones' trip counts are computed again in the reverse (only the downward loop's start and
+// trip count are taped, as for `i -= 3`).
+double assigned_steps(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i = i + 2) s += x[i] * x[i];
+  for (int i = n - 1; i >= 0; i = i - 3) s = s * 0.5 + std::sin(x[i]);
+  for (int i = 1; i < n; i = 2 + i) s += x[i] * s;
+  return s;
+}
+TEST(LoopBounds, assigned_steps) {
+  auto g = adjoint::gradient(assigned_steps);
+  check("assigned_steps", g, assigned_steps, In<double>{7}, 7);
+  EXPECT_EQ(occurrences(g.source(), "pop_count()"), 2) << g.source();
+}
 TEST(LoopBounds, shrinking) {
   auto g = adjoint::gradient(shrinking);
   check("shrinking", g, shrinking, InOut<double>{6}, In<double>{6}, 6);

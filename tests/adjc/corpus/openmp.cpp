@@ -119,6 +119,15 @@ void par_strides(double* out, const double* x, int n) {
 #pragma omp parallel for
   for (int i = n - 1; i > 0; i -= 3) out[n / 2 + i / 3] = x[i] * x[i - 1];
 }
+// Steps written as assignments: `i = i + 2`, `i = 2 + i`, `i = i - 3`.
+void par_assigned_steps(double* out, const double* x, int n) {
+#pragma omp parallel for
+  for (int i = 0; i <= n - 2; i = i + 2) out[i / 2] = x[i] * std::cos(x[i + 1]);
+#pragma omp parallel for
+  for (int i = n - 1; i > 0; i = i - 3) out[n / 2 + i / 3] = x[i] * x[i - 1];
+#pragma omp parallel for
+  for (int i = 1; i < n / 2; i = 2 + i) out[i] = out[i] * x[i];
+}
 double par_bound_forms(const double* x, int n) {
   double s = 0;
 #pragma omp parallel for reduction(+ : s)
@@ -226,6 +235,10 @@ TEST_F(OpenMP, counting_down) {
 TEST_F(OpenMP, strides) {
   auto g = adjoint::gradient(par_strides);
   check_teams("par_strides", g, par_strides, Out<double>{20}, In<double>{20}, 20);
+}
+TEST_F(OpenMP, assigned_steps) {
+  auto g = adjoint::gradient(par_assigned_steps);
+  check_teams("par_assigned_steps", g, par_assigned_steps, Out<double>{20}, In<double>{20}, 20);
 }
 TEST_F(OpenMP, bound_forms) {
   auto g = adjoint::gradient(par_bound_forms);
