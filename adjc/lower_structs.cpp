@@ -73,6 +73,8 @@ void Lowering::find_split_structs(const Stmt* body) {
         }
       return;
     }
+    // A captured region's children are its captures only (an OpenMP loop's body is not one).
+    if (auto* captured = dyn_cast<CapturedStmt>(s)) walk(captured->getCapturedStmt());
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(body);

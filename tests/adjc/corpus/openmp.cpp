@@ -128,6 +128,27 @@ void par_assigned_steps(double* out, const double* x, int n) {
 #pragma omp parallel for
   for (int i = 1; i < n / 2; i = 2 + i) out[i] = out[i] * x[i];
 }
+// Locals of the body that the lowering's first passes must see inside the parallel region (a
+// captured statement, whose children are only its captures): a local struct, a reference to an
+// element, a pointer to a local, a local array.
+struct Cell {
+  double v, w;
+};
+void par_body_locals(double* out, const double* x, int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) {
+    Cell b{1.0, x[i]};
+    b.v = b.v * x[i] + b.w * b.w;
+    double& r = out[i];
+    r = b.v * b.w;
+    double t = x[i];
+    double* p = &t;
+    *p = *p * *p;
+    double a[2] = {x[i], 2 * t};
+    a[0] = a[0] * a[1];
+    r *= std::sin(a[0] + a[1] * a[1]);
+  }
+}
 double par_bound_forms(const double* x, int n) {
   double s = 0;
 #pragma omp parallel for reduction(+ : s)
@@ -239,6 +260,10 @@ TEST_F(OpenMP, strides) {
 TEST_F(OpenMP, assigned_steps) {
   auto g = adjoint::gradient(par_assigned_steps);
   check_teams("par_assigned_steps", g, par_assigned_steps, Out<double>{20}, In<double>{20}, 20);
+}
+TEST_F(OpenMP, body_locals) {
+  auto g = adjoint::gradient(par_body_locals);
+  check_teams("par_body_locals", g, par_body_locals, Out<double>{9}, In<double>{9}, 9);
 }
 TEST_F(OpenMP, bound_forms) {
   auto g = adjoint::gradient(par_bound_forms);
