@@ -778,18 +778,6 @@ void add_value_class(const FunctionDecl* f, std::set<const Type*>& value_classes
 // One walk over the namespaces (and linkage specifications) of the unit. Custom pullbacks live in
 // `adjoint::custom_derivatives` with `adjoint` declared directly in the unit; accumulate_adjoint
 // may be declared in any namespace.
-// The `*_pullback` functions of namespace `ns` and of its class_functions.
-static void misplaced_pullbacks(const NamespaceDecl* ns, std::vector<const NamedDecl*>& out) {
-  for (const Decl* d : ns->decls()) {
-    if (auto* members = dyn_cast<NamespaceDecl>(d); members && members->getName() == "class_functions")
-      misplaced_pullbacks(members, out);
-    if (auto* named = dyn_cast<NamedDecl>(d);
-        named && isa<FunctionDecl, FunctionTemplateDecl>(d) && named->getIdentifier() &&
-        named->getName().ends_with("_pullback"))
-      out.push_back(named);
-  }
-}
-
 UnitFacts find_unit_facts(ASTContext& context, Sema& sema) {
   UnitFacts unit;
   unit.custom.sema = &sema;
@@ -800,8 +788,14 @@ UnitFacts find_unit_facts(ASTContext& context, Sema& sema) {
       auto* ns = dyn_cast<NamespaceDecl>(d);
       if (in_adjoint && ns && ns->getName() == "custom_derivatives") add_custom_pullbacks(ns, unit.custom);
       if (!in_adjoint && ns && ns->getName() == "custom_derivatives" &&
-          !context.getSourceManager().isInSystemHeader(ns->getLocation()))
-        misplaced_pullbacks(ns, unit.custom.misplaced);
+          !context.getSourceManager().isInSystemHeader(ns->getLocation())) {
+        // Another namespace's (Clad's clad::custom_derivatives), read the same way and reported.
+        CustomPullbacks elsewhere;
+        add_custom_pullbacks(ns, elsewhere);
+        for (const auto* table : {&elsewhere.free, &elsewhere.members})
+          for (const auto& [name, pullback] : *table)
+            if (llvm::StringRef(name).ends_with("_pullback")) unit.custom.misplaced.push_back(pullback);
+      }
       if (ns || isa<LinkageSpecDecl>(d))
         walk(cast<DeclContext>(d),
              dc == top && ns && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit());

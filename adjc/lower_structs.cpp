@@ -391,22 +391,17 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (unsigned i = 0; i < ctor->getNumParams(); ++i) {
     const ParmVarDecl* p = ctor->getParamDecl(i);
     const Expr* arg = construct->getArg(i);
-    if (!p->getType()->isPointerType()) {
-      lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
-      continue;
-    }
-    const Var* v = ir_.var_of.at(p);
-    if (!v->base) {
+    if (const Var* v = ir_.var_of.at(p); v->pointer && !v->base) {
       define(p, arg, stmt, block);
-    } else if (!same_base(pointer_base(arg), v->base, ir_.unit)) {
+      continue;
+    } else if (v->pointer && !same_base(pointer_base(arg), v->base, ir_.unit)) {
       fail(arg->getExprLoc(), "pointer parameter '" + p->getNameAsString() + "' of this constructor of '" +
                                   ctor->getParent()->getNameAsString() +
                                   "' points into another array than in its first construction in this function, "
                                   "which adjc does not support; construct it from one array");
       return false;
-    } else {
-      lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
     }
+    lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
   }
   for (const CXXCtorInitializer* ci : ctor->inits()) {
     // `: Base(a)`: the inherited members as that base's constructor sets them; `: P(a)`, a
