@@ -303,7 +303,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(whole_number(1));
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(whole_number(1));
   cmd->add_option("--engine", o->engine,
-                  "arrays (the engine), tensor (Tensor modules, backward by adjc), or both as arrays,tensor")
+                  "arrays (kernels over arenas), tensor (Tensor modules, backward by adjc), or both as arrays,tensor")
       ->capture_default_str();
   cmd->add_option("--backward", o->backward,
                   "Arrays engine's backward: manual (hand-written), generated (by adjc), or both as manual,generated")

@@ -28,7 +28,7 @@ void add_grad_command(CLI::App& app) {
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(whole_number(1))->capture_default_str();
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(whole_number(1))->capture_default_str();
   cmd->add_option("--out", opt->out, "Where to write the gradients (not the model file)");
-  cmd->add_option("--engine", opt->engine, "arrays (the engine) or tensor (Tensor modules, backward by adjc)")
+  cmd->add_option("--engine", opt->engine, "arrays (kernels over arenas) or tensor (Tensor modules, backward by adjc)")
       ->check(CLI::IsMember({"arrays", "tensor"}))->capture_default_str();
   CLI::Option* backward_option =
       cmd->add_option("--backward", opt->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc)")

@@ -419,7 +419,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--bpe-dir", o->bpe_dir, "Folder with encoder.json and vocab.bpe (default $ADJOINT_BPE_DIR, "
                                            "else the folder scripts/setup.sh fills)");
   cmd->add_option("--engine", o->engine,
-                  "arrays (the engine) or tensor (Tensor modules, backward by adjc); validation and samples "
+                  "arrays (kernels over arenas) or tensor (Tensor modules, backward by adjc); validation and samples "
                   "use the engine's forward either way")
       ->check(CLI::IsMember({"arrays", "tensor"}))->capture_default_str();
   cmd->add_option("--backward", o->backward, "Arrays engine's backward: manual (hand-written) or generated (by adjc, the default when built with adjc)")

@@ -16,8 +16,11 @@ function(adjoint_add_gradients target)
   set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   foreach(source IN LISTS ARGN)
     get_filename_component(input "${source}" ABSOLUTE)
-    get_filename_component(name "${source}" NAME_WE)
     get_filename_component(dir "${input}" DIRECTORY)
+    # Named by the source's path in the project, so that two models' forward.cpp do not collide.
+    file(RELATIVE_PATH name "${CMAKE_SOURCE_DIR}" "${input}")
+    string(REGEX REPLACE "\\.[^./]*$" "" name "${name}")
+    string(REPLACE "../" "up/" name "${name}")
     set(output "${CMAKE_CURRENT_BINARY_DIR}/adjc/${target}/${name}.adjc.cpp")
     add_custom_command(OUTPUT "${output}"
       COMMAND adjc "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20

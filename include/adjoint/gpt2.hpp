@@ -99,14 +99,14 @@ struct ActivationTensors {
   float* dlosses;    // (B,T)
 };
 
-// The forward pass (src/llm/gpt2_loss.cpp): logits (B,T,Vp) into a.probs, or the mean
+// The forward pass (src/llm/gpt2/forward.cpp): logits (B,T,Vp) into a.probs, or the mean
 // cross-entropy against targets (B,T). `a` is laid out for (B, T) by the model.
 void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, int B, int T, int C, int NH,
                  int L, int Vp);
 float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets, int B,
                 int T, int C, int NH, int L, int V, int Vp);
 
-// The backward adjc generates from gpt2_loss (src/llm/gpt2_loss.cpp; absent from builds without
+// The backward adjc generates from gpt2_loss (src/llm/gpt2/forward.cpp; absent from builds without
 // adjc): gpt2_generated_forward runs the forward sweep (the loss; the bytes it taped into
 // *tape_bytes), gpt2_generated_backward the reverse sweep, adding into d_p.
 float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
@@ -136,7 +136,7 @@ class GPT2 : public ArenaModel {
   // The last forward's (B,T,Vp) logits (a forward without targets).
   const float* logits() const { return acts_.probs; }
 
-  // The rest of Model (src/llm/model.cpp).
+  // The rest of Model (src/llm/gpt2/model.cpp).
   std::vector<ParameterTensor> parameter_tensors() const override;
   int vocab_size() const override { return config_.vocab_size; }
   int max_seq_len() const override { return config_.max_seq_len; }

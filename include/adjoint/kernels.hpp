@@ -68,7 +68,7 @@ void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* k
                                       int hs);
 
 // RMSNorm, RoPE and SwiGLU, like GELU below, are defined here: the generated Llama backward
-// (src/llm/llama_loss.cpp) is derived by adjc from these loops.
+// (src/llm/llama/forward.cpp) is derived by adjc from these loops.
 
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
 template <typename F>
@@ -121,7 +121,7 @@ template <typename F>
 void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 
 // GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
-// backward (src/llm/gpt2_loss.cpp) is derived by adjc from these loops, so it needs their bodies.
+// backward (src/llm/gpt2/forward.cpp) is derived by adjc from these loops, so it needs their bodies.
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCube = 0.044715;
 

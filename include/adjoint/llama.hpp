@@ -114,7 +114,7 @@ struct LlamaActivations {
   float* dlosses;    // (B,T)
 };
 
-// The forward pass (src/llm/llama_loss.cpp): logits (B,T,V) into a.probs, or the mean
+// The forward pass (src/llm/llama/forward.cpp): logits (B,T,V) into a.probs, or the mean
 // cross-entropy against targets (B,T). rope_cos, rope_sin (T, hs/2): RoPE's cos and sin of
 // position · frequency.
 void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const float* rope_cos,
@@ -122,7 +122,7 @@ void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inpu
 float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
                  const float* rope_cos, const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L,
                  int V, float eps);
-// The backward adjc generates from llama_loss (src/llm/llama_loss.cpp; absent from builds without
+// The backward adjc generates from llama_loss (src/llm/llama/forward.cpp; absent from builds without
 // adjc): the loss, its gradient added into d_p, the bytes taped into *tape_bytes.
 float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
                                        const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
@@ -149,7 +149,7 @@ class Llama : public ArenaModel {
   // The last forward's (B,T,V) logits (a forward without targets).
   const float* logits() const { return acts_.probs; }
 
-  // The rest of Model (src/llm/model.cpp).
+  // The rest of Model (src/llm/llama/model.cpp).
   std::vector<ParameterTensor> parameter_tensors() const override;
   int vocab_size() const override { return config_.vocab_size; }
   int max_seq_len() const override { return config_.max_seq_len; }

@@ -75,7 +75,7 @@ inline float gpt2_loss(const GPT2& model, const int* idx, const int* targets, in
 }
 
 // gpt2_loss, and its gradient ADDED into the tensors of `grads`, by the backward adjc generates
-// from gpt2_loss (src/tensor/gpt2_gradient.cpp). Allocates in the current arena; throws
+// from gpt2_loss (src/llm/gpt2/tensor_gradient.cpp). Allocates in the current arena; throws
 // std::invalid_argument when the build had no adjc (have_tensor_gradient()).
 float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B, int T);
 bool have_tensor_gradient();

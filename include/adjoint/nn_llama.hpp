@@ -79,7 +79,7 @@ inline float llama_loss(const Llama& model, const Rotary& rope, const int* idx, 
 
 // llama_loss, and its gradient ADDED into the tensors of `grads` (a model-shaped gradient, e.g.
 // LlamaViews over the engine's gradient arena), by the backward adjc generates from llama_loss
-// (src/tensor/llama_gradient.cpp). Allocates in the current arena; throws std::invalid_argument
+// (src/llm/llama/tensor_gradient.cpp). Allocates in the current arena; throws std::invalid_argument
 // when the build had no adjc (have_tensor_gradient()).
 float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, const int* idx, const int* targets,
                           int B, int T);

@@ -1,5 +1,5 @@
 // Custom pullbacks of the kernels whose hand-written backward the generated GPT-2 and Llama
-// backward passes keep (gpt2_loss.cpp, llama_loss.cpp include this before their forward).
+// backward passes keep (gpt2/forward.cpp, llama/forward.cpp include this before their forward).
 #pragma once
 #include <adjoint/ad.hpp>
 

@@ -31,7 +31,7 @@ def llama_header(magic, maxT, V, L, NH, NKV, C, multiple_of, tied, scaled_rope, 
 
 
 def llama_parameter_count(maxT, V, L, NH, NKV, C, multiple_of, tied):
-    """The arena's floats (a tied model's lacks the LM head), as parameter_sizes in src/llm/llama.cpp."""
+    """The arena's floats (a tied model's lacks the LM head), as parameter_sizes in src/llm/llama/model.cpp."""
     hidden = (2 * 4 * C // 3 + multiple_of - 1) // multiple_of * multiple_of
     qkv = (NH + 2 * NKV) * (C // NH)
     return V * C + L * C + L * qkv * C + L * C * C + L * C + 3 * L * hidden * C + C + (0 if tied else V * C)

@@ -9,7 +9,7 @@
 
 #include "adjoint/gpt2.hpp"
 #include "adjoint/kernels.hpp"
-#include "kernel_pullbacks.hpp"
+#include "../kernel_pullbacks.hpp"
 
 namespace adjoint {
 

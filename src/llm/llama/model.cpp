@@ -1,14 +1,18 @@
-// The Llama 3 model over the kernels, with the hand-written backward pass.
+// The Llama 3 model over the kernels, with the hand-written backward pass, and its side of the
+// Model interface (tensor table, files, training state, generator).
 #include "adjoint/llama.hpp"
 
 #include <cmath>
 #include <cstring>
+#include <fmt/core.h>
 #include <stdexcept>
 #include <string>
 
 #include "adjoint/kernels.hpp"
+#include "adjoint/llama_file.hpp"
+#include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
-#include "layout.hpp"
+#include "../layout.hpp"
 
 namespace adjoint {
 
@@ -350,6 +354,55 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
     layer_backward_done(l);
   }
   encoder_backward(g.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
+}
+
+// ---- The Model interface
+
+std::vector<ParameterTensor> Llama::parameter_tensors() const {
+  const auto sizes = parameter_sizes(config_);
+  std::vector<ParameterTensor> tensors;
+  for (int i = 0; i < kNumLlamaParameterTensors; i++) {
+    // wte, then the layers' tensors (their slices one after another), then lnfw and lm_head.
+    const bool per_layer = i >= 1 && i < kNumLlamaParameterTensors - 2;
+    tensors.push_back(
+        {kLlamaParameterNames[i], sizes[i], llama_parameter_is_decayed(i), per_layer ? config_.num_layers : 0});
+  }
+  return tensors;
+}
+
+// <|begin_of_text|> in Llama 3's vocabulary.
+int Llama::start_token() const { return config_.vocab_size > 128000 ? 128000 : 0; }
+
+std::string describe(const LlamaConfig& c) {
+  return fmt::format("Llama L={} NH={} NKV={} C={} hidden={} V={} maxT={}{}", c.num_layers, c.num_heads,
+                     c.num_kv_heads, c.channels, llama_hidden_size(c), c.vocab_size, c.max_seq_len,
+                     c.tied_head ? " tied head" : "");
+}
+
+std::string Llama::describe() const { return adjoint::describe(config_); }
+
+double Llama::step_flops(int B, int T) const {
+  const LlamaConfig& c = config_;
+  const double N = double(B) * T, C = c.channels, L = c.num_layers, H = hidden_;
+  const double QKV = double(c.num_heads + 2 * c.num_kv_heads) * (c.channels / c.num_heads);
+  const double matmul = 2.0 * N * (L * (QKV * C + C * C + 3 * H * C) + C * c.vocab_size);
+  const double attention = L * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C;
+  return 3.0 * (matmul + attention);
+}
+
+void Llama::save_file(const std::string& path, const float* values) const { save_llama_file(path, config_, values); }
+
+void Llama::save_training_state(const std::string& path, const AdamW& optimizer,
+                                const TrainingProgress& progress) const {
+  save_llama_state(path, *this, optimizer.m(), optimizer.v(), progress);
+}
+
+TrainingProgress Llama::load_training_state(const std::string& path, AdamW& optimizer) {
+  return load_llama_state(path, *this, optimizer.m(), optimizer.v());
+}
+
+std::unique_ptr<TokenGenerator> Llama::generator(int positions) const {
+  return std::make_unique<LlamaGenerator>(*this, positions);
 }
 
 }  // namespace adjoint

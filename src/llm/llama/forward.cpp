@@ -7,7 +7,7 @@
 
 #include "adjoint/kernels.hpp"
 #include "adjoint/llama.hpp"
-#include "kernel_pullbacks.hpp"
+#include "../kernel_pullbacks.hpp"
 
 namespace adjoint {
 

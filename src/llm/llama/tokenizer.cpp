@@ -12,7 +12,7 @@
 
 #include "adjoint/token_file.hpp"
 #include "adjoint/tokenizer.hpp"
-#include "byte_level_bpe.hpp"
+#include "../byte_level_bpe.hpp"
 
 namespace adjoint {
 

@@ -1,16 +1,22 @@
-// The GPT-2 model over the kernels, with the hand-written backward pass (the baseline).
+// The GPT-2 model over the kernels, with the hand-written backward pass (the baseline), and its
+// side of the Model interface (tensor table, files, training state, generator).
 #include "adjoint/gpt2.hpp"
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/core.h>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "adjoint/checkpoint.hpp"
 #include "adjoint/kernels.hpp"
+#include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
-#include "layout.hpp"
+#include "adjoint/sampler.hpp"
+#include "adjoint/tokenizer.hpp"
+#include "../layout.hpp"
 
 namespace adjoint {
 
@@ -294,5 +300,49 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   }
   encoder_backward(g.wte, g.wpe, a.dresidual, inputs, B, T, C);
 }
+
+// ---- The Model interface
+
+std::vector<ParameterTensor> GPT2::parameter_tensors() const {
+  const auto sizes = parameter_sizes(config_);
+  std::vector<ParameterTensor> tensors;
+  // wte, wpe, then ln1w … fcprojb with the layers' slices one after another, then lnfw, lnfb.
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    const bool per_layer = i >= 2 && i < kNumParameterTensors - 2;
+    tensors.push_back({kParameterNames[i], sizes[i], parameter_is_decayed(i), per_layer ? config_.num_layers : 0});
+  }
+  return tensors;
+}
+
+int GPT2::start_token() const { return GPT2Tokenizer::eot_token < config_.vocab_size ? GPT2Tokenizer::eot_token : 0; }
+
+std::string describe(const GPT2Config& c) {
+  return fmt::format("L={} NH={} C={} V={} maxT={}", c.num_layers, c.num_heads, c.channels, c.vocab_size,
+                     c.max_seq_len);
+}
+
+std::string GPT2::describe() const { return adjoint::describe(config_); }
+
+// Matmuls (backward is twice forward) and the causal attention's two batched products.
+double GPT2::step_flops(int B, int T) const {
+  const GPT2Config& c = config_;
+  const double N = double(B) * T, C = c.channels, L = c.num_layers;
+  const double matmul = 2.0 * N * (L * (3 * C * C + C * C + 4 * C * C + 4 * C * C) + C * c.padded_vocab_size);
+  const double attention = L * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C;
+  return 3.0 * (matmul + attention);
+}
+
+void GPT2::save_file(const std::string& path, const float* values) const { save_model_file(path, config_, values); }
+
+void GPT2::save_training_state(const std::string& path, const AdamW& optimizer,
+                               const TrainingProgress& progress) const {
+  adjoint::save_training_state(path, *this, optimizer, progress);
+}
+
+TrainingProgress GPT2::load_training_state(const std::string& path, AdamW& optimizer) {
+  return adjoint::load_training_state(path, *this, optimizer);
+}
+
+std::unique_ptr<TokenGenerator> GPT2::generator(int) const { return std::make_unique<Generator>(*this); }
 
 }  // namespace adjoint
