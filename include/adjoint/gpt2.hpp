@@ -1,4 +1,4 @@
-// The GPT-2 engine: configuration, parameter layout (llm.c's order), arenas, and the
+// GPT-2 in the arrays engine: configuration, parameter layout (llm.c's order), arenas, and the
 // hand-written forward and backward passes over the kernels.
 #pragma once
 #include <array>

@@ -1,4 +1,4 @@
-// The Llama 3 engine (Llama 3, 3.1 and 3.2 architecture): configuration, parameter layout
+// Llama 3 (the 3, 3.1 and 3.2 architecture) in the arrays engine: configuration, parameter layout
 // (llm.c's train_llama3.py file order), arenas, and the hand-written forward and backward passes
 // over the kernels. It shares GPT-2's FloatArena and Backward choice.
 #pragma once

@@ -11,7 +11,7 @@ namespace adjoint::nn {
 
 // x (..., C) -> (..., OC)
 struct Linear {
-  Tensor weight;  // (OC, C), the engine's layout
+  Tensor weight;  // (OC, C), the arrays engine's layout
   Tensor bias;    // (OC), or empty for none
   Tensor forward(const Tensor& x) const { return linear(x, weight, bias); }
 };
@@ -82,7 +82,7 @@ bool have_tensor_gradient();
 // The C++ adjc generated for gpt2_loss's gradient, for people to read ("" without adjc).
 const char* tensor_gradient_source();
 
-// A GPT2 whose tensors view an engine-layout arena (ParameterTensors: the engine's parameters,
+// A GPT2 whose tensors view an arrays-engine-layout arena (ParameterTensors: the arrays engine's parameters,
 // or its gradients for a model-shaped gradient), so both engines share weights and files.
 // Owns the Block array the model points at.
 class GPT2Views {
@@ -99,12 +99,12 @@ class GPT2Views {
 };
 
 // The tensor engine: an engine's parameters and gradients seen as modules, and the arena of a
-// step's activations and adjoints. Only forward+backward differ from the engine's; weights,
-// gradients, the optimizer and files stay the engine's. TensorGPT2 and TensorLlama (nn_llama.hpp).
+// step's activations and adjoints. Only forward+backward differ from the arrays engine's; weights,
+// gradients, the optimizer and files stay the arrays engine's. TensorGPT2 and TensorLlama (nn_llama.hpp).
 class TensorEngine {
  public:
   virtual ~TensorEngine() = default;
-  // The loss on inputs/targets (B, T), its gradient added into the engine's gradients.
+  // The loss on inputs/targets (B, T), its gradient added into the arrays engine's gradients.
   virtual float forward_backward(const int* inputs, const int* targets, int B, int T) = 0;
   // Holds the last step's activations and adjoints (its capacity is the step's peak).
   const Arena& arena() const { return arena_; }
@@ -119,8 +119,8 @@ class TensorEngine {
 class TensorGPT2 : public TensorEngine {
  public:
   // Throws std::invalid_argument when the build had no adjc.
-  explicit TensorGPT2(adjoint::GPT2& engine);
-  // gpt2_loss on inputs/targets (B, T), its gradient added into engine.grads(); returns the loss.
+  explicit TensorGPT2(adjoint::GPT2& arrays_model);
+  // gpt2_loss on inputs/targets (B, T), its gradient added into arrays_model.grads(); returns the loss.
   float forward_backward(const int* inputs, const int* targets, int B, int T) override;
 
  private:

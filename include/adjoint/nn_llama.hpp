@@ -18,7 +18,7 @@ struct RMSNorm {
 };
 
 // Rotary position embedding: cos and sin of position · frequency (positions, hs/2), the
-// frequencies the engine computes (rope_theta, Llama 3.1's scaling). A constant of the model,
+// frequencies the arrays engine computes (rope_theta, Llama 3.1's scaling). A constant of the model,
 // passed beside it (as Meta's reference passes freqs_cis), so it takes no gradient.
 struct Rotary {
   Tensor cos, sin;
@@ -78,7 +78,7 @@ inline float llama_loss(const Llama& model, const Rotary& rope, const int* idx, 
 }
 
 // llama_loss, and its gradient ADDED into the tensors of `grads` (a model-shaped gradient, e.g.
-// LlamaViews over the engine's gradient arena), by the backward adjc generates from llama_loss
+// LlamaViews over the arrays engine's gradient arena), by the backward adjc generates from llama_loss
 // (src/llm/llama/tensor_gradient.cpp). Allocates in the current arena; throws std::invalid_argument
 // when the build had no adjc (have_tensor_gradient()).
 float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, const int* idx, const int* targets,
@@ -86,7 +86,7 @@ float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, 
 // The C++ adjc generated for llama_loss's gradient and the kernels' gradients its ops call.
 std::string llama_tensor_gradient_source();
 
-// A Llama whose tensors view an engine-layout arena (LlamaParameters: the engine's parameters,
+// A Llama whose tensors view an arrays-engine-layout arena (LlamaParameters: the arrays engine's parameters,
 // or its gradients for a model-shaped gradient), so both engines share weights and files.
 class LlamaViews {
  public:
@@ -101,7 +101,7 @@ class LlamaViews {
   Llama model_{};
 };
 
-// RoPE's table for `positions` positions (adjoint::rope_table: the engine's frequencies), and a
+// RoPE's table for `positions` positions (adjoint::rope_table: the arrays engine's frequencies), and a
 // Rotary over it.
 class RotaryTable {
  public:
@@ -114,11 +114,11 @@ class RotaryTable {
   Rotary rotary_;
 };
 
-// The tensor engine for Llama: the engine's parameters and gradients seen as Llama modules.
+// The tensor engine for Llama: the arrays engine's parameters and gradients seen as Llama modules.
 class TensorLlama : public TensorEngine {
  public:
   // Throws std::invalid_argument when the build had no adjc.
-  explicit TensorLlama(adjoint::Llama& engine);
+  explicit TensorLlama(adjoint::Llama& arrays_model);
   float forward_backward(const int* inputs, const int* targets, int B, int T) override;
 
  private:

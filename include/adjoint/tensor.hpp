@@ -156,7 +156,7 @@ Tensor operator-(const Tensor& a);
 // a (M,K) or (S,M,K) or (S0,S1,M,K) · b (K,N) or with the same leading dims -> (..., M, N).
 // Either operand may be a transposed view of its last two dims (no copy: BLAS transposes).
 Tensor matmul(const Tensor& a, const Tensor& b);
-// x (..., C) · weight (OC, C)ᵀ + bias (OC) -> (..., OC); bias may be empty. The engine's layout.
+// x (..., C) · weight (OC, C)ᵀ + bias (OC) -> (..., OC); bias may be empty. The arrays engine's layout.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // Sum or mean of all elements (a 0-dim tensor), or over one dimension (which is dropped).
 Tensor sum(const Tensor& x);

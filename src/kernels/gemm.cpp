@@ -223,7 +223,7 @@ const GemmInfo& gemm_info() { return libraries().info; }
 // to 64 rows and K <= 1024 (on two it is 0.9-1.0x, and 0.3x at K = 3072). It is slower on the
 // accumulating dW += dout^T inp. Products smaller than a weight matrix (the tensor engine's
 // per-head attention) were not measured and stay on OpenBLAS. The choice depends on the thread
-// count, so results are deterministic for a thread count, as the rest of the engine is.
+// count, so results are deterministic for a thread count, as the rest of the arrays engine is.
 bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
   if (trans_a || double(n) * k < double(1 << 19)) return false;
   if (!trans_b) return m <= kOnednnMaxRows;

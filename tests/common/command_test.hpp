@@ -1,4 +1,4 @@
-// What the engine tests that run the `adjoint` program share: temporary folders, running a
+// What the tests that run the `adjoint` program share: temporary folders, running a
 // command, and the resume check every model's training must pass.
 #pragma once
 #include <gtest/gtest.h>

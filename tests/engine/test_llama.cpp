@@ -1,4 +1,4 @@
-// The Llama engine's configs, files and KV-free checks (its gradients are checked against PyTorch
+// Llama's configs, files and KV-free checks (its gradients are checked against PyTorch
 // in tests/pytorch/test_llama_grad.py, its kernels in test_kernels.cpp).
 #include <gtest/gtest.h>
 

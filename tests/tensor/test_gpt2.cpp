@@ -1,4 +1,4 @@
-// The tensor GPT-2 (nn.hpp) against the engine on the same weights: the logits and loss of the
+// The tensor GPT-2 (nn.hpp) against the arrays engine on the same weights: the logits and loss of the
 // forward, and the gradients of the pullbacks called by hand in reverse order and of the
 // backward adjc generates from gpt2_loss.
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ double relative_error(const float* a, const float* b, std::size_t n) {
 using TensorBackward = float (*)(const nn::GPT2& model, nn::GPT2& grads, const int* idx, const int* targets, int B,
                                  int T);
 
-// Every parameter tensor of `ours` against `reference` (engine layout): rel. err. (2-norm) < 1e-5 each.
+// Every parameter tensor of `ours` against `reference` (arrays-engine layout): rel. err. (2-norm) < 1e-5 each.
 void expect_same_gradients(const GPT2Config& config, const float* ours, const float* reference, const char* what) {
   const auto sizes = parameter_sizes(config);
   for (int i = 0; i < kNumParameterTensors; i++) {
@@ -44,40 +44,40 @@ void expect_same_gradients(const GPT2Config& config, const float* ours, const fl
   }
 }
 
-// On one batch and the same weights: the loss and the logits of the engine's forward and the
+// On one batch and the same weights: the loss and the logits of the arrays engine's forward and the
 // tensor model's, then every parameter tensor's gradient of each tensor backward (the
 // hand-called pullbacks, adjc's generated gradient of gpt2_loss) against GPT2::backward's, and
 // the two against each other (rel. err. < 1e-5 each). The logits are compared only when asked
 // (one more forward of each).
 void expect_tensor_backwards_same_as_engine(const GPT2Config& config, int B, int T, bool compare_logits) {
-  GPT2 engine(config);
-  engine.init_random(7);
+  GPT2 arrays_model(config);
+  arrays_model.init_random(7);
   const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
   const std::vector<int> targets = random_tokens(std::size_t(B) * T, config.vocab_size, 2);
   Arena arena;
   ArenaScope scope(arena);
-  const nn::GPT2Views model(config, engine.params());
+  const nn::GPT2Views model(config, arrays_model.params());
 
   if (compare_logits) {
-    engine.forward(inputs.data(), nullptr, B, T);
+    arrays_model.forward(inputs.data(), nullptr, B, T);
     const Tensor logits = nn::gpt2_logits(model.model(), inputs.data(), B, T);
     EXPECT_EQ(logits.numel(), std::size_t(B) * T * config.padded_vocab_size);
-    EXPECT_LT(relative_error(logits.data, engine.logits(), logits.numel()), 1e-6);
+    EXPECT_LT(relative_error(logits.data, arrays_model.logits(), logits.numel()), 1e-6);
   }
 
-  const float engine_loss = engine.forward(inputs.data(), targets.data(), B, T);
-  EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
-  EXPECT_NEAR(nn::gpt2_loss(model.model(), inputs.data(), targets.data(), B, T), engine_loss, 1e-6 * engine_loss);
-  engine.zero_grad();
-  engine.backward();
+  const float arrays_loss = arrays_model.forward(inputs.data(), targets.data(), B, T);
+  EXPECT_GT(arrays_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
+  EXPECT_NEAR(nn::gpt2_loss(model.model(), inputs.data(), targets.data(), B, T), arrays_loss, 1e-6 * arrays_loss);
+  arrays_model.zero_grad();
+  arrays_model.backward();
 
-  // The tensor backward's gradient (engine layout), checked against the engine's.
+  // The tensor backward's gradient (arrays-engine layout), checked against the arrays engine's.
   auto tensor_gradient = [&](TensorBackward tensor_backward, const char* what) {
-    std::vector<float> grads(engine.num_parameters(), 0.0f);
+    std::vector<float> grads(arrays_model.num_parameters(), 0.0f);
     nn::GPT2Views gradient(config, parameter_views(grads.data(), config));
     const float loss = tensor_backward(model.model(), gradient.model(), inputs.data(), targets.data(), B, T);
-    EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss) << what;
-    expect_same_gradients(config, grads.data(), engine.grads_memory(), what);
+    EXPECT_NEAR(loss, arrays_loss, 1e-6 * arrays_loss) << what;
+    expect_same_gradients(config, grads.data(), arrays_model.grads_memory(), what);
     return grads;
   };
   const std::vector<float> by_hand = tensor_gradient(nn::gpt2_loss_backward_by_hand, "pullbacks by hand");
@@ -90,9 +90,9 @@ void expect_tensor_backwards_same_as_engine(const GPT2Config& config, int B, int
 // tensor engine rejects them as the arrays engine does, naming the id and its position.
 TEST(TensorGPT2, RejectsTokenIdsBetweenVAndPaddedV) {
   if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
-  adjoint::GPT2 engine(odd_tiny_config());
-  engine.init_random(1);
-  nn::TensorGPT2 tensor(engine);
+  adjoint::GPT2 arrays_model(odd_tiny_config());
+  arrays_model.init_random(1);
+  nn::TensorGPT2 tensor(arrays_model);
   std::vector<int> inputs(4, 1), targets(4, 2);
   inputs[2] = 70;  // V = 67 < 70 < Vp = 128
   try {

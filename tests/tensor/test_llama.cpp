@@ -1,6 +1,6 @@
-// The tensor Llama (nn_llama.hpp) against the engine on the same weights: the loss, and every
+// The tensor Llama (nn_llama.hpp) against the arrays engine on the same weights: the loss, and every
 // parameter's gradient of the backward adjc generates from llama_loss against both of the
-// engine's backward passes (manual and generated), on the odd shapes of the engine's tests.
+// arrays engine's backward passes (manual and generated), on the odd shapes of the arrays engine's tests.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,7 +33,7 @@ double relative_error(const float* a, const float* b, std::size_t n) {
   return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
 }
 
-// Every parameter tensor of `ours` against `reference` (engine layout): rel. err. (2-norm) < 1e-5 each.
+// Every parameter tensor of `ours` against `reference` (arrays-engine layout): rel. err. (2-norm) < 1e-5 each.
 void expect_same_gradients(const LlamaConfig& config, const float* ours, const float* reference, const char* what) {
   const auto sizes = parameter_sizes(config);
   for (int i = 0; i < kNumLlamaParameterTensors; i++) {
@@ -49,60 +49,65 @@ void expect_same_gradients(const LlamaConfig& config, const float* ours, const f
 
 // On one batch and the same weights: the tensor engine's loss and gradient (adjc's, through
 // TensorLlama, and llama_loss_gradient on a model-shaped gradient of plain memory) against the
-// engine's manual and generated backward passes.
-void expect_same_as_engine(const LlamaConfig& config, int B, int T) {
+// arrays engine's manual and generated backward passes.
+void expect_same_as_arrays_engine(const LlamaConfig& config, int B, int T) {
   if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
-  adjoint::Llama engine(config);
-  engine.init_random(7);
+  adjoint::Llama arrays_model(config);
+  arrays_model.init_random(7);
   const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
   const std::vector<int> targets = random_tokens(std::size_t(B) * T, config.vocab_size, 2);
-  std::vector<std::vector<float>> engine_grads;
-  float engine_loss = 0;
+  std::vector<std::vector<float>> arrays_grads;
+  float arrays_loss = 0;
   for (Backward backward : {Backward::manual, Backward::generated}) {
-    if (!engine.has_backward(backward)) continue;
-    engine.zero_grad();
-    engine.use_backward(backward);
-    engine_loss = engine.forward_backward(inputs.data(), targets.data(), B, T);
-    engine_grads.emplace_back(engine.grads_memory(), engine.grads_memory() + engine.num_parameters());
+    if (!arrays_model.has_backward(backward)) continue;
+    arrays_model.zero_grad();
+    arrays_model.use_backward(backward);
+    arrays_loss = arrays_model.forward_backward(inputs.data(), targets.data(), B, T);
+    arrays_grads.emplace_back(arrays_model.grads_memory(), arrays_model.grads_memory() + arrays_model.num_parameters());
   }
-  EXPECT_GT(engine_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
+  EXPECT_GT(arrays_loss, 0.5f * std::log(float(config.vocab_size)));  // a real loss, not zeros
 
-  nn::TensorLlama tensor(engine);
-  engine.zero_grad();
+  nn::TensorLlama tensor(arrays_model);
+  arrays_model.zero_grad();
   const float loss = tensor.forward_backward(inputs.data(), targets.data(), B, T);
-  EXPECT_NEAR(loss, engine_loss, 1e-6 * engine_loss);
-  for (const auto& reference : engine_grads) expect_same_gradients(config, engine.grads_memory(), reference.data(), "TensorLlama");
+  EXPECT_NEAR(loss, arrays_loss, 1e-6 * arrays_loss);
+  for (const auto& reference : arrays_grads)
+    expect_same_gradients(config, arrays_model.grads_memory(), reference.data(), "TensorLlama");
 
   // The same through llama_loss_gradient into a gradient object over memory of our own.
-  std::vector<float> grads(engine.num_parameters(), 0.0f);
-  nn::LlamaViews model(config, engine.params()), gradient(config, parameter_views(grads.data(), config));
+  std::vector<float> grads(arrays_model.num_parameters(), 0.0f);
+  nn::LlamaViews model(config, arrays_model.params()), gradient(config, parameter_views(grads.data(), config));
   const nn::RotaryTable rope(config, T);
   Arena arena;
   ArenaScope scope(arena);
-  EXPECT_NEAR(nn::llama_loss(model.model(), rope.rotary(), inputs.data(), targets.data(), B, T), engine_loss,
-              1e-6 * engine_loss);
-  const float loss2 = nn::llama_loss_gradient(model.model(), gradient.model(), rope.rotary(), inputs.data(),
-                                              targets.data(), B, T);
-  EXPECT_NEAR(loss2, engine_loss, 1e-6 * engine_loss);
-  expect_same_gradients(config, grads.data(), engine_grads.front().data(), "llama_loss_gradient");
+  EXPECT_NEAR(nn::llama_loss(model.model(), rope.rotary(), inputs.data(), targets.data(), B, T), arrays_loss,
+              1e-6 * arrays_loss);
+  const float loss2 =
+      nn::llama_loss_gradient(model.model(), gradient.model(), rope.rotary(), inputs.data(), targets.data(), B, T);
+  EXPECT_NEAR(loss2, arrays_loss, 1e-6 * arrays_loss);
+  expect_same_gradients(config, grads.data(), arrays_grads.front().data(), "llama_loss_gradient");
 }
 
-TEST(TensorLlama, SameAsEngineGroupedNKV2ScaledUntied) { expect_same_as_engine(odd_config(2, false, true), 3, 13); }
-TEST(TensorLlama, SameAsEngineGroupedNKV3UnscaledTied) { expect_same_as_engine(odd_config(3, true, false), 2, 7); }
-TEST(TensorLlama, SameAsEngineSinglePosition) { expect_same_as_engine(odd_config(3, false, true), 2, 1); }
+TEST(TensorLlama, SameAsEngineGroupedNKV2ScaledUntied) {
+  expect_same_as_arrays_engine(odd_config(2, false, true), 3, 13);
+}
+TEST(TensorLlama, SameAsEngineGroupedNKV3UnscaledTied) {
+  expect_same_as_arrays_engine(odd_config(3, true, false), 2, 7);
+}
+TEST(TensorLlama, SameAsEngineSinglePosition) { expect_same_as_arrays_engine(odd_config(3, false, true), 2, 1); }
 // llama3-bench's body (C=768, 12 heads on 4 key/value heads, hidden 2048) in 2 layers on a
 // 4096-token vocabulary, at (B,T) = (4,64).
 TEST(TensorLlama, SameAsEngineAtBenchWidth) {
   LlamaConfig c = llama_config_from_name("llama3-bench");
   c.num_layers = 2, c.vocab_size = 4096;
-  expect_same_as_engine(c, 4, 64);
+  expect_same_as_arrays_engine(c, 4, 64);
 }
 
 TEST(TensorLlama, RejectsTokenIdsAndLengthsOutOfRange) {
   if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
-  adjoint::Llama engine(odd_config(2, true, false));
-  engine.init_random(1);
-  nn::TensorLlama tensor(engine);
+  adjoint::Llama arrays_model(odd_config(2, true, false));
+  arrays_model.init_random(1);
+  nn::TensorLlama tensor(arrays_model);
   std::vector<int> inputs(4, 1), targets(4, 2);
   inputs[2] = 97;
   try {

@@ -93,12 +93,12 @@ TEST(TensorArena, ScopesNestAndOpsNeedOne) {
 // nothing on the heap once warmed up.
 TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
   const GPT2Config c = gpt2_config(/*maxT*/ 8, /*V*/ 50, /*L*/ 2, /*NH*/ 2, /*C*/ 16);
-  GPT2 engine(c);
-  engine.init_random(3);
+  GPT2 arrays_model(c);
+  arrays_model.init_random(3);
   std::vector<int> tokens(2 * 8 + 1);
   for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 7 % 50);
-  const nn::GPT2Views model(c, engine.params());
-  nn::GPT2Views grads(c, engine.grads());
+  const nn::GPT2Views model(c, arrays_model.params());
+  nn::GPT2Views grads(c, arrays_model.grads());
   // The pullbacks called by hand, and adjc's generated gradient (whose tape, too, is warm by then).
   using Backward = float (*)(const nn::GPT2&, nn::GPT2&, const int*, const int*, int, int);
   std::vector<std::pair<const char*, Backward>> backwards = {{"by hand", nn::gpt2_loss_backward_by_hand}};
@@ -120,18 +120,18 @@ TEST(TensorArena, WarmGpt2StepDoesNotGrow) {
   }
 }
 
-// The same for a step of the tensor Llama engine (TensorLlama: its arena, RoPE table, and the
+// The same for a step of the tensor engine's Llama (TensorLlama: its arena, RoPE table, and the
 // tapes of adjc's kernel gradients that rmsnorm, rotary and swiglu's pullbacks run).
 TEST(TensorArena, WarmLlamaStepDoesNotGrow) {
   if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
   LlamaConfig c;
   c.max_seq_len = 8, c.vocab_size = 50, c.num_layers = 2, c.num_heads = 4, c.num_kv_heads = 2, c.channels = 16;
   c.multiple_of = 16, c.use_scaled_rope = true, c.rope_original_context = 4;
-  adjoint::Llama engine(c);
-  engine.init_random(3);
+  adjoint::Llama arrays_model(c);
+  arrays_model.init_random(3);
   std::vector<int> tokens(2 * 8 + 1);
   for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 7 % 50);
-  nn::TensorLlama tensor(engine);
+  nn::TensorLlama tensor(arrays_model);
   std::size_t blocks = 0;
   allocations = 0;
   for (int step = 0; step < 3; step++) {
@@ -152,12 +152,12 @@ TEST(TensorArena, LlamaStepHoldsTheLogitsOnce) {
   LlamaConfig c;
   c.max_seq_len = 16, c.vocab_size = 4096, c.num_layers = 2, c.num_heads = 4, c.num_kv_heads = 2, c.channels = 32;
   c.multiple_of = 32;
-  adjoint::Llama engine(c);
-  engine.init_random(3);
+  adjoint::Llama arrays_model(c);
+  arrays_model.init_random(3);
   const int B = 2, T = 16;
   std::vector<int> tokens(B * T + 1);
   for (std::size_t i = 0; i < tokens.size(); i++) tokens[i] = int(i * 977 % 4096);
-  nn::TensorLlama tensor(engine);
+  nn::TensorLlama tensor(arrays_model);
   tensor.forward_backward(tokens.data(), tokens.data() + 1, B, T);
   const std::size_t logits = std::size_t(B) * T * c.vocab_size;
   EXPECT_GE(tensor.arena().peak_floats(), logits);

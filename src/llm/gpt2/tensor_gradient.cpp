@@ -30,8 +30,8 @@ float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const i
   return forward_and_reverse_sweeps(model, grads, idx, targets, B, T, &tape_bytes);
 }
 
-TensorGPT2::TensorGPT2(adjoint::GPT2& engine)
-    : model_(engine.config(), engine.params()), grads_(engine.config(), engine.grads()) {
+TensorGPT2::TensorGPT2(adjoint::GPT2& arrays_model)
+    : model_(arrays_model.config(), arrays_model.params()), grads_(arrays_model.config(), arrays_model.grads()) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 

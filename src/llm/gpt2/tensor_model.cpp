@@ -1,4 +1,4 @@
-// Tensor GPT-2 modules over the engine's parameter layout (llm.c's order, per-layer stacks).
+// Tensor GPT-2 modules over the arrays engine's parameter layout (llm.c's order, per-layer stacks).
 #include "adjoint/nn.hpp"
 
 namespace adjoint::nn {

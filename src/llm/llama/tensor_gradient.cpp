@@ -24,8 +24,8 @@ float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, 
   return forward_and_reverse_sweeps(model, grads, rope, idx, targets, B, T, &tape_bytes);
 }
 
-TensorLlama::TensorLlama(adjoint::Llama& engine)
-    : config_(engine.config()), model_(config_, engine.params()), grads_(config_, engine.grads()) {
+TensorLlama::TensorLlama(adjoint::Llama& arrays_model)
+    : config_(arrays_model.config()), model_(config_, arrays_model.params()), grads_(config_, arrays_model.grads()) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 

@@ -1,4 +1,4 @@
-// Tensor Llama modules over the engine's parameter layout (llm.c's Llama 3 order, per-layer stacks).
+// Tensor Llama modules over the arrays engine's parameter layout (llm.c's Llama 3 order, per-layer stacks).
 #include "adjoint/nn_llama.hpp"
 
 namespace adjoint::nn {
