@@ -20,8 +20,9 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3), Hugging Face folder, or config name")
       ->required();
   cmd->add_option("--out", opt->out, "Where to write: a folder (hf) or a file (llmc)")->required();
-  cmd->add_option("--format", opt->format, "hf (config.json + model.safetensors, fp32) or llmc; default: the "
-                                           "format --model is not in")
+  cmd->add_option("--format", opt->format,
+                  "hf (config.json + model.safetensors, fp32) or llmc; default: the "
+                  "format --model is not in")
       ->check(CLI::IsMember({"hf", "llmc"}));
   cmd->callback([opt] {
     namespace fs = std::filesystem;

@@ -62,9 +62,7 @@ std::size_t hf_row(std::size_t r, std::size_t hs) {
 void fill_ours(const TensorView& view, const HfTensor& t) {
   const std::size_t rows = t.shape[0], cols = t.shape.size() > 1 ? t.shape[1] : 1;
   switch (t.layout) {
-    case HfLayout::same:
-      tensor_to_float(view, 0, view.elements, t.ours);
-      return;
+    case HfLayout::same: tensor_to_float(view, 0, view.elements, t.ours); return;
     case HfLayout::transposed: {
       std::vector<float> row(cols);
       for (std::size_t i = 0; i < rows; ++i) {
@@ -74,7 +72,8 @@ void fill_ours(const TensorView& view, const HfTensor& t) {
       return;
     }
     case HfLayout::rope_permuted:
-      for (std::size_t r = 0; r < rows; ++r) tensor_to_float(view, hf_row(r, rows / t.heads) * cols, cols, t.ours + r * cols);
+      for (std::size_t r = 0; r < rows; ++r)
+        tensor_to_float(view, hf_row(r, rows / t.heads) * cols, cols, t.ours + r * cols);
       return;
   }
 }
@@ -134,12 +133,14 @@ double HfConfig::number(const char* key, double lo, double hi) const {
 
 bool HfConfig::flag(const char* key, bool fallback) const {
   if (!has(key)) return fallback;
-  if (!json_[key].is_boolean()) throw std::runtime_error(path_ + ": " + key + " = " + json_[key].dump() + " is not true or false");
+  if (!json_[key].is_boolean())
+    throw std::runtime_error(path_ + ": " + key + " = " + json_[key].dump() + " is not true or false");
   return json_[key].get<bool>();
 }
 
 void HfConfig::unsupported(const char* key, const std::string& why) const {
-  throw std::runtime_error(path_ + ": " + key + " = " + json_.value(key, json()).dump() + " is not supported (" + why + ")");
+  throw std::runtime_error(path_ + ": " + key + " = " + json_.value(key, json()).dump() + " is not supported (" + why +
+                           ")");
 }
 
 void HfConfig::require(const char* key, const json& value, const std::string& why) const {
@@ -154,7 +155,8 @@ double json_float(float value) {
 
 // ---- The folder's tensors
 
-HfWeights::HfWeights(const std::string& dir) : dir_(dir), index_path_((fs::path(dir) / "model.safetensors.index.json").string()) {
+HfWeights::HfWeights(const std::string& dir)
+    : dir_(dir), index_path_((fs::path(dir) / "model.safetensors.index.json").string()) {
   if (!fs::exists(index_path_)) {
     index_path_ = (fs::path(dir) / "model.safetensors").string();
     files_.push_back(std::make_unique<SafetensorsFile>(index_path_));
@@ -180,7 +182,8 @@ HfWeights::HfWeights(const std::string& dir) : dir_(dir), index_path_((fs::path(
   }
   for (const auto& file : files_)
     for (const auto& [tensor, view] : file->tensors())
-      if (!where_.count(tensor)) throw std::runtime_error(file->path() + ": tensor '" + tensor + "' is not in the index");
+      if (!where_.count(tensor))
+        throw std::runtime_error(file->path() + ": tensor '" + tensor + "' is not in the index");
 }
 
 const TensorView& HfWeights::tensor(const HfTensor& wanted) const {
@@ -188,8 +191,8 @@ const TensorView& HfWeights::tensor(const HfTensor& wanted) const {
   if (found == where_.end()) throw std::runtime_error(index_path_ + ": tensor '" + wanted.name + "' is missing");
   const TensorView& view = found->second->tensor(wanted.name);
   if (view.shape != wanted.shape) {
-    throw std::runtime_error(found->second->path() + ": tensor '" + wanted.name + "' has shape " + shape_text(view.shape) +
-                             ", config.json needs " + shape_text(wanted.shape));
+    throw std::runtime_error(found->second->path() + ": tensor '" + wanted.name + "' has shape " +
+                             shape_text(view.shape) + ", config.json needs " + shape_text(wanted.shape));
   }
   return view;
 }
@@ -210,7 +213,8 @@ void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const
 void save_hf_files(const std::string& dir, const json& config, const std::vector<HfTensor>& table) {
   fs::create_directories(dir);
   if (fs::exists(fs::path(dir) / "model.safetensors.index.json")) {
-    throw std::runtime_error(dir + ": holds a sharded checkpoint (model.safetensors.index.json); write to another folder");
+    throw std::runtime_error(dir +
+                             ": holds a sharded checkpoint (model.safetensors.index.json); write to another folder");
   }
   std::vector<std::vector<float>> scratch(table.size());
   std::vector<TensorToWrite> tensors;

@@ -28,7 +28,9 @@ class HfConfig {
   bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
   // An integer in [lo, hi]; missing, not an integer, or outside: one-line error.
   int integer(const char* key, int lo, int hi) const;
-  int integer(const char* key, int lo, int hi, int fallback) const { return has(key) ? integer(key, lo, hi) : fallback; }
+  int integer(const char* key, int lo, int hi, int fallback) const {
+    return has(key) ? integer(key, lo, hi) : fallback;
+  }
   // A finite number in (lo, hi).
   double number(const char* key, double lo, double hi) const;
   double number(const char* key, double lo, double hi, double fallback) const {

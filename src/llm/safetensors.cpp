@@ -163,7 +163,8 @@ void SafetensorsFile::parse_header(const std::string& text, std::size_t data_byt
     // The element count stays exact: each factor is checked against what the file can hold.
     for (const json& dimension : entry["shape"]) {
       const std::uint64_t d = header_count(dimension, where, "a shape dimension");
-      if (d > data_bytes) throw std::runtime_error(where + ": shape dimension " + std::to_string(d) + " is larger than the file");
+      if (d > data_bytes)
+        throw std::runtime_error(where + ": shape dimension " + std::to_string(d) + " is larger than the file");
       view.shape.push_back(std::int64_t(d));
       view.elements = d == 0 ? 0 : view.elements > data_bytes / d ? data_bytes + 1 : view.elements * d;
     }
@@ -175,7 +176,8 @@ void SafetensorsFile::parse_header(const std::string& text, std::size_t data_byt
     }
     if (view.elements > data_bytes || view.elements * dtype_bytes(view.dtype) != end - begin) {
       throw std::runtime_error(where + ": shape " + shape_text(view.shape) + " of " + dtype_name(view.dtype) +
-                               " does not fit data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]");
+                               " does not fit data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                               "]");
     }
     view.data = static_cast<const std::byte*>(map_) + begin;  // moved past the header by the caller
     const auto inserted = tensors_.emplace(name, std::move(view));
@@ -186,8 +188,8 @@ void SafetensorsFile::parse_header(const std::string& text, std::size_t data_byt
     if (ranges[i].begin < ranges[i - 1].end) {
       throw std::runtime_error(path_ + ": tensors '" + *ranges[i - 1].name + "' and '" + *ranges[i].name +
                                "' overlap (data_offsets [" + std::to_string(ranges[i - 1].begin) + ", " +
-                               std::to_string(ranges[i - 1].end) + "] and [" + std::to_string(ranges[i].begin) +
-                               ", " + std::to_string(ranges[i].end) + "])");
+                               std::to_string(ranges[i - 1].end) + "] and [" + std::to_string(ranges[i].begin) + ", " +
+                               std::to_string(ranges[i].end) + "])");
     }
   }
 }

@@ -17,7 +17,8 @@ GPT2Config gpt2_config(const HfConfig& config) {
   const int NH = config.integer("n_head", 1, 65536);
   const int L = config.integer("n_layer", 1, 4096);
   const int V = config.integer("vocab_size", 1, 1 << 24);
-  const int maxT = config.has("n_positions") ? config.integer("n_positions", 1, 1 << 24) : config.integer("n_ctx", 1, 1 << 24);
+  const int maxT =
+      config.has("n_positions") ? config.integer("n_positions", 1, 1 << 24) : config.integer("n_ctx", 1, 1 << 24);
   if (C % NH != 0) config.unsupported("n_head", "must divide n_embd");
   if (config.has("layer_norm_epsilon") && std::abs(config.number("layer_norm_epsilon", 0, 1) - kLayerNormEps) > 1e-12) {
     config.unsupported("layer_norm_epsilon", "only 1e-05");

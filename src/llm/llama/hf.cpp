@@ -21,7 +21,8 @@ void read_rope_scaling(const HfConfig& config, LlamaConfig& c) {
   const json type = scaling.is_object() ? scaling.value("rope_type", scaling.value("type", json())) : json();
   if (type != "llama3") config.unsupported("rope_scaling", "only rope_type llama3");
   auto number = [&](const char* key, double lo, double hi) {
-    if (!scaling.contains(key) || !scaling[key].is_number() || !(scaling[key].get<double>() >= lo && scaling[key].get<double>() <= hi)) {
+    if (!scaling.contains(key) || !scaling[key].is_number() ||
+        !(scaling[key].get<double>() >= lo && scaling[key].get<double>() <= hi)) {
       throw std::runtime_error(config.path() + ": rope_scaling." + key + " is missing or outside [" + json(lo).dump() +
                                ", " + json(hi).dump() + "]");
     }
@@ -37,7 +38,7 @@ void read_rope_scaling(const HfConfig& config, LlamaConfig& c) {
 // intermediate_size as multiple_of and ffn_dim_multiplier: ours when the key above has them, else
 // multiple_of = intermediate_size and a multiplier that rounds up to it.
 void read_hidden_size(const HfConfig& config, LlamaConfig& c) {
-  const int hidden = config.integer("intermediate_size", 1, 1 << 20);
+  const int hidden = config.integer("intermediate_size", 1, 65536);
   const json header = config.values().value(kLlmcHeaderKey, json::object());
   if (header.is_object() && header.contains("multiple_of") && header.contains("ffn_dim_multiplier") &&
       header.contains("version") && header["multiple_of"].is_number_integer() &&
@@ -133,7 +134,8 @@ std::vector<HfTensor> hf_table(const LlamaConfig& c, float* memory) {
     float* qkv = p.qkvw + l * QKV * C;
     table.push_back({layer + "input_layernorm.weight", {C}, p.ln1w + l * C});
     table.push_back({layer + "self_attn.q_proj.weight", {NH * hs, C}, qkv, HfLayout::rope_permuted, int(NH)});
-    table.push_back({layer + "self_attn.k_proj.weight", {NKV * hs, C}, qkv + NH * hs * C, HfLayout::rope_permuted, int(NKV)});
+    table.push_back(
+        {layer + "self_attn.k_proj.weight", {NKV * hs, C}, qkv + NH * hs * C, HfLayout::rope_permuted, int(NKV)});
     table.push_back({layer + "self_attn.v_proj.weight", {NKV * hs, C}, qkv + (NH + NKV) * hs * C});
     table.push_back({layer + "self_attn.o_proj.weight", {C, C}, p.attprojw + l * C * C});
     table.push_back({layer + "post_attention_layernorm.weight", {C}, p.ln2w + l * C});
