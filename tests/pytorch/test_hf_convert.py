@@ -3,7 +3,8 @@
 Round trips: a HF folder imported and exported holds the same tensors, bit for bit (F32, and BF16
 whose values F32 holds exactly; sharded in, one file out; the hub's GPT-2 names come back with
 save_pretrained's "transformer." prefix); an llm.c file (GPT-2, Llama tied and untied with RoPE
-scaling) converted to a folder and back is the same file, byte for byte.
+scaling) converted to a folder and back is the same file, byte for byte; `train` from the folder
+ends with the same parameters as from the file.
 
 Bad folders: each must exit non-zero with exactly the expected line on stderr (bad JSON: its first
 part, the rest is the JSON library's) and leave no output behind. A good folder converts, so the
@@ -18,6 +19,7 @@ import gpt2_reference
 import harness
 import hf_reference as hf
 import llama_reference
+import numpy as np
 
 SMALL = llama_reference.LlamaConfig(max_seq_len=8, vocab_size=31, num_layers=1, num_heads=6, num_kv_heads=2,
                                     channels=48, multiple_of=16, tied_head=True)
@@ -64,6 +66,25 @@ def file_round_trips(adjoint, workdir):
         harness.run_ok(adjoint, "convert", "--model", folder, "--out", back)
         if original.read_bytes() != back.read_bytes():
             failures.append(f"{original.name} -> HF -> llm.c is not the same file")
+    return failures
+
+
+def training_from_folders(adjoint, workdir):
+    """Failure messages unless `train` from a folder ends with the same parameters as from the llm.c
+    file it was converted from (file_round_trips wrote both)."""
+    failures = []
+    for original, vocab_size in (("llama_untied", SCALED.vocab_size), ("gpt2", cases.ODD.vocab_size)):
+        tokens = workdir / f"{original}.tokens"
+        gpt2_reference.write_tokens(tokens, np.random.default_rng(8).integers(0, vocab_size, 64))
+        trained = []
+        for source in (workdir / f"{original}.bin", workdir / f"{original}.hf"):
+            out = workdir / f"{source.name}.run"
+            harness.run_ok(adjoint, "train", "--model", source, "--train-tokens", tokens, "--val-tokens", tokens,
+                           "-B", 2, "-T", 5, "--steps", 3, "--val-every", 0, "--sample-every", 0, "--seed", 1,
+                           "--backward", "manual", "--out", out)
+            trained.append((out / "model.bin").read_bytes())
+        if trained[0] != trained[1]:
+            failures.append(f"{original}: training from the folder ends elsewhere than from the llm.c file")
     return failures
 
 
@@ -156,6 +177,7 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         workdir = Path(workdir)
         failures = folder_round_trips(adjoint, workdir) + file_round_trips(adjoint, workdir)
+        failures += training_from_folders(adjoint, workdir)
         failures += check_bad_folders(adjoint, workdir)
     return harness.exit_status(failures)
 
