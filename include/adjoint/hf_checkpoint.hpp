@@ -17,7 +17,7 @@ bool is_hf_folder(const std::string& path);
 // loader's one-line error for a missing or unsupported config.json.
 bool hf_folder_is_llama(const std::string& dir);
 // Loads a folder; throws a one-line error naming config.json and the key, or the safetensors file
-// and the tensor, on anything it cannot use as it is.
+// and the tensor, on anything it cannot use as it is (a value that is not finite included).
 std::unique_ptr<Model> load_hf_folder(const std::string& dir);
 
 }  // namespace adjoint

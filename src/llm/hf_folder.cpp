@@ -1,13 +1,13 @@
 // Hugging Face folders: config.json, the safetensors files, and HF's tensor layouts against ours.
 #include "hf_folder.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
-#include "adjoint/checkpoint.hpp"
 #include "adjoint/file_io.hpp"
 #include "adjoint/hf_checkpoint.hpp"
 #include "adjoint/llama.hpp"
@@ -200,7 +200,14 @@ const TensorView& HfWeights::tensor(const HfTensor& wanted) const {
 void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name)) const {
   std::set<std::string> used;
   for (const HfTensor& t : table) {
-    fill_ours(tensor(t), t);
+    const TensorView& view = tensor(t);
+    fill_ours(view, t);
+    // Whatever the layout, the tensor fills view.elements floats from t.ours.
+    const float* bad = std::find_if(t.ours, t.ours + view.elements, [](float v) { return !std::isfinite(v); });
+    if (bad != t.ours + view.elements) {
+      throw std::runtime_error(where_.at(t.name)->path() + ": tensor '" + t.name + "' holds " + std::to_string(*bad) +
+                               ", not a finite number");
+    }
     used.insert(t.name);
   }
   for (const auto& [name, file] : where_) {
@@ -254,7 +261,6 @@ std::unique_ptr<Model> load_hf_folder(const std::string& dir) {
   } else {
     model = load_gpt2_folder(dir, config);
   }
-  check_finite(*model, model->params_memory(), dir, "parameter");
   return model;
 }
 

@@ -127,6 +127,8 @@ def bad_folders(workdir):
         tensors={**good, "model.norm.weight": good["model.norm.weight"][:-1]})
     bad("tensor the config does not have", "{f}: tensor 'model.layers.1.mlp.up_proj.weight' is not part of the "
         "model config.json describes", tensors={**good, "model.layers.1.mlp.up_proj.weight": good["model.norm.weight"]})
+    bad("value that is not finite", "{f}: tensor 'model.norm.weight' holds nan, not a finite number",
+        tensors={**good, "model.norm.weight": np.where(np.arange(C) == 3, np.nan, good["model.norm.weight"])})
     bad("truncated header", "{f}: truncated header (5 bytes, shorter than the 8-byte header length)", raw=b"\x10" * 5)
     past_end = struct.pack("<Q", 1 << 40) + b"{}"
     bad("header length past the file", f"{{f}}: header length {1 << 40} is past the end of the file (10 bytes)",
