@@ -4,7 +4,7 @@ Round trips: a HF folder imported and exported holds the same tensors, bit for b
 whose values F32 holds exactly; sharded in, one file out; the hub's GPT-2 names come back with
 save_pretrained's "transformer." prefix); an llm.c file (GPT-2, Llama tied and untied with RoPE
 scaling) converted to a folder and back is the same file, byte for byte; `train` from the folder
-ends with the same parameters as from the file.
+ends with the same parameters as from the file, and `sample` draws the same tokens from both.
 
 Bad folders: each must exit non-zero with exactly the expected line on stderr (bad JSON: its first
 part, the rest is the JSON library's) and leave no output behind. A good folder converts, so the
@@ -71,7 +71,7 @@ def file_round_trips(adjoint, workdir):
 
 def training_from_folders(adjoint, workdir):
     """Failure messages unless `train` from a folder ends with the same parameters as from the llm.c
-    file it was converted from (file_round_trips wrote both)."""
+    file it was converted from (file_round_trips wrote both), and `sample` draws the same tokens."""
     failures = []
     for original, vocab_size in (("llama_untied", SCALED.vocab_size), ("gpt2", cases.ODD.vocab_size)):
         tokens = workdir / f"{original}.tokens"
@@ -85,6 +85,10 @@ def training_from_folders(adjoint, workdir):
             trained.append((out / "model.bin").read_bytes())
         if trained[0] != trained[1]:
             failures.append(f"{original}: training from the folder ends elsewhere than from the llm.c file")
+        samples = [harness.run_ok(adjoint, "sample", "--model", source, "-n", 12, "--seed", 3).stdout
+                   for source in (workdir / f"{original}.bin", workdir / f"{original}.hf")]
+        if samples[0] != samples[1] or not samples[0].strip():
+            failures.append(f"{original}: sampling from the folder differs from the llm.c file: {samples}")
     return failures
 
 
