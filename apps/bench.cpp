@@ -299,7 +299,7 @@ void run_bench(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps");
-  cmd->add_option("--model", o->model, "Config name or model file")->capture_default_str();
+  cmd->add_option("--model", o->model, "Config name, model file or Hugging Face folder")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(whole_number(1));
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(whole_number(1));
   cmd->add_option("--engine", o->engine,

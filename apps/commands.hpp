@@ -8,4 +8,5 @@ void add_train_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_grad_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
 }  // namespace adjoint::cli

@@ -23,7 +23,7 @@ void add_grad_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "One forward/backward; write the gradients as a model file");
-  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3), or a config name (random weights)");
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3), Hugging Face folder, or a config name (random weights)");
   cmd->add_option("--tokens", opt->tokens, "Token file (llm.c format)")->check(CLI::ExistingFile);
   cmd->add_option("-B,--batch", opt->B, "Batch size")->check(whole_number(1))->capture_default_str();
   cmd->add_option("-T,--seq-len", opt->T, "Sequence length")->check(whole_number(1))->capture_default_str();

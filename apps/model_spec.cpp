@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "adjoint/checkpoint.hpp"
+#include "adjoint/hf_checkpoint.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/llama_file.hpp"
 
@@ -41,7 +42,7 @@ std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed) {
 bool names_llama(const std::string& spec) {
   if (is_config_name(spec)) return is_llama_name(spec);
   require_file(spec);
-  return file_magic(spec) == kLlamaFileMagic;
+  return is_hf_folder(spec) ? hf_folder_is_llama(spec) : file_magic(spec) == kLlamaFileMagic;
 }
 
 }  // namespace adjoint::cli

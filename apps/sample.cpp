@@ -25,7 +25,7 @@ void add_sample_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("sample", "Generate text from a model");
-  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3) or config name (dN, llama-dN, ...)")->required();
+  cmd->add_option("--model", opt->model, "Model file (GPT-2 or Llama 3), Hugging Face folder, or config name (dN, llama-dN, ...)")->required();
   cmd->add_option("--prompt", opt->prompt, "Text to continue (default: start of a document); needs GPT-2's or Llama 3's vocabulary");
   cmd->add_option("-n,--tokens", opt->tokens, "Tokens to generate")->check(whole_number(0))->capture_default_str();
   cmd->add_option("--temperature", opt->temperature, "Softmax temperature (0 = greedy)")

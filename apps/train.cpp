@@ -405,7 +405,8 @@ void add_train_command(CLI::App& app) {
   // A flag given twice takes the last value, so scripts/train.sh's defaults can be overridden.
   cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("--model", o->model,
-                  "Config name (gpt2-124M, d4, d6, d12…, llama-d4, llama3-bench…) or model file (GPT-2 or Llama 3)")
+                  "Config name (gpt2-124M, d4, d6, d12…, llama-d4, llama3-bench…), model file (GPT-2 or Llama 3) or "
+                  "Hugging Face folder")
       ->capture_default_str()
       ->each([o](const std::string&) { o->model_given = true; });
   cmd->add_option("--data", o->data, "Folder with train.bin and val.bin (from `adjoint prepare`)");

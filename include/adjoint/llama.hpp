@@ -157,6 +157,7 @@ class Llama : public ArenaModel {
   std::string describe() const override;
   double step_flops(int B, int T) const override;
   void save_file(const std::string& path, const float* values) const override;
+  void save_hf_folder(const std::string& dir, const float* values) const override;  // src/llm/*/hf.cpp
   void save_training_state(const std::string& path, const AdamW& optimizer,
                            const TrainingProgress& progress) const override;
   TrainingProgress load_training_state(const std::string& path, AdamW& optimizer) override;

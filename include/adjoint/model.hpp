@@ -87,6 +87,9 @@ class Model {
 
   // Writes values (num_parameters() floats: parameters or gradients) as this model's file, atomically.
   virtual void save_file(const std::string& path, const float* values) const = 0;
+  // Writes values as a Hugging Face folder (config.json and an fp32 model.safetensors; see
+  // adjoint/hf_checkpoint.hpp), creating dir, each file atomically.
+  virtual void save_hf_folder(const std::string& dir, const float* values) const = 0;
   // Training-state files (parameters, AdamW moments, progress), each model its own header.
   virtual void save_training_state(const std::string& path, const AdamW& optimizer,
                                    const TrainingProgress& progress) const = 0;
@@ -95,7 +98,7 @@ class Model {
   virtual std::unique_ptr<TokenGenerator> generator(int positions) const = 0;
 };
 
-// A model file (GPT-2 or Llama, told apart by the magic number), loaded.
+// A model file (GPT-2 or Llama, told apart by the magic number) or a Hugging Face folder, loaded.
 std::unique_ptr<Model> load_any_model(const std::string& path);
 // A config name: gpt2-124M, dN (GPT-2) or llama-dN, llama3-bench, llama3.2-1B, llama3.1-8B,
 // initialised randomly from seed.

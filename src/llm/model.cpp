@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "adjoint/checkpoint.hpp"
+#include "adjoint/hf_checkpoint.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/llama_file.hpp"
 
@@ -13,6 +14,7 @@ namespace adjoint {
 // ---- Which model
 
 std::unique_ptr<Model> load_any_model(const std::string& path) {
+  if (is_hf_folder(path)) return load_hf_folder(path);
   if (file_magic(path) == kLlamaFileMagic) return load_llama(path);
   return load_model(path);
 }

@@ -54,6 +54,35 @@ def gpt2_byte_alphabet():
     return chars
 
 
+# Keep in step with kConfig in safetensors_file.cpp: a tied Llama, C=8, NH=2, NKV=1, hidden 16, V=16.
+LLAMA_CONFIG_TENSORS = [("model.embed_tokens.weight", [16, 8]), ("model.layers.0.input_layernorm.weight", [8]),
+                        ("model.layers.0.self_attn.q_proj.weight", [8, 8]),
+                        ("model.layers.0.self_attn.k_proj.weight", [4, 8]),
+                        ("model.layers.0.self_attn.v_proj.weight", [4, 8]),
+                        ("model.layers.0.self_attn.o_proj.weight", [8, 8]),
+                        ("model.layers.0.post_attention_layernorm.weight", [8]),
+                        ("model.layers.0.mlp.gate_proj.weight", [16, 8]), ("model.layers.0.mlp.up_proj.weight", [16, 8]),
+                        ("model.layers.0.mlp.down_proj.weight", [8, 16]), ("model.norm.weight", [8])]
+
+
+def safetensors(dtype, shift=0):
+    """A safetensors file of LLAMA_CONFIG_TENSORS in dtype (F32, BF16 or F16); shift moves every
+    tensor's data_offsets that many bytes (a near miss)."""
+    size = {"F32": 4, "BF16": 2, "F16": 2}[dtype]
+    header, data = {"__metadata__": {"format": "pt"}}, b""
+    for name, shape in LLAMA_CONFIG_TENSORS:
+        n = shape[0] * (shape[1] if len(shape) > 1 else 1)
+        values = floats(n, 0.1)
+        if dtype == "BF16":
+            values = b"".join(values[i + 2:i + 4] for i in range(0, len(values), 4))
+        elif dtype == "F16":
+            values = struct.pack(f"<{n}e", *struct.unpack(f"<{n}f", values))
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data) + shift, len(data) + n * size + shift]}
+        data += values
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
 def write(loader, name, data):
     folder = HERE / loader
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,6 +135,11 @@ def main():
     write("llama3_vocabulary", "completed_repeat", b"\0" + "\n".join(listed + ["Ġt"]).encode())
     js = 'const llama_vocab_base64 = "{}";\n'.format(base64.b64encode("\n".join(listed).encode()).decode())
     write("llama3_vocabulary", "few_tokens.js", js.encode())
+
+    for dtype in ("F32", "BF16", "F16"):
+        write("safetensors_file", dtype.lower(), safetensors(dtype))
+    write("safetensors_file", "f32_truncated", safetensors("F32")[:-6])
+    write("safetensors_file", "f32_shifted", safetensors("F32", shift=2))
 
 
 if __name__ == "__main__":

@@ -162,8 +162,8 @@ def command_cases(w, model, tokens):
         ("missing model path", ["sample", "--model", w / "none.bin"],
          e(f"adjoint: error: --model {w / 'none.bin'}: no such file, and not a config name (gpt2-124M, dN such as "
            "d4, d6, d12, llama-dN, llama3-bench, llama3.2-1B, llama3.1-8B)")),
-        ("folder as --model", ["sample", "--model", w / "folder"],
-         e(f"adjoint: error: cannot open {w / 'folder'}: it is a folder, not a file")),
+        ("folder without config.json as --model", ["sample", "--model", w / "folder"],
+         e(f"adjoint: error: {w / 'folder' / 'config.json'}: missing (not a Hugging Face model folder)")),
         ("token id between V and Vp", [*train, "--model", model, "--train-tokens", w / "big_id.bin"],
          e(f"adjoint: error: {w / 'big_id.bin'}: token 70 at position 5 is outside the model's vocabulary "
            "of 67 tokens")),

@@ -251,6 +251,10 @@ float GPT2::run_generated(const int* inputs, const int* targets, int B, int T, s
 #endif
 }
 
+#ifndef ADJOINT_HAVE_GENERATED_BACKWARD
+const char* generated_backward_source() { return ""; }
+#endif
+
 void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   const int C = config_.channels, NH = config_.num_heads, L = config_.num_layers;
   const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
