@@ -11,8 +11,10 @@
 
 namespace adjoint::cli {
 
-// Spins before a waiting OpenMP thread sleeps (GOMP_SPINCOUNT): ~20-60 µs, docs/performance.md.
-inline constexpr int kThreadWaitSpins = 10000;
+// Spins before a waiting OpenMP thread sleeps (GOMP_SPINCOUNT), tens of microseconds; libgomp
+// itself spins 1000 times (100 without OMP_WAIT_POLICY) once threads outnumber cores, but it
+// cannot see other processes' threads (docs/performance.md, Shared cores).
+inline constexpr int kThreadWaitSpins = 1000;
 
 // The settings ("NAME=value") to add to the environment (null-terminated, as environ), none when
 // it already sets OMP_WAIT_POLICY or GOMP_SPINCOUNT.
