@@ -34,7 +34,7 @@ trap stop_busy EXIT
 step_ms() {
   env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_NUM_THREADS="$threads" "$@" "$adjoint" bench --model "$model" \
       -B "$B" -T "$T" --backward manual --iters "$iters" --warmup 2 \
-    | grep '^{' | tail -1 | sed 's/.*"step_ms":\([0-9.e+-]*\).*/\1/'
+    | grep '^{' | tail -1 | sed 's/.*"step_ms":\([0-9.e+-]*\).*/\1/' | awk '{ printf "%.1f", $1 }'
 }
 
 echo "| waits | quiet step ms | beside one busy process ms | busy / quiet |"
