@@ -112,6 +112,22 @@ struct StepPart {
   double ms, flops, bytes;
 };
 
+// The parts of a step at (B, T) timed at fwdbwd and step_ms; forward_ms < 0: the forward was not
+// timed alone (the tensor engine), so forward and backward are one part.
+std::vector<StepPart> step_parts(const Model& model, int B, int T, double forward_ms, double fwdbwd_ms,
+                                 double step_ms) {
+  const double flops = model.step_flops(B, T);
+  std::vector<StepPart> parts;
+  if (forward_ms >= 0) {
+    parts.push_back({"forward", forward_ms, flops / 3.0, forward_bytes(model, B, T)});
+    parts.push_back({"backward", fwdbwd_ms - forward_ms, flops * 2.0 / 3.0, backward_bytes(model, B, T)});
+  } else {
+    parts.push_back({"forward+backward", fwdbwd_ms, flops, fwdbwd_bytes(model, B, T)});
+  }
+  parts.push_back({"optimizer", step_ms - fwdbwd_ms, 0.0, optimizer_bytes(model.num_parameters())});
+  return parts;
+}
+
 // One line per row: each part's time, its compute and memory floors, and time / the larger.
 std::string describe_parts(const std::vector<StepPart>& parts, double peak_gflops, double gbps) {
   std::string line;
@@ -309,14 +325,8 @@ void run_bench(const BenchOptions& o) {
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;
       const double rss = peak_rss_mb();
-      std::vector<StepPart> parts;
-      if (v.engine == Engine::arrays) {
-        parts.push_back({"forward", forward_ms, flops / 3.0, forward_bytes(*model, B, T)});
-        parts.push_back({"backward", fwdbwd - forward_ms, flops * 2.0 / 3.0, backward_bytes(*model, B, T)});
-      } else {
-        parts.push_back({"forward+backward", fwdbwd, flops, fwdbwd_bytes(*model, B, T)});
-      }
-      parts.push_back({"optimizer", step_ms - fwdbwd, 0.0, optimizer_bytes(model->num_parameters())});
+      const std::vector<StepPart> parts = step_parts(*model, B, T, v.engine == Engine::arrays ? forward_ms : -1.0,
+                                                     fwdbwd, step_ms);
       part_lines.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", B, T, v.engine_name, v.backward_name,
                                        describe_parts(parts, peak, bandwidth)));
       fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
