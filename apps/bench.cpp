@@ -311,16 +311,17 @@ void run_bench(const BenchOptions& o) {
       const double fwdbwd_floor_ms = std::max(compute_floor_ms, fwdbwd_memory_ms);
       const double floor_ms = std::max(compute_floor_ms, step_memory_ms);
       const double tok_per_s = B * T / (step_ms / 1e3);
-      // What this engine needs: parameters, gradients, AdamW moments, and the activations (for
-      // the arrays engine's generated backward also their adjoints; for the tensor engine its
-      // arena, activations and adjoints, at this step's peak). Peak RSS is the process's, all
-      // runs so far.
+      // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
+      // and its summed gradients), and the activations (for the arrays engine's generated
+      // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
+      // at this step's peak). Peak RSS is the process's since the probes, all runs so far.
       const double activation_floats =
           v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
           : double(model->activation_floats()) +
                 (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
       const double arena_mb =
-          (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb;
+          (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb +
+          optimizer.shard_gradient_bytes() / 1048576.0;
       const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;

@@ -60,6 +60,8 @@ class DataParallelAdamW {
   TrainingProgress load_training_state(const std::string& path);
   // Bytes of AdamW moments (m and v) this process keeps.
   std::size_t moment_bytes() const;
+  // Bytes of the summed gradients of this process's shard (stage 1; 0 for stage 0).
+  std::size_t shard_gradient_bytes() const { return grads_.size() * sizeof(float); }
   // Milliseconds the last reduce_gradients took: the communication the backward did not hide.
   double last_reduce_ms() const { return last_reduce_ms_; }
 
