@@ -102,7 +102,9 @@ double forward_bytes(const Model& model, int B, int T) {
 double backward_bytes(const Model& model, int B, int T) {
   return (2.0 * double(model.num_parameters()) + double(model.activation_floats(B, T))) * sizeof(float);
 }
-double fwdbwd_bytes(const Model& model, int B, int T) { return forward_bytes(model, B, T) + backward_bytes(model, B, T); }
+double fwdbwd_bytes(const Model& model, int B, int T) {
+  return forward_bytes(model, B, T) + backward_bytes(model, B, T);
+}
 double optimizer_bytes(std::size_t parameters) { return 7.0 * double(parameters) * sizeof(float); }
 
 // A part of the step (forward, backward, optimizer) against its own floor: its FLOPs at the sgemm
@@ -319,15 +321,14 @@ void run_bench(const BenchOptions& o) {
           v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
           : double(model->activation_floats()) +
                 (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
-      const double arena_mb =
-          (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb +
-          optimizer.shard_gradient_bytes() / 1048576.0;
+      const double arena_mb = (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 +
+                              moment_mb + optimizer.shard_gradient_bytes() / 1048576.0;
       const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;
       const double rss = peak_rss_mb();
-      const std::vector<StepPart> parts = step_parts(*model, B, T, v.engine == Engine::arrays ? forward_ms : -1.0,
-                                                     fwdbwd, step_ms);
+      const std::vector<StepPart> parts =
+          step_parts(*model, B, T, v.engine == Engine::arrays ? forward_ms : -1.0, fwdbwd, step_ms);
       part_lines.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", B, T, v.engine_name, v.backward_name,
                                        describe_parts(parts, peak, bandwidth)));
       fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",

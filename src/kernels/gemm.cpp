@@ -264,8 +264,7 @@ void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const fl
   for (int row = 0; row < m; row += kGemmRowBlock) {
     const int rows = std::min(kGemmRowBlock, m - row);
     const float* a_rows = trans_a ? a + row : a + std::size_t(row) * lda;
-    gemm_with(library, trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b, ldb, beta, c + std::size_t(row) * ldc,
-              ldc);
+    gemm_with(library, trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b, ldb, beta, c + std::size_t(row) * ldc, ldc);
   }
 }
 

@@ -29,7 +29,7 @@ TEST(TensorArena, GrowthLeavesUnusedCapacityOutOfTheRss) {
     std::fill(p, p + piece, 1.0f);
   }
   ASSERT_GE(arena.capacity_floats(), std::size_t(60) << 18);  // the premise: capacity beyond the use
-  EXPECT_LT(resident_kb() - before, 56L * 1024);               // the 48 MB used, and little more
+  EXPECT_LT(resident_kb() - before, 56L * 1024);              // the 48 MB used, and little more
 }
 
 }  // namespace
