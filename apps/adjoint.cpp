@@ -5,8 +5,11 @@
 
 #include "adjoint/distributed.hpp"
 #include "commands.hpp"
+#include "thread_waits.hpp"
 
 int main(int argc, char** argv) {
+  // Before any thread starts: OpenMP's waits are settled when the program is loaded.
+  adjoint::cli::reexecute_with_thread_wait_settings(argv);
   CLI::App app{"Adjoint: GPT-2 training in C++ with compile-time generated backpropagation"};
   app.require_subcommand(1);
   // Flag errors, like every other error, are one line.

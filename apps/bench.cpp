@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "engine.hpp"
 #include "flags.hpp"
 #include "model_spec.hpp"
+#include "thread_waits.hpp"
 
 namespace adjoint::cli {
 namespace {
@@ -91,19 +93,71 @@ double measure_memory_gbps() {
   return 3.0 * n * sizeof(float) / (ms * 1e6);
 }
 
-// Bytes a forward+backward cannot avoid moving: the forward and the backward each read the
-// weights, the backward writes the gradients; the activations are written by the forward and read
-// by the backward. A step adds AdamW's: parameters, gradients and both moments read, parameters
-// and moments written.
+// Bytes each part of a step cannot avoid moving: the forward reads the weights and writes the
+// activations; the backward reads the weights and the activations and writes the gradients;
+// AdamW reads parameters, gradients and both moments and writes parameters and moments.
+double forward_bytes(const Model& model, int B, int T) {
+  return (double(model.num_parameters()) + double(model.activation_floats(B, T))) * sizeof(float);
+}
+double backward_bytes(const Model& model, int B, int T) {
+  return (2.0 * double(model.num_parameters()) + double(model.activation_floats(B, T))) * sizeof(float);
+}
 double fwdbwd_bytes(const Model& model, int B, int T) {
-  return (3.0 * double(model.num_parameters()) + 2.0 * double(model.activation_floats(B, T))) * sizeof(float);
+  return forward_bytes(model, B, T) + backward_bytes(model, B, T);
 }
 double optimizer_bytes(std::size_t parameters) { return 7.0 * double(parameters) * sizeof(float); }
 
+// A part of the step (forward, backward, optimizer) against its own floor: its FLOPs at the sgemm
+// peak and its bytes at the bandwidth (the optimizer's few FLOPs a parameter count as none).
+struct StepPart {
+  const char* name;
+  double ms, flops, bytes;
+};
+
+// The parts of a step at (B, T) timed at fwdbwd and step_ms; forward_ms < 0: the forward was not
+// timed alone (the tensor engine), so forward and backward are one part.
+std::vector<StepPart> step_parts(const Model& model, int B, int T, double forward_ms, double fwdbwd_ms,
+                                 double step_ms) {
+  const double flops = model.step_flops(B, T);
+  std::vector<StepPart> parts;
+  if (forward_ms >= 0) {
+    parts.push_back({"forward", forward_ms, flops / 3.0, forward_bytes(model, B, T)});
+    parts.push_back({"backward", fwdbwd_ms - forward_ms, flops * 2.0 / 3.0, backward_bytes(model, B, T)});
+  } else {
+    parts.push_back({"forward+backward", fwdbwd_ms, flops, fwdbwd_bytes(model, B, T)});
+  }
+  parts.push_back({"optimizer", step_ms - fwdbwd_ms, 0.0, optimizer_bytes(model.num_parameters())});
+  return parts;
+}
+
+// One line per row: each part's time, its compute and memory floors, and time / the larger.
+std::string describe_parts(const std::vector<StepPart>& parts, double peak_gflops, double gbps) {
+  std::string line;
+  for (const StepPart& part : parts) {
+    const double compute_ms = part.flops / (peak_gflops * 1e6), memory_ms = part.bytes / (gbps * 1e6);
+    line += fmt::format("{}{} {:.1f} ms = {:.2f}x max(compute {:.1f}, memory {:.1f})", line.empty() ? "" : " | ",
+                        part.name, part.ms, part.ms / std::max(compute_ms, memory_ms), compute_ms, memory_ms);
+  }
+  return line;
+}
+
+// The process's peak resident memory since the last reset_peak_rss (VmHWM), or since it started
+// (getrusage) where /proc does not tell.
 double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // "VmHWM:  1234 kB"
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024.0;
+}
+
+// Starts the peak over (Linux's clear_refs 5), so that the probes' buffers (512 MB), freed before
+// the model is built, do not count as the step's memory. False where the kernel refuses.
+bool reset_peak_rss() {
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  return static_cast<bool>(clear_refs << "5" << std::flush);
 }
 
 struct BenchOptions {
@@ -177,7 +231,9 @@ void print_optimizer_passes(Model& model, DataParallelAdamW& optimizer, const Be
 
 void run_bench(const BenchOptions& o) {
   cpu_clock = o.clock == "cpu";
+  // Llama 3.2 1B at the shapes of its targets (docs/performance.md); the others at five.
   std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
+  if (o.model == "llama3.2-1B") shapes = {{1, 64}, {2, 128}};
   if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
   const std::vector<Variant> variants = bench_variants(o);
   // Under mpirun every process times the data-parallel step; rank 0 alone prints.
@@ -186,6 +242,9 @@ void run_bench(const BenchOptions& o) {
   const GemmInfo& gemm_kernel = gemm_info();
   const double peak = measure_sgemm_gflops();
   const double bandwidth = measure_memory_gbps();
+  if (!reset_peak_rss()) {
+    fmt::print(stderr, "bench: cannot reset the peak RSS: it includes the bandwidth probe's 512 MB\n");
+  }
   auto model = make_model(o.model, 1);
   int max_B = 0, max_T = 0;
   for (auto [B, T] : shapes) {
@@ -211,6 +270,7 @@ void run_bench(const BenchOptions& o) {
 
   fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn{}\n", o.model,
              model->num_parameters() / 1e6, o.iters, cpu_clock ? ", process CPU time" : "");
+  fmt::print("threads: {}, waits: {}\n", omp_get_max_threads(), thread_wait_description());
   fmt::print("{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
              gemm_kernel.line(omp_get_max_threads()), describe(gemm_kernel.cpu), peak, bandwidth);
   if (!gemm_kernel.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_kernel.warning());
@@ -221,16 +281,21 @@ void run_bench(const BenchOptions& o) {
   fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
              "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
              "RSS MB");
-  std::vector<std::string> json_lines;
+  std::vector<std::string> json_lines, part_lines;
   for (auto [B, T] : shapes) {
     const int* inputs = tokens.data();
     const int* targets = tokens.data() + 1;
     const std::vector<double> fwdbwd_ms = interleaved_median_ms(
         variants.size(), o.warmup, o.iters, [&](std::size_t k) { run_variant(k, inputs, targets, B, T); });
+    // The arrays engine's forward alone (the same for either backward): the rest of its fwd+bwd
+    // is the backward.
+    const double forward_ms =
+        any_arrays ? median_ms(o.warmup, o.iters, [&] { model->forward(inputs, targets, B, T); }) : 0.0;
     model->zero_grad();
     int step = 0;
     const std::vector<double> step_medians =
         interleaved_median_ms(variants.size(), o.warmup, o.iters, [&](std::size_t k) {
+          optimizer.next_backward_is_last();
           run_variant(k, inputs, targets, B, T);
           const double norm = optimizer.reduce_gradients();
           optimizer.update(1e-4f, clip_scale(norm, 1.0f), ++step);
@@ -248,20 +313,24 @@ void run_bench(const BenchOptions& o) {
       const double fwdbwd_floor_ms = std::max(compute_floor_ms, fwdbwd_memory_ms);
       const double floor_ms = std::max(compute_floor_ms, step_memory_ms);
       const double tok_per_s = B * T / (step_ms / 1e3);
-      // What this engine needs: parameters, gradients, AdamW moments, and the activations (for
-      // the arrays engine's generated backward also their adjoints; for the tensor engine its
-      // arena, activations and adjoints, at this step's peak). Peak RSS is the process's, all
-      // runs so far.
+      // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
+      // and its summed gradients), and the activations (for the arrays engine's generated
+      // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
+      // at this step's peak). Peak RSS is the process's since the probes, all runs so far.
       const double activation_floats =
           v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
           : double(model->activation_floats()) +
                 (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
-      const double arena_mb =
-          (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb;
+      const double arena_mb = (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 +
+                              moment_mb + optimizer.shard_gradient_bytes() / 1048576.0;
       const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
                                : v.backward == Backward::generated ? model->tape_bytes()
                                                                    : 0;
       const double rss = peak_rss_mb();
+      const std::vector<StepPart> parts =
+          step_parts(*model, B, T, v.engine == Engine::arrays ? forward_ms : -1.0, fwdbwd, step_ms);
+      part_lines.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", B, T, v.engine_name, v.backward_name,
+                                       describe_parts(parts, peak, bandwidth)));
       fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
                  B, T, v.engine_name, v.backward_name, fwdbwd, fwdbwd / fwdbwd_floor_ms, step_ms, step_ms / floor_ms,
                  tok_per_s, gflops, arena_mb, tape, rss);
@@ -272,6 +341,7 @@ void run_bench(const BenchOptions& o) {
                                           {"T", T},
                                           {"step_ms", step_ms},
                                           {"fwdbwd_ms", fwdbwd},
+                                          {"forward_ms", v.engine == Engine::arrays ? forward_ms : 0.0},
                                           {"tok_per_s", tok_per_s},
                                           {"parameters", model->num_parameters()},
                                           {"gflops", gflops},
@@ -291,6 +361,9 @@ void run_bench(const BenchOptions& o) {
                                .dump());
     }
   }
+  fmt::print("each part of the step against its own floor (backward = fwd+bwd - forward; optimizer = step - "
+             "fwd+bwd):\n");
+  for (const std::string& line : part_lines) fmt::print("{}\n", line);
   for (const std::string& line : json_lines) fmt::print("{}\n", line);
 }
 

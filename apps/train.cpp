@@ -328,7 +328,7 @@ void run_training(const TrainOptions& o) {
     double loss = 0;
     for (int micro = 0; micro < o.grad_accum; micro++) {
       train.next_batch();
-      if (micro == o.grad_accum - 1) optimizer.overlap_next_backward();
+      if (micro == o.grad_accum - 1) optimizer.next_backward_is_last();
       loss += forward_backward(train.inputs(), train.targets(), o.B, o.T);
     }
     // Micro-batch gradients were summed, and are summed over the processes: their mean is the

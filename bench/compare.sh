@@ -9,8 +9,9 @@
 # to the kernel adjoint reports); PyTorch runs its fast way: OpenMP OpenBLAS, and jemalloc with
 # MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 (without it AdamW's buffers are returned to the OS
 # and page-faulted back every step).
-# Usage: bench/compare.sh [--model gpt2-124M|llama3-bench] [-B b -T t]
-#   (default gpt2-124M at adjoint bench's five configs; llama3-bench at (1,64) and (4,64))
+# Usage: bench/compare.sh [--model gpt2-124M|llama3-bench|llama3.2-1B] [-B b -T t]
+#   (default gpt2-124M at adjoint bench's five configs; llama3-bench at (1,64) and (4,64);
+#   llama3.2-1B at (1,64) and (2,128): about 20 GB for adjoint, 22 GB for PyTorch, one at a time)
 # Env: ADJOINT_BIN (default build/bin/adjoint), ADJOINT_TORCH_PYTHON (default /usr/bin/python3),
 #      ADJOINT_BENCH_ARGS (extra flags for both, e.g. "--iters 11"), ADJOINT_BENCH_THREADS (2;
 #      1 is steadier when other jobs share the cores: OpenMP barriers then wait on preempted threads;
@@ -28,12 +29,13 @@ die() { echo "compare: error: $*" >&2; exit 1; }
 [ -f "$openblas_openmp/libblas.so.3" ] || die "$openblas_openmp missing: apt-get install libopenblas0-openmp"
 [ -f "$jemalloc" ] || die "$jemalloc missing: apt-get install libjemalloc2"
 
-usage="usage: $0 [--model gpt2-124M|llama3-bench] [-B b -T t]"
+usage="usage: $0 [--model gpt2-124M|llama3-bench|llama3.2-1B] [-B b -T t]"
 model=gpt2-124M
 if [ $# -ge 2 ] && [ "$1" = --model ]; then model=$2; shift 2; fi
 case $model in
   gpt2-124M) engines=(arrays tensor); configs=("1 16" "1 32" "2 16" "1 64" "4 64") ;;
   llama3-bench) engines=(arrays); configs=("1 64" "4 64") ;;
+  llama3.2-1B) engines=(arrays); configs=("1 64" "2 128") ;;
   *) die "unknown model '$model' ($usage)" ;;
 esac
 case $# in

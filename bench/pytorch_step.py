@@ -66,7 +66,18 @@ class Llama3Bench:
         return 2.0 * (c.num_layers * (qkv * C + C * C + 3 * H * C) + C * c.vocab_size)
 
 
-MODELS = {"gpt2-124M": Gpt2, "llama3-bench": Llama3Bench}
+class Llama32_1B(Llama3Bench):
+    """`adjoint bench --model llama3.2-1B`: Llama 3.2 1B's shape (16 layers, C=2048, 32 query and 8
+    key/value heads, hidden 8192, scaled RoPE, tied head), randomly initialised."""
+    cfg = llama.LlamaConfig(max_seq_len=131072, vocab_size=128256, num_layers=16, num_heads=32,
+                            num_kv_heads=8, channels=2048, ffn_dim_multiplier=1.5,
+                            use_scaled_rope=True, rope_scale_factor=32.0, tied_head=True)
+    names = tuple(llama.trained_names(cfg))
+    decayed = frozenset(names) - NORM_GAINS
+    per_layer = frozenset(names) - {"wte", "lnfw", "lm_head"}
+
+
+MODELS = {"gpt2-124M": Gpt2, "llama3-bench": Llama3Bench, "llama3.2-1B": Llama32_1B}
 
 
 def make_params(model, generator):

@@ -13,11 +13,12 @@
 namespace adjoint {
 
 // One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
-// here, so it must never happen inside a training step).
+// here, so it must never happen inside a training step), or, with touch_now false, page by page as
+// it is first used (a block that may end up partly unused must not count whole in the RSS).
 class FloatArena {
  public:
   FloatArena() = default;
-  explicit FloatArena(std::size_t count);
+  explicit FloatArena(std::size_t count, bool touch_now = true);
   float* data() const { return data_.get(); }
   std::size_t size() const { return size_; }
 

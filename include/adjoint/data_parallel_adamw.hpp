@@ -11,6 +11,12 @@
 // backward goes on with earlier layers, as PyTorch DDP's buckets do; the same pieces, each summed on
 // its own, so the sums have the bits of the blocking path's on 2 processes (where a sum of two is
 // the same in any order).
+//
+// Clipping's norm: on one process with whole moments, the backward of the step's last micro-batch
+// takes each layer's squared gradient norm as it completes the layer (the hand-written backward's
+// Model::on_layer_backward), while its gradients may still be in cache; reduce_gradients then reads
+// only the gradients no hook reported (embeddings, final norm, or every layer after a backward
+// without hooks). The norm is the sum of the same parts in the same order either way.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -27,16 +33,18 @@ namespace adjoint {
 class DataParallelAdamW {
  public:
   // zero_stage is 0 or 1 (std::invalid_argument otherwise). overlap: start reducing each layer's
-  // gradients during the backward (Model::on_layer_backward) of a step's last micro-batch.
+  // gradients during the backward (Model::on_layer_backward) of a step's last micro-batch. The
+  // optimizer sets the model's layer hook for its lifetime.
   DataParallelAdamW(Model& model, const AdamWConfig& config, const Communicator& world, int zero_stage,
                     bool overlap = false);
   ~DataParallelAdamW();
   DataParallelAdamW(const DataParallelAdamW&) = delete;
   DataParallelAdamW& operator=(const DataParallelAdamW&) = delete;
 
-  // The next backward is the step's last micro-batch's: with overlap, its layers' gradients start
-  // being summed as they are complete.
-  void overlap_next_backward() { armed_ = overlap_; }
+  // The next backward is the step's last micro-batch's: its layers' gradients are final as it
+  // completes them, so their squared norms are taken then (one process), and with overlap their
+  // sums start.
+  void next_backward_is_last() { armed_ = true; }
 
   // After the backward: sums the gradients over the processes (stage 0 all of them; stage 1 this
   // process's shard, zeroing the model's gradients) and returns the global norm of the sum.
@@ -52,6 +60,8 @@ class DataParallelAdamW {
   TrainingProgress load_training_state(const std::string& path);
   // Bytes of AdamW moments (m and v) this process keeps.
   std::size_t moment_bytes() const;
+  // Bytes of the summed gradients of this process's shard (stage 1; 0 for stage 0).
+  std::size_t shard_gradient_bytes() const { return grads_.size() * sizeof(float); }
   // Milliseconds the last reduce_gradients took: the communication the backward did not hide.
   double last_reduce_ms() const { return last_reduce_ms_; }
 
@@ -71,6 +81,11 @@ class DataParallelAdamW {
   // Starts summing a piece: blocking, or non-blocking in the overlapped backward.
   void reduce_piece(std::size_t index, bool blocking);
   void on_layer_done(int layer);
+  // Groups the gradients into the norm's parts (below).
+  void lay_out_norm_parts(const std::vector<ParameterTensor>& tensors);
+  // The global norm's parts: layer l's squared norm (its slices of the per-layer tensors), taken
+  // in the backward when layer_done_[l], and the squared norm of the other tensors.
+  double squared_norm_of_layers();
   // The parameters of a piece this process owns (none for a part that is only padding).
   std::size_t owned_count(const Piece& piece) const;
   std::size_t owned_begin(const Piece& piece) const { return piece.begin + world_.rank() * piece.per_rank; }
@@ -80,6 +95,11 @@ class DataParallelAdamW {
   const Communicator& world_;
   int zero_stage_;
   bool overlap_, armed_ = false;
+  bool norm_in_backward_;  // one process, whole moments: the local gradients are the sum
+  std::vector<std::vector<FloatRange>> layer_ranges_;
+  std::vector<FloatRange> other_ranges_;
+  std::vector<double> layer_squares_;
+  std::vector<bool> layer_done_;
   std::optional<AdamW> whole_;  // stage 0
   std::vector<Piece> pieces_;
   std::vector<bool> started_;   // the pieces whose reduction the overlapped backward started

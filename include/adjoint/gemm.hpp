@@ -60,8 +60,11 @@ GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k);
 std::string onednn_shapes();
 
 // Row-major C (m,n) = alpha op(A) op(B) + beta C, op(A) (m,k), op(B) (k,n); ld* as in CBLAS.
-// The float one on the library gemm_library chooses; gemm_with on the one given (tests, benchmarks;
-// throws std::runtime_error if it is not loaded).
+// The float one on the library gemm_library chooses for the whole product, in blocks of at most
+// kGemmRowBlock rows of C (which bounds OpenBLAS's packing buffer; the same bits as one call);
+// gemm_with on the one given, in one call (tests, benchmarks; throws std::runtime_error if it is
+// not loaded).
+constexpr int kGemmRowBlock = 16384;
 void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
                int lda, const float* b, int ldb, float beta, float* c, int ldc);
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

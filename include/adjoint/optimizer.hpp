@@ -1,6 +1,7 @@
 // AdamW (as torch.optim.AdamW), the learning-rate schedule and global-norm clipping.
 #pragma once
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "adjoint/gpt2.hpp"
@@ -45,6 +46,17 @@ void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>&
                   std::size_t count, float* params, float* grads, float* m, float* v, float lr, float grad_scale,
                   int step);
 
+// A stretch of floats (gradients) that a sum of squares reads.
+struct FloatRange {
+  const float* data;
+  std::size_t size;
+};
+
+// Σ x² over the ranges taken as one array, accumulated in double, in one parallel region: each
+// thread sums a fixed contiguous slice of their concatenation and the slices are added in thread
+// order, so the result is deterministic for a thread count (and one range gives the bits of
+// gradient_global_norm's square).
+double sum_of_squares(std::span<const FloatRange> ranges);
 // sqrt(Σ g²) over all gradients, accumulated in double; deterministic for a thread count.
 double gradient_global_norm(const float* grads, std::size_t n);
 // The index of the first value that is NaN or infinite, or n when all are finite.

@@ -16,7 +16,8 @@ constexpr std::size_t kPieceFloats = std::size_t(1) << 19;
 
 DataParallelAdamW::DataParallelAdamW(Model& model, const AdamWConfig& config, const Communicator& world,
                                      int zero_stage, bool overlap)
-    : model_(model), config_(config), world_(world), zero_stage_(zero_stage), overlap_(overlap) {
+    : model_(model), config_(config), world_(world), zero_stage_(zero_stage), overlap_(overlap),
+      norm_in_backward_(zero_stage == 0 && world.size() == 1) {
   if (zero_stage != 0 && zero_stage != 1) {
     throw std::invalid_argument("--zero " + std::to_string(zero_stage) + ": expected 0 or 1");
   }
@@ -62,12 +63,30 @@ DataParallelAdamW::DataParallelAdamW(Model& model, const AdamWConfig& config, co
     piece.ready_after = ready;
   }
   started_.assign(pieces_.size(), false);
-  if (overlap_) model_.on_layer_backward([this](int layer) { on_layer_done(layer); });
+  lay_out_norm_parts(tensors);
+  model_.on_layer_backward([this](int layer) { on_layer_done(layer); });
 }
 
-DataParallelAdamW::~DataParallelAdamW() {
-  if (overlap_) model_.on_layer_backward(nullptr);
+void DataParallelAdamW::lay_out_norm_parts(const std::vector<ParameterTensor>& tensors) {
+  int layers = 0;
+  for (const ParameterTensor& tensor : tensors) layers = std::max(layers, tensor.layers);
+  layer_ranges_.assign(std::size_t(layers), {});
+  const float* grads = model_.grads_memory();
+  std::size_t at = 0;
+  for (const ParameterTensor& tensor : tensors) {
+    if (tensor.layers == 0) {
+      other_ranges_.push_back({grads + at, tensor.size});
+    } else {
+      const std::size_t slice = tensor.size / std::size_t(tensor.layers);
+      for (int l = 0; l < tensor.layers; l++) layer_ranges_[std::size_t(l)].push_back({grads + at + l * slice, slice});
+    }
+    at += tensor.size;
+  }
+  layer_squares_.assign(std::size_t(layers), 0.0);
+  layer_done_.assign(std::size_t(layers), false);
 }
+
+DataParallelAdamW::~DataParallelAdamW() { model_.on_layer_backward(nullptr); }
 
 std::size_t DataParallelAdamW::owned_count(const Piece& piece) const {
   const std::size_t begin = owned_begin(piece), P = model_.num_parameters();
@@ -87,12 +106,15 @@ void DataParallelAdamW::reduce_piece(std::size_t index, bool blocking) {
   }
   const std::size_t P = model_.num_parameters();
   float* send = grads + piece.begin;  // summed in place or not: the gradients are zeroed after
-  if (piece.begin + piece.size > P) {  // the last piece, padded with zeros
+  const std::size_t end = std::min(piece.begin + piece.size, P);
+  if (end < piece.begin + piece.size) {  // the last piece, padded with zeros
     std::fill(std::copy(grads + piece.begin, grads + P, staging_.begin()), staging_.end(), 0.0f);
     send = staging_.data();
   }
   if (blocking) {
     world_.reduce_scatter(send, grads_.data() + piece.shard_begin, piece.per_rank);
+    // Zeroed for the next step while the sum has just read them (2 MB, in cache): no pass of its own.
+    std::fill(grads + piece.begin, grads + end, 0.0f);
   } else {
     world_.start_reduce_scatter(send, grads_.data() + piece.shard_begin, piece.per_rank);
   }
@@ -100,6 +122,11 @@ void DataParallelAdamW::reduce_piece(std::size_t index, bool blocking) {
 
 void DataParallelAdamW::on_layer_done(int layer) {
   if (!armed_) return;
+  if (norm_in_backward_) {
+    layer_squares_[std::size_t(layer)] = sum_of_squares(layer_ranges_[std::size_t(layer)]);
+    layer_done_[std::size_t(layer)] = true;
+  }
+  if (!overlap_) return;
   for (std::size_t i = 0; i < pieces_.size(); i++) {
     if (pieces_[i].ready_after == layer) {
       reduce_piece(i, false);
@@ -113,7 +140,7 @@ double DataParallelAdamW::reduce_gradients() {
   const auto start = std::chrono::steady_clock::now();
   // The overlapped backward started some pieces; the rest go the same way (every process starts
   // the same collectives in the same order).
-  const bool overlapped = armed_;
+  const bool overlapped = armed_ && overlap_;
   for (std::size_t i = 0; i < pieces_.size(); i++) {
     if (!started_[i]) reduce_piece(i, !overlapped);
   }
@@ -121,11 +148,22 @@ double DataParallelAdamW::reduce_gradients() {
   armed_ = false;
   started_.assign(pieces_.size(), false);
   last_reduce_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (zero_stage_ == 0) return gradient_global_norm(model_.grads_memory(), model_.num_parameters());
-  model_.zero_grad();
+  if (zero_stage_ == 0) return std::sqrt(squared_norm_of_layers());
+  if (overlapped) model_.zero_grad();  // the blocking pieces zeroed theirs as they went
   // The padding's summed gradients are zeros: the shards' squares add up to the whole's.
   const double shard_norm = gradient_global_norm(grads_.data(), grads_.size());
   return std::sqrt(world_.sum(shard_norm * shard_norm));
+}
+
+double DataParallelAdamW::squared_norm_of_layers() {
+  // The parts in a fixed order, each summed alike wherever it was taken: the same bits for the
+  // hand-written backward, the generated one and any process count.
+  double squares = sum_of_squares(other_ranges_);
+  for (std::size_t l = 0; l < layer_ranges_.size(); l++) {
+    squares += layer_done_[l] ? layer_squares_[l] : sum_of_squares(layer_ranges_[l]);
+    layer_done_[l] = false;
+  }
+  return squares;
 }
 
 void DataParallelAdamW::update(float lr, float grad_scale, int step) {
@@ -164,8 +202,8 @@ void DataParallelAdamW::with_whole_moments(const std::function<void(const AdamW&
   const std::size_t P = model_.num_parameters();
   for (const Piece& piece : pieces_) {
     const bool padded = piece.begin + piece.size > P;
-    for (auto [shard, into] : {std::pair{m_.data(), whole ? whole->m() : nullptr},
-                               std::pair{v_.data(), whole ? whole->v() : nullptr}}) {
+    for (auto [shard, into] :
+         {std::pair{m_.data(), whole ? whole->m() : nullptr}, std::pair{v_.data(), whole ? whole->v() : nullptr}}) {
       float* recv = !into ? nullptr : padded ? staging_.data() : into + piece.begin;
       world_.gather(shard + piece.shard_begin, recv, piece.per_rank);
       if (into && padded) {

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -255,7 +256,16 @@ void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, in
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
-  gemm_with(gemm_library(trans_a, trans_b, m, n, k), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  // OpenBLAS packs the rows of C (its column-major view's columns) into a per-thread buffer up to
+  // the buffer's size, and the pages it touched stay resident: the embedding's dW += doutᵀ·inp over
+  // Llama 3's 128K-row vocabulary left ~60 MB a thread (docs/performance.md, Memory). Blocks of
+  // rows bound that; each block's elements sum over k as the whole product's do.
+  const GemmLibrary library = gemm_library(trans_a, trans_b, m, n, k);
+  for (int row = 0; row < m; row += kGemmRowBlock) {
+    const int rows = std::min(kGemmRowBlock, m - row);
+    const float* a_rows = trans_a ? a + row : a + std::size_t(row) * lda;
+    gemm_with(library, trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b, ldb, beta, c + std::size_t(row) * ldc, ldc);
+  }
 }
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,

@@ -12,12 +12,13 @@ namespace adjoint {
 
 void FloatArena::Free::operator()(float* p) const { std::free(p); }
 
-FloatArena::FloatArena(std::size_t count) : size_(count) {
+FloatArena::FloatArena(std::size_t count, bool touch_now) : size_(count) {
   const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
   data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
   if (!data_) {
     throw std::runtime_error("out of memory: cannot allocate " + std::to_string(bytes / 1048576) + " MB");
   }
+  if (!touch_now) return;
   // Zero in parallel with the kernels' static schedule, so pages land near their users.
   float* p = data_.get();
 #pragma omp parallel for schedule(static)

@@ -52,23 +52,36 @@ void adamw_update(const AdamWConfig& config, const std::vector<ParameterTensor>&
   }
 }
 
-double gradient_global_norm(const float* grads, std::size_t n) {
+double sum_of_squares(std::span<const FloatRange> ranges) {
   constexpr int kMaxThreads = 256;  // a stack array: no allocation inside a training step
   double partial[kMaxThreads] = {};
+  std::size_t total = 0;
+  for (const FloatRange& range : ranges) total += range.size;
 #pragma omp parallel num_threads(std::min(omp_get_max_threads(), kMaxThreads))
   {
-    // Each thread sums a fixed contiguous slice (vectorised), and the slices are added in
-    // thread order: deterministic for a thread count.
     const std::size_t threads = omp_get_num_threads(), id = omp_get_thread_num();
-    const std::size_t begin = n * id / threads, end = n * (id + 1) / threads;
+    const std::size_t begin = total * id / threads, end = total * (id + 1) / threads;
     double sum = 0;
+    std::size_t offset = 0;  // where the range starts in the concatenation
+    for (const FloatRange& range : ranges) {
+      const std::size_t from = std::max(begin, offset), to = std::min(end, offset + range.size);
+      if (from < to) {
+        const float* x = range.data + (from - offset);
 #pragma omp simd reduction(+ : sum)
-    for (std::size_t i = begin; i < end; i++) sum += double(grads[i]) * grads[i];
+        for (std::size_t i = 0; i < to - from; i++) sum += double(x[i]) * x[i];
+      }
+      offset += range.size;
+    }
     partial[id] = sum;
   }
-  double total = 0;
-  for (double s : partial) total += s;
-  return std::sqrt(total);
+  double squares = 0;
+  for (double s : partial) squares += s;
+  return squares;
+}
+
+double gradient_global_norm(const float* grads, std::size_t n) {
+  const FloatRange all{grads, n};
+  return std::sqrt(sum_of_squares({&all, 1}));
 }
 
 namespace {

@@ -254,7 +254,10 @@ float* Arena::allocate(std::size_t count) {
   const std::size_t padded = (count + 15) / 16 * 16;  // keeps every tensor 64-byte aligned
   while (offset_ + padded > blocks_[block_].size()) {
     if (block_ + 1 == blocks_.size()) {
-      blocks_.emplace_back(std::max(padded, capacity_floats()));
+      // Only in a step larger than any before (reset() then replaces the blocks by one of the
+      // step's size): pages are touched as they are used, so the capacity doubling leaves unused
+      // pages out of the RSS (docs/performance.md, Memory).
+      blocks_.emplace_back(std::max(padded, capacity_floats()), /*touch_now*/ false);
       block_allocations_++;
     }
     block_++;

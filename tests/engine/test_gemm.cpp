@@ -141,5 +141,33 @@ TEST(Gemm, MatchesLoopsForEveryTranspose) {
   check_against_loops<double>(1e-12);
 }
 
+// Rows past kGemmRowBlock go in blocks. OpenBLAS computes rows at a partition's edge with other
+// kernels (another order of the sum over k), so the blocks change some rows' rounding against one
+// call: within the bound of a float sum of k products, 2·k·ε·Σ|a||b|; and the same bits every time.
+TEST(Gemm, RowBlocksStayWithinRoundingOfOneCall) {
+  const int m = 2 * kGemmRowBlock + 37, n = 24, k = 40;
+  std::vector<float> a(std::size_t(m) * k), b(std::size_t(k) * n);
+  for (std::size_t i = 0; i < a.size(); i++) a[i] = std::sin(0.37f * float(i));
+  for (std::size_t i = 0; i < b.size(); i++) b[i] = std::cos(0.11f * float(i));
+  for (bool trans_a : {false, true}) {
+    const int lda = trans_a ? m : k;
+    auto a_at = [&](int i, int p) { return trans_a ? a[std::size_t(p) * m + i] : a[std::size_t(i) * k + p]; };
+    std::vector<float> blocks(std::size_t(m) * n, 0.5f), again(blocks), whole(blocks);
+    gemm(trans_a, false, m, n, k, 1.0f, a.data(), lda, b.data(), n, 1.0f, blocks.data(), n);
+    gemm(trans_a, false, m, n, k, 1.0f, a.data(), lda, b.data(), n, 1.0f, again.data(), n);
+    gemm_with(gemm_library(trans_a, false, m, n, k), trans_a, false, m, n, k, 1.0f, a.data(), lda, b.data(), n, 1.0f,
+              whole.data(), n);
+    EXPECT_EQ(blocks, again) << "trans_a " << trans_a;
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        float magnitude = 0.5f;
+        for (int p = 0; p < k; p++) magnitude += std::abs(a_at(i, p) * b[std::size_t(p) * n + j]);
+        const std::size_t at = std::size_t(i) * n + j;
+        ASSERT_NEAR(blocks[at], whole[at], 2.0f * k * 1.2e-7f * magnitude) << "row " << i << " trans_a " << trans_a;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace adjoint
