@@ -374,6 +374,7 @@ struct gradient_request {
   template <class... Args>
   constexpr void execute(Args&&...) const {}
   constexpr const char* source() const { return ""; }
+  constexpr void dump() const {}
 };
 
 template <class>
@@ -474,6 +475,8 @@ struct gradient_function {
     call(std::forward_as_tuple(std::forward<Args>(args)...));
   }
   const char* source() const { return generated_source; }
+  // Prints the generated code (Clad's CladFunction::dump).
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 
  private:
   template <class T>
@@ -513,6 +516,7 @@ struct closure_gradient_function {
     std::apply([&](const Captured&... c) { Grad(c..., std::forward<Args>(args)...); }, captured);
   }
   const char* source() const { return generated_source; }
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 };
 
 template <auto Grad, class... Captured>
