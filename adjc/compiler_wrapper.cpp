@@ -126,7 +126,7 @@ struct CommandLine {
   std::vector<size_t> units;  // indices in args of C++ sources that request derivatives
   Args adjc_flags;            // the flags adjc parses with
   std::string output, depfile;
-  bool compile_only = false, assemble_only = false, dependencies_only = false, writes_depfile = false;
+  bool dependencies_only = false, writes_depfile = false;
   bool language_given = false;  // -x: the wrapper leaves the command alone
 };
 
@@ -136,12 +136,10 @@ CommandLine parse(int argc, char** argv) {
   for (size_t i = 0; i < cl.args.size(); ++i) {
     const std::string& a = cl.args[i];
     std::string value = takes_value(a) && i + 1 < cl.args.size() ? cl.args[i + 1] : "";
-    if (a == "-c") cl.compile_only = true;
-    else if (a == "-S") cl.assemble_only = true;
-    else if (a == "-M" || a == "-MM") cl.dependencies_only = true;
+    if (a == "-M" || a == "-MM") cl.dependencies_only = true;
     else if (a == "-MD" || a == "-MMD") cl.writes_depfile = true;
-    else if (a == "-o") cl.output = value;
-    else if (a == "-MF") cl.depfile = value;
+    else if (a.rfind("-o", 0) == 0) cl.output = a == "-o" ? value : a.substr(2);
+    else if (a.rfind("-MF", 0) == 0) cl.depfile = a == "-MF" ? value : a.substr(3);
     else if (a.rfind("-x", 0) == 0) cl.language_given = true;
     if (for_adjc(a)) {
       cl.adjc_flags.push_back(a);
@@ -177,7 +175,9 @@ bool replace_in_file(const std::string& path, const std::string& from, const std
   return static_cast<bool>(f << text);
 }
 
-// A folder of its own for adjc's outputs, removed when the wrapper ends.
+// A folder of its own for adjc's outputs, removed when the wrapper ends. Each output is in a
+// subfolder of its own under its source's name, so that what the compiler names after its input
+// (`f.o`, `f.d` when the command names no output) is named after the user's source.
 class ScratchFolder {
  public:
   ScratchFolder() {
@@ -189,14 +189,20 @@ class ScratchFolder {
   }
   ~ScratchFolder() {
     if (path_.empty()) return;
-    for (const std::string& f : files_) std::remove(f.c_str());
+    for (const std::string& f : files_) {
+      std::remove(f.c_str());
+      ::rmdir(folder_of(f).c_str());
+    }
     ::rmdir(path_.c_str());
   }
   ScratchFolder(const ScratchFolder&) = delete;
   ScratchFolder& operator=(const ScratchFolder&) = delete;
   bool ok() const { return !path_.empty(); }
+  // A path for a file named `name`; "" when its subfolder cannot be made.
   std::string file(const std::string& name) {
-    files_.push_back(path_ + "/" + std::to_string(files_.size()) + "_" + name);
+    std::string folder = path_ + "/" + std::to_string(files_.size());
+    if (::mkdir(folder.c_str(), 0700) != 0) return "";
+    files_.push_back(folder + "/" + name);
     return files_.back();
   }
 
@@ -221,13 +227,17 @@ int differentiate_units(CommandLine& cl, ScratchFolder& scratch, const std::stri
   Args extra;
   for (size_t index : cl.units) {
     const std::string source = cl.args[index];
-    const std::string output = scratch.file(without_extension(base_of(source)) + ".adjc.cpp");
+    const std::string output = scratch.file(base_of(source));
+    if (output.empty()) {
+      fail(std::string("cannot create a temporary folder: ") + std::strerror(errno));
+      return 1;
+    }
     Args command = {adjc, source, "-o", output, "--"};
     command.insert(command.end(), cl.adjc_flags.begin(), cl.adjc_flags.end());
     command.insert(command.end(), {"-idirafter", header_folder(own)});
     if (int status = run(command); status != 0) {
       std::fprintf(stderr, "adjc++: adjc failed on '%s'\n", source.c_str());
-      return status == 0 ? 1 : status;
+      return status;
     }
     cl.args[index] = output;
     replaced.push_back(source);
@@ -239,18 +249,11 @@ int differentiate_units(CommandLine& cl, ScratchFolder& scratch, const std::stri
   return 0;
 }
 
-// Names the outputs the compiler would have derived from the unit's own name (f.o, f.s, f.d),
-// which it would otherwise derive from adjc's output.
-void name_outputs(CommandLine& cl) {
-  const std::string first = cl.args[cl.units.front()];
-  if (cl.output.empty() && cl.units.size() == 1 && (cl.compile_only || cl.assemble_only)) {
-    cl.output = without_extension(base_of(first)) + (cl.compile_only ? ".o" : ".s");
-    cl.args.insert(cl.args.end(), {"-o", cl.output});
-  }
-  if (cl.writes_depfile && cl.depfile.empty()) {
-    cl.depfile = without_extension(cl.output.empty() ? base_of(first) : cl.output) + ".d";
-    cl.args.insert(cl.args.end(), {"-MF", cl.depfile});
-  }
+// The dependency file the compiler writes for `source` (-MD, -MMD): -MF's, else named after the
+// output, else after the source.
+std::string depfile_of(const CommandLine& cl, const std::string& source) {
+  if (!cl.depfile.empty()) return cl.depfile;
+  return without_extension(cl.output.empty() ? base_of(source) : cl.output) + ".d";
 }
 
 }  // namespace
@@ -269,17 +272,18 @@ int main(int argc, char** argv) {
     fail(std::string("cannot create a temporary folder: ") + std::strerror(errno));
     return 1;
   }
-  name_outputs(cl);
   const std::string own = own_folder();
   Args replaced;  // pairs: the user's source, adjc's output in its place
   if (int status = differentiate_units(cl, scratch, own, replaced); status != 0) return status;
   command.insert(command.end(), cl.args.begin(), cl.args.end());
   int status = run(command);
   if (status == 0 && cl.writes_depfile)
-    for (size_t i = 0; i < replaced.size(); i += 2)
-      if (!replace_in_file(cl.depfile, depfile_escape(replaced[i + 1]), depfile_escape(replaced[i]))) {
-        fail("cannot rewrite the dependency file '" + cl.depfile + "'");
+    for (size_t i = 0; i < replaced.size(); i += 2) {
+      const std::string depfile = depfile_of(cl, replaced[i]);
+      if (!replace_in_file(depfile, depfile_escape(replaced[i + 1]), depfile_escape(replaced[i]))) {
+        fail("cannot rewrite the dependency file '" + depfile + "'");
         return 1;
       }
+    }
   return status;
 }

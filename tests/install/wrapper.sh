@@ -18,9 +18,15 @@ grep -q "adjc++\." square.d && fail "square.d names adjc++'s scratch files: $(ca
 "$adjcxx" square.o -o square || fail "adjc++ linking square.o"
 ./square || fail "square's gradient"
 
-# Without -o and -MF the outputs are named after the unit, as the compiler names them.
-"$adjcxx" -std=c++20 -MMD -c "$inputs/square.cpp" || fail "adjc++ -MMD -c square.cpp without -o"
-[ -f square.o ] && [ -f square.d ] || fail "adjc++ -c without -o: no square.o and square.d ($(ls))"
+# Without -o and -MF the outputs are named after each unit, as the compiler names them.
+rm -f square.o square.d
+"$adjcxx" -std=c++20 -MMD -c "$inputs/square.cpp" "$inputs/cube.cpp" || fail "adjc++ -MMD -c square.cpp cube.cpp"
+[ -f square.o ] && [ -f square.d ] && [ -f cube.o ] && [ -f cube.d ] || fail "adjc++ -c without -o: $(ls)"
+grep -q "$inputs/cube.cpp" cube.d || fail "cube.d does not name cube.cpp: $(cat cube.d)"
+
+# A compiler that cannot be started: one line naming it, non-zero exit.
+ADJC_CXX=/nonexistent/c++ "$adjcxx" -std=c++20 -c "$inputs/square.cpp" -o never.o 2>never.err && fail "no compiler, no error"
+grep -q "adjc++: error: cannot run '/nonexistent/c++'" never.err || fail "no compiler: $(cat never.err)"
 
 "$adjcxx" -std=c++20 "$inputs/plain.cpp" -o plain || fail "adjc++ plain.cpp -o plain"
 [ "$(./plain)" = plain ] || fail "plain"

@@ -4,8 +4,8 @@ CHECK-EXEC lines their output matches, as FileCheck would (in order; text, or {{
 
   measure.py <adjc++> <file.C>...
 
-Each file is copied into a scratch folder beside this folder's TestUtils.h (Clad's tests include
-"../TestUtils.h"), built with `adjc++ -std=c++20` (ADJC_CXX picks the compiler) and run; a file
+Each file is copied into a scratch folder below this folder's TestUtils.h and PrintOverloads.h
+(Clad's tests include "../TestUtils.h"), built with `adjc++ -std=c++20` (ADJC_CXX picks the compiler) and run; a file
 that does not build, or crashes, matches nothing. Prints one line per file (matched/total and the
 first error) and the total.
 """
@@ -55,7 +55,8 @@ def main():
     total = passed = 0
     with tempfile.TemporaryDirectory() as work:
         os.mkdir(os.path.join(work, "tests"))
-        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "TestUtils.h"), work)
+        for header in ("TestUtils.h", "PrintOverloads.h"):
+            shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), header), work)
         for path in files:
             checks = checks_of(open(path, errors="replace").read())
             output, why = run(adjcxx, path, work)
