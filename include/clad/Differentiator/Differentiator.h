@@ -19,39 +19,44 @@
 namespace clad {
 
 namespace detail {
+// True while adjc parses the unit (it defines ADJOINT_ADJC), which replaces the requests below;
+// dependent on the options, so that only a call compiled without adjc fails.
 template <unsigned... Options>
-inline constexpr bool requires_adjc = false;
+#ifdef ADJOINT_ADJC
+inline constexpr bool parsed_by_adjc = true;
+#else
+inline constexpr bool parsed_by_adjc = false;
+#endif
 }  // namespace detail
 
 // Requests the gradient of `fn` in the parameters `args` names ("x, y", "0", "x[0:2]"; none =
 // all). The options steer Clad's analyses (activity, to-be-recorded); adjc's results do not
-// depend on them, so they are accepted and ignored.
-#ifdef ADJOINT_ADJC
+// depend on them, so they are accepted and ignored. Constexpr, so that a request in a constexpr
+// function reaches adjc, which reports it.
 template <unsigned... Options, class F>
 constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
-  return {};
-}
-// Parsed so that adjc can name the call in its "not supported yet" error.
-template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request differentiate(F&&, const char* = "") {
-  return {};
-}
-template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
-  return {};
-}
-template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request jacobian(F&&, const char* = "") {
-  return {};
-}
-#else
-template <unsigned... Options, class F>
-adjoint::detail::gradient_request gradient(F&&, const char* = "") {
-  static_assert(detail::requires_adjc<Options...>,
+  static_assert(detail::parsed_by_adjc<Options...>,
                 "clad::gradient needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
                 "adjoint_add_gradients() in CMake");
   return {};
 }
-#endif
+
+// Clad's other modes, not supported yet: adjc reports each call ("'clad::hessian' is not supported yet by
+// adjc"), as does the compiler without adjc.
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request differentiate(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::differentiate is not supported yet by adjc");
+  return {};
+}
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::hessian is not supported yet by adjc");
+  return {};
+}
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request jacobian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::jacobian is not supported yet by adjc");
+  return {};
+}
 
 }  // namespace clad
