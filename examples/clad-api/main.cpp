@@ -11,7 +11,8 @@ double smooth_cos(double a) { return std::cos(a); }
 
 namespace clad {
 namespace custom_derivatives {
-void smooth_cos_pullback(double a, double d_y, double* d_a) { *d_a += -std::sin(a) * d_y; }
+// Inside clad::custom_derivatives, std:: names Clad's namespace of derivatives: ::std:: is the library.
+void smooth_cos_pullback(double a, double d_y, double* d_a) { *d_a += -::std::sin(a) * d_y; }
 }  // namespace custom_derivatives
 }  // namespace clad
 

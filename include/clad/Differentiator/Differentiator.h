@@ -13,6 +13,7 @@
 
 #include "adjoint/ad.hpp"
 #include "clad/Differentiator/Array.h"
+#include "clad/Differentiator/BuiltinDerivatives.h"
 #include "clad/Differentiator/CladConfig.h"
 #include "clad/Differentiator/Tape.h"
 
