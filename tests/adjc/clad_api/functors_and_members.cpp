@@ -1,5 +1,6 @@
-// execute in Clad's forms for a function object (bound by the request, or passed first) and a
-// member function (the object by reference or pointer), and clad::tape with its helpers.
+// execute in Clad's forms for a function object (bound by the request; its adjoint as another
+// class laid out as it, or volatile) and a member function (the object by reference or pointer),
+// and clad::tape with its helpers.
 #include "clad/Differentiator/Differentiator.h"
 
 #include "clad_style/check.hpp"
@@ -9,6 +10,11 @@ using clad_style::expect_gradient;
 struct Quadratic {
   double a, b;
   double operator()(double x, double y) const { return a * x * x + b * x * y; }
+};
+
+// Laid out as Quadratic: Clad's execute takes it for Quadratic's adjoint, and so does adjc's.
+struct QuadraticTwin {
+  double a, b;
 };
 
 class Oscillator {
@@ -30,6 +36,18 @@ int main() {
   g.execute(x, y, &dx, &dy);
   expect_gradient("functor: dx", dx, x, h);
   expect_gradient("functor: dy", dy, y, h);
+
+  // The object differentiated too (no list): its adjoint given as a class laid out as it, and as a
+  // volatile object.
+  auto whole = clad::gradient(quad);
+  QuadraticTwin d_twin{};
+  dx = dy = 0;
+  whole.execute(x, y, &d_twin, &dx, &dy);
+  expect_gradient("functor: d_a", d_twin.a, quad.a, h);
+  expect_gradient("functor: d_b", d_twin.b, quad.b, h);
+  volatile Quadratic d_volatile{};
+  whole.execute(x, y, &d_volatile, &dx, &dy);
+  clad_style::expect_value("functor, volatile adjoint: d_b", d_volatile.b, x * y);
 
   Oscillator osc(3.0);
   double q = 0.2, p = -0.4, dq = 0, dp = 0;
