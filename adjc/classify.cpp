@@ -776,20 +776,21 @@ void add_value_class(const FunctionDecl* f, std::set<const Type*>& value_classes
 }  // namespace
 
 // One walk over the namespaces (and linkage specifications) of the unit. Custom pullbacks live in
-// `adjoint::custom_derivatives` with `adjoint` declared directly in the unit; accumulate_adjoint
-// may be declared in any namespace.
+// `adjoint::custom_derivatives`, or Clad's `clad::custom_derivatives` (include/clad), with
+// `adjoint` or `clad` declared directly in the unit; accumulate_adjoint may be declared in any
+// namespace.
 UnitFacts find_unit_facts(ASTContext& context, Sema& sema) {
   UnitFacts unit;
   unit.custom.sema = &sema;
   const TranslationUnitDecl* top = context.getTranslationUnitDecl();
-  std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool in_adjoint) {
+  std::function<void(const DeclContext*, bool)> walk = [&](const DeclContext* dc, bool in_reader) {
     for (const Decl* d : dc->decls()) {
       if (auto* f = dyn_cast<FunctionDecl>(d)) add_value_class(f, unit.value_classes);
       auto* ns = dyn_cast<NamespaceDecl>(d);
-      if (in_adjoint && ns && ns->getName() == "custom_derivatives") add_custom_pullbacks(ns, unit.custom);
-      if (!in_adjoint && ns && ns->getName() == "custom_derivatives" &&
+      if (in_reader && ns && ns->getName() == "custom_derivatives") add_custom_pullbacks(ns, unit.custom);
+      if (!in_reader && ns && ns->getName() == "custom_derivatives" &&
           !context.getSourceManager().isInSystemHeader(ns->getLocation())) {
-        // Another namespace's (Clad's clad::custom_derivatives), read the same way and reported.
+        // Another namespace's, read the same way and reported.
         CustomPullbacks elsewhere;
         add_custom_pullbacks(ns, elsewhere);
         for (const auto* table : {&elsewhere.free, &elsewhere.members})
@@ -797,8 +798,8 @@ UnitFacts find_unit_facts(ASTContext& context, Sema& sema) {
             if (llvm::StringRef(name).ends_with("_pullback")) unit.custom.misplaced.push_back(pullback);
       }
       if (ns || isa<LinkageSpecDecl>(d))
-        walk(cast<DeclContext>(d),
-             dc == top && ns && ns->getName() == "adjoint" && ns->getParent()->getRedeclContext()->isTranslationUnit());
+        walk(cast<DeclContext>(d), dc == top && ns && (ns->getName() == "adjoint" || ns->getName() == "clad") &&
+                                       ns->getParent()->getRedeclContext()->isTranslationUnit());
     }
   };
   walk(top, false);

@@ -56,9 +56,9 @@ bool is_inert_library_class(clang::QualType t, const UnitFacts& unit);
 // (", a std::function, ..."); "" for other types.
 std::string std_function_hint(clang::QualType t);
 
-// Custom derivatives found in namespace adjoint::custom_derivatives (free functions) and
-// adjoint::custom_derivatives::class_functions (member functions), by name (`f_pullback`): functions
-// and function templates (custom_pullbacks.cpp).
+// Custom derivatives found in namespace adjoint::custom_derivatives or clad::custom_derivatives
+// (free functions, also in their `std`) and their class_functions (member functions), by name
+// (`f_pullback`): functions and function templates (custom_pullbacks.cpp).
 struct CustomPullbacks {
   std::multimap<std::string, const clang::NamedDecl*> free, members;
   // Deduces a pullback template's arguments (the parse's Sema, alive while adjc generates).
@@ -70,14 +70,12 @@ struct CustomPullbacks {
     std::string mismatch;
   };
   mutable std::map<const clang::FunctionDecl*, Match> matches;
-  // `*_pullback` functions in a namespace custom_derivatives outside adjoint (Clad's
-  // clad::custom_derivatives, say), which adjc does not read: reported, never passed over.
+  // `*_pullback` functions in a namespace custom_derivatives outside adjoint and clad, which
+  // adjc does not read: reported, never passed over.
   std::vector<const clang::NamedDecl*> misplaced;
 };
-// Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions).
+// Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions, std).
 void add_custom_pullbacks(const clang::NamespaceDecl* custom_derivatives, CustomPullbacks& custom);
-// A pullback (or pullback template) of custom_derivatives::class_functions.
-bool in_class_functions(const clang::Decl* pullback);
 
 // What a differentiated function does with the memory its parameters point to, as its callers'
 // tape plans need it (by ad_params position): `reads[i]`, whether its reverse sweep reads that

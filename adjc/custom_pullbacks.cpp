@@ -1,6 +1,7 @@
-// Custom pullbacks: the functions and function templates of adjoint::custom_derivatives (and of
-// its class_functions) that replace the differentiation of a callee, matched to it by name and by
-// the signature adjc calls them with (classify.hpp).
+// Custom pullbacks: the functions and function templates of adjoint::custom_derivatives or
+// clad::custom_derivatives (and of their class_functions and std) that replace the
+// differentiation of a callee, matched to it by name and by the signature adjc calls them with
+// (classify.hpp).
 #include <clang/AST/DeclTemplate.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Sema/Sema.h>
@@ -23,14 +24,11 @@ void add_custom_pullbacks(const NamespaceDecl* custom_derivatives, CustomPullbac
   };
   for (const Decl* d : custom_derivatives->decls()) {
     add(d, custom.free);
-    if (auto* members = dyn_cast<NamespaceDecl>(d); members && members->getName() == "class_functions")
-      for (const Decl* m : members->decls()) add(m, custom.members);
+    auto* inner = dyn_cast<NamespaceDecl>(d);
+    // Clad's pullbacks of standard functions are in custom_derivatives::std (`std::sin_pullback`).
+    if (inner && (inner->getName() == "class_functions" || inner->getName() == "std"))
+      for (const Decl* m : inner->decls()) add(m, inner->getName() == "std" ? custom.free : custom.members);
   }
-}
-
-bool in_class_functions(const Decl* pullback) {
-  auto* ns = dyn_cast<NamespaceDecl>(pullback->getDeclContext());
-  return ns && ns->getName() == "class_functions";
 }
 
 namespace {
@@ -200,8 +198,7 @@ const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts&
     if (!first && written_for(candidate, pullback, callee, slots, unit)) first = candidate;
   }
   if (!first) return found;
-  std::string qualified = "adjoint::custom_derivatives::" +
-                          std::string(in_class_functions(first) ? "class_functions::" : "") + first->getName().str();
+  std::string qualified = first->getQualifiedNameAsString();
   PrintingPolicy policy = callee->getASTContext().getPrintingPolicy();
   std::string called = first->getName().str();
   if (isa<FunctionTemplateDecl>(first) && callee->getTemplateSpecializationArgs()) {

@@ -76,8 +76,9 @@ struct Output {
   std::vector<std::string> inputs;  // every file the unit read, for the depfile
 };
 
-// Pass: finds calls of adjoint::gradient in the main file, with the top-level declaration each
-// one is in.
+// Pass: finds gradient requests in the main file (calls of adjoint::gradient, or of Clad's
+// clad::gradient from include/clad), with the top-level declaration each one is in, and the calls
+// of Clad's other modes, which adjc reports.
 class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
  public:
   struct Request {
@@ -85,14 +86,36 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
     const Decl* top;
   };
   std::vector<Request> requests;
+  std::vector<const CallExpr*> other_modes;
   const Decl* top = nullptr;
 
   bool VisitCallExpr(CallExpr* call) {
     const FunctionDecl* f = call->getDirectCallee();
-    if (f && f->getQualifiedNameAsString() == "adjoint::gradient") requests.push_back({call, top});
+    if (!f) return true;
+    const std::string name = f->getQualifiedNameAsString();
+    if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
+    if (name == "clad::differentiate" || name == "clad::hessian" || name == "clad::jacobian")
+      other_modes.push_back(call);
     return true;
   }
 };
+
+// A parameter named in a request's list: Clad's spelling of part of an array (`x[0:2]`, `x[1]`)
+// names the whole array, whose adjoint adjc computes whole; "" when the brackets are malformed.
+std::string requested_parameter(const std::string& item) {
+  size_t open = item.find('[');
+  if (open == std::string::npos) return item;
+  if (item.back() != ']' || open == 0) return "";
+  const std::string range = item.substr(open + 1, item.size() - open - 2);
+  size_t colon = range.find(':');
+  auto number = [](const std::string& s) {
+    return !s.empty() && s.find_first_not_of("0123456789 ") == std::string::npos;
+  };
+  if (!number(range.substr(0, colon)) || (colon != std::string::npos && !number(range.substr(colon + 1)))) return "";
+  std::string name = item.substr(0, open);
+  name.erase(name.find_last_not_of(" \t") + 1);
+  return name;
+}
 
 // The variable `e` names (a function pointer in a request: `*fpp` names `fpp`), else nullptr.
 const VarDecl* named_variable(const Expr* e) {
@@ -147,6 +170,9 @@ class Consumer : public ASTConsumer {
       if (loc.isInvalid() || sm.isInMainFile(loc) || sm.isInSystemHeader(loc)) continue;
       elsewhere.TraverseDecl(d);
     }
+    for (const CallExpr* call : finder.other_modes)
+      diags.error(call->getBeginLoc(), quoted(call->getDirectCallee()->getQualifiedNameAsString()) +
+                                           " is not supported yet by adjc (it generates gradients: clad::gradient)");
     for (auto& r : elsewhere.requests)
       diags.error(r.call->getBeginLoc(), "adjoint::gradient is requested in a header, which adjc does not rewrite "
                                          "(it rewrites the file it compiles); request it in the .cpp file (the "
@@ -157,8 +183,9 @@ class Consumer : public ASTConsumer {
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
     for (const NamedDecl* p : unit.custom.misplaced)
       diags.error(p->getLocation(), "custom pullback '" + p->getQualifiedNameAsString() +
-                                        "' is not in namespace adjoint::custom_derivatives, the only one adjc "
-                                        "reads; move it there (namespace adjoint::custom_derivatives { ... })");
+                                        "' is not in namespace adjoint::custom_derivatives (nor Clad's "
+                                        "clad::custom_derivatives), the ones adjc reads; move it there (namespace "
+                                        "adjoint::custom_derivatives { ... })");
     if (diags.failed()) return;
     Generator generator(context, unit, diags);
     Rewriter rewriter(sm, context.getLangOpts());
@@ -404,6 +431,10 @@ class Consumer : public ASTConsumer {
       name.erase(0, name.find_first_not_of(" \t"));
       name.erase(name.find_last_not_of(" \t") + 1);
       if (name.empty()) continue;
+      if (std::string whole = requested_parameter(name); !whole.empty()) name = whole;
+      else
+        return diags.error(call->getArg(1)->getBeginLoc(),
+                           "cannot read " + quoted(name) + " as a parameter or part of an array parameter ('x[0:2]')");
       if (name == "this" && object) {
         selected[0] = any = true;
         continue;
@@ -460,11 +491,11 @@ class Consumer : public ASTConsumer {
       std::string var_name = !var ? ""
                              : var->isLocalVarDeclOrParm() ? var->getNameAsString()
                                                            : "::" + var->getQualifiedNameAsString();
-      if (var && callable && object && g.object_adjoint >= 0) bound = ", &" + var_name;
+      if (var && callable && object) bound = ", &" + var_name;
       // In parentheses: the request may be a macro's argument, which a bare comma would split.
       request = "::adjoint::gradient_function<" + g.function_value +
-                (g.object_adjoint < 0 ? "" : ", " + std::to_string(g.object_adjoint)) + (bound.empty() ? "" : ", true") +
-                ">{" + g.source_function + "()" + bound + "}";
+                (g.object_adjoint < 0 && bound.empty() ? "" : ", " + std::to_string(g.object_adjoint)) +
+                (bound.empty() ? "" : ", true") + ">{" + g.source_function + "()" + bound + "}";
       request = var && (callable || pointer) && bound.empty()
                     ? "(static_cast<void>(" + var_name + "), " + request + ")"
                     : "(" + request + ")";
@@ -567,6 +598,15 @@ bool write_file(const std::string& path, const std::string& text) {
   return true;
 }
 
+// Headers only adjc's parser sees (parse_include/omp.h): installed under <prefix>/share/adjoint
+// beside <prefix>/bin/adjc, else in the source tree this adjc was built from.
+std::string parse_include_dir(const char* argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv0, reinterpret_cast<void*>(&help));
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(installed, "share", "adjoint", "parse_include");
+  return llvm::sys::fs::is_directory(installed) ? installed.str().str() : ADJC_PARSE_INCLUDE_DIR;
+}
+
 std::string depfile_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -623,7 +663,7 @@ int main(int argc, char** argv) {
   tool.mapVirtualFile(absolute_input, unit_text);
   // Warnings are the compiler's job when it builds adjc's output; adjc reports errors only.
   std::vector<std::string> extra = {"-DADJOINT_ADJC=1", "-resource-dir=" ADJC_CLANG_RESOURCE_DIR, "-w"};
-  extra.insert(extra.end(), {"-idirafter", ADJC_PARSE_INCLUDE_DIR});
+  extra.insert(extra.end(), {"-idirafter", adjc::parse_include_dir(argv[0])});
   tool.appendArgumentsAdjuster(
       clang::tooling::getInsertArgumentAdjuster(extra, clang::tooling::ArgumentInsertPosition::END));
   adjc::Output out;

@@ -97,8 +97,8 @@ std::string TypePrinter::template_arguments(const FunctionDecl* f) const {
 }
 
 std::string custom_pullback_name(const FunctionDecl* pullback, const TypePrinter& types) {
-  return "::adjoint::custom_derivatives::" + std::string(in_class_functions(pullback) ? "class_functions::" : "") +
-         pullback->getNameAsString() + types.template_arguments(pullback);
+  // Its namespace as declared: adjoint's or clad's custom_derivatives, their class_functions or std.
+  return "::" + pullback->getQualifiedNameAsString() + types.template_arguments(pullback);
 }
 
 std::string literal(double v, QualType t) {

@@ -6,10 +6,17 @@
 # with -fopenmp-simd (GCC, Clang) so that ADJOINT_SIMD loops vectorise. adjc parses
 # with the target's include directories and definitions, C++20 and -fopenmp (OpenMP loops are
 # differentiated as parallel loops; compiled without OpenMP they run on one thread).
+#
+# The same function serves this project's build (the adjc target) and projects that use an
+# installed Adjoint (find_package(Adjoint): the imported Adjoint::adjc).
 function(adjoint_add_gradients target)
-  if(NOT TARGET adjc)
-    message(FATAL_ERROR "adjoint_add_gradients(${target}): the adjc target does not exist "
-                        "(configure with -DADJOINT_BUILD_ADJC=ON)")
+  if(TARGET Adjoint::adjc)
+    set(adjc Adjoint::adjc)
+  elseif(TARGET adjc)
+    set(adjc adjc)
+  else()
+    message(FATAL_ERROR "adjoint_add_gradients(${target}): no adjc (configure Adjoint with "
+                        "-DADJOINT_BUILD_ADJC=ON, or find_package(Adjoint) an installed one)")
   endif()
   # System folders stay out: -I/usr/include breaks libstdc++'s #include_next.
   set(includes "$<FILTER:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>,EXCLUDE,^/usr(/local)?/include/?$>")
@@ -23,10 +30,10 @@ function(adjoint_add_gradients target)
     string(REPLACE "../" "up/" name "${name}")
     set(output "${CMAKE_CURRENT_BINARY_DIR}/adjc/${target}/${name}.adjc.cpp")
     add_custom_command(OUTPUT "${output}"
-      COMMAND adjc "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20
+      COMMAND ${adjc} "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>" -fopenmp
-      DEPENDS adjc "${input}"
+      DEPENDS ${adjc} "${input}"
       DEPFILE "${output}.d"
       COMMAND_EXPAND_LISTS
       COMMENT "adjc ${source}")

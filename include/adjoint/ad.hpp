@@ -374,6 +374,7 @@ struct gradient_request {
   template <class... Args>
   constexpr void execute(Args&&...) const {}
   constexpr const char* source() const { return ""; }
+  constexpr void dump() const {}
 };
 
 template <class>
@@ -454,6 +455,35 @@ auto insert_at(T&& t, V&& value) {
   }(std::make_index_sequence<At>{}, std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<T>> - At>{});
 }
 
+// `t` with its element `At` replaced by `value`.
+template <std::size_t At, class T, class V>
+auto replace_at(T&& t, V&& value) {
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return std::forward_as_tuple(std::get<I>(std::forward<T>(t))..., std::forward<V>(value),
+                                 std::get<At + 1 + J>(std::forward<T>(t))...);
+  }(std::make_index_sequence<At>{},
+         std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<T>> - At - 1>{});
+}
+
+// Whether the arguments `T` (all of Grad's, `P`) give for the object's adjoint, Grad's parameter
+// `At`, a pointer to another class laid out as the object's, or to a volatile object: Clad's
+// execute takes those (an `Experiment*` for the adjoint of an `ExperimentConst`).
+template <int At, class P, class T>
+constexpr bool object_adjoint_alias = [] {
+  if constexpr (At < 0 || std::tuple_size_v<T> != std::tuple_size_v<P>) {
+    return false;
+  } else {
+    using Given = std::remove_cvref_t<std::tuple_element_t<At, T>>;
+    using Wanted = std::tuple_element_t<At, P>;
+    if constexpr (!std::is_pointer_v<Given> || !std::is_pointer_v<Wanted> || std::is_same_v<Given, Wanted>) {
+      return false;
+    } else {
+      using Class = std::remove_cv_t<std::remove_pointer_t<Given>>;
+      return std::is_class_v<Class> && std::is_layout_compatible_v<Class, std::remove_pointer_t<Wanted>>;
+    }
+  }
+}();
+
 }  // namespace detail
 
 // A generated gradient: `Grad` is the function adjc generated (resolved at compile time). For a
@@ -461,7 +491,8 @@ auto insert_at(T&& t, V&& value) {
 // index of the object's adjoint among Grad's parameters (else -1); `Bound`: the request named the
 // object (`adjoint::gradient(E)` for a function object E), which `bound` points to. Besides Grad's
 // own arguments, execute takes, as Clad's does, the object by reference (`g.execute(obj, x, &d_x)`),
-// no object when the request named one, and no object adjoint (a zeroed one is used and dropped).
+// no object when the request named one, no object adjoint (a zeroed one is used and dropped), and
+// an object adjoint of a class laid out as the object's, or volatile (read as the object's class).
 template <auto Grad, int ObjectAdjoint = -1, bool Bound = false>
 struct gradient_function {
   using parameters = typename detail::grad_parameters<decltype(Grad)>::type;
@@ -474,6 +505,8 @@ struct gradient_function {
     call(std::forward_as_tuple(std::forward<Args>(args)...));
   }
   const char* source() const { return generated_source; }
+  // Prints the generated code (Clad's CladFunction::dump).
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 
  private:
   template <class T>
@@ -490,6 +523,11 @@ struct gradient_function {
       call(std::tuple_cat(std::make_tuple(std::addressof(std::get<0>(t))), detail::drop_first(std::forward<T>(t))));
     } else if constexpr (Bound && (n + 2 == all || (n + 1 == all && !detail::object_first<parameters, Tuple>))) {
       call(std::tuple_cat(std::make_tuple(bound), std::forward<T>(t)));
+    } else if constexpr (detail::object_adjoint_alias<ObjectAdjoint, parameters, Tuple>) {
+      using Object = std::remove_pointer_t<std::tuple_element_t<ObjectAdjoint, parameters>>;
+      using Given = std::remove_pointer_t<std::remove_cvref_t<std::tuple_element_t<ObjectAdjoint, Tuple>>>;
+      auto* object = const_cast<std::remove_cv_t<Given>*>(std::get<ObjectAdjoint>(t));
+      call(detail::replace_at<ObjectAdjoint>(std::forward<T>(t), reinterpret_cast<Object*>(object)));
     } else {
       static_assert(ObjectAdjoint >= 0 && n + 1 == all && detail::object_first<parameters, Tuple>,
                     "adjoint::gradient_function::execute: these arguments match no form of the gradient "
@@ -513,6 +551,7 @@ struct closure_gradient_function {
     std::apply([&](const Captured&... c) { Grad(c..., std::forward<Args>(args)...); }, captured);
   }
   const char* source() const { return generated_source; }
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 };
 
 template <auto Grad, class... Captured>

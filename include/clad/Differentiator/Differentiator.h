@@ -1,0 +1,63 @@
+#pragma once
+// Clad's user API (clad/Differentiator/Differentiator.h) on adjc: code written for Clad builds
+// with adjc (adjc++ or adjoint_add_gradients) and any compiler, without Clad's plugin.
+//
+//   auto g = clad::gradient(f, "x, y");        // or clad::gradient<clad::opts::disable_tbr>(f)
+//   g.execute(x, y, &d_x, &d_y);               // adjoints are added into, as Clad's
+//   g.dump();                                  // prints adjc's generated code
+//
+// adjc rewrites each clad::gradient call as it does adjoint::gradient (adjoint/ad.hpp); pullbacks
+// in clad::custom_derivatives (and its class_functions and std) are read as adjoint's. Forward
+// mode, Hessians and Jacobians (clad::differentiate, hessian, jacobian) are not supported yet:
+// adjc reports each such call. What differs from Clad: docs/adjc.md, "For Clad users".
+
+#include "adjoint/ad.hpp"
+#include "clad/Differentiator/Array.h"
+#include "clad/Differentiator/BuiltinDerivatives.h"
+#include "clad/Differentiator/CladConfig.h"
+#include "clad/Differentiator/Tape.h"
+
+namespace clad {
+
+namespace detail {
+// True while adjc parses the unit (it defines ADJOINT_ADJC), which replaces the requests below;
+// dependent on the options, so that only a call compiled without adjc fails.
+template <unsigned... Options>
+#ifdef ADJOINT_ADJC
+inline constexpr bool parsed_by_adjc = true;
+#else
+inline constexpr bool parsed_by_adjc = false;
+#endif
+}  // namespace detail
+
+// Requests the gradient of `fn` in the parameters `args` names ("x, y", "0", "x[0:2]"; none =
+// all). The options steer Clad's analyses (activity, to-be-recorded); adjc's results do not
+// depend on them, so they are accepted and ignored. Constexpr, so that a request in a constexpr
+// function reaches adjc, which reports it.
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::gradient needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
+                "adjoint_add_gradients() in CMake");
+  return {};
+}
+
+// Clad's other modes, not supported yet: adjc reports each call ("'clad::hessian' is not supported yet by
+// adjc"), as does the compiler without adjc.
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request differentiate(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::differentiate is not supported yet by adjc");
+  return {};
+}
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::hessian is not supported yet by adjc");
+  return {};
+}
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request jacobian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>, "clad::jacobian is not supported yet by adjc");
+  return {};
+}
+
+}  // namespace clad

@@ -1,0 +1,47 @@
+// The macros Clad's test files take from their ../TestUtils.h (INIT_GRADIENT, TEST_GRADIENT, ...),
+// written for measure.py so that Clad's tests run unchanged through adjc++: TEST_GRADIENT zeroes
+// the last n arguments (the adjoints), calls execute and prints them as {a, b, ...} with %.2f.
+#ifndef HARNESS_TEST_UTILS_H
+#define HARNESS_TEST_UTILS_H
+#include "clad/Differentiator/ArrayRef.h"
+#include <cstdio>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+namespace test_utils {
+inline void show() {}
+inline void show_one(const char* s) { printf("%s", s); }
+inline void show_one(double d) { printf("%.2f", d); }
+inline void show_one(float d) { printf("%.2f", d); }
+inline void show_one(int i) { printf("%d", i); }
+template <class T> void show_one(T* p) { show_one(*p); }
+template <class T> void show_one(clad::array_ref<T> a) {
+  for (std::size_t i = 0; i < a.size(); ++i) { show_one(a[i]); if (i + 1 != a.size()) printf(", "); }
+}
+template <class A, class... R> void show(A a, R... r) {
+  show_one(a);
+  if (sizeof...(R)) printf(", ");
+  show(r...);
+}
+template <class... A> void display(A... a) { printf("{"); show(a...); printf("}\n"); }
+template <class T> void zero(T* p) { *p = T(); }
+template <class T> void zero(clad::array_ref<T> a) { for (std::size_t i = 0; i < a.size(); ++i) a[i] = T(); }
+template <class T> void zero(T&) {}
+template <std::size_t N, class CF, class... A> void run_gradient(CF cf, A&&... a) {
+  std::tuple<A...> t{a...};
+  constexpr std::size_t first = sizeof...(A) - N;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (zero(std::get<first + I>(t)), ...);
+    cf.execute(a...);
+    display(std::get<first + I>(t)...);
+  }(std::make_index_sequence<N>{});
+}
+}  // namespace test_utils
+#define INIT_GRADIENT_ALL(fn) auto fn##_grad = clad::gradient(fn);
+#define INIT_GRADIENT_SPECIFIC(fn, args) auto fn##_grad = clad::gradient(fn, args);
+#define GET_MACRO(_1, _2, MACRO, ...) MACRO
+#define INIT_GRADIENT(...) GET_MACRO(__VA_ARGS__, INIT_GRADIENT_SPECIFIC, INIT_GRADIENT_ALL)(__VA_ARGS__)
+#define TEST_GRADIENT(fn, n, ...) test_utils::run_gradient<n>(fn##_grad, __VA_ARGS__);
+#define INIT_DIFFERENTIATE(fn, ...) auto fn##_diff = clad::differentiate(fn, __VA_ARGS__);
+#define TEST_DIFFERENTIATE(fn, ...) test_utils::display(fn##_diff.execute(__VA_ARGS__));
+#endif
