@@ -21,14 +21,19 @@ class OMPLoopDirective;
 
 namespace adjc {
 
+struct Pass;
+
 class Lowering {
  public:
   Lowering(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags)
       : ir_(ir), context_(context), diags_(diags) {}
 
-  void run();
+  // The pipeline (pipeline.cpp) runs lowering's steps as passes of their own.
+  friend std::vector<Pass> lowering_passes();
 
  private:
+  void lower_signature();
+  void lower_body();
   FunctionIR& ir_;
   clang::ASTContext& context_;
   Diagnostics& diags_;

@@ -1,18 +1,12 @@
 #pragma once
-// The passes over the IR, in the order generator.cpp runs them (docs/adjc-internals.md):
-//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower*.cpp, supported.cpp
-//   analyze_activity which variables and memory depend on the active parameters  activity.cpp
-//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_*.cpp, loop_plans.cpp
+// The entry points of the analyses over the IR and of the checks lowering runs; the order the
+// passes run in is the pipeline's list (pipeline.cpp).
 
 #include <vector>
 
 #include "classify.hpp"
 
 namespace adjc {
-
-// The IR keeps `unit` (FunctionIR::unit) for the passes that follow.
-std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
-                                  Diagnostics& diags);
 
 // What adjc supports, checked while lowering; anything else is reported and marks `ir` invalid.
 void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags);
@@ -48,9 +42,6 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
 // (differentiable parameters not in `active`).
 void check_unselected_writes(const FunctionIR& ir, const Activity& act, const std::vector<bool>& active,
                              Diagnostics& diags, clang::SourceLocation request);
-
-// Fills Node::active/save/reverse and Var::read_in_reverse/recompute/kept.
-void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags);
 
 // Values (primal subexpressions) whose value the reverse sweep of `e` needs when `e` receives an
 // adjoint: e.g. for `a * b` with both varied, both `a` and `b` (the rules: derivatives.cpp).

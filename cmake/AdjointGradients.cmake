@@ -5,7 +5,8 @@
 # `#line` directives, so compiler errors and debuggers point at the user's file; it is compiled
 # with -fopenmp-simd (GCC, Clang) so that ADJOINT_SIMD loops vectorise. adjc parses
 # with the target's include directories and definitions, C++20 and -fopenmp (OpenMP loops are
-# differentiated as parallel loops; compiled without OpenMP they run on one thread).
+# differentiated as parallel loops; compiled without OpenMP they run on one thread). The variable
+# ADJOINT_ADJC_FLAGS, when set where it is called, adds adjc options (e.g. --verify-each).
 function(adjoint_add_gradients target)
   if(NOT TARGET adjc)
     message(FATAL_ERROR "adjoint_add_gradients(${target}): the adjc target does not exist "
@@ -23,7 +24,7 @@ function(adjoint_add_gradients target)
     string(REPLACE "../" "up/" name "${name}")
     set(output "${CMAKE_CURRENT_BINARY_DIR}/adjc/${target}/${name}.adjc.cpp")
     add_custom_command(OUTPUT "${output}"
-      COMMAND adjc "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20
+      COMMAND adjc "${input}" -o "${output}" -MF "${output}.d" ${ADJOINT_ADJC_FLAGS} -- -std=c++20
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>" -fopenmp
       DEPENDS adjc "${input}"
