@@ -537,7 +537,8 @@ int help() {
               "  --print-after=PASS[,PASS]  print each function's IR after these passes (stderr)\n"
               "  --print-after-all        print each function's IR after every pass (stderr)\n"
               "  --verify-each            check the IR's invariants after every pass\n"
-              "  --time-passes            wall time per pass, summed over functions (stderr)\n",
+              "  --time-passes            wall time per pass, summed over functions (stderr)\n"
+              "  --remarks                why values are taped, saves not in bulk, reverse loops not vectorised\n",
               usage_line);
   return 0;
 }

@@ -47,15 +47,15 @@ struct Generator::Impl {
 
   // `fn` lowered and planned, once (nullptr when it cannot be differentiated). A call within a
   // recursion finds its callee's state already there, lowered but not yet planned.
-  FunctionIR* ir_of(const FunctionDecl* fn) {
+  const FunctionState* state_of(const FunctionDecl* fn) {
     fn = fn->getDefinition();
     auto& slot = states[fn];
     if (!slot) {
       slot = std::make_unique<FunctionState>(fn, unit, context, diags);
-      slot->plan_callee = [this](const FunctionDecl* callee) { ir_of(callee); };
+      slot->plan_callee = [this](const FunctionDecl* callee) { state_of(callee); };
       if (!pipeline.run(*slot)) slot->ir->valid = false;
     }
-    return slot->ir->valid ? slot->ir.get() : nullptr;
+    return slot->ir->valid ? slot.get() : nullptr;
   }
 
   // The activity of `ir` under `mask`, computed once per (function, mask).
@@ -95,9 +95,10 @@ struct Generator::Impl {
       f = f->getDefinition();
       auto key = std::make_pair(f, mask_key(m));
       if (reverses.count(key)) continue;
-      FunctionIR* ir = ir_of(f);
-      if (!ir || diags.failed()) return false;
-      Emitter emitter(*ir, types, context.getSourceManager());
+      const FunctionState* state = state_of(f);
+      if (!state || diags.failed()) return false;
+      const FunctionIR* ir = state->ir.get();
+      Emitter emitter(*ir, state->iteration, types, context.getSourceManager());
       if (!forwards.count(f)) {
         if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
@@ -170,13 +171,14 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
                          "(a value-class or struct result has no seed); request a loss that calls it");
     return out;
   }
-  FunctionIR* ir = I.ir_of(fn);
-  if (!ir || I.diags.failed()) return out;
+  const FunctionState* state = I.state_of(fn);
+  if (!state || I.diags.failed()) return out;
+  const FunctionIR* ir = state->ir.get();
   Mask mask(selected.begin(), selected.end());
   check_unselected_writes(*ir, I.activity_of(*ir, mask), mask, I.diags, where);
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
-  Emitter e(*ir, I.types, I.context.getSourceManager());
+  Emitter e(*ir, state->iteration, I.types, I.context.getSourceManager());
   // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
   std::string name = base_name(fn, I.unit);
   std::string params = e.params(), call_args, adjoint_params, pass;

@@ -1,5 +1,5 @@
-// Lowering: clang AST -> IR; rejects what adjc cannot differentiate (passes.hpp). The pass and the
-// variables and nodes it makes; the rest of the lowering, by construct: lowering.hpp.
+// Lowering: clang AST -> IR; rejects what adjc cannot differentiate. Its first and last steps (the
+// signature, the body) and the variables and nodes it makes; the rest, by construct: lowering.hpp.
 #include "lowering.hpp"
 
 #include <regex>

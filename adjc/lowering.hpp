@@ -1,6 +1,7 @@
 #pragma once
-// The lowering pass (lower, passes.hpp) as one object per function: the state it keeps while it
-// walks the body, and its members, defined by construct in lower*.cpp (docs/adjc-internals.md).
+// Lowering (clang AST -> IR) as one object per function: the state it keeps while it walks the
+// body, and its members, defined by construct in lower*.cpp; the pipeline (pipeline.cpp) runs its
+// steps as passes (docs/adjc-internals.md).
 
 #include <functional>
 #include <map>

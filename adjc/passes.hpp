@@ -20,6 +20,14 @@ struct Activity {
   bool of(const Var* v) const { return v && varied[v->index]; }
 };
 
+// Locals of a jump-free loop's body, by Var::index, with that loop: each iteration has its own, so
+// the value at the end of an iteration is pushed there and popped when its reverse starts
+// (find_iteration_locals, tape_plan.cpp).
+struct IterationLocals {
+  std::vector<Node*> loop;  // nullptr: not private to an iteration
+  Node* of(const Var* v) const { return v && size_t(v->index) < loop.size() ? loop[v->index] : nullptr; }
+};
+
 // Whether `e` reads a varied value (floating subexpressions only).
 bool reads_varied(const FunctionIR& ir, const Activity& act, const clang::Expr* e);
 

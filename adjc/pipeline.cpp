@@ -134,34 +134,39 @@ std::vector<Pass> tape_plan_passes() {
       {"plan-recomputation", "locals, call results and sums computed again instead of taped", "ir, reads",
        "Var::recompute, Var::read_in_reverse, Node::recomputed_sum, reads",
        [](FunctionState& s) { plan_recomputation(*s.ir, s.all, s.reads); }},
-      {"find-iteration-locals", "locals of a jump-free loop body private to each iteration", "ir", "Var::iteration",
-       [](FunctionState& s) { find_iteration_locals(*s.ir); }},
-      {"plan-assignment-saves", "assignments whose overwritten value the reverse reads are taped", "ir, reads",
-       "Node::save",
+      {"find-iteration-locals", "locals of a jump-free loop body private to each iteration", "ir", "iteration",
+       [](FunctionState& s) { s.iteration = find_iteration_locals(*s.ir); }},
+      {"plan-assignment-saves", "assignments whose overwritten value the reverse reads are taped",
+       "ir, reads, iteration", "Node::save, save_reads",
        [](FunctionState& s) {
          for (Node* n : s.all)
-           if (n->kind == NodeKind::Assign) plan_assignment_save(*s.ir, n, s.reads, s.all);
+           if (n->kind == NodeKind::Assign)
+             if (const ReadSite* r = plan_assignment_save(*s.ir, n, s.reads, s.all, s.iteration)) s.save_reads[n] = r;
        }},
-      {"plan-call-saves", "memory calls overwrite that the reverse reads is taped around them", "ir, reads, Node::save",
-       "Node::save, Node::taped_regions",
+      {"plan-call-saves", "memory calls overwrite that the reverse reads is taped around them",
+       "ir, reads, iteration, Node::save", "Node::save, Node::taped_regions",
        [](FunctionState& s) {
          // After every assignment's save: a taped assignment restores what it reads before reading it.
          for (Node* n : s.all)
-           if (n->kind == NodeKind::Call && n->call && !n->refilled) plan_call_save(*s.ir, n, s.reads, s.all, s.diags);
+           if (n->kind == NodeKind::Call && n->call && !n->refilled)
+             plan_call_save(*s.ir, n, s.reads, s.all, s.iteration, s.diags);
        }},
       {"find-results-in-targets", "results the reverse reads back from the target instead of calling again",
        "ir, Node::save", "Node::result_in_target",
        [](FunctionState& s) {
          for (Node* n : s.all) n->result_in_target = result_in_target(*s.ir, n, s.all);
        }},
-      {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)", "ir, reads, Node::save",
-       "Node::bulk, Node::bulk_*", [](FunctionState& s) { plan_bulk_saves(*s.ir, s.all, s.reads); }},
+      {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)",
+       "ir, reads, iteration, Node::save", "Node::bulk, Node::bulk_*, loop_notes",
+       [](FunctionState& s) { plan_bulk_saves(*s.ir, s.all, s.reads, s.iteration, s.loop_notes); }},
       {"plan-kept", "variables pushed at the end of the forward sweep and popped at the reverse's start",
-       "ir, written, Var::read_in_reverse", "Var::kept", [](FunctionState& s) { plan_kept(*s.ir, s.written); }},
+       "ir, written, iteration, Var::read_in_reverse", "Var::kept",
+       [](FunctionState& s) { plan_kept(*s.ir, s.written, s.iteration); }},
       {"mark-reverse", "which nodes have reverse code", "Node::active, Node::save", "Node::reverse",
        [](FunctionState& s) { mark_reverse(s.ir->body); }},
       {"plan-simd-reverse", "loops whose reverse is vectorised (omp simd with reductions)", "ir, full",
-       "Node::simd_reverse, Node::simd_sums", [](FunctionState& s) { plan_simd_reverse(*s.ir, s.full, s.all); }},
+       "Node::simd_reverse, Node::simd_sums, loop_notes",
+       [](FunctionState& s) { plan_simd_reverse(*s.ir, s.full, s.all, s.loop_notes); }},
       {"check-parallel-loops", "what the reverse of an OpenMP parallel loop cannot do is rejected", "ir, Node::save",
        "diagnostics", [](FunctionState& s) { check_parallel_loops(*s.ir, s.diags); }},
       {"record-call-summary", "what the reverse reads and the function writes of its parameters' memory", "ir, reads",
@@ -206,6 +211,8 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
     options.verify_each = true;
   } else if (arg == "--time-passes") {
     options.time_passes = true;
+  } else if (arg == "--remarks") {
+    options.remarks = true;
   } else if (arg.rfind("--print-after=", 0) == 0) {
     std::string list = arg.substr(std::string("--print-after=").size()) + ",";
     for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
@@ -234,7 +241,8 @@ bool PipelineRunner::run(FunctionState& state) {
     seconds_[pass.name] += seconds - inner;
     if (!nested_.empty()) nested_.back() += seconds;
     if (options_.print_after_all || options_.print_after.count(pass.name)) print_state(state, pass.name, stderr);
-    if (options_.verify_each) {
+    // Invalid IR (its errors reported) goes no further than lowering: there is nothing to check.
+    if (options_.verify_each && state.ir->valid) {
       if (std::string broken = verify_state(state); !broken.empty()) {
         state.diags.error(state.ir->fn->getLocation(),
                           "internal error: the IR of '" + state.ir->fn->getQualifiedNameAsString() +
@@ -242,8 +250,9 @@ bool PipelineRunner::run(FunctionState& state) {
         return false;
       }
     }
-    if (state.stop) break;
+    if (state.stop) return true;
   }
+  if (options_.remarks) print_remarks(state, stderr);
   return true;
 }
 

@@ -25,11 +25,14 @@ struct FunctionState {
   clang::ASTContext& context;
   Diagnostics& diags;
   std::unique_ptr<FunctionIR> ir;
-  std::unique_ptr<Lowering> lowering;  // the lowering's state, from lower-signature to lower-body
-  Activity full;                       // activity with every differentiable parameter active
-  std::vector<Node*> all;              // every node, in pre-order (Node::order)
-  std::vector<ReadSite> reads;         // what the reverse sweep reads
-  std::set<Var*> written;              // regions some statement writes
+  std::unique_ptr<Lowering> lowering;                 // the lowering's state, from lower-signature to lower-body
+  Activity full;                                      // activity with every differentiable parameter active
+  std::vector<Node*> all;                             // every node, in pre-order (Node::order)
+  std::vector<ReadSite> reads;                        // what the reverse sweep reads
+  std::set<Var*> written;                             // regions some statement writes
+  IterationLocals iteration;                          // locals private to each iteration of a loop
+  std::map<const Node*, const ReadSite*> save_reads;  // a taped assignment: the reverse read needing it
+  LoopPlanNotes loop_notes;                           // why loops are not saved in bulk or vectorised
   // Lowers and plans a callee (the generator's cache): its CallSummary is then in the unit's facts.
   std::function<void(const clang::FunctionDecl*)> plan_callee;
   bool stop = false;  // a pass failed so that the passes after it cannot run
@@ -57,9 +60,10 @@ struct PipelineOptions {
   bool print_after_all = false;
   bool verify_each = false;
   bool time_passes = false;
+  bool remarks = false;
 };
 
-// Parses `--print-after=A,B`, `--print-after-all`, `--verify-each`, `--time-passes` into `options`.
+// Parses `--print-after=A,B`, `--print-after-all`, `--verify-each`, `--time-passes`, `--remarks`.
 // Returns false with `error` set for a malformed option or an unknown pass name; `matched` says
 // whether `arg` was one of them.
 bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, bool& matched, std::string& error);
@@ -69,6 +73,11 @@ void print_state(const FunctionState& state, const std::string& pass, std::FILE*
 
 // The first invariant of the IR that `state` breaks, in words ("" when none; verify.cpp).
 std::string verify_state(const FunctionState& state);
+
+// `--remarks`: file:line:col lines explaining the tape plan's decisions for `state` (remarks.cpp):
+// why a value is taped, why a loop's taped write is not saved in bulk, why its reverse is not
+// vectorised.
+void print_remarks(const FunctionState& state, std::FILE* out);
 
 // `--print-passes`: the list, one pass a line (name, description, reads -> writes).
 void print_passes(std::FILE* out);

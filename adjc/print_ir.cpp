@@ -51,7 +51,7 @@ struct IrPrinter {
     flag(v->read_in_reverse, "read-in-reverse");
     flag(v->recompute, "recompute");
     flag(v->kept, "kept");
-    flag(v->iteration, "iteration=" + node_ref(v->iteration));
+    flag(state.iteration.of(v), "iteration=" + node_ref(state.iteration.of(v)));
     flag(v->root && v->root != v, "root=" + name(v->root));
     flag(v->assignments > 0, "assignments=" + std::to_string(v->assignments));
     out += "  %" + std::to_string(v->index) + " " + v->name + ": " + kinds[int(v->kind)] + " " +

@@ -110,24 +110,27 @@ std::set<Var*> written_regions(const FunctionIR& ir, const std::vector<Node*>& a
   return written;
 }
 
-// Locals of a jump-free loop's body are private to its iteration (Var::iteration).
-void find_iteration_locals(FunctionIR& ir) {
+// Locals of a jump-free loop's body are private to its iterations.
+IterationLocals find_iteration_locals(const FunctionIR& ir) {
+  IterationLocals iteration;
+  iteration.loop.assign(ir.vars.size(), nullptr);
   for (auto& vp : ir.vars) {
-    Var* v = vp.get();
+    const Var* v = vp.get();
     Node* loop = v->block ? v->block->parent : nullptr;
     if ((v->kind == VarKind::Local || v->kind == VarKind::CallResult) && !v->memory && !v->counter && loop &&
         loop->kind == NodeKind::Loop && loop->body == v->block && loop->jumps.empty())
-      v->iteration = loop;
+      iteration.loop[v->index] = loop;
   }
+  return iteration;
 }
 
 // Variables whose value at the end of the forward sweep is pushed there and popped at the start
 // of the reverse (Var::kept).
-void plan_kept(FunctionIR& ir, const std::set<Var*>& written) {
+void plan_kept(FunctionIR& ir, const std::set<Var*>& written, const IterationLocals& iteration) {
   for (auto& vp : ir.vars) {
     Var* v = vp.get();
     bool assigned_param = v->kind == VarKind::Param && v->assignments > 0;
-    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !v->iteration &&
+    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !iteration.of(v) &&
               (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
               (!v->memory || written.count(v));
   }

@@ -6,7 +6,9 @@
 // taped, and results read back), loop_plans.cpp (bulk saves and vectorised reverse loops: one
 // push_n/pop_n per loop instead of a push and a pop per element, `omp simd` with reductions).
 
+#include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "passes.hpp"
@@ -25,11 +27,11 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
 // Regions some statement writes: by assignment, through a call's pointer or reference, or as a
 // call's struct result.
 std::set<Var*> written_regions(const FunctionIR& ir, const std::vector<Node*>& all);
-// Locals of a jump-free loop's body are private to its iteration (Var::iteration).
-void find_iteration_locals(FunctionIR& ir);
+// Locals of a jump-free loop's body are private to its iterations.
+IterationLocals find_iteration_locals(const FunctionIR& ir);
 // Variables whose value at the end of the forward sweep is pushed there and popped at the start
 // of the reverse (Var::kept).
-void plan_kept(FunctionIR& ir, const std::set<Var*>& written);
+void plan_kept(FunctionIR& ir, const std::set<Var*>& written, const IterationLocals& iteration);
 // Which nodes have reverse code (Node::reverse); whether `n` has.
 bool mark_reverse(Node* n);
 // What the reverse of a parallel loop cannot do: call differentiated functions, or restore a
@@ -45,10 +47,11 @@ void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all,
 void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads);
 
 // ----- what is taped (tape_saves.cpp)
-void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
-                          const std::vector<Node*>& all);
+// Sets Node::save on an assignment whose old value the reverse reads; returns the read (nullptr: none).
+const ReadSite* plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
+                                     const std::vector<Node*>& all, const IterationLocals& iteration);
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
-                    Diagnostics& diags);
+                    const IterationLocals& iteration, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all);
 // What calls do with the memory their pointer and reference arguments point to, from the callee's
@@ -62,10 +65,16 @@ bool call_writes_memory(const clang::CallExpr* call, size_t i, const UnitFacts& 
 void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all);
 
 // ----- loop plans (loop_plans.cpp)
+// Why the loop plans left each loop out, in words (`--remarks`).
+struct LoopPlanNotes {
+  std::map<const Node*, std::string> not_bulk;  // loops whose taped write is not saved in bulk
+  std::map<const Node*, std::string> not_simd;  // loops with reverse code not marked `omp simd`
+};
 // Sets Node::bulk and the loop's bulk_* fields for the loops whose one taped write can be saved
 // in bulk.
-void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads);
+void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads,
+                     const IterationLocals& iteration, LoopPlanNotes& notes);
 // Sets Node::simd_reverse and simd_sums for the loops whose reverse may be vectorised.
-void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all);
+void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all, LoopPlanNotes& notes);
 
 }  // namespace adjc

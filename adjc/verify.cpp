@@ -44,8 +44,9 @@ struct Verifier {
       owned(v->block, where + "'s block");
       owned(v->definition, where + "'s definition");
       owned(v->parallel, where + "'s parallel loop");
-      if (owned(v->iteration, where + "'s iteration") && v->iteration &&
-          (v->iteration->kind != NodeKind::Loop || !declared_in(v.get(), v->iteration->body)))
+      const Node* loop = state.iteration.of(v.get());
+      if (owned(loop, where + "'s iteration") && loop &&
+          (loop->kind != NodeKind::Loop || !declared_in(v.get(), loop->body)))
         fail(where + " is private to the iterations of a node that is not the loop declaring it");
       if (v->param_index >= 0 && (size_t(v->param_index) >= ir.params.size() || ir.params[v->param_index] != v.get()))
         fail(where + " has parameter index " + std::to_string(v->param_index) + " but is not that parameter");
@@ -129,6 +130,9 @@ struct Verifier {
       owned(r.node, "a reverse read");
     }
     for (const Var* v : state.written) declared(v, "the written regions");
+    if (!state.iteration.loop.empty() && state.iteration.loop.size() != ir.vars.size())
+      return fail("the iteration locals have " + std::to_string(state.iteration.loop.size()) + " entries for " +
+                  std::to_string(ir.vars.size()) + " variables");
     return broken.empty();
   }
 };
