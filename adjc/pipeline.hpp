@@ -93,9 +93,11 @@ class PipelineRunner {
   void print_times() const;
 
  private:
+  bool run_passes(FunctionState& state);
+
   const PipelineOptions& options_;
-  // Wall time per pass, summed over functions; a pass's time leaves out the passes of the
-  // callees it plans (nested runs).
+  // Wall time per pass, summed over functions; a pass's time leaves out the nested runs of the
+  // callees it plans (nested_: their time so far, per running pass).
   std::map<std::string, double> seconds_;
   std::vector<double> nested_;
 };
