@@ -14,6 +14,7 @@
 namespace adjc {
 
 struct UnitFacts;
+class PipelineRunner;
 
 // Errors at source locations, printed by clang as file:line:col.
 class Diagnostics {
@@ -46,8 +47,9 @@ struct GeneratedGradient {
 // Builds derivative functions on demand and prints them at the end of the translation unit.
 class Generator {
  public:
-  // `unit`: what the translation unit declares (classify.hpp), found once by the caller.
-  Generator(clang::ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics);
+  // `unit`: what the translation unit declares (classify.hpp), found once by the caller;
+  // `pipeline` runs the passes on each function (pipeline.hpp).
+  Generator(clang::ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics, PipelineRunner& pipeline);
   ~Generator();
 
   // `selected[i]` marks parameter i of `fn`. Returns nothing useful after an error.

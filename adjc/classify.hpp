@@ -120,9 +120,9 @@ struct UnitFacts {
   mutable std::set<const clang::Expr*> container_data;
   mutable std::set<const clang::Expr*> container_at;
   mutable std::set<const clang::CallExpr*> sizing_calls;
-  // Each planned function's CallSummary, by definition: plan_tape records it, and the generator
-  // plans callees before their callers, so a caller's plan finds its callees' (a call within a
-  // recursion finds none and is taken to read and write everything it receives).
+  // Each planned function's CallSummary, by definition: the pipeline's record-call-summary records
+  // it, and plan-callees plans callees before their callers, so a caller's plan finds its callees'
+  // (a call within a recursion finds none and is taken to read and write everything it receives).
   mutable std::map<const clang::FunctionDecl*, CallSummary> call_summaries;
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;

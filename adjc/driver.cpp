@@ -32,6 +32,7 @@
 #include "closures.hpp"
 #include "function_pointers.hpp"
 #include "passes.hpp"
+#include "pipeline.hpp"
 
 namespace adjc {
 
@@ -150,8 +151,8 @@ constexpr llvm::StringLiteral kComplexSupport =
 
 class Consumer : public ASTConsumer {
  public:
-  Consumer(CompilerInstance& ci, Output& out, std::unique_ptr<syntax::TokenCollector> tokens)
-      : ci_(ci), out_(out), collector_(std::move(tokens)) {}
+  Consumer(CompilerInstance& ci, Output& out, PipelineRunner& pipeline, std::unique_ptr<syntax::TokenCollector> tokens)
+      : ci_(ci), out_(out), pipeline_(pipeline), collector_(std::move(tokens)) {}
 
   void HandleTranslationUnit(ASTContext& context) override {
     if (context.getDiagnostics().hasErrorOccurred()) return;
@@ -187,7 +188,7 @@ class Consumer : public ASTConsumer {
                                         "clad::custom_derivatives), the ones adjc reads; move it there (namespace "
                                         "adjoint::custom_derivatives { ... })");
     if (diags.failed()) return;
-    Generator generator(context, unit, diags);
+    Generator generator(context, unit, diags, pipeline_);
     Rewriter rewriter(sm, context.getLangOpts());
     std::set<std::string> inserted;
     std::vector<Replacement> replacements;
@@ -220,6 +221,7 @@ class Consumer : public ASTConsumer {
  private:
   CompilerInstance& ci_;
   Output& out_;
+  PipelineRunner& pipeline_;
   std::unique_ptr<syntax::TokenCollector> collector_;
 
   // A member of a class template that nothing calls has no body (`E<double> e; gradient(e)` of a
@@ -525,23 +527,26 @@ class Consumer : public ASTConsumer {
 
 class Action : public ASTFrontendAction {
  public:
-  explicit Action(Output& out) : out_(out) {}
+  Action(Output& out, PipelineRunner& pipeline) : out_(out), pipeline_(pipeline) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
     // Tokens are recorded while the unit is parsed: requests made by macros are rewritten from them.
-    return std::make_unique<Consumer>(ci, out_, std::make_unique<syntax::TokenCollector>(ci.getPreprocessor()));
+    return std::make_unique<Consumer>(ci, out_, pipeline_,
+                                      std::make_unique<syntax::TokenCollector>(ci.getPreprocessor()));
   }
 
  private:
   Output& out_;
+  PipelineRunner& pipeline_;
 };
 
 class ActionFactory : public tooling::FrontendActionFactory {
  public:
-  explicit ActionFactory(Output& out) : out_(out) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<Action>(out_); }
+  ActionFactory(Output& out, PipelineRunner& pipeline) : out_(out), pipeline_(pipeline) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<Action>(out_, pipeline_); }
 
  private:
   Output& out_;
+  PipelineRunner& pipeline_;
 };
 
 const char* const usage_line = "usage: adjc <input.cpp> -o <output.cpp> [-MF <depfile>] -- <compiler flags>\n";
@@ -557,7 +562,14 @@ int help() {
               "(docs/adjc.md). The flags after '--' are those the unit is compiled with (-std=c++20, -I, -D).\n"
               "  -o <output.cpp>  the output file (never the input)\n"
               "  -MF <depfile>    also write the files the unit read, as a make dependency file\n"
-              "  -h, --help       this text\n",
+              "  -h, --help       this text\n"
+              "Seeing inside the pipeline (docs/adjc.md):\n"
+              "  --print-passes           the passes, in order, and exit\n"
+              "  --print-after=PASS[,PASS]  print each function's IR after these passes (stderr)\n"
+              "  --print-after-all        print each function's IR after every pass (stderr)\n"
+              "  --verify-each            check the IR's invariants after every pass\n"
+              "  --time-passes            wall time per pass, summed over functions (stderr)\n"
+              "  --remarks                why values are taped, saves not in bulk, reverse loops not vectorised\n",
               usage_line);
   return 0;
 }
@@ -623,11 +635,22 @@ std::string depfile_escape(const std::string& s) {
 int main(int argc, char** argv) {
   std::string input, output, depfile;
   std::vector<std::string> flags;
+  adjc::PipelineOptions options;
+#ifndef NDEBUG
+  options.verify_each = true;  // Debug builds check the IR after every pass
+#endif
   int i = 1;
   for (; i < argc; ++i) {
-    std::string a = argv[i];
+    std::string a = argv[i], error;
+    bool pipeline_option = false;
     if (a == "--") break;
     if (a == "-h" || a == "--help") return adjc::help();
+    if (a == "--print-passes") {
+      adjc::print_passes(stdout);
+      return 0;
+    }
+    if (!adjc::parse_pipeline_option(a, options, pipeline_option, error)) return adjc::usage(error.c_str());
+    if (pipeline_option) continue;
     if (a == "-o" || a == "-MF") {
       if (i + 1 >= argc) return adjc::usage(("missing file name after " + a).c_str());
       (a == "-o" ? output : depfile) = argv[++i];
@@ -667,8 +690,10 @@ int main(int argc, char** argv) {
   tool.appendArgumentsAdjuster(
       clang::tooling::getInsertArgumentAdjuster(extra, clang::tooling::ArgumentInsertPosition::END));
   adjc::Output out;
-  adjc::ActionFactory factory(out);
+  adjc::PipelineRunner pipeline(options);
+  adjc::ActionFactory factory(out, pipeline);
   int status = tool.run(&factory);
+  pipeline.print_times();
   if (status != 0 || !out.ok) {
     std::fprintf(stderr, "adjc: no output written for '%s'\n", input.c_str());
     return 1;

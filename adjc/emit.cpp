@@ -170,7 +170,7 @@ std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v)
 std::vector<Var*> Emitter::iteration_kept(const Node* loop) const {
   std::vector<Var*> out;
   for (auto& v : ir_.vars)
-    if (v->iteration == loop && v->read_in_reverse && !v->recompute) out.push_back(v.get());
+    if (iteration_.of(v.get()) == loop && v->read_in_reverse && !v->recompute) out.push_back(v.get());
   return out;
 }
 

@@ -36,8 +36,9 @@ class Emitter {
   using SourceManager = clang::SourceManager;
 
  public:
-  Emitter(const FunctionIR& ir, const TypePrinter& types, SourceManager& sm)
-      : ir_(ir), types_(types), sm_(sm), print_(ir, types) {}
+  // `iteration`: the tape plan's locals private to each iteration of a loop.
+  Emitter(const FunctionIR& ir, const IterationLocals& iteration, const TypePrinter& types, SourceManager& sm)
+      : ir_(ir), iteration_(iteration), types_(types), sm_(sm), print_(ir, types) {}
 
   std::vector<CalleeRequest> callees;
 
@@ -61,6 +62,7 @@ class Emitter {
 
  private:
   const FunctionIR& ir_;
+  const IterationLocals& iteration_;
   const TypePrinter& types_;
   SourceManager& sm_;
   Printer print_;

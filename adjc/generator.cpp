@@ -1,5 +1,5 @@
-// The generator: runs the pipeline for each gradient request (lower -> activity -> tape plan ->
-// emit, for the requested function and every function it calls) and assembles the generated code.
+// The generator: runs the pipeline (pipeline.cpp) for the requested function and every function it
+// calls, emits their forward and reverse sweeps per activity mask, and assembles the generated code.
 #include <clang/AST/DeclCXX.h>
 
 #include <map>
@@ -8,6 +8,7 @@
 
 #include "containers.hpp"
 #include "emit.hpp"
+#include "pipeline.hpp"
 
 namespace adjc {
 
@@ -27,8 +28,9 @@ struct Generator::Impl {
   ASTContext& context;
   Diagnostics& diags;
   const UnitFacts& unit;
+  PipelineRunner& pipeline;
   TypePrinter types;
-  std::map<const FunctionDecl*, std::unique_ptr<FunctionIR>> irs;
+  std::map<const FunctionDecl*, std::unique_ptr<FunctionState>> states;
   std::map<const FunctionDecl*, std::string> forwards;
   std::map<std::string, const FunctionDecl*> overloads;                         // name(parameter types) -> function
   std::map<std::pair<const FunctionDecl*, std::string>, Activity> activities;   // (fn, mask)
@@ -40,29 +42,20 @@ struct Generator::Impl {
   std::set<std::string> grads;
   std::map<std::string, std::string> grad_masks;  // f_grad's parameter types -> the mask that has that name
 
-  Impl(ASTContext& c, const UnitFacts& u, Diagnostics& d) : context(c), diags(d), unit(u), types(c) {}
+  Impl(ASTContext& c, const UnitFacts& u, Diagnostics& d, PipelineRunner& p)
+      : context(c), diags(d), unit(u), pipeline(p), types(c) {}
 
-  FunctionIR* ir_of(const FunctionDecl* fn) {
+  // `fn` lowered and planned, once (nullptr when it cannot be differentiated). A call within a
+  // recursion finds its callee's state already there, lowered but not yet planned.
+  const FunctionState* state_of(const FunctionDecl* fn) {
     fn = fn->getDefinition();
-    auto& slot = irs[fn];
+    auto& slot = states[fn];
     if (!slot) {
-      slot = lower(fn, unit, context, diags);
-      if (slot->valid) {
-        Activity full = analyze_activity(*slot, all_differentiable(fn));
-        // Callees first: the tape plan reads their summaries (CallSummary). A call within a
-        // recursion finds its callee lowered but not yet planned, and no summary.
-        for_each_node(slot->body, [&](const Node* n) {
-          const FunctionDecl* callee = n->kind == NodeKind::Call ? n->call->getDirectCallee() : nullptr;
-          // A callee without a body is reported by check_derivatives.
-          if (callee && callee->getDefinition() && slot->hoisted.count(n->call) &&
-              callee_kind(callee, unit) == CalleeKind::User && call_active(*slot, full, n))
-            ir_of(callee);
-        });
-        plan_tape(*slot, full, diags);
-        keep_local_vectors(*slot);
-      }
+      slot = std::make_unique<FunctionState>(fn, unit, context, diags);
+      slot->plan_callee = [this](const FunctionDecl* callee) { state_of(callee); };
+      if (!pipeline.run(*slot)) slot->ir->valid = false;
     }
-    return slot->valid ? slot.get() : nullptr;
+    return slot->ir->valid ? slot.get() : nullptr;
   }
 
   // The activity of `ir` under `mask`, computed once per (function, mask).
@@ -102,9 +95,10 @@ struct Generator::Impl {
       f = f->getDefinition();
       auto key = std::make_pair(f, mask_key(m));
       if (reverses.count(key)) continue;
-      FunctionIR* ir = ir_of(f);
-      if (!ir || diags.failed()) return false;
-      Emitter emitter(*ir, types, context.getSourceManager());
+      const FunctionState* state = state_of(f);
+      if (!state || diags.failed()) return false;
+      const FunctionIR* ir = state->ir.get();
+      Emitter emitter(*ir, state->iteration, types, context.getSourceManager());
       if (!forwards.count(f)) {
         if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
@@ -159,8 +153,8 @@ struct Generator::Impl {
   }
 };
 
-Generator::Generator(ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics)
-    : impl_(std::make_unique<Impl>(context, unit, diagnostics)) {}
+Generator::Generator(ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics, PipelineRunner& pipeline)
+    : impl_(std::make_unique<Impl>(context, unit, diagnostics, pipeline)) {}
 Generator::~Generator() = default;
 
 GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where) {
@@ -177,13 +171,14 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
                          "(a value-class or struct result has no seed); request a loss that calls it");
     return out;
   }
-  FunctionIR* ir = I.ir_of(fn);
-  if (!ir || I.diags.failed()) return out;
+  const FunctionState* state = I.state_of(fn);
+  if (!state || I.diags.failed()) return out;
+  const FunctionIR* ir = state->ir.get();
   Mask mask(selected.begin(), selected.end());
   check_unselected_writes(*ir, I.activity_of(*ir, mask), mask, I.diags, where);
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
-  Emitter e(*ir, I.types, I.context.getSourceManager());
+  Emitter e(*ir, state->iteration, I.types, I.context.getSourceManager());
   // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
   std::string name = base_name(fn, I.unit);
   std::string params = e.params(), call_args, adjoint_params, pass;

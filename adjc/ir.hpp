@@ -54,9 +54,6 @@ struct Var {
   bool read_in_reverse = false;  // some reverse code reads its value (or memory)
   bool recompute = false;        // reverse re-evaluates its definition instead of taping
   bool kept = false;             // pushed at the end of the forward sweep, popped at reverse start
-  // Locals of a loop body (loops without break/continue): each iteration has its own, so the
-  // value at the end of an iteration is pushed there and popped when its reverse starts.
-  Node* iteration = nullptr;
 
   // The name as the user wrote it (a shadowing local or a parameter's copy is `x`, not `x_1`).
   std::string source_name() const {

@@ -17,49 +17,63 @@ using namespace clang;
 // no other iteration's element, so one push of P[X + s .. X + E) before the loop and one pop
 // restore what a push and a pop per iteration would: before the reverse loop when the reverse
 // reads the old values (reads at or before the write), after it when it reads the new ones.
-void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads) {
-  for (Node* loop : all) {
-    if (loop->kind != NodeKind::Loop || !loop->counter || loop->step != 1 || !loop->jumps.empty() || loop->parallel ||
-        loop->inc)
-      continue;
-    bool in_parallel = false;
-    for (const Node* l : loop->loops) in_parallel |= l->parallel;
-    if (in_parallel || !loop->end || !invariant_in(ir, loop->end, loop, all)) continue;
-    // Nothing else in the loop pushes: its only saved node is the write.
-    std::vector<Node*> saved;
-    bool straight = true;
-    for (Node* n : loop->body->children) {
-      straight &= n->kind == NodeKind::Assign;
-      if (n->save) saved.push_back(n);
-    }
-    for (auto& v : ir.vars) straight &= !(v->iteration == loop && v->read_in_reverse && !v->recompute);
-    if (!straight || saved.size() != 1) continue;
-    Node* write = saved[0];
-    if (!write->memory_root || !write->lhs || !is_floating(write->lhs->getType())) continue;
-    const Var* region = write->memory_root;
-    const Expr *pointer, *offset;
-    if (!counter_access(ir, write->lhs, loop, pointer, offset) || !invariant_in(ir, pointer, loop, all) ||
-        (offset && !invariant_in(ir, offset, loop, all)))
-      continue;
-    // Every access of the region is the write's P[X + i] (the body has no inner loop, so no row
-    // form); any other mention of it (another index, the pointer passed on, a second write)
-    // disqualifies the loop.
-    std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
-    std::vector<const Expr*> accesses;
-    bool only_counter =
-        region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
-    for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
-    if (!only_counter) continue;
-    bool reads_old = false, reads_new = write->result_in_target;
-    for (const ReadSite& r : reads)
-      if (r.var == region && inside(r.node, loop)) (r.node->order <= write->order ? reads_old : reads_new) = true;
-    if (reads_old && reads_new) continue;
-    write->bulk = true;
-    loop->bulk_write = write;
-    loop->bulk_pointer = pointer;
-    loop->bulk_offset = offset;
-    loop->bulk_restore_first = reads_old;
+namespace {
+
+// Why `loop`'s taped write cannot be saved in bulk ("" when it can: then the plan is set).
+std::string plan_bulk_save(const FunctionIR& ir, Node* loop, const std::vector<Node*>& all,
+                           const std::vector<ReadSite>& reads, const IterationLocals& iteration) {
+  if (!loop->counter || loop->step != 1 || !loop->jumps.empty() || loop->parallel || loop->inc)
+    return "it is not a loop `for (i = s; i < E; i++)` without break or continue";
+  for (const Node* l : loop->loops)
+    if (l->parallel) return "it is inside an OpenMP parallel loop";
+  if (!loop->end || !invariant_in(ir, loop->end, loop, all)) return "its end may change while it runs";
+  // Nothing else in the loop pushes: its only saved node is the write.
+  std::vector<Node*> saved;
+  bool straight = true;
+  for (Node* n : loop->body->children) {
+    straight &= n->kind == NodeKind::Assign;
+    if (n->save) saved.push_back(n);
   }
+  if (!straight) return "its body holds more than assignments";
+  for (auto& v : ir.vars)
+    if (iteration.of(v.get()) == loop && v->read_in_reverse && !v->recompute)
+      return "local '" + v->source_name() + "' of its body is taped in each iteration";
+  if (saved.size() != 1) return saved.empty() ? "nothing in it is taped" : "it tapes more than one write";
+  Node* write = saved[0];
+  if (!write->memory_root || !write->lhs || !is_floating(write->lhs->getType()))
+    return "its taped write is not to an element of floating memory";
+  const Var* region = write->memory_root;
+  const Expr *pointer, *offset;
+  if (!counter_access(ir, write->lhs, loop, pointer, offset) || !invariant_in(ir, pointer, loop, all) ||
+      (offset && !invariant_in(ir, offset, loop, all)))
+    return "its taped write is not to P[X + i], with P and X the same in every iteration";
+  // Every access of the region is the write's P[X + i] (the body has no inner loop, so no row
+  // form); any other mention of it (another index, the pointer passed on, a second write)
+  // disqualifies the loop.
+  std::vector<const Node*> body(loop->body->children.begin(), loop->body->children.end());
+  std::vector<const Expr*> accesses;
+  bool only_counter = region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
+  for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
+  if (!only_counter) return "'" + region->source_name() + "' is used in it other than as that write's P[X + i]";
+  bool reads_old = false, reads_new = write->result_in_target;
+  for (const ReadSite& r : reads)
+    if (r.var == region && inside(r.node, loop)) (r.node->order <= write->order ? reads_old : reads_new) = true;
+  if (reads_old && reads_new) return "its reverse reads both the old and the new values of what it writes";
+  write->bulk = true;
+  loop->bulk_write = write;
+  loop->bulk_pointer = pointer;
+  loop->bulk_offset = offset;
+  loop->bulk_restore_first = reads_old;
+  return "";
+}
+
+}  // namespace
+
+void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads,
+                     const IterationLocals& iteration, LoopPlanNotes& notes) {
+  for (Node* loop : all)
+    if (loop->kind == NodeKind::Loop)
+      if (std::string why = plan_bulk_save(ir, loop, all, reads, iteration); !why.empty()) notes.not_bulk[loop] = why;
 }
 
 namespace {
@@ -93,60 +107,73 @@ bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
 //    adjoint is a local accumulator), and private to the enclosing parallel loop's thread, as the
 //    adjoints of regions are, or their threads' copies (no atomics, which `omp simd` does not allow).
 // Only loops with such sums are marked: other straight loops vectorise without being told.
-void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
+namespace {
+
+// Why `loop`'s reverse may not run its iterations in any order ("" when it may; then `sums` are
+// the outer scalars whose adjoints it sums into).
+std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node* loop, const std::vector<Node*>& all,
+                          std::vector<Var*>& sums) {
+  std::vector<const Node*> body;
+  if (!straight_assignments(loop->body, body)) return "its body holds calls, branches or inner loops";
+  const Node* parallel = nullptr;
+  for (const Node* l : loop->loops)
+    if (l->parallel) parallel = l;
+  std::vector<Var*> read;
+  std::set<const Var*> accumulated;
+  for (const Node* n : body) {
+    if (n->save && !n->bulk) return "each iteration's reverse pops a value it taped (a save not made in bulk)";
+    variables_read(ir, n->rhs, read);
+    if (n->target && !declared_in(n->target, loop->body)) {
+      if (n->op != BO_AddAssign && n->op != BO_SubAssign)
+        return "it assigns '" + n->target->source_name() + "', declared outside it, other than by += or -=";
+      accumulated.insert(n->target);
+    } else if (!n->target) {
+      variables_read(ir, n->lhs, read);
+    }
+  }
+  for (auto& v : ir.vars)
+    if (declared_in(v.get(), loop->body) && !((!v->read_in_reverse || v->recompute) && !v->value && !v->memory))
+      return "local '" + v->source_name() + "' of its body is taped, a value class or memory";
+  std::set<const Var*> regions;
+  for (Var* v : read) {
+    if (v->memory || v->pointer) {
+      if (Var* root = v->memory ? v : v->root) regions.insert(root);
+      continue;
+    }
+    if (v == loop->counter || declared_in(v, loop->body) || !full.of(v)) continue;
+    if (accumulated.count(v) || !v->floating || (v->kind == VarKind::Param && v->assignments == 0) ||
+        v->parallel != parallel)
+      return "the adjoint of '" + v->source_name() + "', which it reads, cannot be a sum private to the reverse loop";
+    if (std::find(sums.begin(), sums.end(), v) == sums.end()) sums.push_back(v);
+  }
+  std::set<const Var*> partitioned;
+  if (parallel) {
+    partitioned = counter_indexed_regions(ir, parallel);
+    for (auto [region, extent] : summed_regions(ir, parallel)) partitioned.insert(region);
+  }
+  for (const Var* region : regions) {
+    if (!full.of(region)) continue;
+    if (parallel && region->parallel != parallel && !partitioned.count(region))
+      return "the threads of the enclosing parallel loop share the adjoint of '" + region->source_name() + "'";
+    // The body has no inner loop, so every access is P[X + i].
+    std::vector<const Expr*> accesses;
+    if (!region_subscripts(ir, body, region, accesses) || !same_iteration_elements(ir, accesses, loop, all))
+      return "'" + region->source_name() + "' is accessed in it other than as P[X + i]";
+  }
+  return "";
+}
+
+}  // namespace
+
+void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all, LoopPlanNotes& notes) {
   for (Node* loop : all) {
     if (loop->kind != NodeKind::Loop || !loop->reverse || !loop->counter || !loop->jumps.empty() || loop->parallel ||
         loop->inc)
       continue;
-    std::vector<const Node*> body;
-    if (!straight_assignments(loop->body, body)) continue;
-    const Node* parallel = nullptr;
-    for (const Node* l : loop->loops)
-      if (l->parallel) parallel = l;
-    bool independent = true;
-    std::vector<Var*> read;
-    std::set<const Var*> accumulated;
-    for (const Node* n : body) {
-      independent &= !n->save || n->bulk;
-      variables_read(ir, n->rhs, read);
-      if (n->target && !declared_in(n->target, loop->body)) {
-        independent &= n->op == BO_AddAssign || n->op == BO_SubAssign;
-        accumulated.insert(n->target);
-      } else if (!n->target) {
-        variables_read(ir, n->lhs, read);
-      }
-    }
-    for (auto& v : ir.vars)
-      if (declared_in(v.get(), loop->body))
-        independent &= (!v->read_in_reverse || v->recompute) && !v->value && !v->memory;
     std::vector<Var*> sums;
-    std::set<const Var*> regions;
-    for (Var* v : read) {
-      if (v->memory || v->pointer) {
-        if (Var* root = v->memory ? v : v->root) regions.insert(root);
-        continue;
-      }
-      if (v == loop->counter || declared_in(v, loop->body) || !full.of(v)) continue;
-      if (accumulated.count(v) || !v->floating || (v->kind == VarKind::Param && v->assignments == 0) ||
-          v->parallel != parallel) {
-        independent = false;
-      } else if (std::find(sums.begin(), sums.end(), v) == sums.end()) {
-        sums.push_back(v);
-      }
-    }
-    std::set<const Var*> partitioned;
-    if (parallel) {
-      partitioned = counter_indexed_regions(ir, parallel);
-      for (auto [region, extent] : summed_regions(ir, parallel)) partitioned.insert(region);
-    }
-    for (const Var* region : regions) {
-      if (!full.of(region)) continue;
-      independent &= !parallel || region->parallel == parallel || partitioned.count(region);
-      // The body has no inner loop, so every access is P[X + i].
-      std::vector<const Expr*> accesses;
-      independent &= region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
-    }
-    if (independent && !sums.empty()) {
+    if (std::string why = simd_obstacle(ir, full, loop, all, sums); !why.empty()) {
+      notes.not_simd[loop] = why;
+    } else if (!sums.empty()) {
       loop->simd_reverse = true;
       loop->simd_sums = sums;
     }

@@ -1,5 +1,5 @@
-// Lowering: clang AST -> IR; rejects what adjc cannot differentiate (passes.hpp). The pass and the
-// variables and nodes it makes; the rest of the lowering, by construct: lowering.hpp.
+// Lowering: clang AST -> IR; rejects what adjc cannot differentiate. Its first and last steps (the
+// signature, the body) and the variables and nodes it makes; the rest, by construct: lowering.hpp.
 #include "lowering.hpp"
 
 #include <regex>
@@ -8,7 +8,8 @@ namespace adjc {
 
 using namespace clang;
 
-void Lowering::run() {
+// The function's parameters and result as variables (after the checks of the whole function).
+void Lowering::lower_signature() {
   const FunctionDecl* fn = ir_.fn;
   check_function(ir_, context_, diags_);
   names_["result"] = 1;  // `_d_result` is the seed
@@ -40,18 +41,13 @@ void Lowering::run() {
     ir_.ret = make_var("_ret", rt, VarKind::Return, ret_decl_, fn->getLocation());
     ir_.returns_value = has_result_adjoint(rt, ir_.unit);
   }
-  lower_bindings(fn->getBody());
-  find_aliases(fn->getBody());
-  copy_addressed_params(fn->getBody());
-  copy_read_globals(fn->getBody());
-  check_global_counters();
-  find_split_structs(fn->getBody());
-  find_heap_arrays(fn->getBody());
-  ir_.body = make(NodeKind::Block, fn->getBody());
+}
+
+// The body's statements as nodes, after the copies of addressed parameters and read globals.
+void Lowering::lower_body() {
+  ir_.body = make(NodeKind::Block, ir_.fn->getBody());
   define_copies();
-  lower_compound(cast<CompoundStmt>(fn->getBody()), ir_.body);
-  int order = 0;
-  for_each_node(ir_.body, [&](Node* n) { n->order = order++; });
+  lower_compound(cast<CompoundStmt>(ir_.fn->getBody()), ir_.body);
 }
 
 void Lowering::fail(SourceLocation where, const std::string& message) {
@@ -272,24 +268,6 @@ void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, No
     n->loc = vd->getLocation();
     v->definition = n;
   }
-}
-
-std::unique_ptr<FunctionIR> lower(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context,
-                                  Diagnostics& diags) {
-  auto ir = std::make_unique<FunctionIR>(fn, unit);
-  if (!resolve_function_pointers(fn, unit, context, diags)) ir->valid = false;
-  global_counter_uses(fn, unit);  // read before the rewrites below edit the body
-  // A call whose pointer result adjc does not follow would be reported again by every use of it.
-  if (!rewrite_pointer_results(fn, unit, context, diags)) {
-    ir->valid = false;
-    return ir;
-  }
-  inline_accessor_calls(fn, context);
-  if (!rewrite_closure_calls(fn, unit, context, diags)) ir->valid = false;
-  if (!rewrite_containers(fn, unit, context, diags)) ir->valid = false;
-  if (!rewrite_complex_numbers(fn, unit, context, diags)) ir->valid = false;
-  Lowering(*ir, context, diags).run();
-  return ir;
 }
 
 }  // namespace adjc

@@ -1,6 +1,7 @@
 #pragma once
-// The lowering pass (lower, passes.hpp) as one object per function: the state it keeps while it
-// walks the body, and its members, defined by construct in lower*.cpp (docs/adjc-internals.md).
+// Lowering (clang AST -> IR) as one object per function: the state it keeps while it walks the
+// body, and its members, defined by construct in lower*.cpp; the pipeline (pipeline.cpp) runs its
+// steps as passes (docs/adjc-internals.md).
 
 #include <functional>
 #include <map>
@@ -21,14 +22,19 @@ class OMPLoopDirective;
 
 namespace adjc {
 
+struct Pass;
+
 class Lowering {
  public:
   Lowering(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags)
       : ir_(ir), context_(context), diags_(diags) {}
 
-  void run();
+  // The pipeline (pipeline.cpp) runs lowering's steps as passes of their own.
+  friend std::vector<Pass> lowering_passes();
 
  private:
+  void lower_signature();
+  void lower_body();
   FunctionIR& ir_;
   clang::ASTContext& context_;
   Diagnostics& diags_;

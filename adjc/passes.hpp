@@ -1,18 +1,12 @@
 #pragma once
-// The passes over the IR, in the order generator.cpp runs them (docs/adjc-internals.md):
-//   lower            clang AST -> IR (rejects what adjc cannot differentiate)      lower*.cpp, supported.cpp
-//   analyze_activity which variables and memory depend on the active parameters  activity.cpp
-//   plan_tape        what the reverse sweep reads, and which overwrites it tapes  tape_*.cpp, loop_plans.cpp
+// The entry points of the analyses over the IR and of the checks lowering runs; the order the
+// passes run in is the pipeline's list (pipeline.cpp).
 
 #include <vector>
 
 #include "classify.hpp"
 
 namespace adjc {
-
-// The IR keeps `unit` (FunctionIR::unit) for the passes that follow.
-std::unique_ptr<FunctionIR> lower(const clang::FunctionDecl* fn, const UnitFacts& unit, clang::ASTContext& context,
-                                  Diagnostics& diags);
 
 // What adjc supports, checked while lowering; anything else is reported and marks `ir` invalid.
 void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& diags);
@@ -24,6 +18,14 @@ void check_statement_call(FunctionIR& ir, Diagnostics& diags, const clang::CallE
 struct Activity {
   std::vector<char> varied;  // by Var::index
   bool of(const Var* v) const { return v && varied[v->index]; }
+};
+
+// Locals of a jump-free loop's body, by Var::index, with that loop: each iteration has its own, so
+// the value at the end of an iteration is pushed there and popped when its reverse starts
+// (find_iteration_locals, tape_plan.cpp).
+struct IterationLocals {
+  std::vector<Node*> loop;  // nullptr: not private to an iteration
+  Node* of(const Var* v) const { return v && size_t(v->index) < loop.size() ? loop[v->index] : nullptr; }
 };
 
 // Whether `e` reads a varied value (floating subexpressions only).
@@ -48,9 +50,6 @@ Activity analyze_activity(const FunctionIR& ir, const std::vector<bool>& active)
 // (differentiable parameters not in `active`).
 void check_unselected_writes(const FunctionIR& ir, const Activity& act, const std::vector<bool>& active,
                              Diagnostics& diags, clang::SourceLocation request);
-
-// Fills Node::active/save/reverse and Var::read_in_reverse/recompute/kept.
-void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags);
 
 // Values (primal subexpressions) whose value the reverse sweep of `e` needs when `e` receives an
 // adjoint: e.g. for `a * b` with both varied, both `a` and `b` (the rules: derivatives.cpp).

@@ -1,6 +1,5 @@
-// The tape plan: what the reverse sweep reads, and which overwrites it must tape (passes.hpp).
-// plan_tape runs the phases in order; the small ones are here, the others in tape_*.cpp and
-// loop_plans.cpp (tape_plan.hpp).
+// The tape plan's small phases (tape_plan.hpp); the pipeline (pipeline.cpp) runs them with the
+// others, which are in tape_*.cpp and loop_plans.cpp.
 #include <algorithm>
 #include <set>
 
@@ -71,6 +70,8 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
   for (const Stmt* c : e->children()) check_expression(ir, full, dyn_cast_or_null<Expr>(c), condition, diags);
 }
 
+}  // namespace
+
 void check_derivatives(const FunctionIR& ir, const Activity& full, const std::vector<Node*>& all, Diagnostics& diags) {
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign) {
@@ -109,24 +110,27 @@ std::set<Var*> written_regions(const FunctionIR& ir, const std::vector<Node*>& a
   return written;
 }
 
-// Locals of a jump-free loop's body are private to its iteration (Var::iteration).
-void find_iteration_locals(FunctionIR& ir) {
+// Locals of a jump-free loop's body are private to its iterations.
+IterationLocals find_iteration_locals(const FunctionIR& ir) {
+  IterationLocals iteration;
+  iteration.loop.assign(ir.vars.size(), nullptr);
   for (auto& vp : ir.vars) {
-    Var* v = vp.get();
+    const Var* v = vp.get();
     Node* loop = v->block ? v->block->parent : nullptr;
     if ((v->kind == VarKind::Local || v->kind == VarKind::CallResult) && !v->memory && !v->counter && loop &&
         loop->kind == NodeKind::Loop && loop->body == v->block && loop->jumps.empty())
-      v->iteration = loop;
+      iteration.loop[v->index] = loop;
   }
+  return iteration;
 }
 
 // Variables whose value at the end of the forward sweep is pushed there and popped at the start
 // of the reverse (Var::kept).
-void plan_kept(FunctionIR& ir, const std::set<Var*>& written) {
+void plan_kept(FunctionIR& ir, const std::set<Var*>& written, const IterationLocals& iteration) {
   for (auto& vp : ir.vars) {
     Var* v = vp.get();
     bool assigned_param = v->kind == VarKind::Param && v->assignments > 0;
-    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !v->iteration &&
+    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !iteration.of(v) &&
               (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
               (!v->memory || written.count(v));
   }
@@ -175,33 +179,6 @@ void check_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
                                 "' had before the OpenMP parallel loop; copy it into another local before the loop "
                                 "and read that");
     });
-}
-
-}  // namespace
-
-// The phases, in the order docs/adjc-internals.md describes them.
-void plan_tape(FunctionIR& ir, const Activity& full, Diagnostics& diags) {
-  std::vector<Node*> all;
-  for_each_node(ir.body, [&](Node* n) { all.push_back(n); });
-  check_derivatives(ir, full, all, diags);
-  std::vector<ReadSite> reads = find_reverse_reads(ir, full, all);
-  plan_loop_bounds(ir, all, reads);
-  plan_branch_conditions(ir, all, reads);
-  std::set<Var*> written = written_regions(ir, all);
-  plan_recomputation(ir, all, reads);
-  find_iteration_locals(ir);
-  for (Node* n : all)
-    if (n->kind == NodeKind::Assign) plan_assignment_save(ir, n, reads, all);
-  // After every assignment's save: a taped assignment restores what it reads before reading it.
-  for (Node* n : all)
-    if (n->kind == NodeKind::Call && n->call && !n->refilled) plan_call_save(ir, n, reads, all, diags);
-  for (Node* n : all) n->result_in_target = result_in_target(ir, n, all);
-  plan_bulk_saves(ir, all, reads);
-  plan_kept(ir, written);
-  mark_reverse(ir.body);
-  plan_simd_reverse(ir, full, all);
-  check_parallel_loops(ir, diags);
-  record_call_summary(ir, reads, all);
 }
 
 }  // namespace adjc

@@ -390,18 +390,18 @@ bool tapeable_whole(const Var* region, const Node* n) {
 // value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
 // in a loop they share — unless each iteration of the loops they share reads and writes elements
 // of its own (rows of a matrix).
-void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
-                          const std::vector<Node*>& all) {
+const ReadSite* plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
+                                     const std::vector<Node*>& all, const IterationLocals& iteration) {
   Var* written = n->target ? n->target : n->memory_root;
-  if (!written || written->recompute || written->kind == VarKind::Return) return;
+  if (!written || written->recompute || written->kind == VarKind::Return) return nullptr;
   for (const ReadSite& r : reads)
-    if (r.var == written &&
-        ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
-         (shares_loop(r.node, n, written->iteration) &&
-          !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
+    if (r.var == written && ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
+                             (shares_loop(r.node, n, iteration.of(written)) &&
+                              !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
       n->save = true;
-      return;
+      return &r;
     }
+  return nullptr;
 }
 
 // A call's result is taped like an assignment's target. A call that overwrites what the reverse
@@ -410,10 +410,10 @@ void plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadS
 // rejected. What the call writes, and what calls read in the reverse, are the callees'
 // summaries (call_writes_memory, call_reads_memory).
 void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
-                    Diagnostics& diags) {
+                    const IterationLocals& iteration, Diagnostics& diags) {
   for (const ReadSite& r : reads)
     if (n->result && !n->result->recompute && r.var == n->result &&
-        (r.node->order <= n->order || shares_loop(r.node, n, n->result->iteration))) {
+        (r.node->order <= n->order || shares_loop(r.node, n, iteration.of(n->result)))) {
       n->save = true;
       break;
     }

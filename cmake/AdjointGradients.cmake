@@ -9,6 +9,8 @@
 #
 # The same function serves this project's build (the adjc target) and projects that use an
 # installed Adjoint (find_package(Adjoint): the imported Adjoint::adjc).
+#
+# The variable ADJOINT_ADJC_FLAGS, when set where it is called, adds adjc options (e.g. --verify-each).
 function(adjoint_add_gradients target)
   if(TARGET Adjoint::adjc)
     set(adjc Adjoint::adjc)
@@ -30,7 +32,7 @@ function(adjoint_add_gradients target)
     string(REPLACE "../" "up/" name "${name}")
     set(output "${CMAKE_CURRENT_BINARY_DIR}/adjc/${target}/${name}.adjc.cpp")
     add_custom_command(OUTPUT "${output}"
-      COMMAND ${adjc} "${input}" -o "${output}" -MF "${output}.d" -- -std=c++20
+      COMMAND ${adjc} "${input}" -o "${output}" -MF "${output}.d" ${ADJOINT_ADJC_FLAGS} -- -std=c++20
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>" -fopenmp
       DEPENDS ${adjc} "${input}"

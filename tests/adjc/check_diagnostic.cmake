@@ -15,7 +15,7 @@ if(expected_line STREQUAL "")
   message(FATAL_ERROR "${SOURCE} has no `// error:` line")
 endif()
 file(REMOVE "${OUTPUT}")
-execute_process(COMMAND "${ADJC}" "${SOURCE}" -o "${OUTPUT}" -- -std=c++20 -fopenmp "-I${INCLUDE}"
+execute_process(COMMAND "${ADJC}" "${SOURCE}" -o "${OUTPUT}" --verify-each -- -std=c++20 -fopenmp "-I${INCLUDE}"
                 RESULT_VARIABLE status ERROR_VARIABLE stderr OUTPUT_VARIABLE stdout)
 if(status EQUAL 0)
   message(FATAL_ERROR "adjc accepted ${SOURCE}; expected: ${message}\n${stderr}")

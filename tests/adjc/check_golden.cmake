@@ -2,7 +2,7 @@
 # directives) with EXPECTED; with -DUPDATE=ON rewrites EXPECTED instead. With CLANGXX set, also
 # checks that clang++ compiles adjc's whole output warning-free (-Wall -Wextra -Werror).
 # cmake -DADJC=... -DSOURCE=... -DEXPECTED=... -DOUTPUT=... -DINCLUDE=... [-DCLANGXX=...] -P check_golden.cmake
-execute_process(COMMAND "${ADJC}" "${SOURCE}" -o "${OUTPUT}" -- -std=c++20 -fopenmp "-I${INCLUDE}"
+execute_process(COMMAND "${ADJC}" "${SOURCE}" -o "${OUTPUT}" --verify-each -- -std=c++20 -fopenmp "-I${INCLUDE}"
                 RESULT_VARIABLE status ERROR_VARIABLE stderr)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "adjc failed on ${SOURCE}:\n${stderr}")

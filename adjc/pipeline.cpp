@@ -1,0 +1,279 @@
+// The pipeline: every pass adjc runs on a function, in order (pipeline.hpp). Each entry names a
+// pass, says what it does and what it reads and writes, and calls the pass, which lives in the
+// file named for its job (docs/adjc-internals.md follows this list).
+#include "pipeline.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "closures.hpp"
+#include "containers.hpp"
+#include "function_pointers.hpp"
+#include "lowering.hpp"
+#include "pointer_results.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+FunctionState::FunctionState(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& c, Diagnostics& d)
+    : context(c), diags(d), ir(std::make_unique<FunctionIR>(fn, unit)) {}
+FunctionState::~FunctionState() = default;
+
+// AST rewrites: the function's body edited in place into what lowering reads. A rewrite that fails
+// marks the IR invalid; lowering still runs, to report what else it finds.
+std::vector<Pass> rewrite_passes() {
+  return {
+      {"resolve-function-pointers", "calls through function pointers whose function is known made direct", "AST", "AST",
+       [](FunctionState& s) {
+         if (!resolve_function_pointers(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;
+       }},
+      {"find-global-counters", "uses of non-const integer globals, read before the rewrites edit the body", "AST",
+       "unit.global_uses", [](FunctionState& s) { global_counter_uses(s.ir->fn, s.ir->unit); }},
+      {"rewrite-pointer-results", "calls returning a pointer into an argument's array as that array plus an offset",
+       "AST", "AST",
+       [](FunctionState& s) {
+         // A result adjc does not follow would be reported again by every use of it.
+         if (!rewrite_pointer_results(s.ir->fn, s.ir->unit, s.context, s.diags)) {
+           s.ir->valid = false;
+           s.stop = true;
+         }
+       }},
+      {"inline-accessors", "calls of accessors returning a member replaced by the member", "AST", "AST",
+       [](FunctionState& s) { inline_accessor_calls(s.ir->fn, s.context); }},
+      {"rewrite-closure-calls", "lambdas with captures as functions of their captures", "AST", "AST",
+       [](FunctionState& s) {
+         if (!rewrite_closure_calls(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;
+       }},
+      {"rewrite-containers", "std::vector and std::array operations as array forms", "AST", "AST, unit.sizing_calls",
+       [](FunctionState& s) {
+         if (!rewrite_containers(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;
+       }},
+      {"rewrite-complex-numbers", "std::complex constructions and updates as calls of adjoint::complex_ops", "AST",
+       "AST",
+       [](FunctionState& s) {
+         if (!rewrite_complex_numbers(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;
+       }},
+  };
+}
+
+// Lowering: clang AST -> IR (lower*.cpp), rejecting what adjc cannot differentiate; Lowering's
+// steps, whose state lives in FunctionState::lowering from lower-signature to number-nodes.
+std::vector<Pass> lowering_passes() {
+  return {
+      {"lower-signature", "the checks of the whole function; parameters and result as variables", "AST",
+       "ir.params, ir.ret, ir.vars",
+       [](FunctionState& s) {
+         s.lowering = std::make_unique<Lowering>(*s.ir, s.context, s.diags);
+         s.lowering->lower_signature();
+       }},
+      {"lower-bindings", "structured bindings as references to their parts", "AST", "AST",
+       [](FunctionState& s) { s.lowering->lower_bindings(s.ir->fn->getBody()); }},
+      {"find-aliases", "local references and pointer aliases, each use rewritten into its referent", "AST",
+       "lowering state", [](FunctionState& s) { s.lowering->find_aliases(s.ir->fn->getBody()); }},
+      {"copy-addressed-params", "floating parameters passed by address get a one-element local", "AST",
+       "lowering state", [](FunctionState& s) { s.lowering->copy_addressed_params(s.ir->fn->getBody()); }},
+      {"copy-read-globals", "non-const globals the function reads, copied into locals at its start", "AST",
+       "ir.copied_globals", [](FunctionState& s) { s.lowering->copy_read_globals(s.ir->fn->getBody()); }},
+      {"check-global-counters", "integer globals written as counters are rejected", "unit.global_uses", "diagnostics",
+       [](FunctionState& s) { s.lowering->check_global_counters(); }},
+      {"find-split-structs", "local structs used only through members split into one variable each", "AST",
+       "ir.member_var", [](FunctionState& s) { s.lowering->find_split_structs(s.ir->fn->getBody()); }},
+      {"find-heap-arrays", "local pointers given new[] or realloc as heap arrays", "AST", "lowering state",
+       [](FunctionState& s) { s.lowering->find_heap_arrays(s.ir->fn->getBody()); }},
+      {"lower-body", "the body's statements as IR nodes", "AST, lowering state", "ir.body, ir.nodes, ir.vars",
+       [](FunctionState& s) { s.lowering->lower_body(); }},
+      {"number-nodes", "each node's pre-order position; the node list the analyses walk", "ir.body", "Node::order, all",
+       [](FunctionState& s) {
+         s.lowering.reset();
+         s.stop = !s.ir->valid;
+         for_each_node(s.ir->body, [&](Node* n) {
+           n->order = int(s.all.size());
+           s.all.push_back(n);
+         });
+       }},
+  };
+}
+
+// The analyses the tape plan reads: activity under full activity, and the callees' summaries.
+std::vector<Pass> analysis_passes() {
+  return {
+      {"activity", "which variables and memory depend on the parameters (all differentiable ones active)", "ir", "full",
+       [](FunctionState& s) { s.full = analyze_activity(*s.ir, all_differentiable(s.ir->fn)); }},
+      {"plan-callees", "callees with derivative work lowered and planned first, for their call summaries", "ir, full",
+       "unit.call_summaries",
+       [](FunctionState& s) {
+         // A call within a recursion finds its callee lowered but not yet planned, and no summary.
+         for (const Node* n : s.all) {
+           const FunctionDecl* callee = n->kind == NodeKind::Call ? n->call->getDirectCallee() : nullptr;
+           // A callee without a body is reported by check-derivatives.
+           if (callee && callee->getDefinition() && s.ir->hoisted.count(n->call) &&
+               callee_kind(callee, s.ir->unit) == CalleeKind::User && call_active(*s.ir, s.full, n))
+             s.plan_callee(callee);
+         }
+       }},
+  };
+}
+
+// The tape plan (tape_plan.hpp): what the reverse sweep reads, and which overwrites it tapes.
+std::vector<Pass> tape_plan_passes() {
+  return {
+      {"check-derivatives", "calls without a derivative that receive varied values are rejected", "ir, full",
+       "diagnostics", [](FunctionState& s) { check_derivatives(*s.ir, s.full, s.all, s.diags); }},
+      {"find-reverse-reads", "which nodes have adjoint work, and what the reverse sweep reads", "ir, full",
+       "Node::active, Var::read_in_reverse, reads",
+       [](FunctionState& s) { s.reads = find_reverse_reads(*s.ir, s.full, s.all); }},
+      {"plan-loop-bounds", "loop bounds evaluated again in the reverse instead of taped", "ir, reads",
+       "Node::bounds_in_reverse, Var::read_in_reverse, reads",
+       [](FunctionState& s) { plan_loop_bounds(*s.ir, s.all, s.reads); }},
+      {"plan-branch-conditions", "branch conditions evaluated again in the reverse instead of recorded", "ir, reads",
+       "Node::cond_in_reverse, Var::read_in_reverse, reads",
+       [](FunctionState& s) { plan_branch_conditions(*s.ir, s.all, s.reads); }},
+      {"find-written-regions", "regions some statement writes", "ir", "written",
+       [](FunctionState& s) { s.written = written_regions(*s.ir, s.all); }},
+      {"plan-recomputation", "locals, call results and sums computed again instead of taped", "ir, reads",
+       "Var::recompute, Var::read_in_reverse, Node::recomputed_sum, reads",
+       [](FunctionState& s) { plan_recomputation(*s.ir, s.all, s.reads); }},
+      {"find-iteration-locals", "locals of a jump-free loop body private to each iteration", "ir", "iteration",
+       [](FunctionState& s) { s.iteration = find_iteration_locals(*s.ir); }},
+      {"plan-assignment-saves", "assignments whose overwritten value the reverse reads are taped",
+       "ir, reads, iteration", "Node::save, save_reads",
+       [](FunctionState& s) {
+         for (Node* n : s.all)
+           if (n->kind == NodeKind::Assign)
+             if (const ReadSite* r = plan_assignment_save(*s.ir, n, s.reads, s.all, s.iteration)) s.save_reads[n] = r;
+       }},
+      {"plan-call-saves", "memory calls overwrite that the reverse reads is taped around them",
+       "ir, reads, iteration, Node::save", "Node::save, Node::taped_regions",
+       [](FunctionState& s) {
+         // After every assignment's save: a taped assignment restores what it reads before reading it.
+         for (Node* n : s.all)
+           if (n->kind == NodeKind::Call && n->call && !n->refilled)
+             plan_call_save(*s.ir, n, s.reads, s.all, s.iteration, s.diags);
+       }},
+      {"find-results-in-targets", "results the reverse reads back from the target instead of calling again",
+       "ir, Node::save", "Node::result_in_target",
+       [](FunctionState& s) {
+         for (Node* n : s.all) n->result_in_target = result_in_target(*s.ir, n, s.all);
+       }},
+      {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)",
+       "ir, reads, iteration, Node::save", "Node::bulk, Node::bulk_*, loop_notes",
+       [](FunctionState& s) { plan_bulk_saves(*s.ir, s.all, s.reads, s.iteration, s.loop_notes); }},
+      {"plan-kept", "variables pushed at the end of the forward sweep and popped at the reverse's start",
+       "ir, written, iteration, Var::read_in_reverse", "Var::kept",
+       [](FunctionState& s) { plan_kept(*s.ir, s.written, s.iteration); }},
+      {"mark-reverse", "which nodes have reverse code", "Node::active, Node::save", "Node::reverse",
+       [](FunctionState& s) { mark_reverse(s.ir->body); }},
+      {"plan-simd-reverse", "loops whose reverse is vectorised (omp simd with reductions)", "ir, full",
+       "Node::simd_reverse, Node::simd_sums, loop_notes",
+       [](FunctionState& s) { plan_simd_reverse(*s.ir, s.full, s.all, s.loop_notes); }},
+      {"check-parallel-loops", "what the reverse of an OpenMP parallel loop cannot do is rejected", "ir, Node::save",
+       "diagnostics", [](FunctionState& s) { check_parallel_loops(*s.ir, s.diags); }},
+      {"record-call-summary", "what the reverse reads and the function writes of its parameters' memory", "ir, reads",
+       "unit.call_summaries", [](FunctionState& s) { record_call_summary(*s.ir, s.reads, s.all); }},
+      {"keep-local-vectors", "local std::vectors kept: their adjoints are sized from them in the reverse", "ir.vars",
+       "Var::kept", [](FunctionState& s) { keep_local_vectors(*s.ir); }},
+  };
+}
+
+const std::vector<Pass>& function_pipeline() {
+  static const std::vector<Pass> passes = [] {
+    std::vector<Pass> all;
+    for (auto part : {rewrite_passes, lowering_passes, analysis_passes, tape_plan_passes})
+      for (const Pass& p : part()) all.push_back(p);
+    return all;
+  }();
+  return passes;
+}
+
+void print_passes(std::FILE* out) {
+  size_t width = 0;
+  for (const Pass& p : function_pipeline()) width = std::max(width, std::string(p.name).size());
+  for (const Pass& p : function_pipeline())
+    std::fprintf(out, "%-*s  %s (%s -> %s)\n", int(width), p.name, p.description, p.reads, p.writes);
+}
+
+namespace {
+
+const Pass* find_pass(const std::string& name) {
+  for (const Pass& p : function_pipeline())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, bool& matched, std::string& error) {
+  matched = true;
+  if (arg == "--print-after-all") {
+    options.print_after_all = true;
+  } else if (arg == "--verify-each") {
+    options.verify_each = true;
+  } else if (arg == "--time-passes") {
+    options.time_passes = true;
+  } else if (arg == "--remarks") {
+    options.remarks = true;
+  } else if (arg.rfind("--print-after=", 0) == 0) {
+    std::string list = arg.substr(std::string("--print-after=").size()) + ",";
+    for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
+      std::string name = list.substr(start, comma - start);
+      if (!find_pass(name)) {
+        error = "--print-after: no pass named '" + name + "' (adjc --print-passes lists them)";
+        return false;
+      }
+      options.print_after.insert(name);
+    }
+  } else {
+    matched = false;
+  }
+  return true;
+}
+
+bool PipelineRunner::run(FunctionState& state) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point begin = Clock::now();
+  bool verified = run_passes(state);
+  // The whole nested run (its printing and checks too) is the enclosing pass's callees' time.
+  if (!nested_.empty()) nested_.back() += std::chrono::duration<double>(Clock::now() - begin).count();
+  return verified;
+}
+
+bool PipelineRunner::run_passes(FunctionState& state) {
+  using Clock = std::chrono::steady_clock;
+  for (const Pass& pass : function_pipeline()) {
+    nested_.push_back(0);
+    Clock::time_point start = Clock::now();
+    pass.run(state);
+    seconds_[pass.name] += std::chrono::duration<double>(Clock::now() - start).count() - nested_.back();
+    nested_.pop_back();
+    if (options_.print_after_all || options_.print_after.count(pass.name)) print_state(state, pass.name, stderr);
+    // Invalid IR (its errors reported) goes no further than lowering: there is nothing to check.
+    if (options_.verify_each && state.ir->valid) {
+      if (std::string broken = verify_state(state); !broken.empty()) {
+        state.diags.error(state.ir->fn->getLocation(),
+                          "internal error: the IR of '" + state.ir->fn->getQualifiedNameAsString() +
+                              "' fails verification after pass '" + pass.name + "': " + broken);
+        return false;
+      }
+    }
+    if (state.stop) return true;
+  }
+  if (options_.remarks) print_remarks(state, stderr);
+  return true;
+}
+
+void PipelineRunner::print_times() const {
+  if (!options_.time_passes) return;
+  double total = 0;
+  for (auto& [name, seconds] : seconds_) total += seconds;
+  std::fprintf(stderr, "adjc pass times (wall, summed over functions)\n%-28s %10s %7s\n", "pass", "ms", "%");
+  for (const Pass& p : function_pipeline()) {
+    auto it = seconds_.find(p.name);
+    if (it == seconds_.end()) continue;
+    std::fprintf(stderr, "%-28s %10.3f %6.1f%%\n", p.name, it->second * 1e3,
+                 total > 0 ? 100 * it->second / total : 0.0);
+  }
+  std::fprintf(stderr, "%-28s %10.3f\n", "total", total * 1e3);
+}
+
+}  // namespace adjc
