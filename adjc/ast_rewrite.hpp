@@ -24,8 +24,9 @@ class AstRewrite {
   clang::ASTContext& context_;
   Diagnostics& diags_;
 
-  void fail(clang::SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
+  void fail(clang::SourceLocation at, const Message& m) { fail(at, m.id, m.args); }
+  void fail(clang::SourceLocation at, Diag id, std::vector<std::string> args = {}) {
+    diags_.error(at, id, std::move(args));
     ok = false;
   }
 

@@ -589,13 +589,8 @@ std::string own_copy_operation(QualType t) {
   return "";
 }
 
-std::string own_copy_message(QualType t, const std::string& what) {
-  return what + " of struct '" + t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString() +
-         "', which has " + own_copy_operation(t) +
-         " of its own that does more than copy members, is not supported: generated code copies and tapes struct "
-         "values member by member, as the compiler's own would; remove it (or declare it '= default'); adjc accepts "
-         "a destructor whose body has no effect and copy and move constructors that initialise each member from "
-         "the source's (a move may then reset the source's members to constants)";
+Message own_copy_message(QualType t, const std::string& what, Diag id) {
+  return {id, {what, t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString(), own_copy_operation(t)}};
 }
 
 // Whether `record` has a copy assignment operator (`assignment`) or a copy constructor that is not

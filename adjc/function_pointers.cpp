@@ -698,9 +698,9 @@ BoundFunction build(const FunctionDecl* fn, const std::vector<const FunctionDecl
   BoundFunction b;
   b.original = fn;
   b.where = fn->getLocation();
-  auto fail = [&](SourceLocation at, const std::string& why) {
+  auto fail = [&](SourceLocation at, Diag id, std::vector<std::string> args = {}) {
     b.where = at;
-    b.why = why;
+    b.why = {id, std::move(args)};
     return b;
   };
   const std::string name = fn->getNameAsString();
@@ -713,13 +713,11 @@ BoundFunction build(const FunctionDecl* fn, const std::vector<const FunctionDecl
     bound[p] = const_cast<FunctionDecl*>(f);
     // Its uses name the function, which an assignment cannot change.
     if (writes_variable(fn->getBody(), p))
-      return fail(p->getLocation(), "'" + name + "' assigns its function-pointer parameter '" + p->getNameAsString() +
-                                        "' (or passes it on by reference), so adjc cannot bind it to the function "
-                                        "each call passes; assign a local function pointer instead");
+      return fail(p->getLocation(), Diag::function_pointer_parameter_assigned, {name, p->getNameAsString()});
     std::string bound_name = base_name(f, unit);
     if (bound_name.empty())
-      return fail(p->getLocation(), "'" + name + "' is called with operator '" + f->getNameAsString() + "' for '" +
-                                        p->getNameAsString() + "', which adjc does not bind; pass a function");
+      return fail(p->getLocation(), Diag::function_pointer_bound_to_operator,
+                  {name, f->getNameAsString(), p->getNameAsString()});
     stem += "_" + bound_name;
   }
   // A name no identifier of the unit spells, so the generated functions cannot collide.
@@ -747,10 +745,8 @@ BoundFunction build(const FunctionDecl* fn, const std::vector<const FunctionDecl
   BodyCopy body(context, copy, std::move(decls), std::move(bound));
   Stmt* s = body.stmt(fn->getBody());
   if (!s)
-    return fail(body.unsupported->getBeginLoc(),
-                "adjc differentiates '" + name + "', which takes a function pointer, as a copy per function its " +
-                    "calls pass, and does not copy this construct (" + body.unsupported->getStmtClassName() +
-                    "); write '" + name + "' without it, or pass it the function's results instead of the function");
+    return fail(body.unsupported->getBeginLoc(), Diag::function_pointer_copy_unsupported_construct,
+                {name, body.unsupported->getStmtClassName(), name});
   copy->setBody(s);
   b.fn = copy;
   return b;
@@ -811,12 +807,8 @@ bool resolve_function_pointers(const FunctionDecl* fn, const UnitFacts& unit, AS
       }
       const FunctionDecl* f = resolved_function(call->getArg(i));
       if (!f) {
-        diags.error(call->getArg(i)->getExprLoc(),
-                    "the argument for function-pointer parameter '" + p->getNameAsString() + "' of '" +
-                        callee->getNameAsString() +
-                        "' must name a function (f or &f, or a local function pointer initialised with one and "
-                        "never assigned): adjc differentiates '" +
-                        callee->getNameAsString() + "' once for each function it receives");
+        diags.error(call->getArg(i)->getExprLoc(), Diag::function_pointer_argument_not_a_function,
+                    {p->getNameAsString(), callee->getNameAsString(), callee->getNameAsString()});
         ok = false;
         return nullptr;
       }
