@@ -9,6 +9,7 @@
 
 #include "classify.hpp"
 #include "containers.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -339,16 +340,15 @@ bool returns_self(const FunctionDecl* fn) {
   QualType object = m->getASTContext().getRecordType(m->getParent());
   if (!m->getASTContext().hasSameUnqualifiedType(m->getReturnType()->getPointeeType(), object)) return false;
   bool any = false, other = false;
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || isa<LambdaExpr>(s)) return;
+  walk_statements(m->getBody(), [&](const Stmt* s) {
+    if (isa<LambdaExpr>(s)) return false;
     if (auto* r = dyn_cast<ReturnStmt>(s)) {
       auto* deref = dyn_cast_or_null<UnaryOperator>(r->getRetValue() ? r->getRetValue()->IgnoreParenImpCasts() : nullptr);
       bool self = deref && deref->getOpcode() == UO_Deref && isa<CXXThisExpr>(deref->getSubExpr()->IgnoreParenImpCasts());
       (self ? any : other) = true;
     }
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(m->getBody());
+    return true;
+  });
   return any && !other;
 }
 

@@ -361,9 +361,9 @@ bool resolve_function_pointers(const FunctionDecl* fn, const UnitFacts& unit, AS
   };
   std::function<void(Stmt*&)> walk = [&](Stmt*& s) {
     if (!s || isa<LambdaExpr>(s)) return;
-    if (auto* omp = dyn_cast<OMPExecutableDirective>(s)) {
-      if (omp->hasAssociatedStmt())
-        for (Stmt*& c : omp->getInnermostCapturedStmt()->getCapturedStmt()->children()) walk(c);
+    if (isa<OMPExecutableDirective>(s)) {
+      if (Stmt* body = region_body(s))
+        for (Stmt*& c : body->children()) walk(c);
       return;
     }
     for (Stmt*& c : s->children()) walk(c);

@@ -71,16 +71,15 @@ void Lowering::find_heap_arrays(const Stmt* s) {
       // Declared nullptr and not named since: realloc of a null pointer allocates, as malloc.
       auto named_since = [&] {
         bool named = false;
-        std::function<void(const Stmt*)> walk = [&](const Stmt* t) {
-          if (auto* ref = dyn_cast_or_null<DeclRefExpr>(t); ref && ref->getDecl() == old) named = true;
-          if (t && !named)
-            for (const Stmt* c : t->children()) walk(c);
+        auto names_old = [&](const Stmt* s) {
+          if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == old) named = true;
+          return !named;
         };
         for (auto before = it - 1; !named; --before) {
           if (auto* ds = dyn_cast<DeclStmt>(*before);
               ds && std::find(ds->decl_begin(), ds->decl_end(), old) != ds->decl_end())
             break;
-          walk(*before);
+          walk_statements(*before, names_old);
         }
         return named;
       };

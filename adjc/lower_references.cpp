@@ -320,9 +320,7 @@ void Lowering::find_aliases(Stmt* body) {
       }
       return;
     }
-    // A captured region's children are its captures only (an OpenMP loop's body is not one).
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) walk(captured->getCapturedStmt());
-    for (Stmt* c : s->children()) walk(c);
+    for_each_child(s, walk);
   };
   walk(body);
 }
@@ -428,8 +426,7 @@ void Lowering::copy_addressed_params(Stmt* body) {
     auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     return p && p->getType()->isPointerType() ? p : nullptr;
   };
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s) return;
+  auto visit = [&](const Stmt* s) {
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
       if (const ParmVarDecl* p = param(u->getSubExpr())) addressed.push_back(p);
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
@@ -442,9 +439,9 @@ void Lowering::copy_addressed_params(Stmt* body) {
         if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
           if (const ParmVarDecl* p = param(call->getArg(i))) addressed.push_back(p);
       }
-    for (const Stmt* c : s->children()) walk(c);
+    return true;
   };
-  walk(body);
+  walk_statements(body, visit);
   std::vector<const ParmVarDecl*> copied = addressed;
   copied.insert(copied.end(), moved.begin(), moved.end());
   for (const ParmVarDecl* p : ir_.fn->parameters())
@@ -509,19 +506,18 @@ void Lowering::copy_read_globals(Stmt* body) {
                ? vd
                : nullptr;
   };
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s) return;
+  walk_statements(body, [&](const Stmt* s) {
     if (auto* d = dyn_cast<DeclStmt>(s); d && d->isSingleDecl())
       if (auto* vd = dyn_cast<VarDecl>(d->getSingleDecl()); vd && vd->getType()->isReferenceType() && vd->getInit())
         if (const VarDecl* g = global(vd->getInit())) {
           references[vd] = g;
           only_read.insert({g, true});
-          return;
+          return false;
         }
     if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
       if (const VarDecl* g = global(c->getSubExpr())) {
         only_read.insert({g, true});
-        return;
+        return false;
       }
     if (auto* e = dyn_cast<Expr>(s))
       if (const VarDecl* g = global(e)) only_read[g] = false;
@@ -529,9 +525,8 @@ void Lowering::copy_read_globals(Stmt* body) {
       const FunctionDecl* callee = call->getDirectCallee();
       opaque_calls |= !callee || (!is_library(callee) && callee_kind(callee, ir_.unit) == CalleeKind::Plain);
     }
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(body);
+    return true;
+  });
   if (opaque_calls) return;
   for (auto [g, read] : only_read) {
     if (!read) continue;

@@ -73,9 +73,7 @@ void Lowering::find_split_structs(const Stmt* body) {
         }
       return;
     }
-    // A captured region's children are its captures only (an OpenMP loop's body is not one).
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) walk(captured->getCapturedStmt());
-    for (const Stmt* c : s->children()) walk(c);
+    for_each_child(s, walk);
   };
   walk(body);
   split_ = structs;
@@ -328,12 +326,10 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (const ParmVarDecl* p : ctor->parameters())
     if (!p->getType()->isArithmeticType() && !p->getType()->isPointerType()) return false;
   bool plain_body = true;
-  std::function<void(const Stmt*)> check = [&](const Stmt* s) {
-    if (!s) return;
+  walk_statements(body, [&](const Stmt* s) {
     if (isa<DeclStmt>(s) || isa<ReturnStmt>(s) || isa<CXXForRangeStmt>(s)) plain_body = false;
-    for (const Stmt* c : s->children()) check(c);
-  };
-  check(body);
+    return true;
+  });
   for (const CXXCtorInitializer* ci : ctor->inits())
     plain_body &= ci->getMember() != nullptr || ci->isDelegatingInitializer() ||
                   (ci->isBaseInitializer() && !ci->isBaseVirtual());
@@ -349,15 +345,14 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
       target = self_address(init);
       pointer = "'" + ci->getMember()->getNameAsString() + "'";
     }
-  std::function<void(const Stmt*)> stores = [&](const Stmt* s) {
-    if (!s || !target.empty()) return;
+  walk_statements(body, [&](const Stmt* s) {
+    if (!target.empty()) return false;
     if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && b->getType()->isPointerType()) {
       target = self_address(b->getRHS());
       pointer = "a pointer";
     }
-    for (const Stmt* c : s->children()) stores(c);
-  };
-  stores(body);
+    return true;
+  });
   if (!target.empty()) {
     fail(construct->getBeginLoc(), Diag::constructor_points_into_object,
          {record->getNameAsString(), pointer,
@@ -628,8 +623,8 @@ bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
   }
   if (!root || root->getType()->isReferenceType()) return true;  // `*p = V{r.y, r.x}` with p = &r
   bool reads = false;
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || reads) return;
+  walk_statements(e, [&](const Stmt* s) {
+    if (reads) return false;
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && (vd == root || vd->getType()->isReferenceType()))
         reads = true;
@@ -637,9 +632,8 @@ bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
     if (auto* m = dyn_cast<MemberExpr>(s); m && m->isArrow()) reads = true;
     if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
       reads = true;
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(e);
+    return true;
+  });
   return reads;
 }
 

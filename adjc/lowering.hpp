@@ -14,6 +14,7 @@
 #include "function_pointers.hpp"
 #include "passes.hpp"
 #include "pointer_results.hpp"
+#include "walk.hpp"
 
 namespace clang {
 class OMPLoopDirective;
