@@ -7,21 +7,23 @@
 # Inputs: every adjc command of a build tree's build.ninja (the corpus, the GPT-2/Llama losses, the
 # tensor gradients, benches; BUILD_NINJA, default /work/base/build/build.ninja, with the include
 # flags that build uses), the golden inputs, the diagnostics tests, the Clad-style suite and the
-# programs of fuzz seeds 1..FUZZ_SEEDS (default 8). NEW_FLAGs (e.g. --verify-each) are passed to
-# NEW_ADJC only. Prints one line per input that differs and a summary; exits 1 if any differs.
+# programs of fuzz seeds 1..FUZZ_SEEDS (default 8). SETS (default "build golden diagnostics clad
+# fuzz") chooses among those groups. NEW_FLAGs (e.g. --verify-each) are passed to NEW_ADJC only.
+# Prints one line per input that differs and a summary; exits 1 if any differs.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 OLD_ADJC NEW_ADJC [NEW_FLAG...]" >&2
   exit 2
 fi
-OLD=$1
-NEW=$2
+OLD=$(realpath "$1")
+NEW=$(realpath "$2")
 shift 2
 NEW_FLAGS=("$@")
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD_NINJA=${BUILD_NINJA:-/work/base/build/build.ninja}
 FUZZ_SEEDS=${FUZZ_SEEDS:-8}
+SETS=" ${SETS:-build golden diagnostics clad fuzz} "
 WORK=$(mktemp -d /tmp/adjc_same.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 PYTHON=/usr/bin/python3
@@ -52,20 +54,26 @@ compare() {
   rm -f "$WORK/old.cpp" "$WORK/new.cpp"
 }
 
+wanted() { [[ $SETS == *" $1 "* ]]; }
+
 # The build's adjc commands: `cd DIR && .../bin/adjc INPUT -o OUT -MF DEP -- FLAGS`.
-while read -r line; do
+wanted build && while read -r line; do
   dir=$(sed -E 's/^ *COMMAND = cd ([^ ]+) && .*/\1/' <<<"$line")
   input=$(sed -E 's/.*bin\/adjc ([^ ]+) -o .*/\1/' <<<"$line")
   read -r -a flags <<<"$(sed -E 's/.* -- (.*)$/\1/' <<<"$line")"
   compare "$input" "$dir" "$input" "${flags[@]}"
 done < <(grep -E '^ *COMMAND = cd [^ ]+ && [^ ]*bin/adjc ' "$BUILD_NINJA")
 
-for input in "$ROOT"/tests/adjc/golden/*.cpp "$ROOT"/tests/adjc/diagnostics/*.cpp; do
-  compare "$input" "$WORK" "$input" -std=c++20 -fopenmp -I"$ROOT/include"
+for set in golden diagnostics; do
+  wanted $set || continue
+  for input in "$ROOT"/tests/adjc/$set/*.cpp; do
+    compare "$input" "$WORK" "$input" -std=c++20 -fopenmp -I"$ROOT/include"
+  done
 done
-for input in "$ROOT"/tests/adjc/clad_style/*.cpp; do
+wanted clad && for input in "$ROOT"/tests/adjc/clad_style/*.cpp; do
   compare "$input" "$WORK" "$input" -std=c++20 -fopenmp -I"$ROOT/include" -I"$ROOT/tests/adjc/clad_style"
 done
+wanted fuzz || FUZZ_SEEDS=0
 for ((seed = 1; seed <= FUZZ_SEEDS; seed++)); do
   "$PYTHON" "$HERE/fuzz/generate.py" "$seed" "$WORK/fuzz_$seed.cpp" --functions 6 --drop "" || exit 2
   compare "fuzz seed $seed" "$WORK" "$WORK/fuzz_$seed.cpp" -std=c++20 -fopenmp -I"$ROOT/include"
