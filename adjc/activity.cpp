@@ -157,9 +157,7 @@ void check_unselected_writes(const FunctionIR& ir, const Activity& act, const st
   for (auto& v : ir.vars)
     if (v->kind == VarKind::Param && v->differentiable && !v->floating && !v->value && act.varied[v->index] &&
         !active[v->param_index])
-      diags.error(request, "parameter '" + v->name + "' of '" + ir.fn->getNameAsString() +
-                               "' receives values that depend on the differentiated parameters; "
-                               "add it to the gradient request");
+      diags.error(request, Diag::unselected_parameter_receives_active_values, {v->name, ir.fn->getNameAsString()});
 }
 
 }  // namespace adjc

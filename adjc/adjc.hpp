@@ -4,37 +4,16 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
-#include <clang/Basic/Diagnostic.h>
-
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
+
+#include "diagnostics.hpp"
 
 namespace adjc {
 
 struct UnitFacts;
 class PipelineRunner;
-
-// Errors at source locations, printed by clang as file:line:col.
-class Diagnostics {
- public:
-  explicit Diagnostics(clang::DiagnosticsEngine& engine) : engine_(engine) {}
-  void error(clang::SourceLocation where, const std::string& message);
-  bool failed() const { return failed_; }
-  int errors() const { return errors_; }  // reported so far
-
- private:
-  clang::DiagnosticsEngine& engine_;
-  bool failed_ = false;
-  int errors_ = 0;
-  // What was reported, to say each error once where several checks meet the same expression.
-  std::set<std::pair<clang::SourceLocation, std::string>> reported_;
-};
-
-// The message for a statement or expression adjc has no rule for: what it is, in words
-// ("constructing a 'std::greater<double>' here is not supported"), and its Clang class.
-std::string unsupported_construct(const clang::Stmt* s);
 
 // The generated `<fn>_grad` for one adjoint::gradient request.
 struct GeneratedGradient {

@@ -10,6 +10,7 @@
 
 #include "adjc.hpp"
 #include "classify.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -24,8 +25,9 @@ class AstRewrite {
   clang::ASTContext& context_;
   Diagnostics& diags_;
 
-  void fail(clang::SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
+  void fail(clang::SourceLocation at, const Message& m) { fail(at, m.id, m.args); }
+  void fail(clang::SourceLocation at, Diag id, std::vector<std::string> args = {}) {
+    diags_.error(at, id, std::move(args));
     ok = false;
   }
 
@@ -33,15 +35,9 @@ class AstRewrite {
   // place (the directive's captures and helper expressions are not what lowering reads).
   template <class Visit>
   static bool visit_region(clang::Stmt* s, Visit visit) {
-    if (auto* omp = llvm::dyn_cast<clang::OMPExecutableDirective>(s)) {
-      if (omp->hasAssociatedStmt()) visit(omp->getInnermostCapturedStmt()->getCapturedStmt());
-      return true;
-    }
-    if (auto* captured = llvm::dyn_cast<clang::CapturedStmt>(s)) {
-      visit(captured->getCapturedStmt());
-      return true;
-    }
-    return false;
+    if (!llvm::isa<clang::OMPExecutableDirective, clang::CapturedStmt>(s)) return false;
+    if (clang::Stmt* body = region_body(s)) visit(body);
+    return true;
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "classify.hpp"
 #include "containers.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -339,16 +340,15 @@ bool returns_self(const FunctionDecl* fn) {
   QualType object = m->getASTContext().getRecordType(m->getParent());
   if (!m->getASTContext().hasSameUnqualifiedType(m->getReturnType()->getPointeeType(), object)) return false;
   bool any = false, other = false;
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || isa<LambdaExpr>(s)) return;
+  walk_statements(m->getBody(), [&](const Stmt* s) {
+    if (isa<LambdaExpr>(s)) return false;
     if (auto* r = dyn_cast<ReturnStmt>(s)) {
       auto* deref = dyn_cast_or_null<UnaryOperator>(r->getRetValue() ? r->getRetValue()->IgnoreParenImpCasts() : nullptr);
       bool self = deref && deref->getOpcode() == UO_Deref && isa<CXXThisExpr>(deref->getSubExpr()->IgnoreParenImpCasts());
       (self ? any : other) = true;
     }
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(m->getBody());
+    return true;
+  });
   return any && !other;
 }
 
@@ -589,13 +589,8 @@ std::string own_copy_operation(QualType t) {
   return "";
 }
 
-std::string own_copy_message(QualType t, const std::string& what) {
-  return what + " of struct '" + t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString() +
-         "', which has " + own_copy_operation(t) +
-         " of its own that does more than copy members, is not supported: generated code copies and tapes struct "
-         "values member by member, as the compiler's own would; remove it (or declare it '= default'); adjc accepts "
-         "a destructor whose body has no effect and copy and move constructors that initialise each member from "
-         "the source's (a move may then reset the source's members to constants)";
+Message own_copy_message(QualType t, const std::string& what, Diag id) {
+  return {id, {what, t.getNonReferenceType()->getAsCXXRecordDecl()->getQualifiedNameAsString(), own_copy_operation(t)}};
 }
 
 // Whether `record` has a copy assignment operator (`assignment`) or a copy constructor that is not

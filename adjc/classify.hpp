@@ -186,8 +186,9 @@ bool held_in_place(clang::QualType t);
 // What keeps struct `t` from being copied by members: "a copy constructor", "a move constructor",
 // "a destructor" or "an assignment operator" of the user's own (empty when none does).
 std::string own_copy_operation(clang::QualType t);
-// The report of a value `what` ("a local object 's'", ...) of such a struct.
-std::string own_copy_message(clang::QualType t, const std::string& what);
+// The report of a value `what` ("a local object 's'", ...) of such a struct (`id`: own_copy_operation
+// or a row that says more).
+Message own_copy_message(clang::QualType t, const std::string& what, Diag id = Diag::own_copy_operation);
 // Whether `record` declares its move constructor deleted (`S(S&&) = delete;`).
 bool deleted_move(const clang::CXXRecordDecl* record);
 // A struct copied by members whose assignment the compiler deletes (a move constructor of the

@@ -21,13 +21,13 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   ClosureFunction c;
   CXXMethodDecl* op = closure->getLambdaCallOperator();
   c.where = closure->getLocation();
-  auto fail = [&](SourceLocation at, const std::string& why) {
+  auto fail = [&](SourceLocation at, Diag id, std::vector<std::string> args = {}) {
     c.where = at;
-    c.why = why;
+    c.why = {id, std::move(args)};
     return c;
   };
   if (!op || closure->isGenericLambda() || !op->hasBody())
-    return fail(c.where, "a generic lambda with captures is not supported; give its parameters types");
+    return fail(c.where, Diag::unsupported_generic_lambda_captures);
   auto* fn =
       FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
                            op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);
@@ -38,15 +38,12 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
   for (const LambdaCapture& capture : closure->captures()) {
     SourceLocation at = capture.getLocation();
     ++index;
-    if (capture.capturesThis())
-      return fail(at, "a lambda capturing 'this' is not supported; copy the members it uses into locals and "
-                      "capture those");
+    if (capture.capturesThis()) return fail(at, Diag::unsupported_lambda_capturing_this);
     if (auto* binding = capture.capturesVariable() ? dyn_cast<BindingDecl>(capture.getCapturedVar()) : nullptr)
-      return fail(at, "a lambda capturing structured binding '" + binding->getName().str() +
-                          "' is not supported; copy it into a local ('auto v = " + binding->getName().str() +
-                          ";') and capture that");
+      return fail(at, Diag::unsupported_lambda_capturing_structured_binding,
+                  {binding->getName().str(), binding->getName().str()});
     auto* var = capture.capturesVariable() ? dyn_cast<VarDecl>(capture.getCapturedVar()) : nullptr;
-    if (!var) return fail(at, "this capture is not supported; capture variables by copy or by reference");
+    if (!var) return fail(at, Diag::unsupported_capture_kind);
     const std::string name = var->getName().str();
     if (auto* inner = var->getType().getNonReferenceType()->getAsCXXRecordDecl(); inner && inner->isLambda()) {
       // A lambda without captures has no state: its calls need no argument.
@@ -54,10 +51,7 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
         ++field;
         continue;
       }
-      return fail(at, "the lambda captures lambda '" + name +
-                          "', which has captures of its own; this is not "
-                          "supported: write '" +
-                          name + "' as a function, or pass what it computes as a parameter");
+      return fail(at, Diag::unsupported_capture_of_capturing_lambda, {name, name});
     }
     bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
     // An init-capture by reference (`&r = x`) stands for the variable it names (closure_referent).
@@ -71,13 +65,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       bool aggregate = is_plain_struct(pt, unit) ||
                        (pt->isConstantArrayType() && context.getBaseElementType(pt)->isArithmeticType());
       if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
-        return fail(at, "the lambda captures '" + name + "' (of type '" + pt.getAsString() +
-                            "') by copy, which is not supported; capture it by reference ([&" + name + "])");
+        return fail(at, Diag::unsupported_capture_by_copy, {name, pt.getAsString(), name});
       // A mutable lambda's copy lives as long as the lambda: its function updates it by reference.
       if (!op->isConst() && modified) {
-        if (pt->isPointerType())
-          return fail(at, "the mutable lambda changes its copy of pointer '" + name +
-                              "', which is not supported; keep an index in the copy instead");
+        if (pt->isPointerType()) return fail(at, Diag::unsupported_mutable_lambda_moves_pointer, {name});
         pt = context.getLValueReferenceType(pt);
       } else if (aggregate) {
         pt = context.getLValueReferenceType(pt.withConst());
@@ -167,9 +158,7 @@ class ClosureCalls : public AstRewrite {
       if (const CXXRecordDecl* closure = capturing_lambda(member->getImplicitObjectArgument()->getType()))
         return call(member, member->getImplicitObjectArgument(), {member->getArgs(), member->getNumArgs()}, closure);
     if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && capturing_lambda(ref->getType())) {
-      fail(ref->getLocation(), "lambda '" + ref->getDecl()->getNameAsString() +
-                                   "' has captures and is used other than by calling it (copied or passed), which "
-                                   "is not supported; call it in the function that declares it");
+      fail(ref->getLocation(), Diag::unsupported_capturing_lambda_use, {ref->getDecl()->getNameAsString()});
       return s;
     }
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
@@ -233,7 +222,7 @@ class ClosureCalls : public AstRewrite {
   Stmt* call(Expr* call, Expr* object, ArrayRef<Expr*> call_args, const CXXRecordDecl* closure) {
     const ClosureFunction& c = closure_function(closure, unit_, context_);
     if (!c.fn) {
-      if (reported_.insert(closure).second) fail(c.where, c.why);
+      if (reported_.insert(closure).second) fail(c.where, c.why.id, c.why.args);
       ok = false;
       return call;
     }
@@ -242,9 +231,7 @@ class ClosureCalls : public AstRewrite {
     const LambdaExpr* named = vd ? lambda_of(vd->getInit()) : nullptr;
     const LambdaExpr* written = named ? nullptr : lambda_of(object);
     if (!named && !written) {
-      fail(at, "a lambda with captures is called here through something other than the local variable that holds "
-               "it (or a reference to that variable), which is not supported; call it in the function that declares "
-               "it");
+      fail(at, Diag::unsupported_capturing_lambda_call_path);
       return call;
     }
     std::vector<Expr*> args;
@@ -259,9 +246,7 @@ class ClosureCalls : public AstRewrite {
                                               k.field->getType(), VK_LValue, OK_Ordinary);
         args.push_back(pt->isReferenceType() ? member : value(member, pt));
       } else if (k.by_copy && !pt.getNonReferenceType().isConstQualified() && pt->isReferenceType()) {
-        fail(at, "a mutable lambda that changes its copy of '" + k.var->getName().str() +
-                     "' is called where it is written, which is not supported; hold it in a local variable (auto f = "
-                     "[...](...) mutable { ... };) and call that");
+        fail(at, Diag::unsupported_mutable_lambda_called_in_place, {k.var->getName().str()});
         return call;
       } else if (k.by_copy) {
         // Called where it is written: what it copies, as it is now (an array or struct by reference).
@@ -269,9 +254,7 @@ class ClosureCalls : public AstRewrite {
       } else if (const VarDecl* var = closure_referent(init)) {
         args.push_back(pt->isReferenceType() ? static_cast<Expr*>(ref(var, at)) : value(ref(var, at), pt));
       } else {
-        fail(k.at, "a lambda's init-capture by reference ('&" + k.var->getName().str() +
-                       " = ...') of something other than a variable is not supported; capture the variable holding "
-                       "it by reference and name the element or member in the lambda's body");
+        fail(k.at, Diag::unsupported_init_capture_reference, {k.var->getName().str()});
         return call;
       }
     }
@@ -326,8 +309,7 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
   const LambdaExpr* named = var ? lambda_of(var->getInit()) : nullptr;
   const LambdaExpr* written = named ? nullptr : lambda_of(target);
   if (!named && !written) {
-    diags.error(target->getBeginLoc(), "a gradient of a lambda with captures must be requested in the function that "
-                                       "declares it, of the lambda or of the local variable holding it");
+    diags.error(target->getBeginLoc(), Diag::request_capturing_lambda_elsewhere);
     return false;
   }
   for (const ClosureCapture& k : c.captures) {
@@ -336,33 +318,24 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
     QualType pt = k.param->getType();
     if (!k.by_copy) {
       if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified() && is_differentiable(pt)) {
-        diags.error(k.at, "the lambda writes its capture '" + name +
-                              "', which a gradient request cannot return; "
-                              "return the value from the lambda instead");
+        diags.error(k.at, Diag::request_lambda_writes_capture, {name});
         return false;
       }
       const VarDecl* referent = closure_referent(value);
       if (!referent) {
-        diags.error(k.at, "a gradient request cannot pass the lambda's init-capture by reference '" + name +
-                              "' of something other than a variable; capture the variable by reference");
+        diags.error(k.at, Diag::request_lambda_init_capture_reference, {name});
         return false;
       }
       out += ", ::std::ref(" + referent->getName().str() + ")";
     } else if (pt.getNonReferenceType()->isArrayType()) {
-      diags.error(k.at, "a gradient request cannot pass the lambda's copy of array '" + name +
-                            "'; capture it by reference ([&" + name + "])");
+      diags.error(k.at, Diag::request_lambda_array_copy, {name, name});
       return false;
     } else if (pt->isReferenceType() && !pt.getNonReferenceType().isConstQualified()) {
-      diags.error(k.at, "the mutable lambda changes its copy of '" + name +
-                            "', which a gradient request cannot follow; request the gradient of a function that "
-                            "declares and calls the lambda");
+      diags.error(k.at, Diag::request_mutable_lambda, {name});
       return false;
     } else if (k.var->isInitCapture()) {
       if (named) {
-        diags.error(k.at, "a gradient of a lambda with an init-capture ('" + name +
-                              " = ...') must be requested "
-                              "where the lambda is written: adjoint::gradient([" +
-                              name + " = ...](...) { ... })");
+        diags.error(k.at, Diag::request_lambda_init_capture_elsewhere, {name, name});
         return false;
       }
       out += ", " +
@@ -371,10 +344,7 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
     } else {
       auto* function = named ? dyn_cast<FunctionDecl>(var->getDeclContext()) : nullptr;
       if (function && may_modify(function->getBody(), k.var, &sm, named->getEndLoc())) {
-        diags.error(k.at, "'" + name +
-                              "' is captured by copy and changed after the lambda is declared, so a "
-                              "gradient request cannot read the lambda's copy; capture it by reference ([&" +
-                              name + "]), or request the gradient where the lambda is written");
+        diags.error(k.at, Diag::request_capture_changed_later, {name, name});
         return false;
       }
       out += ", " + name;

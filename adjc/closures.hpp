@@ -27,7 +27,7 @@ struct ClosureCapture {
 struct ClosureFunction {
   const clang::FunctionDecl* fn = nullptr;  // nullptr when the lambda cannot be one (`why`)
   std::vector<ClosureCapture> captures;     // the function's first parameters, in order
-  std::string why;
+  Message why{};
   clang::SourceLocation where;
 };
 

@@ -47,9 +47,7 @@ class Rewrite : public AstRewrite {
         auto* vd = dyn_cast<VarDecl>(d);
         if (vd && vd->getType()->isArrayType() &&
             !complex_element(QualType(vd->getType()->getBaseElementTypeUnsafe(), 0), unit_).isNull())
-          fail(vd->getLocation(), "local array of std::complex '" + vd->getNameAsString() +
-                                      "' is not supported (a complex is a value, not memory adjc tracks); use one "
-                                      "array of real parts and one of imaginary parts");
+          fail(vd->getLocation(), Diag::unsupported_local_array_complex, {vd->getNameAsString()});
         else if (vd && vd->getInit())
           vd->setInit(cast<Expr>(visit(vd->getInit())));
       }
@@ -117,18 +115,15 @@ class Rewrite : public AstRewrite {
     Expr* operand = cast<Expr>(visit(call->getArg(member ? 0 : 1)));
     auto* variable = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
     if (!variable || !isa<VarDecl>(variable->getDecl())) {
-      fail(e->getExprLoc(), "'" + m->getNameAsString() + "' of a std::complex other than a variable is not supported; "
-                            "compute the new value in a local complex variable");
+      fail(e->getExprLoc(), Diag::unsupported_complex_other_variable, {m->getNameAsString()});
       return s;
     }
     QualType t = target->getType().getNonReferenceType().getUnqualifiedType();
     QualType element = complex_element(t, unit_);
     if (!context_.hasSameUnqualifiedType(operand->getType(), t) &&
         !context_.hasSameUnqualifiedType(operand->getType(), element)) {
-      fail(operand->getExprLoc(), "'" + m->getNameAsString() + "' with an operand of type '" +
-                                      type_name(operand->getType()) + "' on a '" + type_name(t) +
-                                      "' is not supported; convert it to '" + type_name(element) + "' or '" +
-                                      type_name(t) + "' first");
+      fail(operand->getExprLoc(), Diag::unsupported_complex_operand_type,
+           {m->getNameAsString(), type_name(operand->getType()), type_name(t), type_name(element), type_name(t)});
       return s;
     }
     Expr* value = m->getOverloadedOperator() == OO_Equal
@@ -153,8 +148,7 @@ class Rewrite : public AstRewrite {
   // place whose value is used is reported.
   Expr* expression(Expr* e) {
     if (const FunctionDecl* m = in_place_update(e)) {
-      fail(e->getExprLoc(), "'" + m->getNameAsString() + "' of a std::complex inside an expression is not supported; "
-                            "write it as a statement of its own");
+      fail(e->getExprLoc(), Diag::unsupported_complex_inside_expression, {m->getNameAsString()});
       return e;
     }
     // `std::complex<double> c = x` and arguments converted from a number: the construction itself.
@@ -175,10 +169,8 @@ class Rewrite : public AstRewrite {
         continue;
       }
       if (!arg->getType()->isArithmeticType()) {
-        fail(arg->getExprLoc(), "converting a '" + type_name(arg->getType()) + "' to '" +
-                                    type_name(construct->getType()) +
-                                    "' is not supported; build it from its parts, as in " + type_name(construct->getType()) +
-                                    "(z.real(), z.imag())");
+        fail(arg->getExprLoc(), Diag::unsupported_complex_conversion,
+             {type_name(arg->getType()), type_name(construct->getType()), type_name(construct->getType())});
         return e;
       }
       parts.push_back(arg);
@@ -202,8 +194,7 @@ class Rewrite : public AstRewrite {
   Expr* build_call(const char* name, llvm::ArrayRef<Expr*> args, SourceLocation at) {
     FunctionDecl* f = complex_op(name, args);
     if (!f) {
-      fail(at, std::string("adjoint/complex.hpp declares no adjoint::complex_ops::") + name +
-                   " for these operands; include the adjoint/complex.hpp of this adjc");
+      fail(at, Diag::complex_ops_missing, {name});
       return nullptr;
     }
     auto* ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), f, false, at, f->getType(),
@@ -239,7 +230,7 @@ class Rewrite : public AstRewrite {
     for (CXXMethodDecl* m : t->getAsCXXRecordDecl()->methods())
       if (m->isCopyAssignmentOperator()) assign = m;
     if (!assign) {
-      fail(variable->getLocation(), "'" + type_name(t) + "' declares no copy assignment adjc can call");
+      fail(variable->getLocation(), Diag::no_copy_assignment, {type_name(t)});
       return nullptr;
     }
     SourceLocation at = variable->getLocation();

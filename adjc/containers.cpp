@@ -89,12 +89,6 @@ const Expr* named_container(const Expr* e) {
   return isa<DeclRefExpr>(e) || isa<MemberExpr>(e) ? e : nullptr;
 }
 
-const char* kUnnamed = "have the function write into a 'std::vector<T>&' parameter instead";
-
-const char* kSupported =
-    "adjc supports operator[], at(), size(), empty(), data(), front(), back(), push_back(), resize(), "
-    "assign(n, value), clear(), fill(value) and range-for on them (docs/adjc.md, \"std::vector and std::array\")";
-
 class Rewrite : public AstRewrite {
  public:
   using AstRewrite::AstRewrite;
@@ -110,7 +104,7 @@ class Rewrite : public AstRewrite {
       } else if (!is_container(init->getType())) {
         for (Stmt*& c : init->children()) c = visit(c);
       } else if (!named_container(init)) {
-        fail(init->getBeginLoc(), "a range-for over a std::vector or std::array must name a variable or a member");
+        fail(init->getBeginLoc(), Diag::range_for_over_unnamed_container);
       }
       range->setBody(visit(range->getBody()));
       return s;
@@ -132,9 +126,8 @@ class Rewrite : public AstRewrite {
     if (auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && is_container(mc->getImplicitObjectArgument()->getType()))
       return member_call(mc);
     if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && list_array(ref)) {
-      fail(ref->getLocation(), "std::initializer_list '" + ref->getDecl()->getNameAsString() +
-                                   "' used other than by a range-for, begin(), end() or size(), which is not "
-                                   "supported; put the values in a local array: const double a[] = {...};");
+      fail(ref->getLocation(), Diag::unsupported_initializer_list_used_other_range,
+           {ref->getDecl()->getNameAsString()});
       return s;
     }
     if (auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXOperatorCallExpr>(s) && !isa<CXXMemberCallExpr>(s)) {
@@ -147,20 +140,15 @@ class Rewrite : public AstRewrite {
           call->setArg(i, cast<Expr>(visit(a)));
           continue;
         }
-        if (!named_container(a))
-          fail(a->getBeginLoc(), "a std::vector or std::array argument that is not a variable or a member (such as "
-                                 "a function's result) is not supported; " + std::string(kUnnamed));
+        if (!named_container(a)) fail(a->getBeginLoc(), Diag::unsupported_vector_array_argument_not_variable);
         else if (!callee || is_library(callee))
-          fail(a->getBeginLoc(), "passing a std::vector or std::array to library function '" +
-                                     (callee ? callee->getQualifiedNameAsString() : std::string("?")) +
-                                     "' is not supported; " + kSupported);
+          fail(a->getBeginLoc(), Diag::unsupported_passing_vector_array_library_function,
+               {(callee ? callee->getQualifiedNameAsString() : std::string("?"))});
       }
       return s;
     }
     if (auto* e = dyn_cast<Expr>(s); e && (isa<DeclRefExpr>(e) || isa<MemberExpr>(e)) && is_container(e->getType())) {
-      fail(e->getExprLoc(), "std::vector or std::array '" + spelled(e) +
-                                "' used as a whole (copied, assigned or converted), which is not supported; " +
-                                kSupported);
+      fail(e->getExprLoc(), Diag::unsupported_vector_array_used_whole_copied, {spelled(e)});
       return s;
     }
     if (auto* ds = dyn_cast<DeclStmt>(s)) {
@@ -220,9 +208,7 @@ class Rewrite : public AstRewrite {
       auto* given = dyn_cast_or_null<CXXStdInitializerListExpr>(init);
       auto* list = given ? dyn_cast<InitListExpr>(given->getSubExpr()->IgnoreImplicit()) : nullptr;
       if (!list || !list->getType()->isConstantArrayType()) {
-        fail(vd->getLocation(), "std::initializer_list '" + vd->getNameAsString() +
-                                    "' initialised other than by a braced list is not supported; put the values "
-                                    "in a local array: const double a[] = {...};");
+        fail(vd->getLocation(), Diag::unsupported_initializer_list_initialised_other_braced, {vd->getNameAsString()});
         decls.push_back(d);
         continue;
       }
@@ -259,8 +245,7 @@ class Rewrite : public AstRewrite {
     const std::string name = mc->getMethodDecl()->getNameAsString();
     if (name == "size") return int_literal(n, mc->getType());
     if (name != "begin" && name != "end") {
-      fail(mc->getExprLoc(), "'std::initializer_list::" + name + "' is not supported; adjc supports begin(), end(), "
-                             "size() and range-for on a local std::initializer_list");
+      fail(mc->getExprLoc(), Diag::unsupported_initializer_list_member, {name});
       return mc;
     }
     QualType pointer = context_.getArrayDecayedType(values->getType());
@@ -286,8 +271,7 @@ class Rewrite : public AstRewrite {
     const Expr* object = op->getArg(0);
     if (op->getOperator() == OO_Subscript && is_container(object->getType())) {
       if (!named_container(object)) {
-        fail(op->getBeginLoc(), "indexing a std::vector or std::array that is not a variable or a member (such as "
-                                "a function's result) is not supported; " + std::string(kUnnamed));
+        fail(op->getBeginLoc(), Diag::unsupported_indexing_vector_array_not_variable);
         return op;
       }
       Expr* index = cast<Expr>(visit(op->getArg(1)));
@@ -295,9 +279,9 @@ class Rewrite : public AstRewrite {
     }
     for (unsigned i = 0; i < op->getNumArgs(); ++i)
       if (is_container(op->getArg(i)->getType())) {
-        fail(op->getBeginLoc(), "operator" + std::string(getOperatorSpelling(op->getOperator())) + " on " +
-                                    class_name(op->getArg(i)->getType()) + " '" + spelled(op->getArg(i)) +
-                                    "' is not supported (a copy or comparison of the whole container); " + kSupported);
+        fail(op->getBeginLoc(), Diag::unsupported_container_operator,
+             {std::string(getOperatorSpelling(op->getOperator())), class_name(op->getArg(i)->getType()),
+              spelled(op->getArg(i))});
         break;
       }
     return op;
@@ -310,8 +294,7 @@ class Rewrite : public AstRewrite {
     // value without derivative that the forward computes as written.
     if ((name == "size" || name == "empty") && sized_temporary(object, context_)) return mc;
     if (!named_container(object)) {
-      fail(mc->getBeginLoc(), "calling '" + name + "' on a std::vector or std::array that is not a variable or a "
-                              "member (such as a function's result) is not supported; " + std::string(kUnnamed));
+      fail(mc->getBeginLoc(), Diag::unsupported_calling_vector_array_not_variable, {name});
       return mc;
     }
     if (name == "size" || name == "empty") return mc;
@@ -339,9 +322,8 @@ class Rewrite : public AstRewrite {
       unit_.container_at.insert(element);
       return element;
     }
-    fail(mc->getExprLoc(), "'" + class_name(object->getType()) + "::" + name + "' is not supported on " +
-                               class_name(object->getType()) + " '" + spelled(object) + "' in differentiated code; " +
-                               kSupported);
+    fail(mc->getExprLoc(), Diag::unsupported_container_member_function,
+         {class_name(object->getType()), name, class_name(object->getType()), spelled(object)});
     return mc;
   }
 
@@ -360,24 +342,20 @@ class Rewrite : public AstRewrite {
     bool selection = callee && !isa<CXXOperatorCallExpr>(call) && callee->isInStdNamespace() &&
                      callee->getIdentifier() && (callee->getName() == "max" || callee->getName() == "min");
     if (!selection || call->getNumArgs() != 1) {
-      fail(call->getBeginLoc(), "passing a braced list (a std::initializer_list) to '" + name +
-                                    "' is not supported; adjc supports std::max({...}) and std::min({...}) of "
-                                    "numbers without a comparator, and range-for over a braced list");
+      fail(call->getBeginLoc(), Diag::unsupported_passing_braced_list_initializer_list, {name});
       return call;
     }
     name = "std::" + callee->getName().str();
     auto* given = dyn_cast<CXXStdInitializerListExpr>(call->getArg(0)->IgnoreImplicit());
     auto* list = given ? dyn_cast<InitListExpr>(given->getSubExpr()->IgnoreImplicit()) : nullptr;
     if (!list || list->getNumInits() == 0) {
-      fail(call->getBeginLoc(), "'" + name + "' of anything but a braced list of one or more elements is not "
-                                             "supported; write the elements in the call: " + name + "({a, b, c})");
+      fail(call->getBeginLoc(), Diag::min_max_needs_braced_list, {name, name});
       return call;
     }
     QualType t = call->getType().getCanonicalType().getUnqualifiedType();
     if (!t->isArithmeticType()) {
-      fail(call->getBeginLoc(), "'" + name + "' of a braced list of '" +
-                                    call->getType().getAsString(context_.getPrintingPolicy()) +
-                                    "' is not supported; adjc supports std::max({...}) and std::min({...}) of numbers");
+      fail(call->getBeginLoc(), Diag::unsupported_min_max_braced_list_type,
+           {name, call->getType().getAsString(context_.getPrintingPolicy())});
       return call;
     }
     SourceLocation at = call->getBeginLoc();
@@ -393,8 +371,7 @@ class Rewrite : public AstRewrite {
     if (list->getNumInits() == 1) return list->getInit(0);
     FunctionDecl* pair = two_argument_overload(callee, t, context_);
     if (!pair) {
-      fail(at, "'" + name + "' of a braced list is not supported with this standard library, which declares no "
-                            "two-argument '" + name + "'; write " + name + "(" + name + "(a, b), c)");
+      fail(at, Diag::min_max_braced_list_no_two_argument, {name, name, name, name});
       return call;
     }
     auto argument = [&](Expr* e) -> Expr* {  // bound to `const T&`, as a call's argument is

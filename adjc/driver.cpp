@@ -36,36 +36,6 @@
 
 namespace adjc {
 
-void Diagnostics::error(clang::SourceLocation where, const std::string& message) {
-  // An error without a place is a consequence of one already reported (on code adjc built for it).
-  if (where.isInvalid() && failed_) return;
-  failed_ = true;
-  if (!reported_.insert({where, message}).second) return;
-  ++errors_;
-  unsigned id = engine_.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
-  engine_.Report(where, id) << message;
-}
-
-std::string unsupported_construct(const clang::Stmt* s) {
-  using namespace clang;
-  std::string what;
-  if (auto* c = dyn_cast<CXXConstructExpr>(s)) what = "constructing a '" + c->getType().getAsString() + "' here";
-  else if (isa<CXXThrowExpr>(s)) what = "'throw'";
-  else if (isa<CXXTryStmt>(s)) what = "try/catch";
-  else if (isa<LambdaExpr>(s)) what = "a lambda here";
-  else if (isa<StmtExpr>(s)) what = "a statement expression ('({ ... })')";
-  else if (isa<CXXTypeidExpr>(s)) what = "typeid";
-  else if (isa<CXXDynamicCastExpr>(s)) what = "dynamic_cast";
-  else if (isa<AsmStmt>(s)) what = "inline assembly";
-  else if (isa<CoroutineBodyStmt, CoreturnStmt, CoawaitExpr, CoyieldExpr>(s)) what = "a coroutine";
-  else if (isa<VAArgExpr>(s)) what = "va_arg";
-  else if (isa<InitListExpr>(s)) what = "a braced list here";
-  else if (isa<CXXPseudoDestructorExpr>(s)) what = "a destructor call";
-  else if (isa<AtomicExpr>(s)) what = "an atomic builtin";
-  else what = std::string("this ") + (isa<Expr>(s) ? "expression" : "statement");
-  return what + " is not supported (" + s->getStmtClassName() + ")";
-}
-
 namespace {
 
 using namespace clang;
@@ -172,21 +142,15 @@ class Consumer : public ASTConsumer {
       elsewhere.TraverseDecl(d);
     }
     for (const CallExpr* call : finder.other_modes)
-      diags.error(call->getBeginLoc(), quoted(call->getDirectCallee()->getQualifiedNameAsString()) +
-                                           " is not supported yet by adjc (it generates gradients: clad::gradient)");
-    for (auto& r : elsewhere.requests)
-      diags.error(r.call->getBeginLoc(), "adjoint::gradient is requested in a header, which adjc does not rewrite "
-                                         "(it rewrites the file it compiles); request it in the .cpp file (the "
-                                         "function may stay in the header)");
+      diags.error(call->getBeginLoc(), Diag::clad_mode_not_supported,
+                  {call->getDirectCallee()->getQualifiedNameAsString()});
+    for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     if (diags.failed()) return;
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
     for (const NamedDecl* p : unit.custom.misplaced)
-      diags.error(p->getLocation(), "custom pullback '" + p->getQualifiedNameAsString() +
-                                        "' is not in namespace adjoint::custom_derivatives (nor Clad's "
-                                        "clad::custom_derivatives), the ones adjc reads; move it there (namespace "
-                                        "adjoint::custom_derivatives { ... })");
+      diags.error(p->getLocation(), Diag::custom_pullback_outside_namespace, {p->getQualifiedNameAsString()});
     if (diags.failed()) return;
     Generator generator(context, unit, diags, pipeline_);
     Rewriter rewriter(sm, context.getLangOpts());
@@ -334,10 +298,7 @@ class Consumer : public ASTConsumer {
     SourceManager& sm = context.getSourceManager();
     SourceLocation at = call->getBeginLoc();
     if (std::string where = constant_evaluated_place(call, context); !where.empty())
-      return diags.error(at, "adjoint::gradient is requested in " + where +
-                                 ", which may run at compile time; the code adjc generates runs only at run time "
-                                 "(its tape is not constexpr): request it outside (the function requested may be "
-                                 "constexpr)");
+      return diags.error(at, Diag::request_in_constant_evaluation, {where});
     const Expr* target = strip(call->getArg(0), unit);
     if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
       target = strip(u->getSubExpr(), unit);
@@ -353,10 +314,7 @@ class Consumer : public ASTConsumer {
     if (callable) {
       for (const CXXMethodDecl* m : callable->methods())
         if (m->getOverloadedOperator() == OO_Call) {
-          if (fn)
-            return diags.error(call->getArg(0)->getBeginLoc(),
-                               "the function object has several operator() overloads; request a function that "
-                               "calls the one you mean");
+          if (fn) return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_overloaded_call_operator);
           fn = m;
         }
     }
@@ -380,46 +338,29 @@ class Consumer : public ASTConsumer {
       if (var && var->getType()->isMemberFunctionPointerType()) {
         fn = resolved_member_function(var, &unresolved);
         if (!fn)
-          return diags.error(call->getArg(0)->getBeginLoc(),
-                             "the first argument of adjoint::gradient does not resolve to one member function: " +
-                                 unresolved + "; request it as &S::f");
+          return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_unresolved_member_function, {unresolved});
       } else {
         fn = resolved_function(call->getArg(0), &unresolved);
       }
       if (fn) pointer = named_variable(call->getArg(0));
     }
     if (!fn && (function_pointer_chain(call->getArg(0)->getType()) || call->getArg(0)->getType()->isFunctionType()))
-      return diags.error(call->getArg(0)->getBeginLoc(),
-                         "the first argument of adjoint::gradient does not resolve to one function: " + unresolved +
-                             "; request the function by name, or through a local function pointer initialised with "
-                             "it and never assigned");
-    if (!fn)
-      return diags.error(call->getArg(0)->getBeginLoc(),
-                         "the first argument of adjoint::gradient must name a function, a member function "
-                         "(&S::f), a lambda or a function object");
-    if (fn->isTemplated())
-      return diags.error(call->getArg(0)->getBeginLoc(),
-                         "a generic lambda or template operator() cannot be requested; give its parameters types");
+      return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_unresolved_function, {unresolved});
+    if (!fn) return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_not_a_function);
+    if (fn->isTemplated()) return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_of_template);
     if (!fn->getDefinition())
-      return diags.error(
-          call->getArg(0)->getBeginLoc(),
-          quoted(fn->getNameAsString()) + " has no body in this translation unit, so adjc cannot differentiate it");
+      return diags.error(call->getArg(0)->getBeginLoc(), Diag::requested_function_has_no_body,
+                         {quoted(fn->getNameAsString())});
     fn = fn->getDefinition();
     for (const ParmVarDecl* p : fn->parameters())
       if (function_parameter(p))
-        return diags.error(call->getArg(0)->getBeginLoc(),
-                           "parameter " + quoted(p->getName()) + " of " + quoted(fn->getNameAsString()) +
-                               " is a function pointer, which a gradient request has no function for: adjc "
-                               "differentiates " + quoted(fn->getNameAsString()) +
-                               " through its calls, once for each function they pass; request a function that calls "
-                               "it with the function");
+        return diags.error(call->getArg(0)->getBeginLoc(), Diag::request_function_pointer_parameter,
+                           {quoted(p->getName()), quoted(fn->getNameAsString()), quoted(fn->getNameAsString())});
 
     std::string names;
     if (call->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(call->getArg(1))) {
       auto* lit = dyn_cast<StringLiteral>(strip(call->getArg(1), unit));
-      if (!lit)
-        return diags.error(call->getArg(1)->getBeginLoc(),
-                           "the parameters of adjoint::gradient must be a string literal");
+      if (!lit) return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
       names = lit->getString().str();
     }
     // One flag per parameter as adjc differentiates them: a member function's object first,
@@ -435,8 +376,7 @@ class Consumer : public ASTConsumer {
       if (name.empty()) continue;
       if (std::string whole = requested_parameter(name); !whole.empty()) name = whole;
       else
-        return diags.error(call->getArg(1)->getBeginLoc(),
-                           "cannot read " + quoted(name) + " as a parameter or part of an array parameter ('x[0:2]')");
+        return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameter_unreadable, {quoted(name)});
       if (name == "this" && object) {
         selected[0] = any = true;
         continue;
@@ -444,37 +384,37 @@ class Consumer : public ASTConsumer {
       bool found = false;
       for (unsigned i = 0; i < first_param; ++i)
         if (fn->getParamDecl(i)->getName() == name)
-          return diags.error(call->getArg(1)->getBeginLoc(),
-                             quoted(name) + " is a capture of the lambda; captured values are constants of its "
-                                            "gradient: make it a parameter of the lambda to differentiate it");
+          return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_names_capture, {quoted(name)});
       // Clad's spelling by position: "0" is the first parameter.
       const bool position = name.find_first_not_of("0123456789") == std::string::npos;
       if (position && (name.size() > 4 || first_param + std::stoul(name) >= fn->getNumParams()))
-        return diags.error(call->getArg(1)->getBeginLoc(),
-                           quoted(fn->getNameAsString()) + " has no parameter at position " + name + " (it has " +
-                               std::to_string(fn->getNumParams() - first_param) + ", counted from 0)");
+        return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_no_parameter_at_position,
+                           {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams() - first_param)});
       for (unsigned i = first_param; i < fn->getNumParams(); ++i) {
         if (position ? i != first_param + std::stoul(name) : fn->getParamDecl(i)->getName() != name) continue;
         found = true;
         if (!is_differentiable(params[i + (object ? 1 : 0)].type))
-          return diags.error(call->getArg(1)->getBeginLoc(),
-                             "parameter " + quoted(fn->getParamDecl(i)->getName().str()) + " of " +
-                                 quoted(fn->getNameAsString()) + " is not differentiable (type " +
-                                 quoted(fn->getParamDecl(i)->getType().getAsString()) + ")");
+          return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameter_not_differentiable,
+                             {quoted(fn->getParamDecl(i)->getName().str()), quoted(fn->getNameAsString()),
+                              quoted(fn->getParamDecl(i)->getType().getAsString())});
         selected[i + (object ? 1 : 0)] = any = true;
       }
       if (!found)
-        return diags.error(call->getArg(1)->getBeginLoc(),
-                           quoted(fn->getNameAsString()) + " has no parameter named " + quoted(name));
+        return diags.error(call->getArg(1)->getBeginLoc(), Diag::request_no_parameter_named,
+                           {quoted(fn->getNameAsString()), quoted(name)});
     }
     if (!any) {
       for (unsigned i = first_param; i < fn->getNumParams(); ++i)
         any |= selected[i + (object ? 1 : 0)] = is_differentiable(params[i + (object ? 1 : 0)].type);
       if (object) any |= selected[0] = is_differentiable(params[0].type);
     }
-    if (!any) return diags.error(at, quoted(fn->getNameAsString()) + " has no differentiable parameters");
+    if (!any) return diags.error(at, Diag::request_no_differentiable_parameters, {quoted(fn->getNameAsString())});
 
-    GeneratedGradient g = generator.request(fn, selected, at);
+    GeneratedGradient g;
+    {
+      Diagnostics::InDerivative requested(diags, fn, nullptr, at);
+      g = generator.request(fn, selected, at);
+    }
     if (diags.failed()) return;
     if (closure) {
       // The lambda's variable stays used (no warning) when the request no longer names it.
@@ -563,6 +503,7 @@ int help() {
               "  -o <output.cpp>  the output file (never the input)\n"
               "  -MF <depfile>    also write the files the unit read, as a make dependency file\n"
               "  -h, --help       this text\n"
+              "  --list-diagnostics  every message adjc reports, with its stable id, as a Markdown table\n"
               "Seeing inside the pipeline (docs/adjc.md):\n"
               "  --print-passes           the passes, in order, and exit\n"
               "  --print-after=PASS[,PASS]  print each function's IR after these passes (stderr)\n"
@@ -645,6 +586,10 @@ int main(int argc, char** argv) {
     bool pipeline_option = false;
     if (a == "--") break;
     if (a == "-h" || a == "--help") return adjc::help();
+    if (a == "--list-diagnostics") {
+      adjc::print_diagnostic_table(stdout);
+      return 0;
+    }
     if (a == "--print-passes") {
       adjc::print_passes(stdout);
       return 0;

@@ -21,7 +21,7 @@ struct BoundFunction {
   const clang::FunctionDecl* original = nullptr;
   // The original's function parameters, with the function each is bound to.
   std::vector<std::pair<const clang::ParmVarDecl*, const clang::FunctionDecl*>> bound;
-  std::string why;
+  Message why{};
   clang::SourceLocation where;
 };
 

@@ -74,9 +74,7 @@ struct Generator::Impl {
     auto [it, inserted] = overloads.emplace(key, f);
     if (inserted || it->second == f) return true;
     diags.error(f->getPointOfInstantiation().isValid() ? f->getPointOfInstantiation() : f->getLocation(),
-                "'" + f->getNameAsString() + types.template_arguments(f) +
-                    "' has the same parameter types as another differentiated specialization; adjc names "
-                    "derivatives of specializations by overloading, so their parameter types must differ");
+                Diag::specializations_same_parameter_types, {f->getNameAsString(), types.template_arguments(f)});
     return false;
   }
 
@@ -162,13 +160,11 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   GeneratedGradient out;
   fn = fn->getDefinition();
   if (base_name(fn, I.unit).empty()) {
-    I.diags.error(where, "a gradient cannot be requested for operator '" + fn->getNameAsString() +
-                             "'; request a function that uses it");
+    I.diags.error(where, Diag::request_of_operator, {fn->getNameAsString()});
     return out;
   }
   if (is_value_class(fn->getReturnType(), I.unit) || fn->getReturnType()->isRecordType()) {
-    I.diags.error(where, "a gradient can be requested for functions returning a floating value or void only "
-                         "(a value-class or struct result has no seed); request a loss that calls it");
+    I.diags.error(where, Diag::request_result_not_floating);
     return out;
   }
   const FunctionState* state = I.state_of(fn);

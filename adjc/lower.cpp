@@ -24,8 +24,7 @@ void Lowering::lower_signature() {
                        : generated_name(p.decl->getName().str()) ? unique_name(p.decl->getName().str())
                                                                  : p.decl->getName().str();
     if (p.type->isRValueReferenceType() && p.type->getPointeeType()->isArithmeticType())
-      fail(p.decl->getLocation(), "parameter '" + name + "' is a number by rvalue reference that the function "
-                                  "writes, which is not supported; take it by value");
+      fail(p.decl->getLocation(), Diag::unsupported_parameter_number_rvalue_reference_function, {name});
     Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());
     v->param_index = index++;
     v->param_type = p.type;
@@ -50,8 +49,8 @@ void Lowering::lower_body() {
   lower_compound(cast<CompoundStmt>(ir_.fn->getBody()), ir_.body);
 }
 
-void Lowering::fail(SourceLocation where, const std::string& message) {
-  diags_.error(where, message);
+void Lowering::fail(SourceLocation where, Diag id, std::vector<std::string> args) {
+  diags_.error(where, id, std::move(args));
   ir_.valid = false;
 }
 
@@ -107,22 +106,18 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     const std::string producing = kind == VarKind::Return ? "returning" : "calling a function that returns";
     auto* record = t->getAsCXXRecordDecl();
     if (is_container(t))
-      fail(loc, producing + " '" + type.getAsString() + "' is not supported; write the elements into a '" +
-                    t.getNonReferenceType().getUnqualifiedType().getAsString() + "&' parameter instead");
+      fail(loc, Diag::unsupported_container_result,
+           {producing, type.getAsString(), t.getNonReferenceType().getUnqualifiedType().getAsString()});
     else if (!own_copy_operation(t).empty())
       fail(loc, own_copy_message(t, producing + " a value"));
     else if (record && !is_plain_struct(t, ir_.unit) && !is_value_class(t, ir_.unit) && !is_library_class(t, ir_.unit))
-      fail(loc, producing + " struct '" + type.getAsString() +
-                    "', which has members other than numbers and arrays of numbers, is not supported; return a "
-                    "struct of numbers, or form the pointers where they are used");
+      fail(loc, Diag::unsupported_struct_members_other_numbers_arrays, {producing, type.getAsString()});
     else if (record && record->hasDefinition() && !copy_assignable(record))
-      fail(loc, producing + " struct '" + type.getAsString() +
-                    "', which cannot be copy-assigned or moved, is not supported (generated code assigns and moves "
-                    "results); make its members non-const and let the compiler declare its copy and move members");
+      fail(loc, Diag::unsupported_struct_copy_assigned_moved, {producing, type.getAsString()});
   }
   // Generated functions pass parameters on by value, which would run the copy constructor.
   if (kind == VarKind::Param && !t->isReferenceType() && held_in_place(t))
-    fail(loc, own_copy_message(t, "parameter '" + name + "' by value") + "; or pass it by const reference");
+    fail(loc, own_copy_message(t, "parameter '" + name + "' by value", Diag::own_copy_parameter_by_value));
   const std::string what = kind == VarKind::Param    ? "parameter '" + name + "'"
                            : kind == VarKind::Local  ? "local variable '" + name + "'"
                            : kind == VarKind::Return ? "the result"
@@ -139,15 +134,16 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   }
   if (is_library_class(t, ir_.unit)) {
     std::string hint = std_function_hint(t);
-    fail(loc, what + " has type '" + type.getAsString() + "'" +
-                  (hint.empty() ? ", a library class adjc does not differentiate; pass its elements as a pointer and "
-                                  "a length (such as 'const double* x, int n')"
-                                : hint));
+    fail(loc, Diag::library_class_variable,
+         {what, type.getAsString(),
+          (hint.empty() ? ", a library class adjc does not differentiate; pass its elements as a pointer and "
+                          "a length (such as 'const double* x, int n')"
+                        : hint)});
   }
   if (is_value_class(t, ir_.unit)) {
     // A handle: by value or const reference, it is a value with an adjoint of its own type.
     if (t->isReferenceType() && !t->getPointeeType().isConstQualified())
-      fail(loc, "value class '" + name + "' passed by non-const reference; pass it by value or const reference");
+      fail(loc, Diag::value_class_by_non_const_reference, {name});
     v->type = type.getNonReferenceType();
     v->value = true;
     if (decl) ir_.var_of[decl] = v;
@@ -174,11 +170,9 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
       QualType element = inner->getPointeeType();
       if (kind != VarKind::Param || !inner.isConstQualified() || !element.isConstQualified() ||
           !element->isArithmeticType())
-        fail(loc, "pointers to pointers are supported only as parameters of rows of constant numbers (such as 'const "
-                  "double* const* " + name + "'), which have no derivative ('" + name + "')");
+        fail(loc, Diag::unsupported_pointer_to_pointer_variable, {name, name});
     }
-    if (is_value_class(t->getPointeeType(), ir_.unit))
-      fail(loc, "pointers to value classes are not supported ('" + name + "'); use the value");
+    if (is_value_class(t->getPointeeType(), ir_.unit)) fail(loc, Diag::unsupported_pointers_value_classes, {name});
     v->pointer = true;
   } else if (t->isArrayType() || t->isRecordType()) {
     v->memory = true;
@@ -187,7 +181,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   } else if (t->isRealFloatingType()) {
     v->floating = !v->reference;
   } else if (!t->isIntegralOrEnumerationType() && !t->isBooleanType()) {
-    fail(loc, "variables of type '" + type.getAsString() + "' are not supported ('" + name + "')");
+    fail(loc, Diag::unsupported_variable_type, {type.getAsString(), name});
   }
   if (decl) ir_.var_of[decl] = v;
   return v;
@@ -196,18 +190,14 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
 // Reports `what`, a library value without derivative, when the function's body may change it.
 void Lowering::check_unchanged(const std::string& what, const VarDecl* decl, SourceLocation loc) {
   if (may_modify(ir_.fn->getBody(), decl))
-    fail(loc, what + " of library class '" + decl->getType().getNonReferenceType().getUnqualifiedType().getAsString() +
-                  "' is changed, or used other than by const member functions, which is not supported; declare it "
-                  "const and read it by its const member functions (value_or(...), has_value())");
+    fail(loc, Diag::unsupported_library_class_changed_used_other,
+         {what, decl->getType().getNonReferenceType().getUnqualifiedType().getAsString()});
 }
 
 // Whether adjc models the class `type` is or holds (`unmodelled_class`); reports `what` of that type when not.
 bool Lowering::modelled_class(const std::string& what, QualType type, SourceLocation loc) {
   const std::string why = unmodelled_class(type, ir_.unit);
-  if (!why.empty())
-    fail(loc, what + " has type '" + type.getAsString() + "': " + why +
-                  "; use a class without virtual functions whose bases are public, not virtual, and each "
-                  "in the hierarchy once");
+  if (!why.empty()) fail(loc, Diag::unmodelled_class_variable, {what, type.getAsString(), why});
   return why.empty();
 }
 
@@ -257,8 +247,7 @@ void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, No
   if (v->pointer) {
     v->base = pointer_base(value);
     v->root = memory_root(ir_, value);
-    if (!v->base || !v->root)
-      return fail(vd->getLocation(), "local pointer '" + v->source_name() + "' must point into a parameter or local array");
+    if (!v->base || !v->root) return fail(vd->getLocation(), Diag::local_pointer_target_unknown, {v->source_name()});
   }
   size_t before = block->children.size();
   lower_assign(stmt, new_ref(vd), BO_Assign, value, block);

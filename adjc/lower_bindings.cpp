@@ -32,12 +32,10 @@ void Lowering::lower_bindings(Stmt* body) {
 }
 
 // The diagnostic of a structured binding declared in the header of statement `s`.
-std::string Lowering::binding_outside_block(const Stmt* s) {
-  if (isa<CXXForRangeStmt>(s))
-    return "a structured binding in a range-for is not supported; take the element ('for (const auto& e : c)') "
-           "and bind its members in the loop's body";
+Message Lowering::binding_outside_block(const Stmt* s) {
+  if (isa<CXXForRangeStmt>(s)) return {Diag::unsupported_binding_in_range_for, {}};
   const std::string what = isa<IfStmt>(s) ? "an 'if'" : isa<SwitchStmt>(s) ? "a 'switch'" : "a 'for'";
-  return "a structured binding in " + what + " init-statement is not supported; declare it before the statement";
+  return {Diag::unsupported_binding_in_init_statement, {what}};
 }
 
 // One structured binding declared in a block: its hidden variable named after the bindings
@@ -51,13 +49,11 @@ void Lowering::lower_binding(DecompositionDecl* dd, Stmt* body) {
   dd->setDeclName(&context_.Idents.get(name));
   for (const BindingDecl* b : dd->bindings())
     if (b->getHoldingVar() && !pair)
-      return fail(dd->getLocation(), "a structured binding over tuple-like class '" +
-                                         type.getUnqualifiedType().getAsString() +
-                                         "' is not supported; bind a struct, a std::pair of numbers or an array of "
-                                         "numbers, or name the elements ('std::get<0>(t)')");
+      return fail(dd->getLocation(), Diag::unsupported_structured_binding_over_tuple_like,
+                  {type.getUnqualifiedType().getAsString()});
   if (array && !array->getElementType()->isArithmeticType())
-    return fail(dd->getLocation(), "a structured binding over an array of '" + array->getElementType().getAsString() +
-                                       "' is not supported; bind an array of numbers, or name the elements");
+    return fail(dd->getLocation(), Diag::unsupported_structured_binding_over_array,
+                {array->getElementType().getAsString()});
   // A copy of an array (`auto [u, v] = arr;`, an element-wise copy loop in clang's AST): the copy
   // from a braced list of the source's elements, as `double e[2] = {arr[0], arr[1]};` is.
   if (auto* loop = dyn_cast_or_null<ArrayInitLoopExpr>(dd->getInit())) {
@@ -81,8 +77,8 @@ void Lowering::lower_binding(DecompositionDecl* dd, Stmt* body) {
                   : access ? dyn_cast<FieldDecl>(access->getMemberDecl())
                            : nullptr;
     if (!field)
-      return fail(dd->getLocation(), "a structured binding over '" + type.getUnqualifiedType().getAsString() +
-                                         "' is not supported; name its members");
+      return fail(dd->getLocation(), Diag::unsupported_structured_binding_over_type,
+                  {type.getUnqualifiedType().getAsString()});
     members.push_back(field);
   }
   unsigned index = 0;

@@ -32,19 +32,18 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   if (construct && args.size() == 1 && is_vector(vd->getType()))
     if (auto* list = dyn_cast<CXXStdInitializerListExpr>(args[0]->IgnoreImplicit())) {
       listed = dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit());
-      if (!listed) return fail(at, "initialising std::vector '" + name + "' from this list is not supported");
+      if (!listed) return fail(at, Diag::unsupported_initialising_vector_list, {name});
       args = {int_literal(listed->getNumInits())};
     }
   const bool copy = construct && construct->getConstructor()->isCopyOrMoveConstructor();
   if (copy && !isa<DeclRefExpr, MemberExpr>(args[0]->IgnoreParenImpCasts()))
-    return fail(at, "copying into '" + name + "' from something other than a variable or a member is not supported; "
-                    "declare it with its size and copy the elements in a loop");
+    return fail(at, Diag::unsupported_vector_copy_source, {name});
   if (!is_vector(vd->getType())) {
     if (copy) {
       make_var(name, vd->getType(), VarKind::Local, vd, at)->block = block;
       return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
     }
-    if (construct && !args.empty()) return fail(at, "unsupported initialiser of std::array '" + name + "'");
+    if (construct && !args.empty()) return fail(at, Diag::unsupported_std_array_initialiser, {name});
     Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
     v->block = block;
     auto* outer = dyn_cast_or_null<InitListExpr>(init);
@@ -56,8 +55,7 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
         for (const Expr* e : inner->inits()) given.push_back(e);
     uint64_t count = loops_.empty() ? given.size() : array_size(vd->getType());
     if (count - given.size() > 64)
-      return fail(outer->getBeginLoc(), "a partly initialised std::array of more than 64 elements inside a loop "
-                                        "is not supported; zero it with a loop");
+      return fail(outer->getBeginLoc(), Diag::unsupported_partly_initialised_std_array_in_loop);
     for (unsigned i = 0; i < count; ++i) {
       const Expr* e = i < given.size() ? given[i] : nullptr;
       if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(container_element(vd->getType()));
@@ -65,14 +63,10 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
     }
     return;
   }
-  if (parallel_)
-    return fail(at, "std::vector '" + name + "' declared inside an OpenMP parallel loop is not supported; each "
-                    "thread needs its own: declare a std::array or a local array in the loop (double " + name +
-                    "[N];)");
+  if (parallel_) return fail(at, Diag::unsupported_vector_declared_inside_openmp_parallel, {name, name});
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
   if ((init && !construct) || (construct && !copy && !args.empty() && !sized))
-    return fail(at, "initialising std::vector '" + name + "' this way is not supported; declare it with '(n)' "
-                    "or '(n, value)' and assign the elements");
+    return fail(at, Diag::unsupported_initialising_vector_way, {name});
   Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
   v->block = block;
   // In a loop each iteration's declaration makes a new vector: the one variable is refilled
@@ -147,9 +141,7 @@ bool Lowering::reads_variable(const Expr* e) {
 void Lowering::lower_push_back(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
   const Expr* object = call->getImplicitObjectArgument();
   Var* v = ir_.var(object);
-  if (!v || v->kind != VarKind::Local)
-    return fail(call->getExprLoc(), "push_back on a std::vector that is not a local variable is not supported; "
-                                    "size it before the call (resize) and assign its elements");
+  if (!v || v->kind != VarKind::Local) return fail(call->getExprLoc(), Diag::unsupported_push_back_vector_not_local);
   SourceLocation at = call->getExprLoc();
   QualType element = container_element(object->getType());
   auto* pushed = VarDecl::Create(context_, const_cast<FunctionDecl*>(ir_.fn), at, at,
@@ -196,10 +188,8 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
   std::string name = call->getMethodDecl()->getNameAsString();
   Var* v = ir_.var(object);
   if (!v || v->kind != VarKind::Local)
-    return fail(call->getExprLoc(), "'std::vector::" + name + "' on a std::vector that is not a local variable is "
-                                    "not supported; the caller sizes it, and the function assigns its elements");
-  if (parallel_)
-    return fail(call->getExprLoc(), "'std::vector::" + name + "' inside an OpenMP parallel loop is not supported");
+    return fail(call->getExprLoc(), Diag::unsupported_vector_resize_not_local, {name});
+  if (parallel_) return fail(call->getExprLoc(), Diag::unsupported_vector_resize_in_parallel, {name});
   const CallExpr* refill = call;
   const Expr* fill = nullptr;
   const Expr* from = nullptr;
@@ -229,9 +219,7 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
 
 // `a.fill(x)` on a std::array: every element assigned x (fill_elements).
 void Lowering::lower_fill(const CXXMemberCallExpr* call, const Stmt* stmt, Node* block) {
-  if (parallel_)
-    return fail(call->getExprLoc(), "'std::array::fill' inside an OpenMP parallel loop is not supported; assign "
-                                    "the elements in a for loop");
+  if (parallel_) return fail(call->getExprLoc(), Diag::unsupported_array_fill_inside_openmp_parallel);
   const Expr* object = call->getImplicitObjectArgument();
   fill_elements(object, fill_value(call->getArg(0), container_element(object->getType()), stmt, block), nullptr, stmt,
                 block);
@@ -293,9 +281,7 @@ void Lowering::lower_pointer_algorithm(const CallExpr* call, const Stmt* stmt, N
   const std::string name = call->getDirectCallee()->getName().str();
   const std::string spelled = name == "memset" ? "'memset'" : "std::" + name;
   for (const Expr* a : call->arguments())
-    if (a->HasSideEffects(context_))
-      return fail(a->getExprLoc(), "an argument of " + spelled +
-                                       " with side effects is not supported; compute it in a statement before");
+    if (a->HasSideEffects(context_)) return fail(a->getExprLoc(), Diag::unsupported_argument_side_effects, {spelled});
   auto strip_decay = [](const Expr* a) { return const_cast<Expr*>(a->IgnoreImpCasts()); };
   Expr* first = const_cast<Expr*>(call->getArg(0)->IgnoreParens());
   if (auto* untyped = dyn_cast<ImplicitCastExpr>(first); untyped && untyped->getType()->isVoidPointerType())
@@ -310,14 +296,11 @@ void Lowering::lower_pointer_algorithm(const CallExpr* call, const Stmt* stmt, N
     QualType element = element_type(first).getUnqualifiedType();
     Expr::EvalResult byte;
     if (!call->getArg(1)->EvaluateAsInt(byte, context_) || byte.Val.getInt() != 0)
-      return fail(call->getArg(1)->getExprLoc(),
-                  "'memset' of numbers to a value other than 0 is not supported (its bytes are no number adjc "
-                  "follows); set the elements with std::fill_n(p, k, value)");
+      return fail(call->getArg(1)->getExprLoc(), Diag::unsupported_memset_nonzero);
     const Expr* count = element_count(call->getArg(2), element);
     if (!count)
-      return fail(call->getArg(2)->getExprLoc(), "'memset' of '" + element.getAsString() +
-                                                     "' elements with this byte count is not supported; write it "
-                                                     "'k * sizeof(" + element.getAsString() + ")'");
+      return fail(call->getArg(2)->getExprLoc(), Diag::unsupported_memset_elements_byte_count,
+                  {element.getAsString(), element.getAsString()});
     const Expr* zero = element->isRecordType() ? empty_list(element, at) : fill_value(int_literal(0), element, stmt, block);
     return assign_elements(first, nullptr, zero, count, stmt, block);
   }
@@ -432,11 +415,11 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   SourceLocation at = rs->getBeginLoc();
   const VarDecl* element = rs->getLoopVariable();
   QualType t = element->getType();
-  if (parallel_) return fail(at, "loops inside an OpenMP parallel loop must be canonical for loops");
+  if (parallel_) return fail(at, Diag::parallel_loop_inner_loop_not_for);
   Expr* range = const_cast<Expr*>(rs->getRangeInit());
   if (const InitListExpr* list = braced_range(rs)) {  // a braced list: its values in a local array first
     auto* type = context_.getAsConstantArrayType(list->getType());
-    if (!type) return fail(list->getBeginLoc(), "unsupported braced list in a range-for");
+    if (!type) return fail(list->getBeginLoc(), Diag::unsupported_braced_list_range);
     QualType values_type = context_.getConstantArrayType(type->getElementType().getUnqualifiedType(), type->getSize(),
                                                          nullptr, ArraySizeModifier::Normal, 0);
     const VarDecl* values = new_local("_range", values_type, at, block);
@@ -445,10 +428,8 @@ void Lowering::lower_range_for(const CXXForRangeStmt* rs, Node* block) {
   }
   auto* rows = context_.getAsConstantArrayType(range->getType());
   if (!t->isReferenceType() && rows && rows->getElementType()->isArrayType())
-    return fail(element->getLocation(), "a range-for taking the rows of '" + range->getType().getAsString() +
-                                            "' by value ('" + element->getName().str() +
-                                            "', a pointer) is not supported; take them by reference: for (auto& " +
-                                            element->getName().str() + " : ...)");
+    return fail(element->getLocation(), Diag::unsupported_range_for_rows_by_value,
+                {range->getType().getAsString(), element->getName().str(), element->getName().str()});
   Expr* item = nullptr;  // c[_i]
   Node* n = open_element_loop(range, nullptr, rs, rs->getBody(), item);
   Stmt* body = const_cast<Stmt*>(rs->getBody());

@@ -106,9 +106,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* 
     // The trip count must be known before the loop, so that the threads can split it.
     bool counted = bound && ((step > 0 && (op == BO_LT || op == BO_LE)) || (step < 0 && (op == BO_GT || op == BO_GE)) ||
                              (op == BO_NE && (step == 1 || step == -1)));
-    if (!counted)
-      return fail(at, "OpenMP parallel loops must have the form 'for (int i = start; i < end; i += step)' (also "
-                      "<=, and >, >= counting down; != with a step of 1 or -1), i not written in the body");
+    if (!counted) return fail(at, Diag::unsupported_parallel_loop_form);
   }
   if (!counter) {
     lower_stmt(fs->getInit(), block);
@@ -152,7 +150,7 @@ void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* 
 
 void Lowering::lower_loop(const Stmt* s, LoopForm form, const Expr* cond, const Stmt* body, const Expr* inc, Node* block,
                           const DeclStmt* cond_decl) {
-  if (parallel_) return fail(s->getBeginLoc(), "loops inside an OpenMP parallel loop must be canonical for loops");
+  if (parallel_) return fail(s->getBeginLoc(), Diag::parallel_loop_inner_loop_not_for);
   Node* n = make(NodeKind::Loop, s);
   n->form = form;
   n->id = next_id_++;
@@ -271,9 +269,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
     for (const Stmt* c : e->children()) find_call(c);
   };
   find_call(sw->getCond());
-  if (has_call)
-    return fail(sw->getCond()->getBeginLoc(),
-                "a switch condition that calls a function is not supported; store its value in a local first");
+  if (has_call) return fail(sw->getCond()->getBeginLoc(), Diag::unsupported_switch_condition_calls_function);
   Expr* value = const_cast<Expr*>(sw->getCond());
   if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
   check_expression(ir_, diags_, value);
@@ -295,7 +291,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
       labelled = true;
       cases.back().loc = sub->getBeginLoc();
       if (auto* cs = dyn_cast<CaseStmt>(sub)) {
-        if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), "case ranges are not supported");
+        if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), Diag::unsupported_case_ranges);
         cases.back().values.push_back(cs->getLHS());
         sub = cs->getSubStmt();
       } else {
@@ -316,8 +312,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
         return std::any_of(st->child_begin(), st->child_end(), reachable);
       };
       if (isa<DeclStmt>(sub) || reachable(sub))
-        return fail(c->getBeginLoc(), "declarations, and case labels nested in statements, before the first case "
-                                      "label are not supported; declare the variables before the switch");
+        return fail(c->getBeginLoc(), Diag::unsupported_declarations_case_labels_nested_statements);
       continue;
     }
     cases.back().body.push_back(sub);
@@ -341,9 +336,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
     if (last && isa<BreakStmt>(last)) k.body.pop_back();
     for (const Stmt* st : k.body)
       if (const Stmt* b = switch_break(st))
-        return fail(b->getBeginLoc(),
-                    "'break' out of a switch from inside a statement of its case is not supported; restructure "
-                    "the case with if/else");
+        return fail(b->getBeginLoc(), Diag::unsupported_break_out_switch_inside_statement);
   }
   const Expr* cond = new (context_) ParenExpr(at, at, value);
   auto matches = [&](const CaseGroup& k) {  // `(value) == a || (value) == b`

@@ -47,9 +47,7 @@ void Lowering::hoist_calls(const Expr* e, Node* block, const Stmt* stmt) {
     if (auto* ce = dyn_cast_or_null<Expr>(c)) hoist_calls(ce, block, stmt);
   auto* call = dyn_cast<CallExpr>(e);
   if (!call || !call->getDirectCallee() || math_function(call) != MathFn::None || ir_.hoisted.count(call)) return;
-  if (is_make_pair(call))
-    return fail(call->getBeginLoc(), "std::make_pair is supported as the value of a pair variable, an assignment, a "
-                                     "return or an argument; put it in a local pair first");
+  if (is_make_pair(call)) return fail(call->getBeginLoc(), Diag::unsupported_make_pair_place);
   // A struct result is memory its members are copied from: always a temporary of its own. So is the
   // result of a function without derivative that writes or reads a non-const global of integers (a
   // counter, global_counter_uses): the reverse reads the temporary instead of calling it again.
@@ -80,8 +78,7 @@ void Lowering::reject_closure_calls(const Expr* e) {
   if (!e) return;
   if (auto* call = dyn_cast<CallExpr>(e);
       call && call->getDirectCallee() && as_closure_function(call->getDirectCallee(), ir_.unit))
-    return fail(call->getBeginLoc(), "a lambda with captures called in a condition or a loop header is not "
-                                     "supported; call it before and keep its result in a local");
+    return fail(call->getBeginLoc(), Diag::unsupported_lambda_captures_called_condition_loop);
   for (const Stmt* c : e->children()) reject_closure_calls(dyn_cast_or_null<Expr>(c));
 }
 
@@ -114,8 +111,7 @@ Expr* Lowering::lower_branches(Expr* e, Node* block, const Stmt* stmt) {
       (logic && conditional(logic->getRHS())))
     return lower_branch(e, block, stmt);
   if (isa<BinaryConditionalOperator>(e) && conditional(e)) {
-    fail(e->getExprLoc(), "a call, assignment or '++'/'--' inside the GNU conditional 'a ?: b' is not supported; "
-                          "write 'a ? a : b'");
+    fail(e->getExprLoc(), Diag::unsupported_side_effect_in_gnu_conditional);
     return e;
   }
   if (Expr* replaced = lower_side_effect(e, block, stmt)) return replaced;
@@ -161,8 +157,7 @@ Expr* Lowering::lower_side_effect(Expr* e, Node* block, const Stmt* stmt) {
 Expr* Lowering::lower_branch(Expr* e, Node* block, const Stmt* stmt) {
   QualType type = e->getType().getUnqualifiedType();
   if (!type->isArithmeticType()) {
-    fail(e->getExprLoc(), "a call, assignment or '++'/'--' inside a conditional expression of type '" +
-                              type.getAsString() + "' is not supported; write it as an if/else statement");
+    fail(e->getExprLoc(), Diag::unsupported_side_effect_in_conditional, {type.getAsString()});
     return e;
   }
   SourceLocation at = e->getExprLoc();
@@ -223,18 +218,14 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   const Expr* target = lhs->IgnoreParens();
   Var* v = ir_.var(target);
   if (v && v->heap && rhs && rhs->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
-    return fail(target->getExprLoc(), "setting heap array pointer '" + v->source_name() +
-                                          "' to nullptr is not supported (the reverse sweep frees the array); drop "
-                                          "the assignment");
+    return fail(target->getExprLoc(), Diag::unsupported_setting_heap_array_pointer_nullptr, {v->source_name()});
   if (v && v->heap)
-    return fail(target->getExprLoc(), "heap array pointer '" + v->source_name() +
-                                          "' may only be given its one 'new'; declare a local pointer into it instead "
-                                          "(double* q = " + v->source_name() + " + k;)");
+    return fail(target->getExprLoc(), Diag::heap_pointer_assigned_again, {v->source_name(), v->source_name()});
   if (v && !v->memory) {
-    if (v->counter) return fail(target->getExprLoc(), "the counter of a for loop is modified in its body");
+    if (v->counter) return fail(target->getExprLoc(), Diag::loop_counter_modified);
     if (v->pointer) {  // pointer parameters moved by the body are local copies (copy_addressed_params)
       if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base, ir_.unit)))
-        return fail(target->getExprLoc(), "local pointer '" + v->source_name() + "' must keep pointing into the same array");
+        return fail(target->getExprLoc(), Diag::local_pointer_retargeted, {v->source_name()});
     }
     n->target = v;
     v->assignments++;
@@ -245,20 +236,19 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   } else {
     check_expression(ir_, diags_, lhs);
     n->memory_root = memory_root(ir_, target);
-    if (!n->memory_root) return fail(target->getExprLoc(), "assignment to an unsupported lvalue");
+    if (!n->memory_root) return fail(target->getExprLoc(), Diag::unsupported_assignment_target);
     if (n->memory_root->kind == VarKind::Param && !n->memory_root->reference && !n->memory_root->pointer)
-      return fail(target->getExprLoc(),
-                  "writing to by-value struct parameter '" + n->memory_root->source_name() + "' is not supported");
+      return fail(target->getExprLoc(), Diag::unsupported_writing_value_struct_parameter,
+                  {n->memory_root->source_name()});
   }
   QualType t = lhs->getType();
   if (is_value_class(t, ir_.unit) && !(v && v->value))
-    return fail(target->getExprLoc(),
-                "assigning a value class into memory (a member or an array) is not supported; use a local");
+    return fail(target->getExprLoc(), Diag::unsupported_assigning_value_class_into_memory);
   if (is_floating(t) && op != BO_Assign && op != BO_AddAssign && op != BO_SubAssign && op != BO_MulAssign &&
       op != BO_DivAssign)
-    return fail(stmt->getBeginLoc(), "unsupported compound assignment on a floating value");
+    return fail(stmt->getBeginLoc(), Diag::unsupported_compound_assignment_floating_value);
   if (!is_adjoint_value(t, ir_.unit) && !t->isIntegralOrEnumerationType() && !t->isBooleanType() && !t->isPointerType())
-    return fail(stmt->getBeginLoc(), "assignment of type '" + t.getAsString() + "' is not supported");
+    return fail(stmt->getBeginLoc(), Diag::unsupported_assignment_type, {t.getAsString()});
   add(block, n);
 }
 

@@ -33,8 +33,6 @@ const VarDecl* reallocated(const Stmt* s) {
   return call && c_memory_function(call) == "realloc" ? local_pointer(b->getLHS()) : nullptr;
 }
 
-const char* kHeapHint = "(docs/adjc.md, \"Heap arrays\")";
-
 }  // namespace
 
 // The number of `element`s `bytes` counts: k for `k * sizeof(T)` or `sizeof(T) * k`, 1 for
@@ -73,16 +71,15 @@ void Lowering::find_heap_arrays(const Stmt* s) {
       // Declared nullptr and not named since: realloc of a null pointer allocates, as malloc.
       auto named_since = [&] {
         bool named = false;
-        std::function<void(const Stmt*)> walk = [&](const Stmt* t) {
-          if (auto* ref = dyn_cast_or_null<DeclRefExpr>(t); ref && ref->getDecl() == old) named = true;
-          if (t && !named)
-            for (const Stmt* c : t->children()) walk(c);
+        auto names_old = [&](const Stmt* s) {
+          if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == old) named = true;
+          return !named;
         };
         for (auto before = it - 1; !named; --before) {
           if (auto* ds = dyn_cast<DeclStmt>(*before);
               ds && std::find(ds->decl_begin(), ds->decl_end(), old) != ds->decl_end())
             break;
-          walk(*before);
+          walk_statements(*before, names_old);
         }
         return named;
       };
@@ -125,14 +122,13 @@ void Lowering::lower_heap_decl(const VarDecl* vd, const Stmt* stmt, Node* block)
   v->memory = true;
   v->heap = true;
   if (vd->getType()->getPointeeType().isConstQualified())
-    return fail(at, "heap array '" + v->source_name() + "' of const elements is not supported (its adjoint is "
-                    "written); declare it '" + vd->getType()->getPointeeType().getUnqualifiedType().getAsString() +
-                    "* " + v->source_name() + "'");
+    return fail(
+        at, Diag::unsupported_heap_array_const_elements,
+        {v->source_name(), vd->getType()->getPointeeType().getUnqualifiedType().getAsString(), v->source_name()});
   const Expr* init = vd->getInit();
   if (const Expr* alloc = allocation(init)) return lower_allocation(vd, alloc, stmt, block);
   if (!init || !init->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
-    fail(at, "pointer '" + v->source_name() + "', which is given a 'new' later, must be declared 'nullptr' " +
-                 kHeapHint);
+    fail(at, Diag::heap_pointer_not_declared_null, {v->source_name()});
 }
 
 // `p = new T[n]`, `new T[n]()`, `new T[n]{}`, `new T(v)`, `new T{v}`, `new T`, `(T*)malloc(n *
@@ -149,34 +145,22 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
   if (c_call && c_memory_function(c_call) == "realloc" && !realloc_from_null_.count(vd)) {
     auto found = reallocated_.find(vd);
     if (found == reallocated_.end() || !heap_.count(vd))
-      return fail(at, "'realloc' into '" + vd->getName().str() +
-                          "' is supported only as a statement 'p = (T*)realloc(p, k * sizeof(T));' of the block that "
-                          "declares the heap array p; allocate a new array and copy the elements " + kHeapHint);
+      return fail(at, Diag::unsupported_realloc_form, {vd->getName().str()});
     old = found->second;
     if (local_pointer(c_call->getArg(0)) != old)
-      return fail(c_call->getArg(0)->getExprLoc(),
-                  "'realloc' of another pointer into '" + vd->getName().str() +
-                      "' is not supported; reallocate the pointer it is assigned to (p = (T*)realloc(p, ...)) " +
-                      kHeapHint);
+      return fail(c_call->getArg(0)->getExprLoc(), Diag::unsupported_realloc_of_other_pointer, {vd->getName().str()});
   }
   Var* v = ir_.var_of.at(vd);
   const std::string name = v->source_name();
   QualType element = alloc ? alloc->getAllocatedType() : allocation->getType()->getPointeeType().getUnqualifiedType();
-  if (alloc && alloc->getNumPlacementArgs() > 0)
-    return fail(at, "placement 'new' into '" + name + "' is not supported; allocate with 'new T[n]' " + kHeapHint);
+  if (alloc && alloc->getNumPlacementArgs() > 0) return fail(at, Diag::unsupported_placement_new_into, {name});
   if (element->isRecordType() && !is_value_class(element, ir_.unit)) {
     if (!struct_elements(what + " of struct '" + name + "'", element, at)) return;
   } else if (!element->isArithmeticType()) {
-    return fail(at, what + " of type '" + element.getAsString() + "' ('" + name +
-                        "') is not supported, only of numbers and structs of numbers; use one array per member " +
-                        kHeapHint);
+    return fail(at, Diag::unsupported_heap_element_type, {what, element.getAsString(), name});
   }
-  if (v->heap_size)
-    return fail(at, "a second " + what + " into '" + name +
-                        "' is not supported; give each allocation a pointer of its own " + kHeapHint);
-  if (!loops_.empty())
-    return fail(at, what + " inside a loop ('" + name + "') is not supported; allocate before the loop and reuse the "
-                    "array " + kHeapHint);
+  if (v->heap_size) return fail(at, Diag::unsupported_second_allocation, {what, name});
+  if (!loops_.empty()) return fail(at, Diag::unsupported_allocation_in_loop, {what, name});
   // The initialiser: none or value-initialisation (zero), or one object's value.
   const Expr* value = nullptr;
   if (const Expr* init = alloc ? alloc->getInitializer() : nullptr) {
@@ -186,9 +170,7 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
     else if (auto* list = dyn_cast<InitListExpr>(init); list && list->getNumInits() == 1 && !alloc->isArray())
       value = list->getInit(0);
     else if (auto* list = dyn_cast<InitListExpr>(init); list && list->getNumInits() > 0)
-      return fail(at, "'new " + element.getAsString() + "[n]{...}' with values ('" + name +
-                          "') is not supported; allocate with 'new " + element.getAsString() +
-                          "[n]()' and assign the elements " + kHeapHint);
+      return fail(at, Diag::unsupported_new_array_with_values, {element.getAsString(), name, element.getAsString()});
     else if (!isa<InitListExpr, ImplicitValueInitExpr, CXXScalarValueInitExpr>(init))
       value = alloc->getInitializer();
   }
@@ -205,8 +187,7 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
   if (!count) {
     const std::string form = c_memory_function(c_call) == "calloc" ? "calloc(k, sizeof(" + element.getAsString() + "))"
                                                                     : "k * sizeof(" + element.getAsString() + ")";
-    return fail(at, what + " of '" + name + "' with this byte count is not supported: adjc allocates whole '" +
-                        element.getAsString() + "' elements; write it " + form + " " + kHeapHint);
+    return fail(at, Diag::unsupported_allocation_byte_count, {what, name, element.getAsString(), form});
   }
   const VarDecl* size = new_local("_n_" + vd->getName().str(), count_type, at, block);
   define(size, count, stmt, block);
@@ -217,7 +198,7 @@ void Lowering::lower_allocation(const VarDecl* vd, const Expr* allocation, const
   if (old) {
     Var* from = ir_.var_of.at(old);
     if (!from->heap_size || from->heap_size->block != block)
-      return fail(at, "'realloc' of '" + name + "' is supported only in the block that allocated it " + kHeapHint);
+      return fail(at, Diag::realloc_outside_allocating_block, {name});
     // min(_n_old, _n): the elements realloc keeps.
     const Expr* ns[] = {rvalue(from->heap_size->decl), rvalue(size)};
     auto* fewer = BinaryOperator::Create(context_, const_cast<Expr*>(ns[0]), const_cast<Expr*>(ns[1]), BO_LT,
@@ -241,11 +222,8 @@ void Lowering::lower_delete(const Expr* arg, SourceLocation at, const std::strin
   std::string spelled = "?";
   if (auto* ref = dyn_cast<DeclRefExpr>(strip(arg, ir_.unit))) spelled = ref->getDecl()->getNameAsString();
   if (root && root->kind == VarKind::Param)
-    return fail(at, what + " of parameter '" + root->source_name() +
-                        "' is not supported: the reverse sweep reads its memory after the function returns; free it "
-                        "in the caller " + kHeapHint);
-  fail(at, what + " of '" + spelled + "', which is not a heap array this function allocates, is not supported; "
-           "free only what 'T* p = new T[n];' or 'T* p = (T*)malloc(n * sizeof(T));' allocated here " + kHeapHint);
+    return fail(at, Diag::unsupported_free_of_parameter, {what, root->source_name()});
+  fail(at, Diag::unsupported_free_of_non_heap_array, {what, spelled});
 }
 
 }  // namespace adjc

@@ -31,10 +31,10 @@ std::string reduction_operator(const OMPReductionClause* c) {
 }  // namespace
 
 void Lowering::lower_parallel_for(const OMPLoopDirective* omp, Node* block) {
-  if (parallel_) return fail(omp->getBeginLoc(), "nested OpenMP parallel loops are not supported");
+  if (parallel_) return fail(omp->getBeginLoc(), Diag::unsupported_nested_openmp_parallel_loops);
   // The loop is edited in place (region_copy), as the other AST rewrites of lowering are.
   auto* fs = dyn_cast<ForStmt>(const_cast<Stmt*>(omp->getInnermostCapturedStmt()->getCapturedStmt()));
-  if (!fs) return fail(omp->getBeginLoc(), "unsupported OpenMP loop");
+  if (!fs) return fail(omp->getBeginLoc(), Diag::unsupported_openmp_loop);
   ParallelClauses clauses;
   if (!read_clauses(omp, fs, clauses)) return;
   // A counter declared before the loop (`int i; ... for (i = 0; ...)`) is private to the loop, as
@@ -59,8 +59,8 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
                ? vd
                : nullptr;
   };
-  auto reject = [&](SourceLocation at, const std::string& message) {
-    fail(at, message);
+  auto reject = [&](SourceLocation at, Diag id, std::vector<std::string> args = {}) {
+    fail(at, id, std::move(args));
     return false;
   };
   const std::string scalars =
@@ -74,22 +74,20 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
       // reuses the forward's split. A dynamic schedule would be a different split per run.
       if (schedule->getScheduleKind() != OMPC_SCHEDULE_static)
         return reject(
-            at, "'schedule(" +
-                    std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_schedule, schedule->getScheduleKind())) +
-                    ")' is not supported on an OpenMP parallel loop; use schedule(static)");
+            at, Diag::unsupported_schedule,
+            {std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_schedule, schedule->getScheduleKind()))});
     } else if (auto* def = dyn_cast<OMPDefaultClause>(c)) {
       if (def->getDefaultKind() != llvm::omp::OMP_DEFAULT_shared &&
           def->getDefaultKind() != llvm::omp::OMP_DEFAULT_none)
-        return reject(at, "'default(" +
-                              std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_default,
-                                                                        unsigned(def->getDefaultKind()))) +
-                              ")' is not supported on an OpenMP parallel loop; use default(shared) or default(none)");
+        return reject(
+            at, Diag::unsupported_default,
+            {std::string(getOpenMPSimpleClauseTypeName(llvm::omp::OMPC_default, unsigned(def->getDefaultKind())))});
     } else if (isa<OMPSharedClause>(c)) {
       // Shared is what every variable declared outside the loop is.
     } else if (auto* priv = dyn_cast<OMPPrivateClause>(c)) {
       for (const Expr* e : priv->varlists()) {
         const VarDecl* vd = variable(e);
-        if (!vd) return reject(e->getExprLoc(), "private " + list_item(e) + " is not supported" + scalars);
+        if (!vd) return reject(e->getExprLoc(), Diag::unsupported_private_list_item, {list_item(e), scalars});
         clauses.privates.push_back(region_copy(fs, vd));
       }
     } else if (auto* first = dyn_cast<OMPFirstprivateClause>(c)) {
@@ -99,34 +97,25 @@ bool Lowering::read_clauses(const OMPLoopDirective* omp, ForStmt* fs, ParallelCl
         const VarDecl* vd = variable(e);
         if (auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()); !vd && ref && ref->getType()->isPointerType())
           vd = dyn_cast<VarDecl>(ref->getDecl());
-        if (!vd)
-          return reject(e->getExprLoc(), "firstprivate " + list_item(e) +
-                                             " is not supported; only local variables and parameters of numbers and "
-                                             "pointers");
+        if (!vd) return reject(e->getExprLoc(), Diag::unsupported_firstprivate, {list_item(e)});
         if (writes_variable(fs, vd))
-          return reject(e->getExprLoc(), "firstprivate '" + vd->getName().str() +
-                                             "' is written in the loop, which is not supported; copy it into a "
-                                             "local declared in the loop");
+          return reject(e->getExprLoc(), Diag::unsupported_firstprivate_written_loop, {vd->getName().str()});
       }
     } else if (auto* reduction = dyn_cast<OMPReductionClause>(c)) {
       std::string op = reduction_operator(reduction);
       if ((op != "+" && op != "-") || reduction->getModifier() != OMPC_REDUCTION_unknown)
-        return reject(at, "'reduction(" + op +
-                              ": ...)' is not supported on an OpenMP parallel loop; only "
-                              "reduction(+: s) is");
+        return reject(at, Diag::unsupported_reduction_operator, {op});
       for (const Expr* e : reduction->varlists()) {
         const VarDecl* vd = variable(e);
-        if (!vd) return reject(e->getExprLoc(), "reduction variable " + list_item(e) + " is not supported" + scalars);
+        if (!vd) return reject(e->getExprLoc(), Diag::unsupported_reduction_list_item, {list_item(e), scalars});
         clauses.reductions.push_back(vd);
       }
     } else if (auto* threads = dyn_cast<OMPNumThreadsClause>(c)) {
       clauses.threads = threads->getNumThreads();
-      if (has_side_effects(clauses.threads)) return reject(at, "'num_threads' with side effects is not supported");
+      if (has_side_effects(clauses.threads)) return reject(at, Diag::unsupported_num_threads_side_effects);
       check_expression(ir_, diags_, clauses.threads);
     } else {
-      return reject(at, "OpenMP clause '" + name +
-                            "' is not supported; a parallel loop may have schedule(static), shared, private, "
-                            "firstprivate, reduction(+: s), default and num_threads");
+      return reject(at, Diag::unsupported_openmp_clause, {name});
     }
   }
   return true;
@@ -158,7 +147,7 @@ void Lowering::open_parallel(Node* loop, const ParallelClauses& clauses) {
   for (const VarDecl* vd : clauses.reductions) {
     auto it = ir_.var_of.find(vd);
     if (it == ir_.var_of.end())
-      return fail(vd->getLocation(), "reduction variable '" + vd->getName().str() + "' is not supported");
+      return fail(vd->getLocation(), Diag::unsupported_reduction_variable, {vd->getName().str()});
     loop->reductions.push_back(it->second);
   }
 }
@@ -172,24 +161,16 @@ void Lowering::close_parallel(Node* loop) {
   for_each_node(loop->body, [&](Node* n) {
     if (n->kind == NodeKind::Assign && n->target && n->target->parallel != loop) {
       const std::string name = n->target->source_name();
-      if (!reduction(n->target))
-        return fail(n->loc, "'" + name +
-                                "', declared outside the OpenMP parallel loop, is assigned in it (a race "
-                                "between its threads); declare it in the loop, or list it in private(" +
-                                name + ") or reduction(+: " + name + ")");
+      if (!reduction(n->target)) return fail(n->loc, Diag::parallel_loop_writes_shared_variable, {name, name, name});
       if (n->op != BO_AddAssign && n->op != BO_SubAssign)
-        return fail(n->loc, "reduction variable '" + name + "' may only be updated by '" + name + " += ...' or '" +
-                                name + " -= ...' in the loop");
+        return fail(n->loc, Diag::reduction_variable_updated_otherwise, {name, name, name});
     }
     std::vector<Var*> read;
     for (const Expr* e :
          {n->target ? nullptr : n->lhs, n->rhs, n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)})
       variables_read(ir_, e, read);
     for (Var* v : read)
-      if (reduction(v))
-        return fail(n->loc, "reduction variable '" + v->source_name() +
-                                "' is read in the loop, which is not "
-                                "supported (each thread holds only its own part of the sum)");
+      if (reduction(v)) return fail(n->loc, Diag::unsupported_reduction_variable_read_loop, {v->source_name()});
   });
 }
 

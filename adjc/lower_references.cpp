@@ -320,9 +320,7 @@ void Lowering::find_aliases(Stmt* body) {
       }
       return;
     }
-    // A captured region's children are its captures only (an OpenMP loop's body is not one).
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) walk(captured->getCapturedStmt());
-    for (Stmt* c : s->children()) walk(c);
+    for_each_child(s, walk);
   };
   walk(body);
 }
@@ -336,9 +334,7 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
   // A reference that cannot be an alias is reported once; its uses are still rewritten (the function
   // is not differentiated), so they are not reported again.
   if (has_side_effects(target) || holds_call(target))
-    fail(vd->getLocation(), "local reference '" + name +
-                                "' to the result of a call or side effect is not supported; store the value in a "
-                                "local or use a pointer");
+    fail(vd->getLocation(), Diag::unsupported_local_reference_result_call_side, {name});
   std::vector<const VarDecl*> picks;
   if (!isa<DeclRefExpr>(target)) selectors(target, picks);
   bool after = false;
@@ -351,9 +347,7 @@ void Lowering::alias(DeclStmt* decls, const VarDecl* vd, Stmt** rest, Stmt** end
   scope.insert(scope.end(), rest, end);
   for (const VarDecl* pick : picks)
     if (std::any_of(scope.begin(), scope.end(), [&](const Stmt* s) { return writes_variable(s, pick); })) {
-      fail(vd->getLocation(), "local reference '" + name + "' is not supported: '" + pick->getName().str() +
-                                  "', which picks what it refers to, changes in its scope; use a pointer (T* " +
-                                  name + " = &...) and '*" + name + "'");
+      fail(vd->getLocation(), Diag::unsupported_local_reference, {name, pick->getName().str(), name, name});
       break;
     }
   for (Decl* d : decls->decls())
@@ -432,8 +426,7 @@ void Lowering::copy_addressed_params(Stmt* body) {
     auto* p = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     return p && p->getType()->isPointerType() ? p : nullptr;
   };
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s) return;
+  auto visit = [&](const Stmt* s) {
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
       if (const ParmVarDecl* p = param(u->getSubExpr())) addressed.push_back(p);
     if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
@@ -446,9 +439,9 @@ void Lowering::copy_addressed_params(Stmt* body) {
         if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified())
           if (const ParmVarDecl* p = param(call->getArg(i))) addressed.push_back(p);
       }
-    for (const Stmt* c : s->children()) walk(c);
+    return true;
   };
-  walk(body);
+  walk_statements(body, visit);
   std::vector<const ParmVarDecl*> copied = addressed;
   copied.insert(copied.end(), moved.begin(), moved.end());
   for (const ParmVarDecl* p : ir_.fn->parameters())
@@ -513,19 +506,18 @@ void Lowering::copy_read_globals(Stmt* body) {
                ? vd
                : nullptr;
   };
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s) return;
+  walk_statements(body, [&](const Stmt* s) {
     if (auto* d = dyn_cast<DeclStmt>(s); d && d->isSingleDecl())
       if (auto* vd = dyn_cast<VarDecl>(d->getSingleDecl()); vd && vd->getType()->isReferenceType() && vd->getInit())
         if (const VarDecl* g = global(vd->getInit())) {
           references[vd] = g;
           only_read.insert({g, true});
-          return;
+          return false;
         }
     if (auto* c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
       if (const VarDecl* g = global(c->getSubExpr())) {
         only_read.insert({g, true});
-        return;
+        return false;
       }
     if (auto* e = dyn_cast<Expr>(s))
       if (const VarDecl* g = global(e)) only_read[g] = false;
@@ -533,9 +525,8 @@ void Lowering::copy_read_globals(Stmt* body) {
       const FunctionDecl* callee = call->getDirectCallee();
       opaque_calls |= !callee || (!is_library(callee) && callee_kind(callee, ir_.unit) == CalleeKind::Plain);
     }
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(body);
+    return true;
+  });
   if (opaque_calls) return;
   for (auto [g, read] : only_read) {
     if (!read) continue;
@@ -719,10 +710,9 @@ void Lowering::check_global_counters() {
     const std::string rule = "; adjc supports non-const globals written only as counters (++" + name + ", " + name +
                              " += k) whose value the differentiated code never reads";
     if (auto read = uses.read.find(g); read != uses.read.end())
-      fail(read->second, "global '" + name + "' is written (line " + line(written) + ") and its value read here" + rule);
+      fail(read->second, Diag::global_read_after_write, {name, line(written), rule});
     if (auto value = uses.floating_value.find(g); value != uses.floating_value.end())
-      fail(value->second, "global '" + name + "' is given a value read from floating-point numbers" + rule +
-                              ", from integers only");
+      fail(value->second, Diag::global_set_from_floating, {name, rule});
   }
 }
 
@@ -734,16 +724,11 @@ bool Lowering::counter_global(const Expr* target) {
   if (!vd || !vd->hasGlobalStorage() || vd->isStaticLocal() || ir_.var_of.count(vd)) return false;
   const std::string name = vd->getName().str();
   if (!integer_global(target))
-    fail(target->getExprLoc(), "global '" + name + "' of type '" + vd->getType().getAsString() +
-                                   "' is written; adjc supports non-const globals written only as integer counters "
-                                   "(++calls, calls += k) whose value the differentiated code never reads; pass '" +
-                                   name + "' by reference instead");
+    fail(target->getExprLoc(), Diag::global_written_not_counter, {name, vd->getType().getAsString(), name});
   // Written through a local reference (`int& r = calls; ++r;`, rewritten into `++calls`): the
   // checks saw a reference bound to it, not a counter.
   else if (!global_uses_.written.count(vd))
-    fail(target->getExprLoc(), "global '" + name + "' is written through a reference or pointer; adjc supports "
-                                   "non-const globals written only as counters (++" + name + ", " + name +
-                                   " += k) by name");
+    fail(target->getExprLoc(), Diag::global_written_through_reference_pointer, {name, name, name});
   return true;
 }
 

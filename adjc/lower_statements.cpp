@@ -31,9 +31,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
                         vd->getInit()->isConstantInitializer(vd->getASTContext(), false) &&
                         (vd->getType().isConstQualified() || (vd->isStaticLocal() && !may_modify(ir_.fn->getBody(), vd)));
   if ((vd->isStaticLocal() || vd->hasGlobalStorage()) && !constant)
-    return fail(at, "static local variable '" + vd->getName().str() +
-                        "' is not supported: its value carries from one call to the next; make it a parameter or a "
-                        "global");
+    return fail(at, Diag::unsupported_static_local_variable, {vd->getName().str()});
   if (!modelled_class("local variable '" + vd->getName().str() + "'", vd->getType(), at)) return;
   if (aliases_.count(vd)) return;  // its uses name the referent
   // `const T& c = x * y;`: the temporary it names is a local of its own.
@@ -41,9 +39,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   if (auto* full = dyn_cast_or_null<ExprWithCleanups>(bound)) bound = full->getSubExpr();
   const bool temporary = vd->getType()->isReferenceType() && bound && isa<MaterializeTemporaryExpr>(bound->IgnoreParens());
   if (vd->getType()->isReferenceType() && !temporary)
-    return fail(at, "local reference '" + vd->getName().str() +
-                        "' declared here is not supported (only references declared in a block, to a variable or an "
-                        "element, are); use a pointer");
+    return fail(at, Diag::unsupported_local_reference_declared, {vd->getName().str()});
   // A lambda: its calls are calls of its generated forward; with captures, its copies are locals.
   if (auto* closure = vd->getType()->getAsCXXRecordDecl(); closure && closure->isLambda()) {
     if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
@@ -51,14 +47,10 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   }
   if (function_pointer_chain(vd->getType())) {
     if (followed_function_pointer(vd)) return;  // its uses name the function
-    return fail(at, "function pointer '" + vd->getName().str() +
-                        "' must be initialised with a function (f or &f) and never assigned; adjc follows calls "
-                        "through it only then (or call the functions directly)");
+    return fail(at, Diag::function_pointer_variable_not_constant, {vd->getName().str()});
   }
   if (vd->getType()->isVariableArrayType())
-    return fail(at, "variable-length array '" + vd->getName().str() +
-                        "' is not supported (the tape saves arrays of a size known at compile time); use "
-                        "std::vector<T> " + vd->getName().str() + "(n) or new T[n]");
+    return fail(at, Diag::unsupported_variable_length_array, {vd->getName().str(), vd->getName().str()});
   const Expr* init = vd->getInit();
   // A local array of structs of numbers is one region, like an array of numbers; its default
   // construction leaves the members zero, as every local starts.
@@ -82,31 +74,26 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   // Library classes (std::vector, ...) are rejected by make_var, naming the type.
   if (!is_library_class(vd->getType().getCanonicalType(), ir_.unit)) {
     if (vd->getType()->isRecordType() && !is_value_class(vd->getType(), ir_.unit))
-      return fail(at, "local struct '" + name + "' of type '" + vd->getType().getAsString() +
-                          "' is not supported: a local struct's members must be numbers, pointers, std::vectors of numbers, structs "
-                          "of them or arrays of them; declare its members as locals");
+      return fail(at, Diag::unsupported_local_struct_type, {name, vd->getType().getAsString()});
     if (init && (isa<InitListExpr>(strip(init, ir_.unit)) || isa<CXXConstructExpr>(strip(init, ir_.unit))))
-      return fail(at, "initialiser lists and constructors are not supported ('" + name +
-                          "'); declare it, then assign it a value");
+      return fail(at, Diag::unsupported_initialiser_lists_constructors, {name});
   }
   // A library value without derivative starts as each hoisted local does: default-constructed.
   if (is_inert_library_class(vd->getType(), ir_.unit)) {
     auto* construct = init ? dyn_cast<CXXConstructExpr>(strip(init, ir_.unit)) : nullptr;
     if (init && !(construct && construct->getConstructor()->isDefaultConstructor()))
-      return fail(at, "initialising local '" + name + "' of library class '" +
-                          vd->getType().getNonReferenceType().getUnqualifiedType().getAsString() +
-                          "' is not supported; declare it without an initialiser, or keep the value it would hold "
-                          "in a number (int " + name + "_value = ...;) or a parameter");
+      return fail(at, Diag::unsupported_initialising_local_library_class,
+                  {name, vd->getType().getNonReferenceType().getUnqualifiedType().getAsString(), name});
     init = nullptr;
   }
   Var* v = make_var(name, vd->getType().getNonReferenceType(), VarKind::Local, vd, at);
   v->block = block;
   if (v->memory && init && !vd->getType()->isArithmeticType())
-    return fail(at, "initialising arrays or structs where they are declared is not supported");
+    return fail(at, Diag::unsupported_initialising_arrays_structs_where_declared);
   std::set<const VarDecl*> named;
   if (v->pointer && !init) named_variables(ir_.fn->getBody(), named);
   if (named.count(vd))  // a pointer declared and never used needs no initialiser
-    return fail(at, "local pointer '" + v->source_name() + "' must be initialised where it is declared");
+    return fail(at, Diag::local_pointer_initialised_where_declared, {v->source_name()});
   if (init) define(vd, init, stmt, block);
 }
 
@@ -117,9 +104,7 @@ bool Lowering::struct_elements(const std::string& what, QualType element, Source
   auto* record = element->getAsCXXRecordDecl();
   if (!is_plain_struct(element, ir_.unit) || !record->hasDefaultConstructor() ||
       record->hasUserProvidedDefaultConstructor()) {
-    fail(at, what + " of type '" + element.getUnqualifiedType().getAsString() +
-                 "' is not supported: its members must be numbers, structs of numbers or arrays of "
-                 "them, and its default constructor the implicit one; use one array per member");
+    fail(at, Diag::unsupported_struct_array_element_type, {what, element.getUnqualifiedType().getAsString()});
     return false;
   }
   check_carried_pointers(element, what, at);
@@ -192,8 +177,8 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     std::vector<AdArg> args = ad_args(call);
     for (size_t i = 0; i < args.size() && i < params.size(); ++i)
       if (is_written_param(params[i].type) && (memory_root(ir_, args[i].expr) || ir_.var(args[i].expr)))
-        return fail(call->getBeginLoc(),
-                    no_derivative(callee, ir_.unit) + "; it writes its argument " + std::to_string(i + 1));
+        return fail(call->getBeginLoc(), Diag::no_derivative_writes_argument,
+                    {no_derivative(callee, ir_.unit), std::to_string(i + 1)});
     Node* n = make(NodeKind::Call, stmt);  // a plain call: forward only
     n->call = call;
     return add(block, n);
@@ -251,16 +236,16 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
       // Generated code names everything fully qualified, so local using-declarations and
       // using-directives (`using namespace std;`) need no counterpart there.
       else if (isa<CXXRecordDecl>(d))  // generated functions are outside the body: they could not name it
-        fail(d->getLocation(), "a class defined inside a function ('" + cast<CXXRecordDecl>(d)->getNameAsString() +
-                                   "') is not supported; define it outside the function");
+        fail(d->getLocation(), Diag::unsupported_class_defined_inside_function,
+             {cast<CXXRecordDecl>(d)->getNameAsString()});
       else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDirectiveDecl, UsingDecl>(d))
-        fail(d->getLocation(), std::string("unsupported declaration (") + d->getDeclKindName() + ")");
+        fail(d->getLocation(), Diag::unsupported_declaration, {d->getDeclKindName()});
     }
     return;
   }
   if (auto* e = dyn_cast<Expr>(s)) return lower_expr_stmt(e, block);
   if (auto* is = dyn_cast<IfStmt>(s)) {
-    if (is->isConsteval()) return fail(at, "'if consteval' is not supported");
+    if (is->isConsteval()) return fail(at, Diag::unsupported_if_consteval);
     // `if (T t = e; cond)`, `if (T t = e)`: the declarations run first (every local is hoisted).
     lower_stmt(is->getInit(), block);
     lower_stmt(is->getConditionVariableDeclStmt(), block);
@@ -270,10 +255,7 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
     QualType range = rs->getRangeInit()->getType();
     if (is_container(range) || range->isConstantArrayType() || braced_range(rs)) return lower_range_for(rs, block);
-    return fail(rs->getRangeInit()->getBeginLoc(),
-                "a range-for over '" + range.getAsString() +
-                    "' is not supported; iterate over an array, a std::vector, a std::array or a braced list (put the "
-                    "values in a local array: double a[] = {...};)");
+    return fail(rs->getRangeInit()->getBeginLoc(), Diag::unsupported_range_over, {range.getAsString()});
   }
   if (auto* ws = dyn_cast<WhileStmt>(s)) {
     return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block,
@@ -282,11 +264,11 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   if (auto* ds = dyn_cast<DoStmt>(s))
     return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
   if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
-    if (loops_.empty()) return fail(at, "break/continue outside a loop");
+    if (loops_.empty()) return fail(at, Diag::break_continue_outside_loop);
     Node* n = make(NodeKind::Jump, s);
     n->jump = isa<BreakStmt>(s) ? JumpKind::Break : JumpKind::Continue;
     n->target_loop = loops_.back();
-    if (n->target_loop->parallel) return fail(at, "break/continue in an OpenMP parallel loop");
+    if (n->target_loop->parallel) return fail(at, Diag::break_continue_openmp_parallel_loop);
     n->id = next_id_++;
     loops_.back()->jumps.push_back(n);
     return add(block, n);
@@ -303,12 +285,10 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
   // `parallel for simd` too: the generated loops are plain loops the compiler may vectorise.
   if (isa<OMPParallelForDirective, OMPParallelForSimdDirective>(s))
     return lower_parallel_for(cast<OMPLoopDirective>(s), block);
-  if (isa<OMPExecutableDirective>(s)) return fail(at, "only '#pragma omp parallel for' loops are supported");
+  if (isa<OMPExecutableDirective>(s)) return fail(at, Diag::unsupported_openmp_directive);
   if (auto* sw = dyn_cast<SwitchStmt>(s)) return lower_switch(sw, block);
-  if (isa<SwitchCase>(s))
-    return fail(at, "a case label inside an if, a loop or another statement in the switch is not supported; put the "
-                    "case labels in the switch's body");
-  if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, "goto is not supported");
+  if (isa<SwitchCase>(s)) return fail(at, Diag::unsupported_case_label_inside_if_loop);
+  if (isa<GotoStmt>(s) || isa<LabelStmt>(s)) return fail(at, Diag::unsupported_goto);
   fail(at, unsupported_construct(s));
 }
 

@@ -73,9 +73,7 @@ void Lowering::find_split_structs(const Stmt* body) {
         }
       return;
     }
-    // A captured region's children are its captures only (an OpenMP loop's body is not one).
-    if (auto* captured = dyn_cast<CapturedStmt>(s)) walk(captured->getCapturedStmt());
-    for (const Stmt* c : s->children()) walk(c);
+    for_each_child(s, walk);
   };
   walk(body);
   split_ = structs;
@@ -319,9 +317,8 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   if (!construct->getConstructor()->hasBody(definition)) return false;
   auto* ctor = cast<CXXConstructorDecl>(definition);
   if (isa_and_nonnull<CXXTryStmt>(ctor->getBody())) {
-    fail(construct->getBeginLoc(), "this constructor of '" + ctor->getParent()->getNameAsString() +
-                                       "' is a function-try-block, which adjc does not differentiate (exceptions "
-                                       "are not supported); remove the try and its handlers");
+    fail(construct->getBeginLoc(), Diag::unsupported_constructor_function_try_block,
+         {ctor->getParent()->getNameAsString()});
     return false;
   }
   auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
@@ -329,12 +326,10 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   for (const ParmVarDecl* p : ctor->parameters())
     if (!p->getType()->isArithmeticType() && !p->getType()->isPointerType()) return false;
   bool plain_body = true;
-  std::function<void(const Stmt*)> check = [&](const Stmt* s) {
-    if (!s) return;
+  walk_statements(body, [&](const Stmt* s) {
     if (isa<DeclStmt>(s) || isa<ReturnStmt>(s) || isa<CXXForRangeStmt>(s)) plain_body = false;
-    for (const Stmt* c : s->children()) check(c);
-  };
-  check(body);
+    return true;
+  });
   for (const CXXCtorInitializer* ci : ctor->inits())
     plain_body &= ci->getMember() != nullptr || ci->isDelegatingInitializer() ||
                   (ci->isBaseInitializer() && !ci->isBaseVirtual());
@@ -350,21 +345,18 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
       target = self_address(init);
       pointer = "'" + ci->getMember()->getNameAsString() + "'";
     }
-  std::function<void(const Stmt*)> stores = [&](const Stmt* s) {
-    if (!s || !target.empty()) return;
+  walk_statements(body, [&](const Stmt* s) {
+    if (!target.empty()) return false;
     if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && b->getType()->isPointerType()) {
       target = self_address(b->getRHS());
       pointer = "a pointer";
     }
-    for (const Stmt* c : s->children()) stores(c);
-  };
-  stores(body);
+    return true;
+  });
   if (!target.empty()) {
-    fail(construct->getBeginLoc(),
-         "this constructor of '" + record->getNameAsString() + "' points " + pointer + " at " +
-             (target == "this" ? "the object itself" : "its own member '" + target + "'") +
-             ", which adjc does not support: it takes such objects apart into their members, which the pointer "
-             "would not follow; point it at memory outside the object");
+    fail(construct->getBeginLoc(), Diag::constructor_points_into_object,
+         {record->getNameAsString(), pointer,
+          (target == "this" ? "the object itself" : "its own member '" + target + "'")});
     return false;
   }
   const VarDecl*& object = constructed_[ctor];
@@ -395,10 +387,8 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
       define(p, arg, stmt, block);
       continue;
     } else if (v->pointer && !same_base(pointer_base(arg), v->base, ir_.unit)) {
-      fail(arg->getExprLoc(), "pointer parameter '" + p->getNameAsString() + "' of this constructor of '" +
-                                  ctor->getParent()->getNameAsString() +
-                                  "' points into another array than in its first construction in this function, "
-                                  "which adjc does not support; construct it from one array");
+      fail(arg->getExprLoc(), Diag::constructor_pointer_parameter_other_array,
+           {p->getNameAsString(), ctor->getParent()->getNameAsString()});
       return false;
     }
     lower_assign(stmt, new_ref(p), BO_Assign, arg, block);
@@ -443,9 +433,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
   std::vector<const Expr*> inits;
   if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
     if (!ir_.valid) return;
-    return fail(at, "initialising struct '" + vd->getName().str() +
-                        "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
-                        "constructor whose parameters are numbers or pointers and whose body declares no variables");
+    return fail(at, Diag::unsupported_initialising_struct_way, {vd->getName().str()});
   }
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
@@ -455,22 +443,19 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     v->block = block;
     add_member_var(vd, f, v);
     if (v->pointer) {
-      if (!init)
-        return fail(at, "pointer member '" + f->getName().str() + "' of local struct '" + vd->getName().str() +
-                            "' must be initialised where the struct is declared");
+      if (!init) return fail(at, Diag::pointer_member_not_initialised, {f->getName().str(), vd->getName().str()});
       v->base = pointer_base(init);
       v->root = memory_root(ir_, init);
       if (!v->base || !v->root)
-        return fail(init->getBeginLoc(), "pointer member '" + f->getName().str() + "' of local struct '" +
-                                             vd->getName().str() + "' must point into a parameter or local array");
+        return fail(init->getBeginLoc(), Diag::pointer_member_target_unknown,
+                    {f->getName().str(), vd->getName().str()});
     }
     // A std::vector member starts empty: in a loop, each iteration's struct has a new one, so the one
     // variable is refilled (`s_v.clear()`, lower_refill).
     if (is_vector(f->getType())) {
       if (init && !empty_vector(init))
-        return fail(at, "initialising std::vector member '" + f->getName().str() + "' of local struct '" +
-                            vd->getName().str() + "' other than empty is not supported; fill it after the "
-                            "declaration (push_back, resize)");
+        return fail(at, Diag::unsupported_initialising_vector_member_local_struct,
+                    {f->getName().str(), vd->getName().str()});
       if (!loops_.empty())
         lower_refill(cast<CXXMemberCallExpr>(container_call(context_, ir_.unit, member_ref(vd, f), "clear", {}, false)),
                      stmt, block);
@@ -485,8 +470,8 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
       // A copy (`S t = s;`, `S t = a[i];`): the array member element by element.
       auto* type = dyn_cast<ConstantArrayType>(f->getType().getCanonicalType());
       if (!isa<MemberExpr>(init) || !type || type->getElementType()->isArrayType())
-        return fail(at, "unsupported initialiser of array member '" + f->getName().str() + "' of local struct '" +
-                            vd->getName().str() + "'");
+        return fail(at, Diag::unsupported_initialiser_array_member_local_struct,
+                    {f->getName().str(), vd->getName().str()});
       for (uint64_t k = 0; k < type->getSize().getZExtValue(); ++k) {
         Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation());
         auto element = [&](const Expr* array) {
@@ -521,17 +506,13 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     return fail(at, own_copy_message(vd->getType(), "local object '" + name + "'"));
   if (!record || !(splittable(vd->getType()) || nested_plain_struct(vd->getType())) ||
       !(copied_by_members(vd->getType()) || held_in_place(vd->getType())))
-    return fail(at, "local object '" + name +
-                        "' must be a struct of scalar and array members without a copy constructor, assignment or "
-                        "destructor of its own");
+    return fail(at, Diag::unsupported_local_object_type, {name});
   check_carried_pointers(vd->getType(), "local object '" + name + "'", at);
   if (!ir_.valid) return;
   std::vector<const Expr*> inits;
   if (!member_inits(vd->getType(), vd->getInit(), stmt, block, inits)) {
     if (!ir_.valid) return;
-    return fail(at, "initialising object '" + name +
-                        "' this way is not supported; use an initialiser list ({a, b} or {.x = a}), or a "
-                        "constructor whose parameters are numbers or pointers and whose body declares no variables");
+    return fail(at, Diag::unsupported_initialising_object_way, {name});
   }
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
@@ -588,11 +569,8 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
   }
   for (const FieldDecl* f : pointers)
     if (auto it = pointer_reads_->find(f); it != pointer_reads_->end())
-      return fail(it->second->getExprLoc(),
-                  "pointer member '" + f->getName().str() + "' is read here, but " + what + " (line " +
-                      std::to_string(context_.getSourceManager().getPresumedLineNumber(at)) +
-                      ") has one, whose pointer members adjc only carries along (its adjoint's are null); pass the "
-                      "pointer as an argument instead");
+      return fail(it->second->getExprLoc(), Diag::pointer_member_read_of_carried_struct,
+                  {f->getName().str(), what, std::to_string(context_.getSourceManager().getPresumedLineNumber(at))});
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.
@@ -600,8 +578,7 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   QualType type = lhs->getType();
   std::vector<const Expr*> inits;
   if (!member_inits(type, value, stmt, block, inits))
-    return fail(value->getExprLoc(), "this value of struct type '" + type.getUnqualifiedType().getAsString() +
-                                         "' is not supported; build it in a local first ('T t{a, b}; ... = t;')");
+    return fail(value->getExprLoc(), Diag::unsupported_value_struct_type, {type.getUnqualifiedType().getAsString()});
   // `r = V{r.y, r.x}`: assigned member by member, the second would read the first's new value, so
   // the value is built in a local struct first.
   const std::vector<const FieldDecl*> fields = record_fields(type->getAsRecordDecl());
@@ -646,8 +623,8 @@ bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
   }
   if (!root || root->getType()->isReferenceType()) return true;  // `*p = V{r.y, r.x}` with p = &r
   bool reads = false;
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || reads) return;
+  walk_statements(e, [&](const Stmt* s) {
+    if (reads) return false;
     if (auto* ref = dyn_cast<DeclRefExpr>(s))
       if (auto* vd = dyn_cast<VarDecl>(ref->getDecl()); vd && (vd == root || vd->getType()->isReferenceType()))
         reads = true;
@@ -655,9 +632,8 @@ bool Lowering::may_read_target(const Expr* lhs, const Expr* e) {
     if (auto* m = dyn_cast<MemberExpr>(s); m && m->isArrow()) reads = true;
     if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && a->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
       reads = true;
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(e);
+    return true;
+  });
   return reads;
 }
 
@@ -696,8 +672,8 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
       v->base = pointer_base(value);
       v->root = memory_root(ir_, value);
       if (!v->base || !v->root)
-        return fail(value->getBeginLoc(), "pointer '" + k.var->getName().str() + "' captured by lambda '" +
-                                              vd->getName().str() + "' must point into a parameter or local array");
+        return fail(value->getBeginLoc(), Diag::captured_pointer_target_unknown,
+                    {k.var->getName().str(), vd->getName().str()});
     }
     size_t before = block->children.size();
     lower_assign(stmt, member_ref(vd, k.field), BO_Assign, value, block);
@@ -721,8 +697,7 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
   uint64_t count = array->getSize().getZExtValue();
   QualType element = array->getElementType();
   if (context_.getConstantArrayElementCount(array) > 64 || !memory_root(ir_, init))
-    return fail(init->getBeginLoc(), "copying array member of more than 64 elements or from an unsupported object "
-                                     "is not supported; copy the elements in a loop");
+    return fail(init->getBeginLoc(), Diag::unsupported_copying_array_member_more_64);
   for (uint64_t k = 0; k < count; ++k) {
     auto index = [&] { return IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation()); };
     auto* to = new (context_) ArraySubscriptExpr(target, index(), element, VK_LValue, OK_Ordinary, SourceLocation());
@@ -815,8 +790,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
   const bool every_element = !loops_.empty() || has_member_initialisers(context_.getBaseElementType(type));
   uint64_t count = every_element ? type->getSize().getZExtValue() : list->getNumInits();
   if (count - list->getNumInits() > 64)
-    return fail(list->getBeginLoc(), "a partly initialised array of more than 64 elements inside a loop (or of "
-                                     "structs with member initialisers) is not supported; assign it with a loop");
+    return fail(list->getBeginLoc(), Diag::unsupported_partly_initialised_array_in_loop);
   for (unsigned i = 0; i < count; ++i) {
     const Expr* e = i < list->getNumInits() ? list->getInit(i) : nullptr;
     Expr* index = IntegerLiteral::Create(context_, llvm::APInt(32, i), context_.IntTy, SourceLocation());
@@ -825,8 +799,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
     // A row of a multi-dimensional array (`{{x, y}, {x * y, 1}}`); a row not given is zero.
     if (element->isConstantArrayType()) {
       const InitListExpr* row = e ? dyn_cast<InitListExpr>(strip(e, ir_.unit)) : nullptr;
-      if (!row && e && !isa<ImplicitValueInitExpr>(e))
-        return fail(at, "this initialiser of an array row is not supported; assign the elements");
+      if (!row && e && !isa<ImplicitValueInitExpr>(e)) return fail(at, Diag::unsupported_initialiser_array_row);
       if (!row) {
         if (!every_element) continue;
         row = empty_list(element, at);
@@ -840,7 +813,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
       if (e && isa<ImplicitValueInitExpr>(e)) e = nullptr;
       std::vector<const Expr*> members;
       if (!member_inits(element, e, stmt, block, members)) {
-        if (ir_.valid) fail(at, "this initialiser of an array element is not supported; assign the members");
+        if (ir_.valid) fail(at, Diag::unsupported_initialiser_array_element);
         return;
       }
       size_t i_member = 0;
@@ -850,7 +823,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
                                                   VK_LValue, OK_Ordinary);
         if (f->getType()->isConstantArrayType()) {  // an array member: its elements given, or zero
           const InitListExpr* elements = value ? dyn_cast<InitListExpr>(strip(value, ir_.unit)) : nullptr;
-          if (value && !elements) return fail(value->getBeginLoc(), "this initialiser of an array member is not supported; assign the elements");
+          if (value && !elements) return fail(value->getBeginLoc(), Diag::unsupported_initialiser_array_member);
           if (!elements) elements = empty_list(f->getType(), at);
           lower_array_elements(member, elements, stmt, block);
           if (!ir_.valid) return;
@@ -867,7 +840,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
     if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(element);
     if (!e) continue;
     if (isa<InitListExpr>(strip(e, ir_.unit)))
-      return fail(e->getBeginLoc(), "nested initialiser lists are not supported; assign the elements");
+      return fail(e->getBeginLoc(), Diag::unsupported_nested_initialiser_lists);
     lower_assign(stmt, target, BO_Assign, e, block);
   }
 }

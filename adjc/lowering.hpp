@@ -15,6 +15,7 @@
 #include "function_pointers.hpp"
 #include "passes.hpp"
 #include "pointer_results.hpp"
+#include "walk.hpp"
 
 namespace clang {
 class OMPLoopDirective;
@@ -67,7 +68,8 @@ class Lowering {
   GlobalUses global_uses_;
 
   // ----- variables and nodes (lower.cpp)
-  void fail(clang::SourceLocation where, const std::string& message);
+  void fail(clang::SourceLocation where, Diag id, std::vector<std::string> args = {});
+  void fail(clang::SourceLocation where, const Message& m) { fail(where, m.id, m.args); }
   Node* make(NodeKind kind, const clang::Stmt* stmt);
   std::string unique_name(const std::string& wanted);
   static bool generated_name(const std::string& name);
@@ -111,7 +113,7 @@ class Lowering {
   // ----- structured bindings (lower_bindings.cpp)
   void lower_bindings(clang::Stmt* body);
   void lower_binding(clang::DecompositionDecl* dd, clang::Stmt* body);
-  static std::string binding_outside_block(const clang::Stmt* s);
+  static Message binding_outside_block(const clang::Stmt* s);
 
   // ----- local references and addressed parameters (lower_references.cpp)
   void find_aliases(clang::Stmt* body);

@@ -13,6 +13,9 @@ void check_function(FunctionIR& ir, clang::ASTContext& context, Diagnostics& dia
 void check_expression(FunctionIR& ir, Diagnostics& diags, const clang::Expr* e);
 // The same for a call that is a statement of its own (its result discarded).
 void check_statement_call(FunctionIR& ir, Diagnostics& diags, const clang::CallExpr* call);
+// The report of a statement or expression adjc has no rule for: what it is, in words
+// ("constructing a 'std::greater<double>' here"), and its Clang class.
+Message unsupported_construct(const clang::Stmt* s);
 
 // Which variables (and, for memory, which regions) carry derivatives.
 struct Activity {

@@ -108,8 +108,11 @@ std::vector<Pass> analysis_passes() {
            const FunctionDecl* callee = n->kind == NodeKind::Call ? n->call->getDirectCallee() : nullptr;
            // A callee without a body is reported by check-derivatives.
            if (callee && callee->getDefinition() && s.ir->hoisted.count(n->call) &&
-               callee_kind(callee, s.ir->unit) == CalleeKind::User && call_active(*s.ir, s.full, n))
+               callee_kind(callee, s.ir->unit) == CalleeKind::User && call_active(*s.ir, s.full, n)) {
+             // An error in the callee's passes names this call in its notes.
+             Diagnostics::InDerivative called(s.diags, callee, s.ir->fn, n->call->getBeginLoc());
              s.plan_callee(callee);
+           }
          }
        }},
   };
@@ -250,9 +253,8 @@ bool PipelineRunner::run_passes(FunctionState& state) {
     // Invalid IR (its errors reported) goes no further than lowering: there is nothing to check.
     if (options_.verify_each && state.ir->valid) {
       if (std::string broken = verify_state(state); !broken.empty()) {
-        state.diags.error(state.ir->fn->getLocation(),
-                          "internal error: the IR of '" + state.ir->fn->getQualifiedNameAsString() +
-                              "' fails verification after pass '" + pass.name + "': " + broken);
+        state.diags.error(state.ir->fn->getLocation(), Diag::ir_verification_failed,
+                          {state.ir->fn->getQualifiedNameAsString(), pass.name, broken});
         return false;
       }
     }

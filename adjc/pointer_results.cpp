@@ -199,8 +199,8 @@ Expr* pointer_value(ASTContext& context, const VarDecl* vd, QualType t, SourceLo
 
 bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
   bool ok = true;
-  auto fail = [&](SourceLocation at, const std::string& why) {
-    diags.error(at, why);
+  auto fail = [&](SourceLocation at, Diag id, std::vector<std::string> args = {}) {
+    diags.error(at, id, std::move(args));
     ok = false;
     return nullptr;
   };
@@ -213,29 +213,19 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
     const std::string name = "'" + callee->getNameAsString() + "'";
     if (!f || !f->hasBody()) return nullptr;  // reported as a call without a body
     if (result->getPointeeType()->isRecordType())
-      return fail(call->getBeginLoc(), "the pointer " + name + " returns is not supported: it points to '" +
-                                           call->getType()->getPointeeType().getAsString() +
-                                           "', not to numbers; return an index instead");
+      return fail(call->getBeginLoc(), Diag::unsupported_pointer_result_type,
+                  {name, call->getType()->getPointeeType().getAsString()});
     if (!number_pointer(result)) return nullptr;
     std::string why;
     SourceLocation where;
     const ParmVarDecl* p = PointerResult(f).parameter(why, where);
-    if (!p)
-      return fail(call->getBeginLoc(), "the pointer " + name + " returns is not supported: " + why +
-                                           "; adjc follows a returned pointer only when the function moves one "
-                                           "pointer parameter by integer offsets, reading and writing no memory "
-                                           "(return an index instead)");
+    if (!p) return fail(call->getBeginLoc(), Diag::unsupported_pointer_result, {name, why});
     const Expr* arg = call->getArg(p->getFunctionScopeIndex());
     const VarDecl* root = argument_root(arg);
     if (!root)
-      return fail(arg->getBeginLoc(), "the argument for '" + p->getNameAsString() + "' of " + name +
-                                          " must be a pointer or array variable, or one plus an offset, to follow "
-                                          "the pointer " + name + " returns");
+      return fail(arg->getBeginLoc(), Diag::pointer_result_argument_not_variable, {p->getNameAsString(), name, name});
     for (const Expr* a : call->arguments())
-      if (has_side_effects(a))
-        return fail(a->getBeginLoc(), "an argument of " + name +
-                                          " with a side effect (an assignment, '++') is not supported where adjc "
-                                          "follows the pointer it returns; make it a statement before the call");
+      if (has_side_effects(a)) return fail(a->getBeginLoc(), Diag::pointer_result_argument_side_effect, {name});
     if (unit.pointer_results.insert(f->getCanonicalDecl()).second) {
       // It reads and writes no memory.
       CallSummary none;

@@ -11,6 +11,25 @@ namespace adjc {
 
 using namespace clang;
 
+Message unsupported_construct(const Stmt* s) {
+  std::string what;
+  if (auto* c = dyn_cast<CXXConstructExpr>(s)) what = "constructing a '" + c->getType().getAsString() + "' here";
+  else if (isa<CXXThrowExpr>(s)) what = "'throw'";
+  else if (isa<CXXTryStmt>(s)) what = "try/catch";
+  else if (isa<LambdaExpr>(s)) what = "a lambda here";
+  else if (isa<StmtExpr>(s)) what = "a statement expression ('({ ... })')";
+  else if (isa<CXXTypeidExpr>(s)) what = "typeid";
+  else if (isa<CXXDynamicCastExpr>(s)) what = "dynamic_cast";
+  else if (isa<AsmStmt>(s)) what = "inline assembly";
+  else if (isa<CoroutineBodyStmt, CoreturnStmt, CoawaitExpr, CoyieldExpr>(s)) what = "a coroutine";
+  else if (isa<VAArgExpr>(s)) what = "va_arg";
+  else if (isa<InitListExpr>(s)) what = "a braced list here";
+  else if (isa<CXXPseudoDestructorExpr>(s)) what = "a destructor call";
+  else if (isa<AtomicExpr>(s)) what = "an atomic builtin";
+  else what = std::string("this ") + (isa<Expr>(s) ? "expression" : "statement");
+  return {Diag::unsupported_construct, {what, s->getStmtClassName()}};
+}
+
 namespace {
 
 // A const global array of numbers (`const double kCoef[3] = {...}`, also two-dimensional): constant
@@ -49,8 +68,7 @@ class ExpressionCheck {
     if (is_empty_value(e, ir_.unit)) return;
     if (is_value_class(e->getType(), ir_.unit) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) &&
         !isa<ArraySubscriptExpr>(e) && !isa<CallExpr>(e) && !is_empty_value(e, ir_.unit))
-      return fail(at, std::string("unsupported expression of value class '") + e->getType().getAsString() + "' (" +
-                          e->getStmtClassName() + "); use a function with a custom pullback");
+      return fail(at, Diag::unsupported_expression_value_class, {e->getType().getAsString(), e->getStmtClassName()});
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
         isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e) || isa<StringLiteral>(e) ||
         isa<PredefinedExpr>(e) ||  // a message for printf or assert: `"x > 0"`, `__func__`
@@ -62,28 +80,23 @@ class ExpressionCheck {
       if (isa<EnumConstantDecl>(d) || isa<FunctionDecl>(d)) return;
       auto* vd = dyn_cast<VarDecl>(d);
       if (vd && !ir_.var_of.count(vd) && !vd->hasGlobalStorage())
-        fail(at, "variable '" + vd->getName().str() + "' is not supported here");
+        fail(at, Diag::unsupported_variable, {vd->getName().str()});
       if (vd && vd->hasGlobalStorage() && !ir_.var_of.count(vd) && !ir_.copied_globals.count(vd) &&
           is_floating(vd->getType()) && !vd->getType().isConstQualified())
-        fail(at, "non-const global variable '" + vd->getName().str() +
-                     "' is not supported in a function that writes it or calls a function adjc does not "
-                     "differentiate (either could change it between the forward and the reverse sweep); make it "
-                     "const, or pass it as a parameter");
+        fail(at, Diag::unsupported_non_const_global_variable, {vd->getName().str()});
       return;
     }
     if (auto* b = dyn_cast<BinaryOperator>(e)) {
-      if (b->isAssignmentOp())
-        return fail(at, "assignments inside expressions are not supported; write them as statements");
-      if (b->getOpcode() == BO_Comma) return fail(at, "the comma operator is not supported inside expressions; write its operands as statements");
+      if (b->isAssignmentOp()) return fail(at, Diag::unsupported_assignments_inside_expressions);
+      if (b->getOpcode() == BO_Comma) return fail(at, Diag::unsupported_comma_operator);
       check_expr(b->getLHS());
       check_expr(b->getRHS());
       return;
     }
     if (auto* u = dyn_cast<UnaryOperator>(e)) {
-      if (u->isIncrementDecrementOp())
-        return fail(at, "'++'/'--' inside expressions is not supported; write them as statements");
+      if (u->isIncrementDecrementOp()) return fail(at, Diag::unsupported_increment_inside_expressions);
       if (u->getOpcode() == UO_AddrOf && !memory_root(ir_, u->getSubExpr()))
-        return fail(at, "taking the address of a scalar is not supported");
+        return fail(at, Diag::unsupported_taking_address_scalar);
       // The derivative flows back only into memory adjc knows the root of.
       if (u->getOpcode() == UO_Deref && !memory_root(ir_, u->getSubExpr()) &&
           !u->getSubExpr()->getType()->isFunctionPointerType()) {
@@ -92,11 +105,10 @@ class ExpressionCheck {
           check_expr(u->getSubExpr());
           if (valid && !ir_.valid) return;  // the pointer's own construct is reported
         }
-        return fail(at, pointer_source(u->getSubExpr()) + " is not supported: adjc follows pointers only into a "
-                        "parameter or a local array; index that directly");
+        return fail(at, Diag::unsupported_pointer_outside_memory, {pointer_source(u->getSubExpr())});
       }
       if (u->getOpcode() == UO_Real || u->getOpcode() == UO_Imag || u->getOpcode() == UO_Extension)
-        return fail(at, "unsupported operator");
+        return fail(at, Diag::unsupported_operator_expression);
       return check_expr(u->getSubExpr());
     }
     if (auto* c = dyn_cast<ConditionalOperator>(e)) {
@@ -106,31 +118,27 @@ class ExpressionCheck {
       return;
     }
     if (const CallExpr* alloc = c_allocation(e))
-      return fail(at, "'" + c_memory_function(alloc) +
-                          "' here is not supported; allocate into a local pointer as a statement of its own "
-                          "('T* p = (T*)malloc(n * sizeof(T));' or 'p = (T*)malloc(n * sizeof(T));' for "
-                          "'T* p = nullptr;')");
+      return fail(at, Diag::unsupported_allocation_here, {c_memory_function(alloc)});
     if (auto* cast = dyn_cast<ExplicitCastExpr>(e)) return check_cast(cast, at);
     if (isa<CXXThisExpr>(e)) return;
     if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
     if (auto* call = dyn_cast<CallExpr>(e)) return check_call(call, at);
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
       if (!memory_root(ir_, e) && !is_constant_table(sub))
-        return fail(at, "indexing memory that is not a parameter, a local array or a const global array is not "
-                        "supported");
+        return fail(at, Diag::unsupported_indexing_memory_not_parameter_local);
       check_expr(sub->getBase());
       check_expr(sub->getIdx());
       return;
     }
     if (auto* m = dyn_cast<MemberExpr>(e)) {
       if (ir_.var(m)) return;
-      if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, "only data members are supported");
+      if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, Diag::unsupported_member_kind);
       // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
       const Expr* base = strip(m->getBase(), ir_.unit);
       if (isa<CallExpr>(base) && !own_copy_operation(base->getType()).empty())
         return fail(at, own_copy_message(base->getType(), "calling a function that returns a value"));
       if (!memory_root(ir_, e) && !(isa<CallExpr>(base) && is_plain_struct(base->getType(), ir_.unit)))
-        return fail(at, "member access on an unsupported object");
+        return fail(at, Diag::member_access_unsupported_object);
       return check_expr(m->getBase());
     }
     // A library value without derivative (`std::optional<int>(k)`, a default argument `std::nullopt`)
@@ -138,40 +146,30 @@ class ExpressionCheck {
     if (auto* c = dyn_cast<CXXConstructExpr>(e); c && is_inert_library_class(c->getType(), ir_.unit)) {
       for (const Expr* a : c->arguments()) {
         if (!a->getType()->isArithmeticType() && !is_inert_library_class(a->getType(), ir_.unit))
-          return fail(a->getExprLoc(), "constructing a '" + c->getType().getAsString() + "' from a '" +
-                                           a->getType().getAsString() + "' is not supported; build it from numbers");
+          return fail(a->getExprLoc(), Diag::unsupported_constructing,
+                      {c->getType().getAsString(), a->getType().getAsString()});
         check_expr(a);
       }
       return;
     }
     if (auto* c = dyn_cast<CXXConstructExpr>(e);
         c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
-      return fail(at, "copying a '" + e->getType().getAsString() +
-                          "' here (passing it by value) is not supported; pass it by const reference");
-    if (isa<CXXStdInitializerListExpr>(e))
-      return fail(at, "a braced list as a std::initializer_list is not supported here; adjc supports "
-                      "std::max({...}) and std::min({...}) of numbers, and range-for over a braced list");
-    if (isa<CXXNewExpr>(e))
-      return fail(at, "'new' here is not supported; allocate into a local pointer as a statement of its own "
-                      "('T* p = new T[n];' or 'p = new T[n];' for 'T* p = nullptr;')");
+      return fail(at, Diag::unsupported_copying_passing_value, {e->getType().getAsString()});
+    if (isa<CXXStdInitializerListExpr>(e)) return fail(at, Diag::unsupported_braced_list_initializer_list);
+    if (isa<CXXNewExpr>(e)) return fail(at, Diag::unsupported_new);
     fail(at, unsupported_construct(e));
   }
 
   void check_call(const CallExpr* call, SourceLocation at) {
     const FunctionDecl* callee = call->getDirectCallee();
-    if (!callee)
-      return fail(at, "calls through function pointers are supported only through a local one initialised with a "
-                      "function and never assigned, or a parameter of a function (not a member function) that every "
-                      "call passes a function (f or &f) to; call the function directly");
+    if (!callee) return fail(at, Diag::unsupported_function_pointer_call);
     if (auto* op = dyn_cast<CXXOperatorCallExpr>(call); op && op->isAssignmentOp()) {
       // `a += b` on a class: a call of its operator, which must return nothing or `*this`
       // (returns_self), as its value is not used.
-      if (op->getOperator() == OO_Equal)
-        return fail(at, "assignments inside expressions are not supported; write them as statements");
+      if (op->getOperator() == OO_Equal) return fail(at, Diag::unsupported_assignments_inside_expressions);
       if (!callee->getReturnType()->isVoidType() && !returns_self(callee))
-        return fail(at, "operator '" + callee->getNameAsString() + "' returning '" +
-                            callee->getReturnType().getAsString() +
-                            "' is not supported; declare it returning void and use it as a statement (`a += b;`)");
+        return fail(at, Diag::unsupported_operator_returning,
+                    {callee->getNameAsString(), callee->getReturnType().getAsString()});
     }
     // Memory it reaches through a pointer to a pointer has no adjoint adjc could give it.
     std::vector<AdParam> params = ad_params(callee);
@@ -182,7 +180,7 @@ class ExpressionCheck {
       if (!p) continue;
       const std::string param = "parameter '" + p->getNameAsString() + "' of '" + callee->getNameAsString() + "'";
       if (std::string hint = std_function_hint(t); !hint.empty() && !is_library(callee))
-        return fail(args[i].expr->getExprLoc(), param + " has type '" + t.getAsString() + "'" + hint);
+        return fail(args[i].expr->getExprLoc(), Diag::library_class_variable, {param, t.getAsString(), hint});
       if (!reaches_differentiable(t) ||
           args[i].expr->isNullPointerConstant(callee->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
         continue;
@@ -190,38 +188,30 @@ class ExpressionCheck {
                                                         : t->getPointeeType().getAsString();
       // A pointer by reference is differentiated as the pointer by value unless the callee changes it.
       if (pointer_reference(t) && callee->getDefinition())
-        return fail(args[i].expr->getExprLoc(),
-                    param + " is a pointer passed by reference ('" + t.getAsString() + "') that '" +
-                        callee->getNameAsString() +
-                        "' reassigns (or passes on by reference); adjc follows a pointer passed by reference only "
-                        "when the function never reassigns it: pass it by value ('" + by_value +
-                        "') and return the new position, or an index, instead");
-      return fail(args[i].expr->getExprLoc(),
-                  param + " has type '" + t.getAsString() +
-                      "', a pointer to a pointer, which adjc does not differentiate through; pass the pointer by "
-                      "value ('" + by_value + "')");
+        return fail(args[i].expr->getExprLoc(), Diag::pointer_reference_reassigned,
+                    {param, t.getAsString(), callee->getNameAsString(), by_value});
+      return fail(args[i].expr->getExprLoc(), Diag::pointer_to_pointer_argument, {param, t.getAsString(), by_value});
     }
     if (returns_self(callee) && call != discarded_)
-      return fail(at, "the result of '" + callee->getNameAsString() +
-                          "' (a reference to its object) is used; call it as a statement of its own (`a += b;`), "
-                          "then use the object");
+      return fail(at, Diag::self_reference_result_used, {callee->getNameAsString()});
     if (auto* m = dyn_cast<CXXMethodDecl>(callee)) {
       if (m->isVirtual() && !m->hasAttr<FinalAttr>() && !m->getParent()->hasAttr<FinalAttr>())
-        return fail(at, "virtual calls are not supported");
+        return fail(at, Diag::unsupported_virtual_calls);
       if (m->getAccess() != AS_public && callee_kind(callee, ir_.unit) == CalleeKind::Custom)
-        return fail(at, "member function '" + m->getNameAsString() + "' of '" + m->getParent()->getNameAsString() +
-                            "' must be public: its custom pullback's caller calls it from outside the class");
+        return fail(at, Diag::custom_pullback_member_not_public,
+                    {m->getNameAsString(), m->getParent()->getNameAsString()});
     }
     // A pullback of its name the call cannot take would be passed over for the body, which the
     // user may have given one because it is not differentiable.
     if (callee_kind(callee, ir_.unit) == CalleeKind::User)
-      if (std::string mismatch = custom_pullback_mismatch(callee, ir_.unit); !mismatch.empty()) return fail(at, mismatch);
+      if (std::string mismatch = custom_pullback_mismatch(callee, ir_.unit); !mismatch.empty())
+        return fail(at, Diag::custom_pullback_mismatch, {mismatch});
     if (callee_kind(callee, ir_.unit) != CalleeKind::Plain && base_name(callee, ir_.unit).empty())
-      return fail(at, "overloaded operator '" + callee->getNameAsString() + "' is not supported");
+      return fail(at, Diag::unsupported_overloaded_operator, {callee->getNameAsString()});
     for (AdArg a : ad_args(call)) {
       if (a.address && !isa<CXXThisExpr>(strip(a.expr, ir_.unit)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
           !isa<CallExpr>(strip(a.expr, ir_.unit)) && !sized_temporary(a.expr, ir_.fn->getASTContext()))
-        return fail(a.expr->getBeginLoc(), "member call on an unsupported object");
+        return fail(a.expr->getBeginLoc(), Diag::member_call_unsupported_object);
       check_expr(a.expr);
     }
   }
@@ -233,10 +223,10 @@ class ExpressionCheck {
         to->isIntegerType())
       return check_expr(cast->getSubExpr());
     if (!isa<CStyleCastExpr>(cast) && !isa<CXXStaticCastExpr>(cast) && !isa<CXXFunctionalCastExpr>(cast))
-      return fail(at, std::string("unsupported cast '") + cast->getStmtClassName() + "'");
+      return fail(at, Diag::unsupported_cast, {cast->getStmtClassName()});
     if (!own_copy_operation(to).empty()) return fail(at, own_copy_message(to, "a temporary"));
     if (!to->isArithmeticType() || !from->isArithmeticType())
-      return fail(at, "casts other than between arithmetic types are not supported");
+      return fail(at, Diag::unsupported_casts_other_between_arithmetic_types);
     return check_expr(cast->getSubExpr());
   }
 
@@ -245,8 +235,9 @@ class ExpressionCheck {
   Diagnostics& diags_;
   const Expr* discarded_;
 
-  void fail(SourceLocation where, const std::string& message) {
-    diags_.error(where, message);
+  void fail(SourceLocation where, const Message& m) { fail(where, m.id, m.args); }
+  void fail(SourceLocation where, Diag id, std::vector<std::string> args = {}) {
+    diags_.error(where, id, std::move(args));
     ir_.valid = false;
   }
 };
@@ -285,8 +276,9 @@ class StructCopies {
   bool& valid_;
   std::vector<const Stmt*> loops_;  // enclosing the statement being checked
 
-  void fail(SourceLocation at, const std::string& message) {
-    diags_.error(at, message);
+  void fail(SourceLocation at, const Message& m) { fail(at, m.id, m.args); }
+  void fail(SourceLocation at, Diag id, std::vector<std::string> args = {}) {
+    diags_.error(at, id, std::move(args));
     valid_ = false;
   }
 
@@ -311,13 +303,7 @@ class StructCopies {
     // (`return t;` of such a struct is reported too: results of it are not supported, make_var.)
     if (copy == StructCopy::Other) {
       std::string where = ctor->isUserProvided() ? " (line " + line_of(ctor) + ")" : " (its members')";
-      return fail(c->getExprLoc(),
-                  "copying a value of " + name + " here runs its " + what + where +
-                      ", which does more than copy each member, and adjc does not differentiate it: build the value "
-                      "where it is used (a value such as '" +
-                      record->getNameAsString() +
-                      "(x)' initialising a variable, parameter or capture is not copied), or make the constructor "
-                      "initialise each member from the source's");
+      return fail(c->getExprLoc(), Diag::copy_runs_own_constructor, {name, what, where, record->getNameAsString()});
     }
     if (copy != StructCopy::MembersResettingSource || !ctor->isMoveConstructor() || implicit_move) return;
     // A move that resets its source: generated code copies and leaves the source as it was, which
@@ -325,10 +311,7 @@ class StructCopies {
     const Expr* source = arg->IgnoreParenImpCasts();
     if (isa<MaterializeTemporaryExpr>(source) || arg->isPRValue()) return;
     if (std::string why = read_again(source, c); !why.empty())
-      fail(c->getExprLoc(), "the move constructor of " + name + " (line " + line_of(ctor) +
-                                ") resets the members of what it moves from, and " + why +
-                                "; generated code copies member by member and leaves the source as it was: copy it "
-                                "instead of moving it, or do not read it after the move");
+      fail(c->getExprLoc(), Diag::move_resets_source_read_later, {name, line_of(ctor), why});
   }
 
   // Why the source of a move at `at` may be read after it (empty when it is not: a local or a
@@ -364,33 +347,28 @@ class StructCopies {
 
 void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   const FunctionDecl* fn = ir.fn;
-  auto fail = [&](SourceLocation where, const std::string& message) {
-    diags.error(where, message);
+  auto fail = [&](SourceLocation where, Diag id, std::vector<std::string> args = {}) {
+    diags.error(where, id, std::move(args));
     ir.valid = false;
   };
   if (auto* m = dyn_cast<CXXMethodDecl>(fn)) {
-    if (m->isVirtual()) fail(fn->getLocation(), "virtual member functions cannot be differentiated");
+    if (m->isVirtual()) fail(fn->getLocation(), Diag::differentiate_virtual_function);
     if (isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || isa<CXXConversionDecl>(m))
-      fail(fn->getLocation(), "constructors, destructors and conversions cannot be differentiated");
+      fail(fn->getLocation(), Diag::differentiate_special_member);
     if (is_value_class(context.getRecordType(m->getParent()), ir.unit))
-      fail(fn->getLocation(), "member function '" + m->getNameAsString() + "' of value class '" +
-                                  m->getParent()->getNameAsString() +
-                                  "' needs a custom pullback (adjoint::custom_derivatives::"
-                                  "class_functions::" +
-                                  base_name(m, ir.unit) + "_pullback)");
+      fail(fn->getLocation(), Diag::value_class_member_needs_custom_pullback,
+           {m->getNameAsString(), m->getParent()->getNameAsString(), base_name(m, ir.unit)});
   }
-  if (base_name(fn, ir.unit).empty())
-    fail(fn->getLocation(), "operator '" + fn->getNameAsString() + "' cannot be differentiated");
+  if (base_name(fn, ir.unit).empty()) fail(fn->getLocation(), Diag::differentiate_operator, {fn->getNameAsString()});
   // A template is differentiated per specialization (its instantiated body); the pattern itself
   // has no types to differentiate.
-  if (fn->isTemplated()) fail(fn->getLocation(), "uninstantiated templates cannot be differentiated");
-  if (fn->isVariadic()) fail(fn->getLocation(), "variadic functions cannot be differentiated");
+  if (fn->isTemplated()) fail(fn->getLocation(), Diag::differentiate_template);
+  if (fn->isVariadic()) fail(fn->getLocation(), Diag::differentiate_variadic_function);
   // Its forward would return a reference to the forward's own copy of the result. A reference to
   // a number is differentiated as the value (result_type), which every call must read.
   if (result_type(fn)->isReferenceType())
-    fail(fn->getLocation(), "function '" + fn->getNameAsString() + "' returns a reference ('" +
-                                fn->getReturnType().getAsString() +
-                                "'), which adjc cannot differentiate; return the value instead");
+    fail(fn->getLocation(), Diag::differentiate_reference_result,
+         {fn->getNameAsString(), fn->getReturnType().getAsString()});
   std::function<void(const Stmt*, const Stmt*)> walk = [&](const Stmt* s, const Stmt* parent) {
     if (!s || isa<LambdaExpr>(s)) return;
     if (auto* call = dyn_cast<CallExpr>(s)) {
@@ -401,11 +379,8 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
       const bool discarded = isa_and_nonnull<CompoundStmt>(parent);
       if (number_reference && callee_kind(callee, ir.unit) != CalleeKind::Plain && !discarded &&
           !(read && read->getCastKind() == CK_LValueToRValue))
-        fail(call->getBeginLoc(), "the reference " +
-                                      (as_closure_function(callee, ir.unit) ? "the lambda"
-                                                                            : "'" + callee->getNameAsString() + "'") +
-                                      " returns is used as a place here (written, addressed or bound to a "
-                                      "reference); adjc differentiates it as returning the value: use the value");
+        fail(call->getBeginLoc(), Diag::reference_result_used_as_place,
+             {(as_closure_function(callee, ir.unit) ? "the lambda" : "'" + callee->getNameAsString() + "'")});
     }
     for (const Stmt* c : s->children()) walk(c, s);
   };

@@ -55,7 +55,7 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);
     if (const std::string why = untracked_argument(ir, full, call, params, args); !why.empty()) {
-      diags.error(call->getBeginLoc(), why);
+      diags.error(call->getBeginLoc(), Diag::call_argument_not_followed, {why});
       return;
     }
     // A function returning a pointer into its argument's array computes an offset (pointer_results.hpp).
@@ -63,7 +63,7 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
                             (writes_through_parameters(callee) || !condition);
     for (size_t i = 0; i < args.size() && i < params.size() && needs_derivative; ++i)
       if (arg_varied(ir, full, params[i].type, args[i].expr)) {
-        diags.error(call->getBeginLoc(), no_derivative(callee, ir.unit));
+        diags.error(call->getBeginLoc(), Diag::no_derivative, {no_derivative(callee, ir.unit)});
         break;
       }
   }
@@ -81,10 +81,10 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
       const FunctionDecl* callee = n->call->getDirectCallee();
       if (const std::string why = untracked_argument(ir, full, n->call, ad_params(callee), ad_args(n->call));
           !why.empty())
-        diags.error(n->call->getBeginLoc(), why);
+        diags.error(n->call->getBeginLoc(), Diag::call_argument_not_followed, {why});
       else if (ir.hoisted.count(n->call) && callee_kind(callee, ir.unit) == CalleeKind::Plain &&
           !derivative_free(callee) && call_active(ir, full, n))
-        diags.error(n->call->getBeginLoc(), no_derivative(callee, ir.unit));
+        diags.error(n->call->getBeginLoc(), Diag::no_derivative, {no_derivative(callee, ir.unit)});
       for (AdArg a : ad_args(n->call)) check_expression(ir, full, a.expr, false, diags);
     } else if (n->kind == NodeKind::If || n->kind == NodeKind::Loop) {
       check_expression(ir, full, n->cond, true, diags);
@@ -171,13 +171,10 @@ bool mark_reverse(Node* n) {
 void check_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
   for (Node* loop : ir.parallel_loops)
     for_each_node(loop->body, [&](Node* n) {
-      if (n->kind == NodeKind::Call && n->active)
-        diags.error(n->loc, "calls of differentiated functions inside an OpenMP parallel loop are not supported");
+      if (n->kind == NodeKind::Call && n->active) diags.error(n->loc, Diag::unsupported_call_in_parallel_loop);
       if (n->kind == NodeKind::Assign && n->save &&
           std::count(loop->reductions.begin(), loop->reductions.end(), n->target))
-        diags.error(n->loc, "the reverse sweep reads the value reduction variable '" + n->target->source_name() +
-                                "' had before the OpenMP parallel loop; copy it into another local before the loop "
-                                "and read that");
+        diags.error(n->loc, Diag::reduction_initial_value_read, {n->target->source_name()});
     });
 }
 

@@ -426,9 +426,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
     Var* region = memory_root(ir, args[i].expr);
     if (!region && !ir.hoisted.count(n->call)) continue;  // a plain call writing memory no reverse reads
     if (!region) {
-      diags.error(args[i].expr->getBeginLoc(), "the call to '" + callee->getNameAsString() +
-                                                   "' writes through this argument, which is not a variable or "
-                                                   "memory adjc tracks; pass a local variable or an array element");
+      diags.error(args[i].expr->getBeginLoc(), Diag::call_writes_untracked_argument, {callee->getNameAsString()});
       continue;
     }
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
@@ -450,8 +448,7 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
                        : !member || accesses_member(ir, r.node, region, member))) {
         if (tapeable_whole(region, n)) n->taped_regions.push_back(region);
         else
-          diags.error(n->loc, "'" + region->source_name() + "' is overwritten by the call to '" +
-                                  callee->getNameAsString() + "' but the derivative needs its earlier value; copy it first");
+          diags.error(n->loc, Diag::call_overwrites_needed_value, {region->source_name(), callee->getNameAsString()});
         break;
       }
     // The reverse evaluates the arguments again for the pullback, before the callee's reverse
@@ -461,9 +458,8 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
               ? place_reads_value_of(ir, args[j].expr, region)  // bound to a reference: a place, not a value
               : reads_value_of(ir, args[j].expr, region)) {
         const AdArg& a = args[j];
-        diags.error(a.expr->getBeginLoc(), "an argument reads '" + region->source_name() + "', which the call to '" +
-                                               callee->getNameAsString() +
-                                               "' overwrites; copy the value into a local first");
+        diags.error(a.expr->getBeginLoc(), Diag::argument_reads_overwritten_value,
+                    {region->source_name(), callee->getNameAsString()});
         break;
       }
   }
