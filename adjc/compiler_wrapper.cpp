@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "depfile.hpp"
+
 extern char** environ;
 
 namespace {
@@ -155,16 +157,6 @@ CommandLine parse(int argc, char** argv) {
   return cl;
 }
 
-std::string depfile_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ' ' || c == '#') out += '\\';
-    if (c == '$') out += '$';
-    out += c;
-  }
-  return out;
-}
-
 // Replaces each occurrence of `from` by `to` in the file at `path`.
 bool replace_in_file(const std::string& path, const std::string& from, const std::string& to) {
   std::string text;
@@ -280,7 +272,7 @@ int main(int argc, char** argv) {
   if (status == 0 && cl.writes_depfile)
     for (size_t i = 0; i < replaced.size(); i += 2) {
       const std::string depfile = depfile_of(cl, replaced[i]);
-      if (!replace_in_file(depfile, depfile_escape(replaced[i + 1]), depfile_escape(replaced[i]))) {
+      if (!replace_in_file(depfile, adjc::depfile_escape(replaced[i + 1]), adjc::depfile_escape(replaced[i]))) {
         fail("cannot rewrite the dependency file '" + depfile + "'");
         return 1;
       }

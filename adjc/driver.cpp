@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "closures.hpp"
+#include "depfile.hpp"
 #include "function_pointers.hpp"
 #include "passes.hpp"
 #include "pipeline.hpp"
@@ -558,16 +559,6 @@ std::string parse_include_dir(const char* argv0) {
   llvm::SmallString<256> installed(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
   llvm::sys::path::append(installed, "share", "adjoint", "parse_include");
   return llvm::sys::fs::is_directory(installed) ? installed.str().str() : ADJC_PARSE_INCLUDE_DIR;
-}
-
-std::string depfile_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ' ' || c == '#') out += '\\';
-    if (c == '$') out += '$';
-    out += c;
-  }
-  return out;
 }
 
 }  // namespace
