@@ -34,6 +34,7 @@
 #include "engine.hpp"
 #include "flags.hpp"
 #include "generation.hpp"
+#include "lora.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -52,6 +53,7 @@ struct TrainOptions {
   AdamWConfig adamw;
   int val_every = 50, val_steps = 10, sample_every = 0, sample_tokens = 64, checkpoint_every = 0;
   std::uint64_t seed = 1337;
+  LoraFlags lora;  // given: train adapters on a frozen base
 };
 
 std::string format_duration(double seconds) {
@@ -193,7 +195,9 @@ void run_training(const TrainOptions& o) {
   if (train_path.empty()) throw std::invalid_argument("no training data: give --data DIR or --train-tokens FILE");
 
   std::unique_ptr<Model> model;
-  if (!o.resume.empty()) {
+  if (o.lora.given) {
+    model = lora_model(o.model, o.lora, o.engine, o.seed);
+  } else if (!o.resume.empty()) {
     model = model_from_training_state(o.resume);
     if (o.model_given) check_model_matches_state(o.model, *model, o.resume);
   } else {
@@ -467,6 +471,7 @@ void add_train_command(CLI::App& app) {
                 "Under mpirun, start summing each layer's gradients while the hand-written backward computes "
                 "the earlier layers (the generated backward and the tensor engine sum after their backward)");
   cmd->add_option("--seed", o->seed, "Seed for initialisation and sampling")->capture_default_str();
+  add_lora_flags(*cmd, o->lora);
   cmd->callback([o] { run_training(*o); });
 }
 

@@ -82,6 +82,7 @@ void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int 
     rstd[i] = s;
   }
 }
+// dweight may be null (a frozen gain).
 template <typename F>
 void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
                       int C);

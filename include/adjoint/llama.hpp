@@ -72,6 +72,19 @@ struct LlamaParameters {
 };
 
 std::array<std::size_t, kNumLlamaParameterTensors> parameter_sizes(const LlamaConfig& config);
+// The tensors' indices in kLlamaParameterNames (how LoRA adapters name the matrix they are in).
+enum LlamaTensor : int {
+  kLlamaWte,
+  kLlamaLn1w,
+  kLlamaQkvw,
+  kLlamaAttprojw,
+  kLlamaLn2w,
+  kLlamaFcw,
+  kLlamaFc2w,
+  kLlamaFcprojw,
+  kLlamaLnfw,
+  kLlamaLmHead
+};
 extern const std::array<const char*, kNumLlamaParameterTensors> kLlamaParameterNames;
 // The 2-D weights (embedding, projections, head) decay; RMSNorm gains do not.
 bool llama_parameter_is_decayed(int tensor_index);
@@ -116,12 +129,13 @@ struct LlamaActivations {
 
 // The forward pass (src/llm/llama/forward.cpp): logits (B,T,V) into a.probs, or the mean
 // cross-entropy against targets (B,T). rope_cos, rope_sin (T, hs/2): RoPE's cos and sin of
-// position · frequency.
+// position · frequency; lora: LoRA adapters whose outputs the projections add (null: none).
 void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const float* rope_cos,
-                  const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L, int V, float eps);
+                  const float* rope_sin, const LoraAdapters* lora, int B, int T, int C, int NH, int NKV, int H, int L,
+                  int V, float eps);
 float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
-                 const float* rope_cos, const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L,
-                 int V, float eps);
+                 const float* rope_cos, const float* rope_sin, const LoraAdapters* lora, int B, int T, int C, int NH,
+                 int NKV, int H, int L, int V, float eps);
 // The backward adjc generates from llama_loss (src/llm/llama/forward.cpp; absent from builds without
 // adjc): the loss, its gradient added into d_p, the bytes taped into *tape_bytes.
 float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
@@ -171,6 +185,10 @@ class Llama : public ArenaModel {
   void run_backward(const int* inputs, const int* targets, int B, int T) override;
   float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
   int tokens() const override { return config_.vocab_size; }
+  // matmul_backward of the projection `tensor` (its kLlamaParameterNames index) of layer l; with
+  // adapters attached, the input gradient through the frozen weight and the adapters' backward.
+  void projection_backward(int tensor, int layer, float* dinp, float* dweight, const float* dout, const float* inp,
+                           const float* weight, int N, int C, int OC) const;
   const float* rope_cos() const { return rope_table_.data(); }
   const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 
