@@ -118,10 +118,10 @@ bool ArenaModel::has_backward(Backward backward) const {
 }
 
 void ArenaModel::use_backward(Backward backward) {
-  if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   if (adapters_ && backward == Backward::generated) {
     throw std::invalid_argument("--lora-rank needs --backward manual");
   }
+  if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.
   if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
