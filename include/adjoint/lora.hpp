@@ -155,6 +155,9 @@ class LoraModel : public Model {
   std::unique_ptr<LoraAdapters> adapters_;
 };
 
+// An adapter file's first int32 ("LoRA" in a little-endian file).
+inline constexpr std::int32_t kLoraAdapterMagic = 0x41526f4c;
+
 // The LoRA settings an adapter file holds, for this base; throws like load_adapters when the file
 // is not one or is for another base's shape.
 LoraConfig read_lora_config(const std::string& path, const Model& base);

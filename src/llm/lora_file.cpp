@@ -23,7 +23,7 @@ namespace adjoint {
 
 namespace {
 
-constexpr std::int32_t kAdapterMagic = 0x41526f4c;  // "LoRA" in a little-endian file
+constexpr std::int32_t kAdapterMagic = kLoraAdapterMagic;
 constexpr std::int32_t kStateMagic = 20261129;
 constexpr std::int32_t kVersion = 1;
 constexpr int kHeaderInts = 32, kFirstTarget = 9, kProgressField = 16;
