@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "adjoint/llama.hpp"
 #include "adjoint/lora.hpp"
 #include "commands.hpp"
 #include "flags.hpp"
@@ -22,18 +23,24 @@ void add_lora_flags(CLI::App& cmd, LoraFlags& flags) {
       ->check(real_number(0, INFINITY, true))
       ->capture_default_str()
       ->each(given);
-  cmd.add_option("--lora-targets", flags.targets, "Projections to adapt, from q,k,v,o,gate,up,down")
-      ->capture_default_str()
+  cmd.add_option("--lora-targets", flags.targets,
+                 "Projections to adapt: Llama's q,k,v,o,gate,up,down (default q,v), GPT-2's qkv,attproj,fc,fcproj "
+                 "(default qkv)")
       ->each(given);
 }
 
 std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, const std::string& engine,
                                   std::uint64_t seed) {
   if (flags.rank == 0) throw std::invalid_argument("--lora-alpha and --lora-targets need --lora-rank");
-  const LoraConfig config{flags.rank, flags.alpha, parse_lora_targets(flags.targets)};
-  validate_lora_config(config);
+  LoraConfig config{flags.rank, flags.alpha, {}};
+  if (!flags.targets.empty()) config.targets = parse_lora_targets(flags.targets);
   if (engine != "arrays") throw std::invalid_argument("--lora-rank needs --engine arrays");
-  return std::make_unique<LoraModel>(make_model(model_spec, seed), config, seed);
+  std::unique_ptr<Model> base = make_model(model_spec, seed);
+  if (config.targets.empty()) {  // PEFT's defaults
+    const bool llama = dynamic_cast<const Llama*>(base.get()) != nullptr;
+    config.targets = llama ? std::vector<std::string>{"q", "v"} : std::vector<std::string>{"qkv"};
+  }
+  return std::make_unique<LoraModel>(std::move(base), config, seed);
 }
 
 void add_merge_command(CLI::App& app) {

@@ -13,7 +13,7 @@ namespace adjoint::cli {
 struct LoraFlags {
   int rank = 0;
   float alpha = 16;
-  std::string targets = "q,v";  // PEFT's default for Llama
+  std::string targets;          // empty: PEFT's default, q,v for Llama and qkv (c_attn) for GPT-2
   bool given = false;           // any --lora-* flag: LoRA training
 };
 void add_lora_flags(CLI::App& cmd, LoraFlags& flags);

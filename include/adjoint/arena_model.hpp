@@ -89,6 +89,11 @@ class ArenaModel : public Model {
   virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
   virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
   virtual int tokens() const = 0;  // the vocabulary ids are checked against
+  // matmul_backward of the projection `tensor` (its index in parameter_tensors()) of layer l (dbias
+  // may be null); with adapters attached, the input gradient through the frozen weight and the
+  // adapters' backward, no dweight or dbias.
+  void projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias, const float* dout,
+                           const float* inp, const float* weight, int N, int C, int OC) const;
   // The hand-written backward calls this when it has completed a layer's parameter gradients.
   void layer_backward_done(int layer) const {
     if (layer_backward_hook_) layer_backward_hook_(layer);

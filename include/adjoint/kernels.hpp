@@ -23,6 +23,7 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int* inp, int B, in
 template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
                        int N, int C);
+// dweight and dbias may both be null (frozen).
 template <typename F>
 void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
                         const F* weight, const F* mean, const F* rstd, int N, int C);

@@ -185,10 +185,6 @@ class Llama : public ArenaModel {
   void run_backward(const int* inputs, const int* targets, int B, int T) override;
   float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
   int tokens() const override { return config_.vocab_size; }
-  // matmul_backward of the projection `tensor` (its kLlamaParameterNames index) of layer l; with
-  // adapters attached, the input gradient through the frozen weight and the adapters' backward.
-  void projection_backward(int tensor, int layer, float* dinp, float* dweight, const float* dout, const float* inp,
-                           const float* weight, int N, int C, int OC) const;
   const float* rope_cos() const { return rope_table_.data(); }
   const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 

@@ -19,15 +19,18 @@ namespace adjoint {
 struct LoraConfig {
   int rank = 0;                      // r
   float alpha = 0;                   // the adapters' output is scaled by alpha / r
-  std::vector<std::string> targets;  // projection names (kLlamaLoraTargets), in any order
+  std::vector<std::string> targets;  // projection names (kLoraTargets), in any order
 };
 
-// Llama's projections an adapter can wrap, named as PEFT's q_proj … down_proj: q, k, v (rows of
-// the fused qkvw), o (attprojw), gate (fc2w), up (fcw), down (fcprojw).
-inline constexpr std::array<const char*, 7> kLlamaLoraTargets = {"q", "k", "v", "o", "gate", "up", "down"};
+// The projections an adapter can wrap: Llama's, named as PEFT's q_proj … down_proj: q, k, v (rows
+// of the fused qkvw), o (attprojw), gate (fc2w), up (fcw), down (fcprojw); then GPT-2's, as llm.c
+// names its matrices: qkv (c_attn), attproj, fc, fcproj. Files number the targets by this order.
+inline constexpr std::array<const char*, 11> kLoraTargets = {"q",    "k",   "v",       "o",  "gate",  "up",
+                                                             "down", "qkv", "attproj", "fc", "fcproj"};
+inline constexpr int kFirstGpt2LoraTarget = 7;
 
 // "q,k,v" -> {"q", "k", "v"}; throws std::invalid_argument on an empty list, an empty, unknown
-// or repeated name.
+// or repeated name (a name of the other model's is refused when the sites are made).
 std::vector<std::string> parse_lora_targets(const std::string& list);
 // Throws std::invalid_argument naming the first bad setting: rank outside [1, 65536], alpha not a
 // finite number above 0, targets parse_lora_targets would reject.
@@ -58,9 +61,10 @@ struct LoraSite {
   int rows, row_offset;      // the matrix's rows and the first adapted one
   int in, out;               // the adapted projection's shape (out, in)
 };
-// The sites of a Llama model for the config's targets (in their order); throws
-// std::invalid_argument for an unknown target or a rank above min(in, out) of one.
+// The sites of a Llama or GPT-2 model for the config's targets (in their order); throw
+// std::invalid_argument for a target the model does not have or a rank above min(in, out) of one.
 std::vector<LoraSite> llama_lora_sites(const LlamaConfig& model, const LoraConfig& lora);
+std::vector<LoraSite> gpt2_lora_sites(const GPT2Config& model, const LoraConfig& lora);
 
 // The adapters of one model in one arena: per site (in the targets' order) the L layers' A, then
 // the L layers' B; and a gradient arena of the same layout.
@@ -106,8 +110,7 @@ class LoraAdapters {
 // adapters' file, the training state the adapters, their AdamW moments and the progress.
 class LoraModel : public Model {
  public:
-  // Throws std::invalid_argument for a model without LoRA support (so far Llama only) or a bad
-  // config (validate_lora_config, llama_lora_sites).
+  // Throws std::invalid_argument for a bad config (validate_lora_config, the model's sites).
   LoraModel(std::unique_ptr<Model> base, const LoraConfig& config, std::uint64_t seed);
   ~LoraModel() override;
 

@@ -8,6 +8,9 @@
 #include <string>
 #include <utility>
 
+#include "adjoint/gemm.hpp"
+#include "adjoint/kernels.hpp"
+#include "adjoint/lora.hpp"
 #include "layout.hpp"
 
 namespace adjoint {
@@ -147,6 +150,18 @@ float ArenaModel::forward_backward(const int* inputs, const int* targets, int B,
   }
   prepare_batch(inputs, targets, B, T);
   return run_generated(inputs, targets, B, T, &tape_bytes_);
+}
+
+void ArenaModel::projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias,
+                                     const float* dout, const float* inp, const float* weight, int N, int C,
+                                     int OC) const {
+  if (!adapters_) {
+    kernels::matmul_backward(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
+    return;
+  }
+  // The frozen weight's input gradient only, dinp (N,C) += dout (N,OC) · weight (OC,C): no dweight GEMM.
+  gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
+  adapters_->backward(tensor, layer, dinp, dout, inp, N);
 }
 
 void ArenaModel::zero_grad() {

@@ -27,6 +27,12 @@ inline void adapted_linear_forward(float* out, const float* inp, const float* we
   linear_forward(out, inp, weight, N, C, OC);
   if (adapters) adapters->add_output(tensor, layer, out, inp, N);
 }
+// matmul_forward (with a bias) plus the outputs of the LoRA adapters in `tensor` of `layer`.
+inline void adapted_matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
+                                   const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC) {
+  kernels::matmul_forward(out, inp, weight, bias, N, C, OC);
+  if (adapters) adapters->add_output(tensor, layer, out, inp, N);
+}
 // out (B,T,C) = wte[inp[b,t]]: the token embedding without position embedding (Llama).
 inline void embedding_forward(float* out, const int* inp, const float* wte, int B, int T, int C) {
   kernels::encoder_forward(out, inp, wte, static_cast<const float*>(nullptr), B, T, C);
@@ -103,6 +109,12 @@ inline void adapted_linear_forward_pullback(float* out, const float* inp, const 
                                             int, int N, int C, int OC, float* d_out, float* d_inp, float* d_weight,
                                             LoraAdapters*) {
   linear_forward_pullback(out, inp, weight, N, C, OC, d_out, d_inp, d_weight);
+}
+
+inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float* bias,
+                                            const LoraAdapters*, int, int, int N, int C, int OC, float* d_out,
+                                            float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
+  matmul_forward_pullback(out, inp, weight, bias, N, C, OC, d_out, d_inp, d_weight, d_bias);
 }
 
 inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,

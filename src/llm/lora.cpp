@@ -12,6 +12,30 @@
 
 namespace adjoint {
 
+namespace {
+
+// The target's index in kLoraTargets (its size when it is none of them).
+int target_index(const std::string& target) {
+  return int(std::find(kLoraTargets.begin(), kLoraTargets.end(), target) - kLoraTargets.begin());
+}
+
+// site(target) for each of the config's targets, checking the rank against each.
+template <class SiteOf>
+std::vector<LoraSite> sites_within_rank(const LoraConfig& lora, SiteOf site) {
+  std::vector<LoraSite> sites;
+  for (const std::string& target : lora.targets) {
+    sites.push_back(site(target));
+    const LoraSite& s = sites.back();
+    if (lora.rank > std::min(s.in, s.out)) {
+      throw std::invalid_argument("--lora-rank " + std::to_string(lora.rank) + " exceeds target " + target +
+                                  "'s smaller side min(" + std::to_string(s.in) + ", " + std::to_string(s.out) + ")");
+    }
+  }
+  return sites;
+}
+
+}  // namespace
+
 std::vector<std::string> parse_lora_targets(const std::string& list) {
   if (list.empty()) throw std::invalid_argument("--lora-targets: the list is empty (expected names like q,k,v,o)");
   std::vector<std::string> names;
@@ -19,9 +43,9 @@ std::vector<std::string> parse_lora_targets(const std::string& list) {
   while (begin <= list.size()) {
     const std::size_t comma = std::min(list.find(',', begin), list.size());
     const std::string name = list.substr(begin, comma - begin);
-    if (std::find(kLlamaLoraTargets.begin(), kLlamaLoraTargets.end(), name) == kLlamaLoraTargets.end()) {
+    if (std::find(kLoraTargets.begin(), kLoraTargets.end(), name) == kLoraTargets.end()) {
       throw std::invalid_argument("--lora-targets: unknown target '" + name +
-                                  "' (expected q, k, v, o, gate, up or down)");
+                                  "' (Llama's: q, k, v, o, gate, up, down; GPT-2's: qkv, attproj, fc, fcproj)");
     }
     if (std::find(names.begin(), names.end(), name) != names.end()) {
       throw std::invalid_argument("--lora-targets: '" + name + "' is given twice");
@@ -92,6 +116,9 @@ std::vector<LoraSite> llama_lora_sites(const LlamaConfig& c, const LoraConfig& l
     return LoraSite{target, tensor, offsets[tensor], sizes[tensor] / L, rows, first_row, in, out};
   };
   auto site = [&](const std::string& t) {
+    if (target_index(t) >= kFirstGpt2LoraTarget) {
+      throw std::invalid_argument("--lora-targets: '" + t + "' is GPT-2's; Llama's are q, k, v, o, gate, up, down");
+    }
     if (t == "q") return in_tensor("q", kLlamaQkvw, QKV, 0, C, C);
     if (t == "k") return in_tensor("k", kLlamaQkvw, QKV, C, C, kv);
     if (t == "v") return in_tensor("v", kLlamaQkvw, QKV, C + kv, C, kv);
@@ -100,16 +127,29 @@ std::vector<LoraSite> llama_lora_sites(const LlamaConfig& c, const LoraConfig& l
     if (t == "gate") return in_tensor("gate", kLlamaFc2w, H, 0, C, H);
     return in_tensor("down", kLlamaFcprojw, C, 0, H, C);  // parse_lora_targets knew the name
   };
-  std::vector<LoraSite> sites;
-  for (const std::string& target : lora.targets) {
-    sites.push_back(site(target));
-    const LoraSite& s = sites.back();
-    if (lora.rank > std::min(s.in, s.out)) {
-      throw std::invalid_argument("--lora-rank " + std::to_string(lora.rank) + " exceeds target " + target +
-                                  "'s smaller side min(" + std::to_string(s.in) + ", " + std::to_string(s.out) + ")");
+  return sites_within_rank(lora, site);
+}
+
+std::vector<LoraSite> gpt2_lora_sites(const GPT2Config& c, const LoraConfig& lora) {
+  validate_lora_config(lora);
+  const auto sizes = parameter_sizes(c);
+  std::array<std::size_t, kNumParameterTensors> offsets{};
+  for (int i = 1; i < kNumParameterTensors; i++) offsets[i] = offsets[i - 1] + sizes[i - 1];
+  const int C = c.channels;
+  const std::size_t L = c.num_layers;
+  auto in_tensor = [&](const char* target, int tensor, int rows, int in) {
+    return LoraSite{target, tensor, offsets[tensor], sizes[tensor] / L, rows, 0, in, rows};
+  };
+  auto site = [&](const std::string& t) {
+    if (target_index(t) < kFirstGpt2LoraTarget) {
+      throw std::invalid_argument("--lora-targets: '" + t + "' is Llama's; GPT-2's are qkv, attproj, fc, fcproj");
     }
-  }
-  return sites;
+    if (t == "qkv") return in_tensor("qkv", kGpt2Qkvw, 3 * C, C);
+    if (t == "attproj") return in_tensor("attproj", kGpt2Attprojw, C, C);
+    if (t == "fc") return in_tensor("fc", kGpt2Fcw, 4 * C, C);
+    return in_tensor("fcproj", kGpt2Fcprojw, C, 4 * C);
+  };
+  return sites_within_rank(lora, site);
 }
 
 namespace {
@@ -144,17 +184,17 @@ LoraAdapters::LoraAdapters(std::vector<LoraSite> sites, int layers, const LoraCo
 }
 
 std::vector<ParameterTensor> LoraAdapters::parameter_tensors() const {
-  // ParameterTensor holds a C string: one static name per target and matrix.
-  static const std::array<const char*, 7> a_names = {"lora_A.q",    "lora_A.k",  "lora_A.v",   "lora_A.o",
-                                                     "lora_A.gate", "lora_A.up", "lora_A.down"};
-  static const std::array<const char*, 7> b_names = {"lora_B.q",    "lora_B.k",  "lora_B.v",   "lora_B.o",
-                                                     "lora_B.gate", "lora_B.up", "lora_B.down"};
+  // ParameterTensor holds a C string: one static name per target and matrix (kLoraTargets' order).
+  static const std::array<const char*, kLoraTargets.size()> a_names = {
+      "lora_A.q",    "lora_A.k",   "lora_A.v",       "lora_A.o",  "lora_A.gate",  "lora_A.up",
+      "lora_A.down", "lora_A.qkv", "lora_A.attproj", "lora_A.fc", "lora_A.fcproj"};
+  static const std::array<const char*, kLoraTargets.size()> b_names = {
+      "lora_B.q",    "lora_B.k",   "lora_B.v",       "lora_B.o",  "lora_B.gate",  "lora_B.up",
+      "lora_B.down", "lora_B.qkv", "lora_B.attproj", "lora_B.fc", "lora_B.fcproj"};
   std::vector<ParameterTensor> tensors;
   const std::size_t L = layers_, r = config_.rank;
   for (const LoraSite& s : sites_) {
-    const std::size_t index = std::find_if(kLlamaLoraTargets.begin(), kLlamaLoraTargets.end(),
-                                           [&](const char* t) { return std::string(t) == s.target; }) -
-                              kLlamaLoraTargets.begin();
+    const int index = target_index(s.target);
     tensors.push_back({a_names[index], L * r * s.in, true, layers_});
     tensors.push_back({b_names[index], L * s.out * r, true, layers_});
   }

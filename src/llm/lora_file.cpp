@@ -1,6 +1,6 @@
 // LoRA's files (adjoint/lora.hpp): the adapters' own file and the training state, each a header of
 // 32 int32 (magic, version, rank, alpha's bits, the base's L and C, its parameter count as two
-// int32 (low, high), the target count and the targets' kLlamaLoraTargets indices in arena order,
+// int32 (low, high), the target count and the targets' kLoraTargets indices in arena order,
 // then from int 16 the progress, zero in an adapter file), then the adapters' floats (and in a
 // state, AdamW's m and v). Written atomically; read with every reader rule (docs/design.md, Files).
 #include <algorithm>
@@ -30,24 +30,31 @@ constexpr int kHeaderInts = 32, kFirstTarget = 9, kProgressField = 16;
 static_assert(kProgressField * 4 + sizeof(TrainingProgress) <= kHeaderInts * 4);
 using Header = std::array<std::int32_t, kHeaderInts>;
 
-// L, C and the parameter count (low, high int32) of a base LoRA supports.
-std::array<std::int32_t, 4> base_shape(const Model& base, const std::string& path) {
+// L, C and the parameter count (low, high int32) of a Llama or GPT-2 base.
+std::array<std::int32_t, 4> base_shape(const Model& base) {
   const auto* llama = dynamic_cast<const Llama*>(&base);
-  if (!llama) throw std::invalid_argument(path + ": LoRA supports Llama models so far, not " + base.describe());
+  const int L = llama ? llama->config().num_layers : dynamic_cast<const GPT2&>(base).config().num_layers;
+  const int C = llama ? llama->config().channels : dynamic_cast<const GPT2&>(base).config().channels;
   const std::uint64_t n = base.num_parameters();
-  return {llama->config().num_layers, llama->config().channels, std::int32_t(n & 0xffffffffu), std::int32_t(n >> 32)};
+  return {L, C, std::int32_t(n & 0xffffffffu), std::int32_t(n >> 32)};
+}
+
+// The sites of base for the settings c (a Llama's or a GPT-2's).
+std::vector<LoraSite> sites_of(const Model& base, const LoraConfig& c) {
+  if (const auto* llama = dynamic_cast<const Llama*>(&base)) return llama_lora_sites(llama->config(), c);
+  return gpt2_lora_sites(dynamic_cast<const GPT2&>(base).config(), c);
 }
 
 Header header_of(const LoraModel& model, std::int32_t magic) {
   const LoraConfig& c = model.adapters().config();
   Header h{};
   h[0] = magic, h[1] = kVersion, h[2] = c.rank, h[3] = std::bit_cast<std::int32_t>(c.alpha);
-  const auto shape = base_shape(model.base(), "");
+  const auto shape = base_shape(model.base());
   std::copy(shape.begin(), shape.end(), h.begin() + 4);
   h[8] = std::int32_t(c.targets.size());
   for (std::size_t t = 0; t < c.targets.size(); t++) {
-    h[kFirstTarget + t] = std::int32_t(std::find(kLlamaLoraTargets.begin(), kLlamaLoraTargets.end(), c.targets[t]) -
-                                       kLlamaLoraTargets.begin());
+    h[kFirstTarget + t] =
+        std::int32_t(std::find(kLoraTargets.begin(), kLoraTargets.end(), c.targets[t]) - kLoraTargets.begin());
   }
   return h;
 }
@@ -59,24 +66,24 @@ LoraConfig settings_of(const Header& h, std::int32_t magic, const Model& base, c
                                                                : ": not a LoRA training state (bad magic)"));
   }
   if (h[1] != kVersion) throw std::invalid_argument(path + ": unsupported LoRA file version " + std::to_string(h[1]));
-  const auto shape = base_shape(base, path);
+  const auto shape = base_shape(base);
   if (!std::equal(shape.begin(), shape.end(), h.begin() + 4)) {
     throw std::invalid_argument(path + ": the adapters are for another base model (L, C or parameter count differ)");
   }
-  if (h[8] < 1 || h[8] > int(kLlamaLoraTargets.size())) {
+  if (h[8] < 1 || h[8] > kProgressField - kFirstTarget) {
     throw std::invalid_argument(path + ": bad LoRA target count " + std::to_string(h[8]));
   }
   LoraConfig c{h[2], std::bit_cast<float>(h[3]), {}};
   for (int t = 0; t < h[8]; t++) {
     const std::int32_t index = h[kFirstTarget + t];
-    if (index < 0 || index >= int(kLlamaLoraTargets.size())) {
+    if (index < 0 || index >= int(kLoraTargets.size())) {
       throw std::invalid_argument(path + ": bad LoRA target index " + std::to_string(index));
     }
-    c.targets.push_back(kLlamaLoraTargets[index]);
+    c.targets.push_back(kLoraTargets[index]);
   }
   try {
     validate_lora_config(c);
-    llama_lora_sites(dynamic_cast<const Llama&>(base).config(), c);  // the rank against the shapes
+    sites_of(base, c);  // the targets and the rank against the base
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(path + ": " + e.what());
   }

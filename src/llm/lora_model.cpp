@@ -11,21 +11,21 @@ namespace adjoint {
 
 namespace {
 
-// The adapters for base (which must be a model LoRA supports), checked against config.
+// The adapters for base (a Llama or a GPT-2), checked against config.
 std::unique_ptr<LoraAdapters> adapters_for(const Model& base, const LoraConfig& config, std::uint64_t seed) {
-  const auto* llama = dynamic_cast<const Llama*>(&base);
-  if (!llama) {
-    throw std::invalid_argument("--lora-rank: LoRA supports Llama models so far, not " + base.describe());
+  if (const auto* llama = dynamic_cast<const Llama*>(&base)) {
+    return std::make_unique<LoraAdapters>(llama_lora_sites(llama->config(), config), llama->config().num_layers, config,
+                                          seed);
   }
-  return std::make_unique<LoraAdapters>(llama_lora_sites(llama->config(), config), llama->config().num_layers, config,
-                                        seed);
+  const GPT2Config& gpt2 = dynamic_cast<const GPT2&>(base).config();
+  return std::make_unique<LoraAdapters>(gpt2_lora_sites(gpt2, config), gpt2.num_layers, config, seed);
 }
 
 }  // namespace
 
 LoraModel::LoraModel(std::unique_ptr<Model> base, const LoraConfig& config, std::uint64_t seed)
     : adapters_(adapters_for(*base, config, seed)) {
-  base_.reset(static_cast<ArenaModel*>(base.release()));  // a Llama: adapters_for checked it
+  base_.reset(static_cast<ArenaModel*>(base.release()));  // a Llama or GPT-2: adapters_for checked it
   base_->attach_adapters(adapters_.get());
 }
 

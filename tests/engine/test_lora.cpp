@@ -162,7 +162,7 @@ TEST(Lora, BadSettingsAreRejected) {
   EXPECT_TRUE(
       one_line_with(with([](LoraConfig& c) { c.alpha = std::numeric_limits<float>::infinity(); }), "--lora-alpha"));
   EXPECT_TRUE(one_line_with(with([](LoraConfig& c) { c.targets.clear(); }), "empty"));
-  EXPECT_TRUE(one_line_with(with([](LoraConfig& c) { c.targets = {"q", "qkv"}; }), "'qkv'"));
+  EXPECT_TRUE(one_line_with(with([](LoraConfig& c) { c.targets = {"q", "wq"}; }), "unknown target 'wq'"));
 }
 
 // C=24 in 6 heads of 4, 2 key/value heads: k and v have 8 rows, the MLP 64.
@@ -326,6 +326,43 @@ TEST(LoraModel, TrainingLeavesTheBaseBitIdentical) {
   EXPECT_EQ(std::memcmp(model.base().params_memory(), base.data(), base.size() * sizeof(float)), 0);
 }
 
+// GPT-2 (3 heads of 16, a padded vocabulary) with adapters on its four projections: the adapted
+// forward against the KV-cached generator and the merged model (1e-5), and AdamW steps that
+// lower the loss and leave the base bit for bit.
+TEST(LoraModel, Gpt2AdaptersForwardGenerateMergeAndFreeze) {
+  adjoint::GPT2Config c;
+  c.max_seq_len = 16, c.vocab_size = 67, c.padded_vocab_size = 128, c.num_layers = 2, c.num_heads = 3, c.channels = 48;
+  const int B = 2, T = 7, Vp = 128;
+  const std::vector<int> inputs = random_tokens(B * T, 67, 7), targets = random_tokens(B * T, 67, 8);
+  auto gpt2 = std::make_unique<adjoint::GPT2>(c);
+  gpt2->init_random(31);
+  const std::vector<float> base(gpt2->params_memory(), gpt2->params_memory() + gpt2->num_parameters());
+  adjoint::LoraModel model(std::move(gpt2), {3, 6.0f, {"fcproj", "qkv", "attproj", "fc"}}, 32);
+  EXPECT_EQ(model.base().grads_memory(), nullptr);
+  adjoint::AdamW optimizer(model, {});
+  float first = 0, last = 0;
+  for (int step = 1; step <= 5; step++) {
+    last = model.forward_backward(inputs.data(), targets.data(), B, T);
+    if (step == 1) first = last;
+    optimizer.update(model, 1e-2f, 1.0f, step);
+  }
+  EXPECT_LT(last, first - 0.01f);
+  EXPECT_EQ(std::memcmp(model.base().params_memory(), base.data(), base.size() * sizeof(float)), 0);
+
+  model.forward(inputs.data(), nullptr, 1, T);
+  const float* logits = dynamic_cast<adjoint::GPT2&>(model.base()).logits();
+  const std::vector<float> adapted(logits, logits + (std::size_t)T * Vp);
+  const auto generator = model.generator(T);
+  for (int t = 0; t < T; t++) {
+    const float* row = generator->feed(inputs[t]);
+    for (int v = 0; v < 67; v++) EXPECT_NEAR(row[v], adapted[(std::size_t)t * Vp + v], 1e-5) << t << " " << v;
+  }
+  std::unique_ptr<adjoint::Model> merged = model.release_merged();
+  merged->forward(inputs.data(), nullptr, 1, T);
+  const float* merged_logits = dynamic_cast<adjoint::GPT2&>(*merged).logits();
+  for (std::size_t i = 0; i < adapted.size(); i++) EXPECT_NEAR(merged_logits[i], adapted[i], 1e-5) << i;
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("adjoint_lora_" + std::to_string(::getpid()) + "_" + name))
       .string();
@@ -384,7 +421,8 @@ TEST(LoraFile, BadFilesAreRejectedWithOneLine) {
   expect(rejected(with_int(3, std::bit_cast<std::int32_t>(-2.0f))), "--lora-alpha");
   expect(rejected(with_int(4, 3)), "another base model");
   expect(rejected(with_int(8, 9)), "bad LoRA target count 9");
-  expect(rejected(with_int(9, 7)), "bad LoRA target index 7");
+  expect(rejected(with_int(9, 11)), "bad LoRA target index 11");
+  expect(rejected(with_int(9, 7)), "--lora-targets: 'qkv' is GPT-2's; Llama's are q, k, v, o, gate, up, down");
   expect(rejected(with_int(10, 1)), "'k' is given twice");
   expect(rejected(std::vector<char>(bytes.begin(), bytes.end() - 4)), "the header implies");
   expect(rejected(std::vector<char>(bytes.begin(), bytes.begin() + 20)), "truncated");

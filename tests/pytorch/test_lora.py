@@ -1,5 +1,6 @@
-"""`adjoint train --lora-rank` against LoRA in PyTorch (float64) on the Llama of llama_reference.py,
-on odd shapes (6 query heads on 2 and 3 key/value heads, T=7 and 5, tied and untied heads).
+"""`adjoint train --lora-rank` against LoRA in PyTorch (float64) on the Llama of llama_reference.py
+and the GPT-2 of gpt2_reference.py, on odd shapes (6 query heads on 2 and 3 key/value heads, T=7 and
+5, tied and untied heads; GPT-2 with 3 heads and a padded vocabulary).
 
 Per case: train stops after step 1 (B is then nonzero, so A's gradient is too) and resumes for
 step 2. The reference takes the adapters after step 1, computes step 2's loss and the adapters'
@@ -33,18 +34,36 @@ TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6,
                        multiple_of=16, tied_head=True)
 # name, config, targets (in the order given), rank, alpha, B, T, seed
 CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
-         ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2)]
+         ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2),
+         ("gpt2_all_targets_B2_T7", cases.ODD, ("fcproj", "qkv", "attproj", "fc"), 3, 6.0, 2, 7, 3)]
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
 HEADER_BYTES = 128
 
 
+def is_gpt2(cfg):
+    return isinstance(cfg, gpt2_reference.Config)
+
+
 def sites(cfg, targets):
     """Per target: (tensor name, first row, in, out) of its rows in our parameter layout."""
-    C, kv, H = cfg.channels, cfg.num_kv_heads * cfg.head_size, cfg.hidden_size
-    table = {"q": ("qkvw", 0, C, C), "k": ("qkvw", C, C, kv), "v": ("qkvw", C + kv, C, kv),
-             "o": ("attprojw", 0, C, C), "up": ("fcw", 0, C, H), "gate": ("fc2w", 0, C, H),
-             "down": ("fcprojw", 0, H, C)}
+    C = cfg.channels
+    if is_gpt2(cfg):
+        table = {"qkv": ("qkvw", 0, C, 3 * C), "attproj": ("attprojw", 0, C, C), "fc": ("fcw", 0, C, 4 * C),
+                 "fcproj": ("fcprojw", 0, 4 * C, C)}
+    else:
+        kv, H = cfg.num_kv_heads * cfg.head_size, cfg.hidden_size
+        table = {"q": ("qkvw", 0, C, C), "k": ("qkvw", C, C, kv), "v": ("qkvw", C + kv, C, kv),
+                 "o": ("attprojw", 0, C, C), "up": ("fcw", 0, C, H), "gate": ("fc2w", 0, C, H),
+                 "down": ("fcprojw", 0, H, C)}
     return [(t, *table[t]) for t in targets]
+
+
+def random_params(cfg, seed):
+    return gpt2_reference.random_params(cfg, seed) if is_gpt2(cfg) else ref.random_params(cfg, seed)
+
+
+def write_model(path, cfg, params):
+    (gpt2_reference.write_model if is_gpt2(cfg) else ref.write_model)(path, cfg, params)
 
 
 def read_state(path, cfg, targets, rank):
@@ -67,13 +86,14 @@ def read_state(path, cfg, targets, rank):
 def adapted_params(cfg, params, adapters, targets, scale):
     """The base (float64, frozen) with s·B·A added to each target's rows: the same function of x as
     the unmerged projections, and autograd gives the adapters' gradients through it."""
-    p = {n: torch.tensor(params[n], dtype=torch.float64) for n in ref.trained_names(cfg)}
+    names = gpt2_reference.PARAM_NAMES if is_gpt2(cfg) else ref.trained_names(cfg)
+    p = {n: torch.tensor(params[n], dtype=torch.float64) for n in names}
     for target, tensor, row, _, n_out in sites(cfg, targets):
         delta = scale * adapters[f"B.{target}"] @ adapters[f"A.{target}"]  # (L, out, in)
         pad = torch.zeros_like(p[tensor])
         pad[:, row:row + n_out, :] = delta
         p[tensor] = p[tensor] + pad
-    if cfg.tied_head:
+    if not is_gpt2(cfg) and cfg.tied_head:
         p["lm_head"] = p["wte"]
     return p
 
@@ -83,8 +103,9 @@ def reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapter_valu
     adapters = {k: torch.tensor(v, requires_grad=True) for k, v in adapter_values.items()}
     start = batch_index * B * T
     batch = torch.tensor(np.asarray(tokens[start:start + B * T + 1]), dtype=torch.int64)
-    loss = ref.llama_loss(cfg, adapted_params(cfg, params, adapters, targets, alpha / rank), batch[:-1].view(B, T),
-                          batch[1:].view(B, T))
+    loss_fn = gpt2_reference.gpt2_loss if is_gpt2(cfg) else ref.llama_loss
+    loss = loss_fn(cfg, adapted_params(cfg, params, adapters, targets, alpha / rank), batch[:-1].view(B, T),
+                   batch[1:].view(B, T))
     loss.backward()
     return loss.item(), {k: t.grad.numpy() for k, t in adapters.items()}
 
@@ -120,10 +141,10 @@ def logged_loss(log, step):
 
 def check_case(adjoint, workdir, case):
     name, cfg, targets, rank, alpha, B, T, seed = case
-    params = ref.random_params(cfg, seed)
+    params = random_params(cfg, seed)
     tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
     model, token_file, out = workdir / f"{name}.bin", workdir / f"{name}_tokens.bin", workdir / name
-    ref.write_model(model, cfg, params)
+    write_model(model, cfg, params)
     gpt2_reference.write_tokens(token_file, tokens)
     flags = train_flags(model, token_file, out, targets, rank, alpha, B, T, 2)
     harness.run_ok(adjoint, *flags, "--stop-at", 1)
@@ -165,7 +186,7 @@ def check_merge(adjoint, workdir, case):
     model, token_file, run = workdir / f"{name}.bin", workdir / f"{name}_tokens.bin", workdir / name
     adapters = read_state(run / "state.bin", cfg, targets, rank)[0]
     tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
-    params = ref.random_params(cfg, seed)
+    params = random_params(cfg, seed)
     loss, _ = reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapters, 0)
     failures = []
     for form, out in (("llmc", workdir / "merged.bin"), ("hf", workdir / "merged_hf")):
@@ -193,7 +214,10 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
               (["--lora-rank", 2, "--lora-alpha", "nan"], 105,
                "adjoint: error: --lora-alpha: nan is not a finite number > 0 (see --help)"),
               (["--lora-rank", 2, "--lora-targets", "q,wq"], 1,
-               "adjoint: error: --lora-targets: unknown target 'wq' (expected q, k, v, o, gate, up or down)"),
+               "adjoint: error: --lora-targets: unknown target 'wq' (Llama's: q, k, v, o, gate, up, down; GPT-2's: "
+               "qkv, attproj, fc, fcproj)"),
+              (["--lora-rank", 2, "--lora-targets", "q,fc"], 1,
+               "adjoint: error: --lora-targets: 'fc' is GPT-2's; Llama's are q, k, v, o, gate, up, down"),
               (["--lora-rank", 2, "--lora-targets", "q,v,q"], 1, "adjoint: error: --lora-targets: 'q' is given twice"),
               (["--lora-rank", 17, "--lora-targets", "q,k"], 1,
                "adjoint: error: --lora-rank 17 exceeds target k's smaller side min(48, 16)"),
@@ -209,8 +233,9 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
         if result.returncode != status or lines != [line] or out.exists():
             failures.append(f"bad setting {extra}: exit {result.returncode}, stderr {result.stderr!r}")
     result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
-                         "--lora-rank", 2)
-    if result.returncode != 1 or "LoRA supports Llama models so far" not in result.stderr or out.exists():
+                         "--lora-rank", 2, "--lora-targets", "qkv,o")
+    if result.returncode != 1 or "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj" not in result.stderr or \
+            out.exists():
         failures.append(f"GPT-2 base: exit {result.returncode}, stderr {result.stderr!r}")
     return failures
 

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "adjoint/gemm.hpp"
 #include "adjoint/kernels.hpp"
 #include "adjoint/llama_file.hpp"
 #include "adjoint/lora.hpp"
@@ -331,7 +330,8 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
   for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, V);
   std::memset(a.dln, 0, NC * sizeof(float));
-  projection_backward(kLlamaLmHead, 0, a.dln, grad(&LlamaParameters::lm_head, 0), a.probs, a.lnf, p.lm_head, N, C, V);
+  projection_backward(kLlamaLmHead, 0, a.dln, grad(&LlamaParameters::lm_head, 0), nullptr, a.probs, a.lnf, p.lm_head, N,
+                      C, V);
   std::memset(a.dresidual, 0, NC * sizeof(float));
   rmsnorm_backward(a.dresidual, grad(&LlamaParameters::lnfw, 0), a.dln, a.residual + L * NC, p.lnfw, a.lnf_rstd, N, C);
 
@@ -341,39 +341,28 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
     const LlamaLayerActivations& x = a.layers[l];
     std::memset(a.dln, 0, layer_scratch * sizeof(float));
 
-    projection_backward(kLlamaFcprojw, l, a.dswiglu, grad(&LlamaParameters::fcprojw, l * HC), a.dresidual, x.swiglu,
-                        p.fcprojw + l * HC, N, H, C);
+    projection_backward(kLlamaFcprojw, l, a.dswiglu, grad(&LlamaParameters::fcprojw, l * HC), nullptr, a.dresidual,
+                        x.swiglu, p.fcprojw + l * HC, N, H, C);
     swiglu_backward(a.dfc2, a.dfc, a.dswiglu, x.fc2, x.fc, (std::size_t)N * H);
-    projection_backward(kLlamaFcw, l, a.dln, grad(&LlamaParameters::fcw, l * HC), a.dfc, x.ln2, p.fcw + l * HC, N, C,
-                        H);
-    projection_backward(kLlamaFc2w, l, a.dln, grad(&LlamaParameters::fc2w, l * HC), a.dfc2, x.ln2, p.fc2w + l * HC, N,
-                        C, H);
+    projection_backward(kLlamaFcw, l, a.dln, grad(&LlamaParameters::fcw, l * HC), nullptr, a.dfc, x.ln2, p.fcw + l * HC,
+                        N, C, H);
+    projection_backward(kLlamaFc2w, l, a.dln, grad(&LlamaParameters::fc2w, l * HC), nullptr, a.dfc2, x.ln2,
+                        p.fc2w + l * HC, N, C, H);
     rmsnorm_backward(a.dresidual, grad(&LlamaParameters::ln2w, l * C), a.dln, x.residual2, p.ln2w + l * C, x.ln2_rstd,
                      N, C);
 
-    projection_backward(kLlamaAttprojw, l, a.datty, grad(&LlamaParameters::attprojw, (std::size_t)l * C * C),
+    projection_backward(kLlamaAttprojw, l, a.datty, grad(&LlamaParameters::attprojw, (std::size_t)l * C * C), nullptr,
                         a.dresidual, x.atty, p.attprojw + (std::size_t)l * C * C, N, C, C);
     grouped_attention_backward(a.dqkvr, a.datt, a.datty, x.qkvr, x.att, B, T, NH, NKV, hs);
     rope_backward(a.dqkv, a.dqkvr, rope_cos(), rope_sin(), B, T, NH + NKV, NH + 2 * NKV, hs);
     std::memset(a.dln, 0, NC * sizeof(float));
-    projection_backward(kLlamaQkvw, l, a.dln, grad(&LlamaParameters::qkvw, l * QKVC), a.dqkv, x.ln1, p.qkvw + l * QKVC,
-                        N, C, QKV);
+    projection_backward(kLlamaQkvw, l, a.dln, grad(&LlamaParameters::qkvw, l * QKVC), nullptr, a.dqkv, x.ln1,
+                        p.qkvw + l * QKVC, N, C, QKV);
     rmsnorm_backward(a.dresidual, grad(&LlamaParameters::ln1w, l * C), a.dln, residual, p.ln1w + l * C, x.ln1_rstd, N,
                      C);
     layer_backward_done(l);
   }
   if (!frozen) encoder_backward(grads_.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
-}
-
-void Llama::projection_backward(int tensor, int layer, float* dinp, float* dweight, const float* dout, const float* inp,
-                                const float* weight, int N, int C, int OC) const {
-  if (!adapters()) {
-    matmul_backward(dinp, dweight, static_cast<float*>(nullptr), dout, inp, weight, N, C, OC);
-    return;
-  }
-  // The frozen weight's input gradient only, dinp (N,C) += dout (N,OC) · weight (OC,C): no dweight GEMM.
-  gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
-  adapters()->backward(tensor, layer, dinp, dout, inp, N);
 }
 
 // ---- The Model interface
