@@ -11,8 +11,8 @@ step from our gradient (its moments and the adapters) within ADAMW_TOL of the la
 
 Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
 was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
-as the reference computes it with the adapters; and every bad setting gives its one line, exit
-status and no output folder."""
+as the reference computes it with the adapters; and every bad setting, and merge and sample given the
+wrong file, give their one line, exit status and no output."""
 import json
 import sys
 import tempfile
@@ -159,10 +159,13 @@ def check_case(adjoint, workdir, case):
     want_params, want_m, want_v = reference_adamw(adapters1, ours, m1, v1)
     for label, got, want in (("", adapters2, want_params), ("m ", m2, want_m), ("v ", v2, want_v)):
         errors.update({f"adamw {label}{k}": gpt2_reference.relative_error(got[k], want[k]) for k in got})
-    # Not vacuous: A's gradient is far from zero, and the step moved the adapters far beyond the tolerance.
-    vacuous = [k for k in grads if np.abs(grads[k]).max() < 1e-4] + [
-        k for k in adapters2 if np.abs(adapters2[k] - adapters1[k]).max() < 1e3 * ADAMW_TOL * np.abs(adapters1[k]).max()]
-    tolerance = lambda what: cases.LOSS_TOL if what == "loss" else ADAMW_TOL if what.startswith("adamw") else cases.GRAD_TOL
+    # Not vacuous: every gradient (A's too) is far from zero, and the step moved the adapters far beyond
+    # the tolerance.
+    moved = {k: np.abs(adapters2[k] - adapters1[k]).max() / np.abs(adapters1[k]).max() for k in adapters2}
+    vacuous = [k for k in grads if np.abs(grads[k]).max() < 1e-4] + [k for k in moved if moved[k] < 1e3 * ADAMW_TOL]
+
+    def tolerance(what):
+        return cases.LOSS_TOL if what == "loss" else ADAMW_TOL if what.startswith("adamw") else cases.GRAD_TOL
     failures = harness.out_of_tolerance(name, errors, tolerance) + [f"{name}: {k} is vacuous" for k in vacuous]
     return failures, [name, f"{errors['loss']:.1e}", f"{max(v for k, v in errors.items() if k.startswith('d')):.1e}",
                       f"{max(v for k, v in errors.items() if k.startswith('adamw')):.1e}"]
@@ -208,7 +211,8 @@ def check_merge(adjoint, workdir, case):
 def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
     out = workdir / "never"
     base = ["train", "--model", model, "--train-tokens", token_file, "--out", out, "-B", 2, "-T", 7, "--steps", 2]
-    cases_ = [(["--lora-rank", 0], 105, "adjoint: error: --lora-rank: 0 is not a whole number in [1, 65536] (see --help)"),
+    cases_ = [(["--lora-rank", 0], 105,
+               "adjoint: error: --lora-rank: 0 is not a whole number in [1, 65536] (see --help)"),
               (["--lora-rank", 2, "--lora-alpha", -1], 105,
                "adjoint: error: --lora-alpha: -1 is not a finite number > 0 (see --help)"),
               (["--lora-rank", 2, "--lora-alpha", "nan"], 105,
@@ -240,6 +244,32 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
     return failures
 
 
+def check_bad_files(adjoint, workdir):
+    """merge and sample given the wrong files: one line each, exit 1, no output."""
+    llama, gpt2 = CASES[0][0], CASES[2][0]
+    base, adapters, out = workdir / f"{llama}.bin", workdir / llama / "model.bin", workdir / "never.bin"
+    checks = [(["merge", "--model", base, "--adapters", workdir / gpt2 / "model.bin", "--out", out],
+               f"adjoint: error: {workdir / gpt2 / 'model.bin'}: the adapters are for another base model (L, C or "
+               "parameter count differ)"),
+              (["merge", "--model", base, "--adapters", base, "--out", out],
+               f"adjoint: error: {base}: not a LoRA adapter file (bad magic)"),
+              (["merge", "--model", base, "--adapters", workdir / llama / "state.bin", "--out", out],
+               f"adjoint: error: {workdir / llama / 'state.bin'}: not a LoRA adapter file (bad magic)"),
+              (["merge", "--model", base, "--adapters", adapters, "--out", adapters],
+               f"adjoint: error: --out {adapters} is one of the inputs; write elsewhere"),
+              (["sample", "--model", adapters],
+               f"adjoint: error: {adapters}: LoRA adapters, not a model; `adjoint merge --model BASE --adapters "
+               f"{adapters} --out FILE` writes the merged model")]
+    failures = []
+    for args, line in checks:
+        before = adapters.read_bytes()
+        result = harness.run(adjoint, *args)
+        if result.returncode != 1 or result.stderr.splitlines() != [line] or out.exists() or \
+                adapters.read_bytes() != before:
+            failures.append(f"{args[0]} {args[-1]}: exit {result.returncode}, stderr {result.stderr!r}")
+    return failures
+
+
 def main():
     adjoint = harness.adjoint_program(sys.argv)
     torch.set_num_threads(1)
@@ -254,6 +284,7 @@ def main():
         model, token_file = workdir / f"{CASES[0][0]}.bin", workdir / f"{CASES[0][0]}_tokens.bin"
         failures += check_resume(adjoint, workdir, model, token_file)
         failures += check_bad_settings(adjoint, workdir, model, token_file, "d2")
+        failures += check_bad_files(adjoint, workdir)
     print(f"relative error of `adjoint train --lora-rank` vs PyTorch fp64; tolerance: loss {cases.LOSS_TOL}, "
           f"gradients {cases.GRAD_TOL}, AdamW step {ADAMW_TOL}")
     harness.print_table(["case", "loss", "worst gradient", "worst AdamW"], rows)
