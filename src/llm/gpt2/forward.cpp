@@ -19,7 +19,7 @@ using namespace kernels;
 // The logits (B,T,Vp) of GPT-2 for inputs (B,T), in a.probs; `a` receives the activations. Each
 // activation element is written once (ADJOINT_WRITE_ONCE), so the generated forward sweep tapes
 // no activations. Block l's activations are a.layers[l] (not offsets into stacked arrays), so the
-// adjoints can give every layer the same memory (GPT2's adjoint_views).
+// adjoints can give every layer the same memory (adjoint_views in src/llm/layout.hpp).
 void gpt2_logits(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors& a, const int* inputs, int B,
                  int T, int C, int NH, int L, int Vp) {
   const int N = B * T;
