@@ -32,8 +32,8 @@ TEST(PrepareCommand, SplitsTokensIntoValThenTrain) {
   std::vector<int> expected{GPT2Tokenizer::eot_token};
   for (const int token : gpt2().encode(text)) expected.push_back(token);
 
-  const std::vector<int> val = read_token_file(dir / "data" / "val.bin");
-  const std::vector<int> train = read_token_file(dir / "data" / "train.bin");
+  const std::vector<int> val = read_token_file(dir / "data" / "val.bin").tokens;
+  const std::vector<int> train = read_token_file(dir / "data" / "train.bin").tokens;
   EXPECT_EQ(val.size(), expected.size() / 4);
   std::vector<int> both = val;
   both.insert(both.end(), train.begin(), train.end());
@@ -54,10 +54,10 @@ TEST(PrepareCommand, Llama3WritesUint32Files) {
   const std::string val_bytes = read_file(dir / "data" / "val.bin");
   ASSERT_GE(val_bytes.size(), 8u);
   EXPECT_EQ(val_bytes.substr(0, 8), std::string("\xa1\xd9\x34\x01\x07\0\0\0", 8));  // 20240801, 7
-  std::vector<int> both = read_token_file(dir / "data" / "val.bin");
+  std::vector<int> both = read_token_file(dir / "data" / "val.bin").tokens;
   EXPECT_EQ(both.size(), expected.size() / 10);
   EXPECT_EQ(val_bytes.size(), 1024 + 4 * both.size());
-  const std::vector<int> train = read_token_file(dir / "data" / "train.bin");
+  const std::vector<int> train = read_token_file(dir / "data" / "train.bin").tokens;
   both.insert(both.end(), train.begin(), train.end());
   EXPECT_EQ(both, expected);
 }

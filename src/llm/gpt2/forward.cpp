@@ -49,9 +49,7 @@ float gpt2_loss(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors&
   gpt2_logits(p, a, inputs, B, T, C, NH, L, Vp);
   const int N = B * T;
   softmax_crossentropy_forward(a.losses, a.probs, a.probs, targets, N, V, Vp);
-  double loss = 0;  // as the hand-written forward sums it, so both report the same loss
-  for (int i = 0; i < N; i++) loss += a.losses[i];
-  return float(loss / N);
+  return mean_loss(a.losses, targets, N);
 }
 
 }  // namespace adjoint

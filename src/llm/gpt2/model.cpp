@@ -235,8 +235,9 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   // dln … dfch are contiguous (see activation_views): one clear per layer.
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
 
-  // The loss is the mean over the N positions.
-  for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
+  // The loss is the mean over the positions with a target.
+  const int counted = counted_targets(targets, N);
+  for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, Vp);
   std::memset(a.dln, 0, NC * sizeof(float));
   matmul_backward(a.dln, g.wte, static_cast<float*>(nullptr), a.probs, a.lnf, p.wte, N, C, Vp);

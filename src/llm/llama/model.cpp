@@ -300,7 +300,8 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
   LlamaActivations& a = acts_;
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
 
-  for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
+  const int counted = counted_targets(targets, N);
+  for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, V);
   std::memset(a.dln, 0, NC * sizeof(float));
   matmul_backward(a.dln, g.lm_head, static_cast<float*>(nullptr), a.probs, a.lnf, p.lm_head, N, C, V);
