@@ -10,6 +10,7 @@
 #include <ctime>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,7 +37,8 @@ namespace {
 bool cpu_clock = false;
 
 double now_ms() {
-  if (!cpu_clock) return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (!cpu_clock)
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
@@ -74,9 +76,8 @@ double median_ms(int warmup, int iters, Fn&& fn) {
 double measure_sgemm_gflops() {
   const int n = 2048;
   std::vector<float> a((std::size_t)n * n, 0.5f), b((std::size_t)n * n, 0.25f), c((std::size_t)n * n);
-  const double ms = median_ms(1, 5, [&] {
-    gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-  });
+  const double ms =
+      median_ms(1, 5, [&] { gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n); });
   return 2.0 * n * n * n / (ms * 1e6);
 }
 
@@ -229,143 +230,203 @@ void print_optimizer_passes(Model& model, DataParallelAdamW& optimizer, const Be
              optimizer_bytes(1));
 }
 
-void run_bench(const BenchOptions& o) {
-  cpu_clock = o.clock == "cpu";
-  // Llama 3.2 1B at the shapes of its targets (docs/performance.md); the others at five.
-  std::vector<std::pair<int, int>> shapes = {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
-  if (o.model == "llama3.2-1B") shapes = {{1, 64}, {2, 128}};
-  if (o.B > 0 || o.T > 0) shapes = {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
-  const std::vector<Variant> variants = bench_variants(o);
-  // Under mpirun every process times the data-parallel step; rank 0 alone prints.
-  const Communicator& world = Communicator::world();
-  if (!world.root() && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot close stdout");
-  const GemmInfo& gemm_kernel = gemm_info();
-  const double peak = measure_sgemm_gflops();
-  const double bandwidth = measure_memory_gbps();
-  if (!reset_peak_rss()) {
-    fmt::print(stderr, "bench: cannot reset the peak RSS: it includes the bandwidth probe's 512 MB\n");
-  }
-  auto model = make_model(o.model, 1);
-  int max_B = 0, max_T = 0;
-  for (auto [B, T] : shapes) {
-    max_B = std::max(max_B, B);
-    max_T = std::max(max_T, T);
-  }
-  // The arrays engine's activations (the tensor engine keeps its own in its arena).
-  const bool any_arrays =
-      std::any_of(variants.begin(), variants.end(), [](const Variant& v) { return v.engine == Engine::arrays; });
-  if (any_arrays) model->reserve_activations(max_B, max_T);
-  // Built once, before any timing: each keeps its memory (arenas) from shape to shape.
-  std::vector<std::unique_ptr<ForwardBackward>> steps;
-  for (const Variant& v : variants) steps.push_back(std::make_unique<ForwardBackward>(*model, v.engine, v.backward));
-  // The rows take turns on one model: each arrays row first selects its backward pass.
-  auto run_variant = [&](std::size_t k, const int* inputs, const int* targets, int B, int T) {
-    if (variants[k].engine == Engine::arrays) model->use_backward(variants[k].backward);
-    (*steps[k])(inputs, targets, B, T);
-  };
-  DataParallelAdamW optimizer(*model, AdamWConfig{}, world, o.zero);
-  Rng rng(1);
-  std::vector<int> tokens((std::size_t)max_B * max_T + 1);
-  for (int& t : tokens) t = int(rng.next_u64() % model->vocab_size());
+// The shapes timed: Llama 3.2 1B at the shapes of its targets (docs/performance.md), the others
+// at five, or the one -B/-T name.
+std::vector<std::pair<int, int>> bench_shapes(const BenchOptions& o) {
+  if (o.B > 0 || o.T > 0) return {{o.B > 0 ? o.B : 4, o.T > 0 ? o.T : 64}};
+  if (o.model == "llama3.2-1B") return {{1, 64}, {2, 128}};
+  return {{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}};
+}
 
-  fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn{}\n", o.model,
-             model->num_parameters() / 1e6, o.iters, cpu_clock ? ", process CPU time" : "");
-  fmt::print("threads: {}, waits: {}\n", omp_get_max_threads(), thread_wait_description());
-  fmt::print("{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
-             gemm_kernel.line(omp_get_max_threads()), describe(gemm_kernel.cpu), peak, bandwidth);
-  if (!gemm_kernel.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_kernel.warning());
-  const double moment_mb = optimizer.moment_bytes() / 1048576.0;
-  fmt::print("step: AdamW with --zero {} over {} process{}: moments {:.1f} MB per process\n", o.zero, world.size(),
-             world.size() > 1 ? "es (data-parallel)" : "", moment_mb);
-  print_optimizer_passes(*model, optimizer, o, bandwidth);
-  fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
-             "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
-             "RSS MB");
-  std::vector<std::string> json_lines, part_lines;
-  for (auto [B, T] : shapes) {
-    const int* inputs = tokens.data();
-    const int* targets = tokens.data() + 1;
-    const std::vector<double> fwdbwd_ms = interleaved_median_ms(
-        variants.size(), o.warmup, o.iters, [&](std::size_t k) { run_variant(k, inputs, targets, B, T); });
-    // The arrays engine's forward alone (the same for either backward): the rest of its fwd+bwd
-    // is the backward.
+// One row of the table: a variant's times at one shape against the floors, and its memory.
+struct BenchRow {
+  int B = 0, T = 0;
+  double fwdbwd_ms = 0, step_ms = 0, forward_ms = 0, gflops = 0, tok_per_s = 0;
+  double compute_floor_ms = 0, fwdbwd_floor_ms = 0, floor_ms = 0;
+  double arena_mb = 0, rss_mb = 0;
+  std::size_t tape_bytes = 0;
+};
+
+// The machine's ceilings, then every variant on one model, shape by shape. Under mpirun every
+// process times the data-parallel step; rank 0 alone prints.
+class Bench {
+ public:
+  explicit Bench(const BenchOptions& o)
+      : o_(o),
+        shapes_(bench_shapes(o)),
+        variants_(bench_variants(o)),
+        world_(Communicator::world()),
+        gemm_(gemm_info()) {
+    if (!world_.root() && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot close stdout");
+    peak_gflops_ = measure_sgemm_gflops();
+    bandwidth_gbps_ = measure_memory_gbps();
+    if (!reset_peak_rss()) {
+      fmt::print(stderr, "bench: cannot reset the peak RSS: it includes the bandwidth probe's 512 MB\n");
+    }
+    build_model_and_steps();
+  }
+
+  void run() {
+    print_header();
+    for (auto [B, T] : shapes_) time_shape(B, T);
+    fmt::print("each part of the step against its own floor (backward = fwd+bwd - forward; optimizer = step - "
+               "fwd+bwd):\n");
+    for (const std::string& line : part_lines_) fmt::print("{}\n", line);
+    for (const std::string& line : json_lines_) fmt::print("{}\n", line);
+  }
+
+ private:
+  // Built once, before any timing: each variant keeps its memory (arenas) from shape to shape.
+  void build_model_and_steps() {
+    model_ = make_model(o_.model, 1);
+    int max_B = 0, max_T = 0;
+    for (auto [B, T] : shapes_) {
+      max_B = std::max(max_B, B);
+      max_T = std::max(max_T, T);
+    }
+    // The arrays engine's activations (the tensor engine keeps its own in its arena).
+    any_arrays_ =
+        std::any_of(variants_.begin(), variants_.end(), [](const Variant& v) { return v.engine == Engine::arrays; });
+    if (any_arrays_) model_->reserve_activations(max_B, max_T);
+    for (const Variant& v : variants_)
+      steps_.push_back(std::make_unique<ForwardBackward>(*model_, v.engine, v.backward));
+    optimizer_.emplace(*model_, AdamWConfig{}, world_, o_.zero);
+    Rng rng(1);
+    tokens_.resize((std::size_t)max_B * max_T + 1);
+    for (int& t : tokens_) t = int(rng.next_u64() % model_->vocab_size());
+  }
+
+  void print_header() {
+    const int threads = omp_get_max_threads();
+    fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn{}\n", o_.model,
+               model_->num_parameters() / 1e6, o_.iters, cpu_clock ? ", process CPU time" : "");
+    fmt::print("threads: {}, waits: {}\n", threads, thread_wait_description());
+    fmt::print(
+        "{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
+        gemm_.line(threads), describe(gemm_.cpu), peak_gflops_, bandwidth_gbps_);
+    if (!gemm_.warning().empty()) fmt::print(stderr, "bench: {}\n", gemm_.warning());
+    fmt::print("step: AdamW with --zero {} over {} process{}: moments {:.1f} MB per process\n", o_.zero, world_.size(),
+               world_.size() > 1 ? "es (data-parallel)" : "", moment_mb());
+    print_optimizer_passes(*model_, *optimizer_, o_, bandwidth_gbps_);
+    fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "B", "T", "engine",
+               "backward", "fwdbwd ms", "/floor", "step ms", "/floor", "tok/s", "GFLOP/s", "arena MB", "tape B",
+               "RSS MB");
+  }
+
+  double moment_mb() const { return optimizer_->moment_bytes() / 1048576.0; }
+
+  // The rows take turns on one model: each arrays row first selects its backward pass.
+  void run_variant(std::size_t k, int B, int T) {
+    if (variants_[k].engine == Engine::arrays) model_->use_backward(variants_[k].backward);
+    (*steps_[k])(tokens_.data(), tokens_.data() + 1, B, T);
+  }
+
+  // Times every variant's forward+backward and step (interleaved), and the arrays engine's forward
+  // alone (the same for either backward: the rest of its fwd+bwd is the backward); a row each.
+  void time_shape(int B, int T) {
+    const std::vector<double> fwdbwd_ms =
+        interleaved_median_ms(variants_.size(), o_.warmup, o_.iters, [&](std::size_t k) { run_variant(k, B, T); });
     const double forward_ms =
-        any_arrays ? median_ms(o.warmup, o.iters, [&] { model->forward(inputs, targets, B, T); }) : 0.0;
-    model->zero_grad();
+        any_arrays_ ? median_ms(o_.warmup, o_.iters, [&] { model_->forward(tokens_.data(), tokens_.data() + 1, B, T); })
+                    : 0.0;
+    model_->zero_grad();
     int step = 0;
-    const std::vector<double> step_medians =
-        interleaved_median_ms(variants.size(), o.warmup, o.iters, [&](std::size_t k) {
-          optimizer.next_backward_is_last();
-          run_variant(k, inputs, targets, B, T);
-          const double norm = optimizer.reduce_gradients();
-          optimizer.update(1e-4f, clip_scale(norm, 1.0f), ++step);
+    const std::vector<double> step_ms =
+        interleaved_median_ms(variants_.size(), o_.warmup, o_.iters, [&](std::size_t k) {
+          optimizer_->next_backward_is_last();
+          run_variant(k, B, T);
+          const double norm = optimizer_->reduce_gradients();
+          optimizer_->update(1e-4f, clip_scale(norm, 1.0f), ++step);
         });
-    for (std::size_t i = 0; i < variants.size(); i++) {
-      const Variant& v = variants[i];
-      ForwardBackward& forward_backward = *steps[i];
-      const double fwdbwd = fwdbwd_ms[i], step_ms = step_medians[i];
-      const double flops = model->step_flops(B, T);
-      const double gflops = flops / (fwdbwd * 1e6);
-      // The floor of a forward+backward and of a step: the larger of compute and memory time.
-      const double compute_floor_ms = flops / (peak * 1e6);
-      const double fwdbwd_memory_ms = fwdbwd_bytes(*model, B, T) / (bandwidth * 1e6);
-      const double step_memory_ms = fwdbwd_memory_ms + optimizer_bytes(model->num_parameters()) / (bandwidth * 1e6);
-      const double fwdbwd_floor_ms = std::max(compute_floor_ms, fwdbwd_memory_ms);
-      const double floor_ms = std::max(compute_floor_ms, step_memory_ms);
-      const double tok_per_s = B * T / (step_ms / 1e3);
-      // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
-      // and its summed gradients), and the activations (for the arrays engine's generated
-      // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
-      // at this step's peak). Peak RSS is the process's since the probes, all runs so far.
-      const double activation_floats =
-          v.engine == Engine::tensor ? double(forward_backward.tensor()->arena().capacity_floats())
-          : double(model->activation_floats()) +
-                (v.backward == Backward::generated ? double(model->activation_adjoint_floats()) : 0.0);
-      const double arena_mb = (2.0 * model->num_parameters() + activation_floats) * sizeof(float) / 1048576.0 +
-                              moment_mb + optimizer.shard_gradient_bytes() / 1048576.0;
-      const std::size_t tape = v.engine == Engine::tensor              ? forward_backward.tensor()->tape_bytes()
-                               : v.backward == Backward::generated ? model->tape_bytes()
-                                                                   : 0;
-      const double rss = peak_rss_mb();
-      const std::vector<StepPart> parts =
-          step_parts(*model, B, T, v.engine == Engine::arrays ? forward_ms : -1.0, fwdbwd, step_ms);
-      part_lines.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", B, T, v.engine_name, v.backward_name,
-                                       describe_parts(parts, peak, bandwidth)));
-      fmt::print("{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
-                 B, T, v.engine_name, v.backward_name, fwdbwd, fwdbwd / fwdbwd_floor_ms, step_ms, step_ms / floor_ms,
-                 tok_per_s, gflops, arena_mb, tape, rss);
-      json_lines.push_back(nlohmann::json{{"model", o.model},
-                                          {"engine", v.engine_name},
-                                          {"backward", v.backward_name},
-                                          {"B", B},
-                                          {"T", T},
-                                          {"step_ms", step_ms},
-                                          {"fwdbwd_ms", fwdbwd},
-                                          {"forward_ms", v.engine == Engine::arrays ? forward_ms : 0.0},
-                                          {"tok_per_s", tok_per_s},
-                                          {"parameters", model->num_parameters()},
-                                          {"gflops", gflops},
-                                          {"sgemm_peak_gflops", peak},
-                                          {"memory_gbps", bandwidth},
-                                          {"gemm", gemm_kernel.line(omp_get_max_threads())},
-                                          {"gemm_kernel", gemm_kernel.kernel},
-                                          {"compute_floor_ms", compute_floor_ms},
-                                          {"fwdbwd_floor_ms", fwdbwd_floor_ms},
-                                          {"floor_ms", floor_ms},
-                                          {"arena_mb", arena_mb},
-                                          {"processes", world.size()},
-                                          {"zero", o.zero},
-                                          {"adamw_moment_mb", moment_mb},
-                                          {"tape_bytes", tape},
-                                          {"peak_rss_mb", rss}}
-                               .dump());
+    for (std::size_t k = 0; k < variants_.size(); k++) {
+      const Variant& v = variants_[k];
+      const BenchRow row = make_row(k, B, T, fwdbwd_ms[k], step_ms[k], v.engine == Engine::arrays ? forward_ms : -1);
+      print_row(v, row);
     }
   }
-  fmt::print("each part of the step against its own floor (backward = fwd+bwd - forward; optimizer = step - "
-             "fwd+bwd):\n");
-  for (const std::string& line : part_lines) fmt::print("{}\n", line);
-  for (const std::string& line : json_lines) fmt::print("{}\n", line);
-}
+
+  BenchRow make_row(std::size_t k, int B, int T, double fwdbwd_ms, double step_ms, double forward_ms) const {
+    const Variant& v = variants_[k];
+    const Model& model = *model_;
+    BenchRow row{.B = B, .T = T, .fwdbwd_ms = fwdbwd_ms, .step_ms = step_ms, .forward_ms = forward_ms};
+    const double flops = model.step_flops(B, T);
+    row.gflops = flops / (fwdbwd_ms * 1e6);
+    row.tok_per_s = B * T / (step_ms / 1e3);
+    // The floor of a forward+backward and of a step: the larger of compute and memory time.
+    row.compute_floor_ms = flops / (peak_gflops_ * 1e6);
+    const double fwdbwd_memory_ms = fwdbwd_bytes(model, B, T) / (bandwidth_gbps_ * 1e6);
+    const double step_memory_ms = fwdbwd_memory_ms + optimizer_bytes(model.num_parameters()) / (bandwidth_gbps_ * 1e6);
+    row.fwdbwd_floor_ms = std::max(row.compute_floor_ms, fwdbwd_memory_ms);
+    row.floor_ms = std::max(row.compute_floor_ms, step_memory_ms);
+    // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
+    // and its summed gradients), and the activations (for the arrays engine's generated
+    // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
+    // at this step's peak). Peak RSS is the process's since the probes, all runs so far.
+    const ForwardBackward& forward_backward = *steps_[k];
+    const double activation_floats =
+        v.engine == Engine::tensor
+            ? double(forward_backward.tensor()->arena().capacity_floats())
+            : double(model.activation_floats()) +
+                  (v.backward == Backward::generated ? double(model.activation_adjoint_floats()) : 0.0);
+    row.arena_mb = (2.0 * model.num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb() +
+                   optimizer_->shard_gradient_bytes() / 1048576.0;
+    row.tape_bytes = v.engine == Engine::tensor          ? forward_backward.tensor()->tape_bytes()
+                     : v.backward == Backward::generated ? model.tape_bytes()
+                                                         : 0;
+    row.rss_mb = peak_rss_mb();
+    return row;
+  }
+
+  // The table's line now; the parts and the JSON record after the table.
+  void print_row(const Variant& v, const BenchRow& r) {
+    fmt::print(
+        "{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
+        r.B, r.T, v.engine_name, v.backward_name, r.fwdbwd_ms, r.fwdbwd_ms / r.fwdbwd_floor_ms, r.step_ms,
+        r.step_ms / r.floor_ms, r.tok_per_s, r.gflops, r.arena_mb, r.tape_bytes, r.rss_mb);
+    const std::vector<StepPart> parts = step_parts(*model_, r.B, r.T, r.forward_ms, r.fwdbwd_ms, r.step_ms);
+    part_lines_.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", r.B, r.T, v.engine_name, v.backward_name,
+                                      describe_parts(parts, peak_gflops_, bandwidth_gbps_)));
+    json_lines_.push_back(nlohmann::json{
+        {"model", o_.model},
+        {"engine", v.engine_name},
+        {"backward", v.backward_name},
+        {"B", r.B},
+        {"T", r.T},
+        {"step_ms", r.step_ms},
+        {"fwdbwd_ms", r.fwdbwd_ms},
+        {"forward_ms", std::max(r.forward_ms, 0.0)},
+        {"tok_per_s", r.tok_per_s},
+        {"parameters", model_->num_parameters()},
+        {"gflops", r.gflops},
+        {"sgemm_peak_gflops", peak_gflops_},
+        {"memory_gbps", bandwidth_gbps_},
+        {"gemm", gemm_.line(omp_get_max_threads())},
+        {"gemm_kernel", gemm_.kernel},
+        {"compute_floor_ms", r.compute_floor_ms},
+        {"fwdbwd_floor_ms", r.fwdbwd_floor_ms},
+        {"floor_ms", r.floor_ms},
+        {"arena_mb", r.arena_mb},
+        {"processes", world_.size()},
+        {"zero", o_.zero},
+        {"adamw_moment_mb", moment_mb()},
+        {"tape_bytes", r.tape_bytes},
+        {"peak_rss_mb",
+         r.rss_mb}}.dump());
+  }
+
+  const BenchOptions& o_;
+  const std::vector<std::pair<int, int>> shapes_;
+  const std::vector<Variant> variants_;
+  const Communicator& world_;
+  const GemmInfo& gemm_;
+  double peak_gflops_ = 0, bandwidth_gbps_ = 0;
+  std::unique_ptr<Model> model_;
+  bool any_arrays_ = false;
+  std::vector<std::unique_ptr<ForwardBackward>> steps_;
+  std::optional<DataParallelAdamW> optimizer_;
+  std::vector<int> tokens_;
+  std::vector<std::string> part_lines_, json_lines_;
+};
 
 }  // namespace
 
@@ -387,12 +448,17 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"wall", "cpu"}))
       ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed iterations first")->check(whole_number(0))->capture_default_str();
-  cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")->check(whole_number(1))
+  cmd->add_option("--iters", o->iters, "Timed iterations (the median is reported)")
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--zero", o->zero,
                   "ZeRO stage of the step's AdamW: 0 (whole moments) or 1 (sharded over the processes mpirun starts)")
-      ->check(whole_number(0, 1))->capture_default_str();
-  cmd->callback([o] { run_bench(*o); });
+      ->check(whole_number(0, 1))
+      ->capture_default_str();
+  cmd->callback([o] {
+    cpu_clock = o->clock == "cpu";
+    Bench(*o).run();
+  });
 }
 
 }  // namespace adjoint::cli

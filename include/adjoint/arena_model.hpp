@@ -39,7 +39,8 @@ class FloatArena {
 };
 
 // Throws std::invalid_argument naming the first of the n ids (inputs, or targets when given) that
-// is outside [0, vocab_size): ids between V and a padded Vp are not tokens either.
+// is outside [0, vocab_size): ids between V and a padded Vp are not tokens either. A target may
+// also be kernels::no_target (a position without a loss).
 void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size);
 
 class ArenaModel : public Model {

@@ -5,6 +5,7 @@
 // tokens one process with ranks*B would see.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <vector>
 
@@ -19,10 +20,11 @@ class DataLoader {
 
   // Fills inputs() with tokens [q, q+B*T) and targets() with tokens [q+1, q+B*T+1), where
   // q = p + rank*B*T and p is position(), or 0 if p+ranks*B*T+1 would pass the end; row b of each
-  // is its tokens [b*T, b*T+T). Afterwards position() is p+ranks*B*T.
+  // is its tokens [b*T, b*T+T). Afterwards position() is p+ranks*B*T. In a file with a loss mask,
+  // a target whose mask byte is 0 (a prompt token) is kernels::no_target.
   void next_batch();
-  const int* inputs() const { return inputs_.data(); }   // B*T tokens
-  const int* targets() const { return targets_.data(); } // B*T tokens
+  const int* inputs() const { return inputs_.data(); }    // B*T tokens
+  const int* targets() const { return targets_.data(); }  // B*T tokens
 
   // Where the next batch starts (before wrapping), for resuming a run.
   std::size_t position() const { return position_; }
@@ -42,6 +44,7 @@ class DataLoader {
   std::size_t global_tokens_;  // ranks*B*T
   std::size_t rank_offset_;    // rank*B*T
   std::vector<int> tokens_;
+  std::vector<std::uint8_t> loss_mask_;  // empty, or one byte per token: 1 = learned as a target
   std::size_t position_ = 0;
   std::vector<int> inputs_, targets_;
 };

@@ -57,7 +57,7 @@ struct ParameterTensors {
 std::array<std::size_t, kNumParameterTensors> parameter_sizes(const GPT2Config& config);
 extern const std::array<const char*, kNumParameterTensors> kParameterNames;
 // The projections' indices in kParameterNames (how LoRA adapters name the matrix they are in).
-enum GPT2Tensor : int { kGpt2Qkvw = 4, kGpt2Attprojw = 6, kGpt2Fcw = 10, kGpt2Fcprojw = 12 };
+enum GPT2Tensor : int { kGpt2Wte = 0, kGpt2Qkvw = 4, kGpt2Attprojw = 6, kGpt2Fcw = 10, kGpt2Fcprojw = 12 };
 // Weight decay in GPT-2 training touches the 2-D weights only, not biases or layernorm gains.
 bool parameter_is_decayed(int tensor_index);
 ParameterTensors parameter_views(float* memory, const GPT2Config& config);

@@ -148,12 +148,35 @@ void residual_forward(F* out, const F* inp1, const F* inp2, std::size_t N) {
 template <typename F>
 void residual_backward(F* dinp1, F* dinp2, const F* dout, std::size_t N);
 
+// A target of no_target marks a position without a loss (a prompt token of instruction data): its
+// loss is 0, it passes no gradient, and the mean over a batch counts only the other positions.
+inline constexpr int no_target = -1;
+
+// How many of targets (N) are not no_target.
+inline int counted_targets(const int* targets, int N) {
+  int counted = 0;
+  for (int i = 0; i < N; i++) counted += targets[i] != no_target;
+  return counted;
+}
+
+// The mean of losses (N) over the positions with a target (0 when none has one); the losses of
+// the others are 0. Summed in double, as the hand-written forward and the tensor engine sum it.
+template <typename F>
+F mean_loss(const F* losses, const int* targets, int N) {
+  const int counted = counted_targets(targets, N);
+  double sum = 0;
+  for (int i = 0; i < N; i++) sum += losses[i];
+  return counted > 0 ? F(sum / counted) : F(0);
+}
+
 // Softmax over the first V of Vp logits per row, then the cross-entropy against targets.
-// probs (N,Vp) may alias logits (N,Vp); padded columns get probability 0. losses (N).
+// probs (N,Vp) may alias logits (N,Vp); padded columns get probability 0. losses (N), 0 where the
+// target is no_target.
 template <typename F>
 void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N,
                                   int V, int Vp);
-// dlogits (N,Vp) is overwritten and may alias probs; dlosses (N) is the loss's adjoint.
+// dlogits (N,Vp) is overwritten and may alias probs; dlosses (N) is the loss's adjoint. Rows whose
+// target is no_target get 0.
 template <typename F>
 void softmax_crossentropy_backward(F* dlogits, const F* probs, const int* targets,
                                    const F* dlosses, int N, int V, int Vp);

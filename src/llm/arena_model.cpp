@@ -52,7 +52,8 @@ void FloatArena::touch() {
 void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
   for (std::size_t i = 0; i < n; i++) {
     for (const int* ids : {inputs, targets}) {
-      if (ids && (ids[i] < 0 || ids[i] >= vocab_size)) {
+      // A target may be kernels::no_target: a position without a loss.
+      if (ids && (ids[i] < 0 || ids[i] >= vocab_size) && !(ids == targets && ids[i] == kernels::no_target)) {
         throw std::invalid_argument(std::string(ids == inputs ? "input" : "target") + " token id " +
                                     std::to_string(ids[i]) + " at position " + std::to_string(i) +
                                     " is out of range for vocabulary of " + std::to_string(vocab_size));

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "adjoint/kernels.hpp"
 #include "adjoint/token_file.hpp"
 
 namespace adjoint {
@@ -18,7 +19,9 @@ DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int voca
   batch_tokens_ = static_cast<std::size_t>(B) * static_cast<std::size_t>(T);
   global_tokens_ = batch_tokens_ * static_cast<std::size_t>(ranks);
   rank_offset_ = batch_tokens_ * static_cast<std::size_t>(rank);
-  tokens_ = read_token_file(path);
+  TokenFile file = read_token_file(path);
+  tokens_ = std::move(file.tokens);
+  loss_mask_ = std::move(file.loss_mask);
   if (tokens_.size() < global_tokens_ + 1)
     throw std::runtime_error(path.string() + ": " + std::to_string(tokens_.size()) +
                              " tokens are too few for one batch of " + (ranks > 1 ? "ranks*B*T+1 = " : "B*T+1 = ") +
@@ -36,9 +39,10 @@ DataLoader::DataLoader(const std::filesystem::path& path, int B, int T, int voca
 void DataLoader::next_batch() {
   if (position_ + global_tokens_ + 1 > tokens_.size()) position_ = 0;
   const int* batch = tokens_.data() + position_ + rank_offset_;
+  const std::uint8_t* learned = loss_mask_.empty() ? nullptr : loss_mask_.data() + position_ + rank_offset_ + 1;
   for (std::size_t i = 0; i < batch_tokens_; ++i) {
     inputs_[i] = batch[i];
-    targets_[i] = batch[i + 1];
+    targets_[i] = !learned || learned[i] ? batch[i + 1] : kernels::no_target;
   }
   position_ += global_tokens_;
 }
@@ -46,8 +50,7 @@ void DataLoader::next_batch() {
 void DataLoader::set_position(std::size_t position) {
   if (position >= tokens_.size())
     throw std::out_of_range(path_.string() + ": position " + std::to_string(position) +
-                            " is past the last token (the file has " + std::to_string(tokens_.size()) +
-                            " tokens)");
+                            " is past the last token (the file has " + std::to_string(tokens_.size()) + " tokens)");
   position_ = position;
 }
 

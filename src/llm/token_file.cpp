@@ -48,11 +48,37 @@ std::vector<int> read_tokens(const std::filesystem::path& path, std::ifstream& i
   for (std::size_t i = 0; i < count; ++i) {
     if constexpr (sizeof(Width) >= sizeof(int))
       if (stored[i] > static_cast<Width>(std::numeric_limits<int>::max()))
-        throw file_error(path, "token " + std::to_string(stored[i]) + " at index " + std::to_string(i) +
-                                 " is over " + std::to_string(std::numeric_limits<int>::max()));
+        throw file_error(path, "token " + std::to_string(stored[i]) + " at index " + std::to_string(i) + " is over " +
+                                   std::to_string(std::numeric_limits<int>::max()));
     tokens[i] = static_cast<int>(stored[i]);
   }
   return tokens;
+}
+
+// The format a header names, or a one-line error.
+TokenFileFormat format_of(const std::filesystem::path& path, const Header& header) {
+  for (const TokenFileFormat& format :
+       {token_file_uint16, token_file_uint32, masked_token_file_uint16, masked_token_file_uint32}) {
+    if (header[0] == format.magic && header[1] == format.version) return format;
+  }
+  for (const auto& [magic, versions] :
+       {std::pair{token_file_uint16.magic, "1"}, std::pair{token_file_uint32.magic, "7"},
+        std::pair{masked_token_file_uint16.magic, "1 or 2"}}) {
+    if (header[0] == magic)
+      throw file_error(path, "unsupported token file version " + std::to_string(header[1]) + " for magic " +
+                                 std::to_string(magic) + " (expected " + versions + ")");
+  }
+  throw file_error(path, "not a token file (magic " + std::to_string(header[0]) + ", expected " +
+                             std::to_string(token_file_uint16.magic) + " for uint16 tokens, " +
+                             std::to_string(token_file_uint32.magic) + " for uint32 or " +
+                             std::to_string(masked_token_file_uint16.magic) + " for tokens with a loss mask)");
+}
+
+void check_mask(const std::filesystem::path& path, std::span<const std::uint8_t> loss_mask) {
+  for (std::size_t i = 0; i < loss_mask.size(); ++i)
+    if (loss_mask[i] > 1)
+      throw file_error(
+          path, "loss mask byte " + std::to_string(loss_mask[i]) + " at index " + std::to_string(i) + " is not 0 or 1");
 }
 
 }  // namespace
@@ -65,11 +91,14 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(contents).str();
 }
 
-TokenFileFormat token_file_format(int vocab_size) {
-  return vocab_size <= std::numeric_limits<std::uint16_t>::max() + 1 ? token_file_uint16 : token_file_uint32;
+TokenFileFormat token_file_format(int vocab_size, bool masked) {
+  const bool narrow = vocab_size <= std::numeric_limits<std::uint16_t>::max() + 1;
+  if (masked) return narrow ? masked_token_file_uint16 : masked_token_file_uint32;
+  return narrow ? token_file_uint16 : token_file_uint32;
 }
 
-void write_token_file(const std::filesystem::path& path, std::span<const int> tokens, int vocab_size) {
+void write_token_file(const std::filesystem::path& path, std::span<const int> tokens, int vocab_size,
+                      std::span<const std::uint8_t> loss_mask) {
   if (vocab_size <= 0) throw file_error(path, "vocabulary size " + std::to_string(vocab_size) + " is not positive");
   if (tokens.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     throw file_error(path, std::to_string(tokens.size()) + " tokens do not fit a token file");
@@ -77,7 +106,12 @@ void write_token_file(const std::filesystem::path& path, std::span<const int> to
     if (tokens[i] < 0 || tokens[i] >= vocab_size)
       throw file_error(path, "token " + std::to_string(tokens[i]) + " at index " + std::to_string(i) +
                                  " is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
-  const TokenFileFormat format = token_file_format(vocab_size);
+  const bool masked = !loss_mask.empty();
+  if (masked && loss_mask.size() != tokens.size())
+    throw file_error(path, "the loss mask has " + std::to_string(loss_mask.size()) + " bytes for " +
+                               std::to_string(tokens.size()) + " tokens");
+  check_mask(path, loss_mask);
+  const TokenFileFormat format = token_file_format(vocab_size, masked);
   Header header{};
   header[0] = format.magic;
   header[1] = format.version;
@@ -90,10 +124,11 @@ void write_token_file(const std::filesystem::path& path, std::span<const int> to
   } else {
     write_tokens<std::uint32_t>(out, tokens);
   }
+  if (masked) out.write(loss_mask.data(), loss_mask.size());
   out.commit();
 }
 
-std::vector<int> read_token_file(const std::filesystem::path& path) {
+TokenFile read_token_file(const std::filesystem::path& path) {
   std::ifstream in = open_stream(path);
   const std::uintmax_t size = std::filesystem::file_size(path);
   Header header{};
@@ -101,29 +136,26 @@ std::vector<int> read_token_file(const std::filesystem::path& path) {
       !in.read(reinterpret_cast<char*>(header.data()), static_cast<std::streamsize>(header_bytes)))
     throw file_error(path, "too short for a token file (" + std::to_string(size) + " bytes, the header is " +
                                std::to_string(header_bytes) + ")");
-  TokenFileFormat format{};
-  if (header[0] == token_file_uint16.magic) {
-    format = token_file_uint16;
-  } else if (header[0] == token_file_uint32.magic) {
-    format = token_file_uint32;
-  } else {
-    throw file_error(path, "not a token file (magic " + std::to_string(header[0]) + ", expected " +
-                               std::to_string(token_file_uint16.magic) + " for uint16 tokens or " +
-                               std::to_string(token_file_uint32.magic) + " for uint32)");
-  }
-  if (header[1] != format.version)
-    throw file_error(path, "unsupported token file version " + std::to_string(header[1]) + " for magic " +
-                               std::to_string(format.magic) + " (expected " + std::to_string(format.version) + ")");
+  const TokenFileFormat format = format_of(path, header);
   if (header[2] < 0) throw file_error(path, "negative token count " + std::to_string(header[2]) + " in header");
   const auto count = static_cast<std::size_t>(header[2]);
-  const std::uintmax_t expected = header_bytes + count * static_cast<std::size_t>(format.bytes_per_token);
+  const std::size_t bytes_per_token = static_cast<std::size_t>(format.bytes_per_token) + (format.masked ? 1 : 0);
+  const std::uintmax_t expected = header_bytes + count * bytes_per_token;
   if (size != expected)
     throw file_error(path, "the header says " + std::to_string(count) + " tokens of " +
-                               std::to_string(format.bytes_per_token) + " bytes (" + std::to_string(expected) +
+                               std::to_string(bytes_per_token) + " bytes (" + std::to_string(expected) +
                                " bytes in all) but the file has " + std::to_string(size) + " bytes" +
                                (size < expected ? " (truncated)" : ""));
-  return format.bytes_per_token == 2 ? read_tokens<std::uint16_t>(path, in, count)
-                                     : read_tokens<std::uint32_t>(path, in, count);
+  TokenFile file;
+  file.tokens = format.bytes_per_token == 2 ? read_tokens<std::uint16_t>(path, in, count)
+                                            : read_tokens<std::uint32_t>(path, in, count);
+  if (format.masked) {
+    file.loss_mask.resize(count);
+    if (!in.read(reinterpret_cast<char*>(file.loss_mask.data()), static_cast<std::streamsize>(count)))
+      throw file_error(path, "read failed");
+    check_mask(path, file.loss_mask);
+  }
+  return file;
 }
 
 }  // namespace adjoint

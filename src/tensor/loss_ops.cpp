@@ -27,8 +27,9 @@ void crossentropy_shape(const Tensor& logits, const int* targets, int V, int* N,
   require(V > 0 && V <= *Vp, "cross_entropy",
           [&] { return std::string("V " + std::to_string(V) + " outside (0, " + std::to_string(*Vp) + "]"); });
   for (int i = 0; i < *N; i++)
-    require(targets[i] >= 0 && targets[i] < V, "cross_entropy", [&] {
-      return std::string("target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) + ")");
+    require((targets[i] >= 0 && targets[i] < V) || targets[i] == kernels::no_target, "cross_entropy", [&] {
+      return std::string("target " + std::to_string(targets[i]) + " outside [0, " + std::to_string(V) +
+                         ") and not no_target");
     });
 }
 
@@ -100,9 +101,7 @@ float cross_entropy(const Tensor& logits_in, const int* targets, int V) {
   for (int i = 0; i < N; i += rows)
     kernels::softmax_crossentropy_forward(losses + i, probs, logits.data + std::size_t(i) * Vp, targets + i,
                                           std::min(rows, N - i), V, Vp);
-  double loss = 0;  // summed as the arrays engine sums it, so both report the same loss
-  for (int i = 0; i < N; i++) loss += losses[i];
-  return float(loss / N);
+  return kernels::mean_loss(losses, targets, N);  // as the arrays engine reduces it
 }
 
 namespace custom_derivatives {
@@ -116,7 +115,9 @@ void cross_entropy_pullback(const Tensor& logits_in, const int* targets, int V, 
   const auto gradient = [&](float* probs, const float* logits) {
     float* losses = current_arena().allocate(std::size_t(N));
     kernels::softmax_crossentropy_forward(losses, probs, logits, targets, N, V, Vp);
-    for (int i = 0; i < N; i++) losses[i] = d_result / float(N);  // the mean's adjoint per row
+    // The mean's adjoint per row (the kernel gives rows without a target none).
+    const int counted = kernels::counted_targets(targets, N);
+    for (int i = 0; i < N; i++) losses[i] = counted > 0 ? d_result / float(counted) : 0.0f;
     kernels::softmax_crossentropy_backward(probs, probs, targets, losses, N, V, Vp);
   };
   // Logits no other op read, inside a sweep's private intermediates: their storage becomes their

@@ -137,6 +137,11 @@ def main():
     tokens = [128000, 5, 128255, 7, 128256, 2**31, 3, 2]  # Llama 3's ids, one past them, one over INT32_MAX
     write("token_file", "uint32_eight.bin", struct.pack("<256i", 20240801, 7, len(tokens), *([0] * 253)) +
           struct.pack(f"<{len(tokens)}I", *tokens))
+    # Instruction data: tokens, then a loss-mask byte each (one byte 2, which the reader refuses).
+    write("token_file", "masked_eight.bin", struct.pack("<256i", 20241129, 1, 8, *([0] * 253)) +
+          struct.pack("<8H", 0, 5, 50256, 7, 65535, 3, 3, 2) + bytes([0, 0, 1, 1, 0, 1, 1, 1]))
+    write("token_file", "masked_uint32_bad_byte.bin", struct.pack("<256i", 20241129, 2, 4, *([0] * 253)) +
+          struct.pack("<4I", 128000, 5, 128009, 7) + bytes([0, 1, 2, 1]))
     alphabet = gpt2_byte_alphabet()
     encoder = {alphabet[b]: b for b in range(256)}
     merges = [("Ġ", "t"), ("h", "e"), ("Ġt", "he")]

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = adjoint::fuzz::write_file("tokens.bin", data, size);
   try {
     adjoint::read_token_file(path);
-    const bool uint32 = size >= 4 && std::memcmp(data, &adjoint::token_file_uint32.magic, 4) == 0;
+    const bool uint32 = size >= 8 && (std::memcmp(data, &adjoint::token_file_uint32.magic, 4) == 0 ||
+                                      std::memcmp(data + 4, &adjoint::masked_token_file_uint32.version, 4) == 0);
     adjoint::DataLoader loader(path, 1, 2, uint32 ? 128256 : 50257);
     loader.next_batch();
   } catch (const std::exception&) {

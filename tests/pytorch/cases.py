@@ -20,6 +20,7 @@ class GradCase:
     seed: int
     B: int
     T: int
+    masked: bool = False  # a loss mask (instruction data): some targets have no loss
 
 
 # Odd sizes on purpose: V not a multiple of 128 (and one that is), T=1, T=maxT, one head.
@@ -33,6 +34,8 @@ GRAD_CASES = [
     GradCase("odd_B2_T5", ODD, seed=3, B=2, T=5),
     GradCase("deeper_B2_T19", DEEPER, seed=4, B=2, T=19),
     GradCase("exact_vocab_B4_T8", EXACT_VOCAB, seed=5, B=4, T=8),
+    GradCase("odd_B2_T5_masked", ODD, seed=6, B=2, T=5, masked=True),
+    GradCase("deeper_B2_T19_masked", DEEPER, seed=7, B=2, T=19, masked=True),
 ]
 
 

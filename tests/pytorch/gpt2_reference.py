@@ -22,6 +22,9 @@ except ImportError as error:  # Debian's torch lives in /usr/bin/python3 only.
 
 MODEL_MAGIC, MODEL_VERSION = 20240326, 3
 TOKENS_MAGIC, TOKENS_VERSION = 20240520, 1
+# Instruction data: the tokens, then a loss-mask byte per token (1 = learned as a target).
+MASKED_TOKENS_MAGIC, MASKED_TOKENS_VERSION = 20241129, 1
+NO_TARGET = -1  # a target without a loss (kernels::no_target)
 HEADER_INTS = 256
 LAYERNORM_EPS = 1e-5
 
@@ -122,15 +125,21 @@ def read_model(path):
     return cfg, params
 
 
-def write_tokens(path, tokens):
+def write_tokens(path, tokens, mask=None):
+    """A uint16 token file; with a loss mask (0/1 per token), the masked format."""
     tokens = np.asarray(tokens)
     if tokens.min() < 0 or tokens.max() > 65535:
         raise ValueError("token ids must fit uint16")
     header = np.zeros(HEADER_INTS, dtype="<i4")
-    header[:3] = [TOKENS_MAGIC, TOKENS_VERSION, tokens.size]
+    if mask is None:
+        header[:3] = [TOKENS_MAGIC, TOKENS_VERSION, tokens.size]
+    else:
+        header[:3] = [MASKED_TOKENS_MAGIC, MASKED_TOKENS_VERSION, tokens.size]
     with open(path, "wb") as f:
         f.write(header.tobytes())
         f.write(tokens.astype("<u2").tobytes())
+        if mask is not None:
+            f.write(np.asarray(mask).astype("u1").tobytes())
 
 
 def read_tokens(path):
@@ -199,22 +208,27 @@ def gpt2_loss(cfg, p, inputs, targets):
         x = x + F.linear(h, p["fcprojw"][l], p["fcprojb"][l])
     x = F.layer_norm(x, (C,), p["lnfw"], p["lnfb"], LAYERNORM_EPS)
     logits = x @ wte.T
-    return F.cross_entropy(logits.reshape(B * T, V), targets.reshape(B * T))
+    return F.cross_entropy(logits.reshape(B * T, V), targets.reshape(B * T), ignore_index=NO_TARGET)
 
 
-def batch(tokens, start, B, T):
-    """Inputs and targets (B,T) from tokens[start : start+B*T+1], row b starting at b*T."""
+def batch(tokens, start, B, T, mask=None):
+    """Inputs and targets (B,T) from tokens[start : start+B*T+1], row b starting at b*T; a target
+    whose loss-mask byte is 0 is NO_TARGET."""
     window = torch.as_tensor(np.asarray(tokens[start:start + B * T + 1]), dtype=torch.int64)
     if window.numel() != B * T + 1:
         raise ValueError(f"need {B * T + 1} tokens from {start}, have {window.numel()}")
-    return window[:-1].view(B, T), window[1:].view(B, T)
+    targets = window[1:].clone()
+    if mask is not None:
+        learned = torch.as_tensor(np.asarray(mask[start + 1:start + B * T + 1]), dtype=torch.bool)
+        targets[~learned] = NO_TARGET
+    return window[:-1].view(B, T), targets.view(B, T)
 
 
-def loss_and_grads(cfg, params, tokens, B, T, dtype=torch.float64):
+def loss_and_grads(cfg, params, tokens, B, T, dtype=torch.float64, mask=None):
     """One forward/backward on the first B*T+1 tokens, as `adjoint grad` does.
     Returns (loss, name -> gradient as numpy array of dtype)."""
     p = to_torch(params, dtype, requires_grad=True)
-    inputs, targets = batch(tokens, 0, B, T)
+    inputs, targets = batch(tokens, 0, B, T, mask)
     loss = gpt2_loss(cfg, p, inputs, targets)
     loss.backward()
     return loss.item(), {name: p[name].grad.numpy() for name in PARAM_NAMES}

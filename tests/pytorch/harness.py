@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 import cases
 import gpt2_reference as ref
 
@@ -36,14 +38,22 @@ def run_ok(adjoint, *args):
     return result
 
 
-def write_case_files(workdir, cfg, seed, num_tokens):
-    """Writes a random seeded model and a token file of num_tokens random ids in [0, V)."""
+def write_case_files(workdir, cfg, seed, num_tokens, mask=None):
+    """Writes a random seeded model and a token file of num_tokens random ids in [0, V) (with the
+    loss mask, if given)."""
     params = ref.random_params(cfg, seed)
     tokens = ref.random_tokens(cfg, num_tokens, seed)
     model, token_file = workdir / "model.bin", workdir / "tokens.bin"
     ref.write_model(model, cfg, params)
-    ref.write_tokens(token_file, tokens)
+    ref.write_tokens(token_file, tokens, mask)
     return params, tokens, model, token_file
+
+
+def loss_mask(num_tokens, seed):
+    """A random loss mask (0/1 per token, about a third 0) whose first token, never a target, is 0."""
+    mask = (np.random.default_rng(seed).random(num_tokens) > 0.35).astype(np.uint8)
+    mask[0] = 0
+    return mask
 
 
 def relative_difference(value, reference):

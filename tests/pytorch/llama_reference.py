@@ -134,7 +134,8 @@ def llama_logits(cfg, p, inputs):
 def llama_loss(cfg, p, inputs, targets):
     """Mean cross-entropy of Llama with parameters p (name -> tensor) on (B,T) int64 inputs."""
     logits = llama_logits(cfg, p, inputs)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                           ignore_index=gpt2_reference.NO_TARGET)
 
 
 def trained_names(cfg):
@@ -149,13 +150,12 @@ def train(cfg, params, tokens, s):
                                 optimizer_factory=lambda p, s: gpt2_reference.make_adamw(p, s, decayed))
 
 
-def loss_and_grads(cfg, params, tokens, B, T):
+def loss_and_grads(cfg, params, tokens, B, T, mask=None):
     """Loss and gradients (name -> float64 array; a tied head's gradient is all in wte) on the
-    first B*T+1 tokens."""
+    first B*T+1 tokens (with a loss mask: only the learned targets)."""
     names = trained_names(cfg)
     p = {n: torch.tensor(params[n], dtype=torch.float64, requires_grad=True) for n in names}
-    buf = torch.tensor(np.asarray(tokens[:B * T + 1]), dtype=torch.int64)
-    loss = llama_loss(cfg, p, buf[:-1].view(B, T), buf[1:].view(B, T))
+    loss = llama_loss(cfg, p, *gpt2_reference.batch(tokens, 0, B, T, mask))
     loss.backward()
     return loss.item(), {n: p[n].grad.numpy() for n in names}
 

@@ -49,9 +49,10 @@ def compare_case(adjoint, case, backwards, workdir):
     """Returns {backward: harness.gpt2_errors} for one case."""
     # More tokens than one batch, so reading past the first B*T+1 would show.
     num_tokens = 2 * (case.B * case.T + 1) + 3
+    mask = harness.loss_mask(num_tokens, case.seed) if case.masked else None
     params, tokens, model, token_file = harness.write_case_files(
-        workdir, case.cfg, case.seed, num_tokens)
-    loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T)
+        workdir, case.cfg, case.seed, num_tokens, mask)
+    loss, grads = ref.loss_and_grads(case.cfg, params, tokens, case.B, case.T, mask=mask)
     results = {}
     for backward, flags in backwards.items():
         out = workdir / f"grad_{backward.replace('/', '_')}.bin"

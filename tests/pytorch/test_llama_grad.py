@@ -31,7 +31,8 @@ CASES = [("nkv2_scaled_untied_B2_T7", SCALED, 1, 2, 7),
          ("llmc_header_B2_T9", LLMC, 5, 2, 9),
          ("nkv3_tied_B3_T11", TIED, 2, 3, 11),
          ("nkv3_tied_T1", TIED, 3, 1, 1),
-         ("nkv2_scaled_untied_Tmax", SCALED, 4, 1, 16)]
+         ("nkv2_scaled_untied_Tmax", SCALED, 4, 1, 16),
+         ("nkv3_tied_B2_T9_masked", TIED, 6, 2, 9)]
 
 
 def main():
@@ -46,8 +47,9 @@ def main():
             tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 2 * (B * T + 1) + 3)
             model, token_file, out = workdir / "model.bin", workdir / "tokens.bin", workdir / "grad.bin"
             ref.write_model(model, cfg, params, llmc_header=name.startswith("llmc"))
-            gpt2_reference.write_tokens(token_file, tokens)
-            loss, grads = ref.loss_and_grads(cfg, params, tokens, B, T)
+            mask = harness.loss_mask(len(tokens), seed) if name.endswith("masked") else None
+            gpt2_reference.write_tokens(token_file, tokens, mask)
+            loss, grads = ref.loss_and_grads(cfg, params, tokens, B, T, mask)
             for backward, flags in passes.items():
                 result = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file, "-B", B, "-T", T,
                                         "--out", out, *flags)

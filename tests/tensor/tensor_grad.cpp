@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   try {
     const auto arrays_model = adjoint::load_model(argv[1]);
     const adjoint::GPT2Config& config = arrays_model->config();
-    const std::vector<int> file_tokens = adjoint::read_token_file(argv[2]);
+    const std::vector<int> file_tokens = adjoint::read_token_file(argv[2]).tokens;
     const int B = std::atoi(argv[3]), T = std::atoi(argv[4]);
     if (B <= 0 || T <= 0 || T > config.max_seq_len || file_tokens.size() < std::size_t(B) * T + 1) {
       std::fprintf(stderr, "error: need B > 0, 0 < T <= maxT and at least B*T+1 tokens\n");

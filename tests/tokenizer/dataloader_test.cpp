@@ -50,6 +50,17 @@ TEST(DataLoader, ReadsUint32Files) {
   EXPECT_EQ(std::vector<int>(loader.targets(), loader.targets() + 4), (std::vector<int>{70000, 5, 128255, 65536}));
 }
 
+// A masked file: a target whose mask byte is 0 has no loss (kernels::no_target); inputs are unchanged.
+TEST(DataLoader, MaskedTargetsHaveNoTarget) {
+  TempDir dir;
+  write_token_file(dir / "m.bin", std::vector<int>{10, 11, 12, 13, 14, 15, 16}, 50257,
+                   std::vector<std::uint8_t>{0, 0, 1, 1, 0, 1, 1});
+  DataLoader loader(dir / "m.bin", 2, 3, 50257);
+  loader.next_batch();
+  EXPECT_EQ(std::vector<int>(loader.inputs(), loader.inputs() + 6), (std::vector<int>{10, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(std::vector<int>(loader.targets(), loader.targets() + 6), (std::vector<int>{-1, 12, 13, -1, 15, 16}));
+}
+
 TEST(DataLoader, LastBatchMayEndAtTheLastToken) {
   TempDir dir;
   DataLoader loader(counting_file(dir, 13), 3, 2, 65536);  // 2 batches use all 13 tokens

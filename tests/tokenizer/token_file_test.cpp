@@ -1,5 +1,5 @@
-// Token files: llm.c's two layouts (uint16 and uint32 tokens), atomic writes, and one-line errors
-// naming the file.
+// Token files: llm.c's two layouts (uint16 and uint32 tokens), the masked layouts of instruction
+// data, atomic writes, and one-line errors naming the file.
 #include <cstring>
 
 #include "adjoint/token_file.hpp"
@@ -54,9 +54,15 @@ TEST(TokenFile, RoundTrips) {
     std::vector<int> tokens(100000);
     for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int>((i * 7919) % vocab_size);
     write_token_file(dir / "t.bin", tokens, vocab_size);
-    EXPECT_EQ(read_token_file(dir / "t.bin"), tokens) << vocab_size;
+    EXPECT_EQ(read_token_file(dir / "t.bin").tokens, tokens) << vocab_size;
+    EXPECT_TRUE(read_token_file(dir / "t.bin").loss_mask.empty());
+    std::vector<std::uint8_t> mask(tokens.size());
+    for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = (i / 3) % 2;
+    write_token_file(dir / "t.bin", tokens, vocab_size, mask);
+    EXPECT_EQ(read_token_file(dir / "t.bin").tokens, tokens) << vocab_size;
+    EXPECT_EQ(read_token_file(dir / "t.bin").loss_mask, mask) << vocab_size;
     write_token_file(dir / "t.bin", std::vector<int>{}, vocab_size);  // replaces the file
-    EXPECT_TRUE(read_token_file(dir / "t.bin").empty());
+    EXPECT_TRUE(read_token_file(dir / "t.bin").tokens.empty());
   }
 }
 
@@ -73,20 +79,41 @@ TEST(TokenFile, TokenOutsideTheVocabularyLeavesTheOldFile) {
   EXPECT_THROW(write_token_file(dir / "t.bin", std::vector<int>{-1}, 128256), std::runtime_error);
   EXPECT_THROW(write_token_file(dir / "t.bin", std::vector<int>{128256}, 128256), std::runtime_error);
   EXPECT_THROW(write_token_file(dir / "t.bin", std::vector<int>{0}, 0), std::runtime_error);
-  EXPECT_EQ(read_token_file(dir / "t.bin"), std::vector<int>{5});
+  EXPECT_EQ(read_token_file(dir / "t.bin").tokens, std::vector<int>{5});
   EXPECT_FALSE(std::filesystem::exists(dir / "t.bin.tmp"));
+}
+
+// The tokens, then one mask byte per token; the magic and version say so.
+TEST(TokenFile, MaskedLayout) {
+  TempDir dir;
+  write_token_file(dir / "m.bin", std::vector<int>{1, 50256, 0}, 50257, std::vector<std::uint8_t>{0, 1, 1});
+  EXPECT_EQ(read_file(dir / "m.bin"), token_file_bytes(20241129, 1, 3, U16{1, 50256, 0}) + std::string("\0\1\1", 3));
+  write_token_file(dir / "m.bin", std::vector<int>{128000, 7}, 128256, std::vector<std::uint8_t>{0, 1});
+  EXPECT_EQ(read_file(dir / "m.bin"), token_file_bytes(20241129, 2, 2, U32{128000, 7}) + std::string("\0\1", 2));
+  // A mask of another length, or a byte other than 0 and 1, is refused and leaves the file.
+  EXPECT_THROW(write_token_file(dir / "m.bin", std::vector<int>{1, 2}, 50257, std::vector<std::uint8_t>{1}),
+               std::runtime_error);
+  try {
+    write_token_file(dir / "m.bin", std::vector<int>{1, 2}, 50257, std::vector<std::uint8_t>{1, 2});
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "m.bin").string() + ": loss mask byte 2 at index 1 is not 0 or 1");
+  }
+  EXPECT_EQ(read_token_file(dir / "m.bin").tokens, (std::vector<int>{128000, 7}));
 }
 
 TEST(TokenFile, UnwritableFolderIsAnError) {
   TempDir dir;
-  EXPECT_THAT([&] {
-    try {
-      write_token_file(dir / "missing" / "t.bin", std::vector<int>{1}, 50257);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  }(), testing::HasSubstr("cannot write " + (dir / "missing" / "t.bin.tmp").string()));
+  EXPECT_THAT(
+      [&] {
+        try {
+          write_token_file(dir / "missing" / "t.bin", std::vector<int>{1}, 50257);
+        } catch (const std::runtime_error& e) {
+          return std::string(e.what());
+        }
+        return std::string("no error");
+      }(),
+      testing::HasSubstr("cannot write " + (dir / "missing" / "t.bin.tmp").string()));
 }
 
 TEST(TokenFile, BadFilesAreNamedErrors) {
@@ -99,7 +126,8 @@ TEST(TokenFile, BadFilesAreNamedErrors) {
   EXPECT_EQ(read_error(dir / "t.bin"), file + ": too short for a token file (5 bytes, the header is 1024)");
   write_text(dir / "t.bin", token_file_bytes(12345, 1, 1, U16{7}));
   EXPECT_EQ(read_error(dir / "t.bin"),
-            file + ": not a token file (magic 12345, expected 20240520 for uint16 tokens or 20240801 for uint32)");
+            file + ": not a token file (magic 12345, expected 20240520 for uint16 tokens, 20240801 for uint32 or "
+                   "20241129 for tokens with a loss mask)");
   write_text(dir / "t.bin", token_file_bytes(20240520, 2, 1, U16{7}));
   EXPECT_EQ(read_error(dir / "t.bin"), file + ": unsupported token file version 2 for magic 20240520 (expected 1)");
   write_text(dir / "t.bin", token_file_bytes(20240801, 1, 1, U32{7}));  // uint32 magic, uint16 version
@@ -123,6 +151,16 @@ TEST(TokenFile, BadFilesAreNamedErrors) {
   EXPECT_THAT(read_error(dir / "t.bin"), testing::HasSubstr("(truncated)"));
   write_text(dir / "t.bin", token_file_bytes(20240801, 7, 2, U32{7, 0x80000000u}));
   EXPECT_EQ(read_error(dir / "t.bin"), file + ": token 2147483648 at index 1 is over 2147483647");
+
+  // Masked files: the mask's bytes count in the size, and each must be 0 or 1.
+  write_text(dir / "t.bin", token_file_bytes(20241129, 3, 1, U16{7}) + std::string("\1", 1));
+  EXPECT_EQ(read_error(dir / "t.bin"),
+            file + ": unsupported token file version 3 for magic 20241129 (expected 1 or 2)");
+  write_text(dir / "t.bin", token_file_bytes(20241129, 1, 2, U16{7, 8}) + std::string("\1", 1));
+  EXPECT_EQ(read_error(dir / "t.bin"),
+            file + ": the header says 2 tokens of 3 bytes (1030 bytes in all) but the file has 1029 bytes (truncated)");
+  write_text(dir / "t.bin", token_file_bytes(20241129, 2, 2, U32{7, 8}) + std::string("\1\7", 2));
+  EXPECT_EQ(read_error(dir / "t.bin"), file + ": loss mask byte 7 at index 1 is not 0 or 1");
 }
 
 }  // namespace

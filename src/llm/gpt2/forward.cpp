@@ -19,7 +19,7 @@ using namespace kernels;
 // The logits (B,T,Vp) of GPT-2 for inputs (B,T), in a.probs; `a` receives the activations. Each
 // activation element is written once (ADJOINT_WRITE_ONCE), so the generated forward sweep tapes
 // no activations. Block l's activations are a.layers[l] (not offsets into stacked arrays), so the
-// adjoints can give every layer the same memory (GPT2's adjoint_views).
+// adjoints can give every layer the same memory (adjoint_views in src/llm/layout.hpp).
 // lora: the LoRA adapters whose outputs the projections add (null: none).
 void gpt2_logits(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors& a, const int* inputs,
                  const LoraAdapters* lora, int B, int T, int C, int NH, int L, int Vp) {
@@ -54,9 +54,7 @@ float gpt2_loss(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors&
   gpt2_logits(p, a, inputs, lora, B, T, C, NH, L, Vp);
   const int N = B * T;
   softmax_crossentropy_forward(a.losses, a.probs, a.probs, targets, N, V, Vp);
-  double loss = 0;  // as the hand-written forward sums it, so both report the same loss
-  for (int i = 0; i < N; i++) loss += a.losses[i];
-  return float(loss / N);
+  return mean_loss(a.losses, targets, N);
 }
 
 }  // namespace adjoint

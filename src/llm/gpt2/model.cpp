@@ -39,8 +39,8 @@ GPT2Config gpt2_config_from_name(const std::string& name) {
   int depth = 0;
   if (name == "gpt2-124M") {
     depth = 12;
-  } else if (name.size() > 1 && name[0] == 'd' &&
-             name.find_first_not_of("0123456789", 1) == std::string::npos && name.size() < 5) {
+  } else if (name.size() > 1 && name[0] == 'd' && name.find_first_not_of("0123456789", 1) == std::string::npos &&
+             name.size() < 5) {
     depth = std::stoi(name.substr(1));
   }
   if (depth <= 0) {
@@ -72,8 +72,8 @@ void validate_config(const GPT2Config& c) {
 }
 
 const std::array<const char*, kNumParameterTensors> kParameterNames = {
-    "wte",  "wpe", "ln1w",    "ln1b",    "qkvw", "qkvb", "attprojw", "attprojb",
-    "ln2w", "ln2b", "fcw",    "fcb",     "fcprojw", "fcprojb", "lnfw", "lnfb"};
+    "wte",  "wpe",  "ln1w", "ln1b", "qkvw",    "qkvb",    "attprojw", "attprojb",
+    "ln2w", "ln2b", "fcw",  "fcb",  "fcprojw", "fcprojb", "lnfw",     "lnfb"};
 
 bool parameter_is_decayed(int i) {
   // wte, wpe, qkvw, attprojw, fcw, fcprojw
@@ -81,18 +81,16 @@ bool parameter_is_decayed(int i) {
 }
 
 std::array<std::size_t, kNumParameterTensors> parameter_sizes(const GPT2Config& c) {
-  const std::size_t Vp = c.padded_vocab_size, C = c.channels, L = c.num_layers,
-                    maxT = c.max_seq_len;
-  return {Vp * C,    maxT * C,  L * C,         L * C,     L * 3 * C * C, L * 3 * C,
-          L * C * C, L * C,     L * C,         L * C,     L * 4 * C * C, L * 4 * C,
-          L * C * 4 * C, L * C, C,             C};
+  const std::size_t Vp = c.padded_vocab_size, C = c.channels, L = c.num_layers, maxT = c.max_seq_len;
+  return {Vp * C, maxT * C, L * C,         L * C,     L * 3 * C * C, L * 3 * C, L * C * C, L * C,
+          L * C,  L * C,    L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C,     C,         C};
 }
 
 ParameterTensors parameter_views(float* memory, const GPT2Config& config) {
   ParameterTensors t;
-  float** slots[kNumParameterTensors] = {&t.wte,  &t.wpe,  &t.ln1w,    &t.ln1b,    &t.qkvw, &t.qkvb,
-                                         &t.attprojw, &t.attprojb, &t.ln2w, &t.ln2b, &t.fcw,
-                                         &t.fcb, &t.fcprojw, &t.fcprojb, &t.lnfw, &t.lnfb};
+  float** slots[kNumParameterTensors] = {&t.wte,      &t.wpe,      &t.ln1w, &t.ln1b, &t.qkvw, &t.qkvb,
+                                         &t.attprojw, &t.attprojb, &t.ln2w, &t.ln2b, &t.fcw,  &t.fcb,
+                                         &t.fcprojw,  &t.fcprojb,  &t.lnfw, &t.lnfb};
   const auto sizes = parameter_sizes(config);
   for (int i = 0; i < kNumParameterTensors; i++) {
     *slots[i] = memory;
@@ -154,35 +152,6 @@ std::size_t activation_views(ActivationTensors& a, std::vector<LayerActivations>
   return m.used();
 }
 
-// The adjoints of the activations `a` for the generated backward. All layers share one set of
-// layer adjoints: the reverse sweep of block l reads and writes only block l's (the forward
-// touches only layer l's activations in iteration l), and leaves them zero — the custom
-// pullbacks clear the output adjoints they consume, the generated ones zero what their loops
-// overwrote — before block l-1 starts. The residual stream keeps one adjoint per position in the
-// stack (block l's input is block l-1's output). The logits' adjoint is written over the
-// probabilities, as in the hand-written backward: the cross-entropy pullback computes it in
-// place, and only the LM head's pullback reads it afterwards. The tests compare the gradients
-// with the hand-written backward's over two steps.
-std::size_t adjoint_views(ActivationTensors& d, std::vector<LayerActivations>& layers, float* memory,
-                          const ActivationTensors& a, const GPT2Config& c, int B, int T) {
-  const std::size_t L = c.num_layers, C = c.channels;
-  const std::size_t BT = (std::size_t)B * T;
-  Layout m(memory);
-  d = ActivationTensors{};
-  m.take(d.residual, (L + 1) * BT * C);
-  LayerActivations shared{};
-  take_layer(m, shared, c, B, T);
-  layers.assign(L, shared);
-  d.layers = layers.data();
-  m.take(d.lnf, BT * C);
-  m.take(d.lnf_mean, BT);
-  m.take(d.lnf_rstd, BT);
-  d.probs = a.probs;
-  m.take(d.losses, BT);
-  m.take(d.proj, BT * C);
-  return m.used();
-}
-
 }  // namespace
 
 std::size_t GPT2::activation_floats(int B, int T) const {
@@ -200,9 +169,8 @@ void GPT2::init_random(std::uint64_t seed) {
   Rng rng(seed);
   const auto sizes = parameter_sizes(config_);
   const ParameterTensors& p = params_;
-  float* tensors[kNumParameterTensors] = {p.wte,  p.wpe,  p.ln1w,    p.ln1b,    p.qkvw, p.qkvb,
-                                          p.attprojw, p.attprojb, p.ln2w, p.ln2b, p.fcw,
-                                          p.fcb, p.fcprojw, p.fcprojb, p.lnfw, p.lnfb};
+  float* tensors[kNumParameterTensors] = {p.wte,  p.wpe,  p.ln1w, p.ln1b, p.qkvw,    p.qkvb,    p.attprojw, p.attprojb,
+                                          p.ln2w, p.ln2b, p.fcw,  p.fcb,  p.fcprojw, p.fcprojb, p.lnfw,     p.lnfb};
   const double residual_scale = 1.0 / std::sqrt(2.0 * config_.num_layers);
   for (int i = 0; i < kNumParameterTensors; i++) {
     float* t = tensors[i];
@@ -227,7 +195,8 @@ std::size_t GPT2::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t GPT2::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_, B, T);
+  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_.num_layers, config_.channels, (std::size_t)B * T,
+                       [&](Layout& m, LayerActivations& layer) { take_layer(m, layer, config_, B, T); });
 }
 
 float GPT2::run_forward(const int* inputs, const int* targets, int B, int T) {
@@ -271,11 +240,12 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
     return frozen ? nullptr : grads_.*tensor + offset;
   };
 
-  // The loss is the mean over the N positions.
-  for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
+  // The loss is the mean over the positions with a target.
+  const int counted = counted_targets(targets, N);
+  for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, Vp);
   std::memset(a.dln, 0, NC * sizeof(float));
-  projection_backward(0, 0, a.dln, grad(&ParameterTensors::wte, 0), nullptr, a.probs, a.lnf, p.wte, N, C, Vp);
+  projection_backward(kGpt2Wte, 0, a.dln, grad(&ParameterTensors::wte, 0), nullptr, a.probs, a.lnf, p.wte, N, C, Vp);
   std::memset(a.dresidual, 0, NC * sizeof(float));
   layernorm_backward(a.dresidual, grad(&ParameterTensors::lnfw, 0), grad(&ParameterTensors::lnfb, 0), a.dln,
                      a.residual + L * NC, p.lnfw, a.lnf_mean, a.lnf_rstd, N, C);

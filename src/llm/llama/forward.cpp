@@ -49,9 +49,7 @@ float llama_loss(const LlamaParameters& p, ADJOINT_WRITE_ONCE LlamaActivations& 
   llama_logits(p, a, inputs, rope_cos, rope_sin, lora, B, T, C, NH, NKV, H, L, V, eps);
   const int N = B * T;
   softmax_crossentropy_forward(a.losses, a.probs, a.probs, targets, N, V, V);
-  double loss = 0;  // as the hand-written forward sums it, so both report the same loss
-  for (int i = 0; i < N; i++) loss += a.losses[i];
-  return float(loss / N);
+  return mean_loss(a.losses, targets, N);
 }
 
 }  // namespace adjoint

@@ -94,10 +94,9 @@ void validate_config(const LlamaConfig& c) {
   if (!(c.ffn_dim_multiplier > 0 && c.ffn_dim_multiplier < 64)) fail("ffn_dim_multiplier must be in (0, 64)");
   if (!(c.norm_eps > 0 && c.norm_eps < 1)) fail("norm_eps must be in (0, 1)");
   if (!(c.rope_theta > 1 && std::isfinite(c.rope_theta))) fail("rope_theta must be a finite number above 1");
-  if (c.use_scaled_rope &&
-      !(c.rope_scale_factor >= 1 && std::isfinite(c.rope_scale_factor) && c.rope_low_freq_factor > 0 &&
-        c.rope_high_freq_factor > c.rope_low_freq_factor && std::isfinite(c.rope_high_freq_factor) &&
-        c.rope_original_context > 0)) {
+  if (c.use_scaled_rope && !(c.rope_scale_factor >= 1 && std::isfinite(c.rope_scale_factor) &&
+                             c.rope_low_freq_factor > 0 && c.rope_high_freq_factor > c.rope_low_freq_factor &&
+                             std::isfinite(c.rope_high_freq_factor) && c.rope_original_context > 0)) {
     fail("RoPE scaling needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive original context");
   }
 }
@@ -221,28 +220,6 @@ std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivati
   return m.used();
 }
 
-// The adjoints of the activations for the generated backward, laid out as GPT-2's (gpt2.cpp's
-// adjoint_views): one set of layer adjoints shared by all layers (the reverse sweep of layer l
-// leaves them zero before layer l-1), one residual adjoint per position in the stack, and the
-// logits' adjoint written over the probabilities.
-std::size_t adjoint_views(LlamaActivations& d, std::vector<LlamaLayerActivations>& layers, float* memory,
-                          const LlamaActivations& a, const LlamaConfig& c, int B, int T) {
-  const std::size_t L = c.num_layers, C = c.channels, BT = (std::size_t)B * T;
-  Layout m(memory);
-  d = LlamaActivations{};
-  m.take(d.residual, (L + 1) * BT * C);
-  LlamaLayerActivations shared{};
-  take_layer(m, shared, c, B, T);
-  layers.assign(L, shared);
-  d.layers = layers.data();
-  m.take(d.lnf, BT * C);
-  m.take(d.lnf_rstd, BT);
-  d.probs = a.probs;
-  m.take(d.losses, BT);
-  m.take(d.proj, BT * C);
-  return m.used();
-}
-
 }  // namespace
 
 std::size_t Llama::activation_floats(int B, int T) const {
@@ -261,8 +238,8 @@ void Llama::init_random(std::uint64_t seed) {
   Rng rng(seed);
   const auto sizes = parameter_sizes(config_);
   const LlamaParameters& p = params_;
-  float* tensors[kNumLlamaParameterTensors] = {p.wte,  p.ln1w, p.qkvw,    p.attprojw, p.ln2w,
-                                               p.fcw,  p.fc2w, p.fcprojw, p.lnfw,     p.lm_head};
+  float* tensors[kNumLlamaParameterTensors] = {p.wte, p.ln1w, p.qkvw,    p.attprojw, p.ln2w,
+                                               p.fcw, p.fc2w, p.fcprojw, p.lnfw,     p.lm_head};
   const double residual_scale = 1.0 / std::sqrt(2.0 * config_.num_layers);
   for (int i = 0; i < kNumLlamaParameterTensors; i++) {
     const std::string name = kLlamaParameterNames[i];
@@ -280,7 +257,8 @@ std::size_t Llama::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t Llama::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_, B, T);
+  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_.num_layers, config_.channels, (std::size_t)B * T,
+                       [&](Layout& m, LlamaLayerActivations& layer) { take_layer(m, layer, config_, B, T); });
 }
 
 // RoPE's table for the reserved T serves every shorter T.
@@ -301,8 +279,8 @@ float Llama::run_generated(const int* inputs, const int* targets, int B, int T, 
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
   const LlamaConfig& c = config_;
   return llama_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels,
-                                          c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size,
-                                          c.norm_eps, grads_, dacts_, tape_bytes);
+                                          c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps,
+                                          grads_, dacts_, tape_bytes);
 #else
   (void)inputs, (void)targets, (void)B, (void)T, (void)tape_bytes;
   throw std::invalid_argument("this build has no generated backward");
@@ -327,7 +305,8 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
     return frozen ? nullptr : grads_.*tensor + offset;
   };
 
-  for (int i = 0; i < N; i++) a.dlosses[i] = 1.0f / N;
+  const int counted = counted_targets(targets, N);
+  for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, V);
   std::memset(a.dln, 0, NC * sizeof(float));
   projection_backward(kLlamaLmHead, 0, a.dln, grad(&LlamaParameters::lm_head, 0), nullptr, a.probs, a.lnf, p.lm_head, N,
@@ -383,9 +362,8 @@ std::vector<ParameterTensor> Llama::parameter_tensors() const {
 int Llama::start_token() const { return config_.vocab_size > 128000 ? 128000 : 0; }
 
 std::string describe(const LlamaConfig& c) {
-  return fmt::format("Llama L={} NH={} NKV={} C={} hidden={} V={} maxT={}{}", c.num_layers, c.num_heads,
-                     c.num_kv_heads, c.channels, llama_hidden_size(c), c.vocab_size, c.max_seq_len,
-                     c.tied_head ? " tied head" : "");
+  return fmt::format("Llama L={} NH={} NKV={} C={} hidden={} V={} maxT={}{}", c.num_layers, c.num_heads, c.num_kv_heads,
+                     c.channels, llama_hidden_size(c), c.vocab_size, c.max_seq_len, c.tied_head ? " tied head" : "");
 }
 
 std::string Llama::describe() const { return adjoint::describe(config_); }
