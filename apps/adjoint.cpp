@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   adjoint::cli::add_grad_command(app);
   adjoint::cli::add_bench_command(app);
   adjoint::cli::add_convert_command(app);
+  adjoint::cli::add_merge_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

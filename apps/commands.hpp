@@ -9,4 +9,5 @@ void add_sample_command(CLI::App& app);
 void add_grad_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
+void add_merge_command(CLI::App& app);  // lora.cpp
 }  // namespace adjoint::cli

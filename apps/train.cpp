@@ -34,6 +34,7 @@
 #include "engine.hpp"
 #include "flags.hpp"
 #include "generation.hpp"
+#include "lora.hpp"
 #include "model_spec.hpp"
 
 namespace adjoint::cli {
@@ -52,6 +53,7 @@ struct TrainOptions {
   AdamWConfig adamw;
   int val_every = 50, val_steps = 10, sample_every = 0, sample_tokens = 64, checkpoint_every = 0;
   std::uint64_t seed = 1337;
+  LoraFlags lora;  // given: train adapters on a frozen base
 };
 
 std::string format_duration(double seconds) {
@@ -229,9 +231,12 @@ class TrainingRun {
     if (train_path_.empty()) throw std::invalid_argument("no training data: give --data DIR or --train-tokens FILE");
   }
 
-  // The model (new, or the one in the --resume state), its engine and backward.
+  // The model (new, or the one in the --resume state; with LoRA, --model with adapters), its
+  // engine and backward.
   void load_model() {
-    if (!o_.resume.empty()) {
+    if (o_.lora.given) {
+      model_ = lora_model(o_.model, o_.lora, o_.engine, o_.seed);
+    } else if (!o_.resume.empty()) {
       model_ = model_from_training_state(o_.resume);
       if (o_.model_given) check_model_matches_state(o_.model, *model_, o_.resume);
     } else {
@@ -555,6 +560,7 @@ void add_train_command(CLI::App& app) {
   add_optimizer_flags(cmd, *o);
   add_progress_flags(cmd, *o);
   cmd->add_option("--seed", o->seed, "Seed for initialisation and sampling")->capture_default_str();
+  add_lora_flags(*cmd, o->lora);
   cmd->callback([o] { TrainingRun(*o).run(); });
 }
 

@@ -12,21 +12,29 @@
 
 namespace adjoint {
 
-// One aligned allocation of floats, touched once up front (first touch costs ~2.3 GB/s
-// here, so it must never happen inside a training step), or, with touch_now false, page by page as
-// it is first used (a block that may end up partly unused must not count whole in the RSS).
+class LoraAdapters;
+
+// One aligned allocation of floats, zero, touched once up front (first touch costs ~2.3 GB/s
+// here, so it must never happen inside a training step), or, with touch_now false, left to the
+// allocator's zero pages, each touched when it is first used or by touch() (a block that may end up
+// partly unused, or never used, must not count whole in the RSS).
 class FloatArena {
  public:
   FloatArena() = default;
   explicit FloatArena(std::size_t count, bool touch_now = true);
-  float* data() const { return data_.get(); }
+  FloatArena(FloatArena&& other) noexcept { *this = std::move(other); }
+  FloatArena& operator=(FloatArena&& other) noexcept;
+  float* data() const { return data_; }
   std::size_t size() const { return size_; }
+  // Maps every page now, keeping the values (one read and write per page, in parallel).
+  void touch();
 
  private:
   struct Free {
-    void operator()(float* p) const;
+    void operator()(void* block) const;
   };
-  std::unique_ptr<float[], Free> data_;
+  std::unique_ptr<void, Free> block_;  // what the allocator returned
+  float* data_ = nullptr;              // block_ aligned to 64 bytes
   std::size_t size_ = 0;
 };
 
@@ -59,6 +67,14 @@ class ArenaModel : public Model {
   void on_layer_backward(std::function<void(int layer)> hook) override { layer_backward_hook_ = std::move(hook); }
   void zero_grad() override;
 
+  // LoRA (adjoint/lora.hpp): with adapters attached, every forward adds their outputs to the
+  // projections they wrap and the hand-written backward computes their gradients (into
+  // adapters->grads_memory()) and the input gradients, never a gradient of this model's own
+  // parameters, which are frozen: the gradient arena is freed (grads_memory() is null after, and so
+  // are the gradients' views), and the generated backward refuses to run. Null detaches.
+  void attach_adapters(const LoraAdapters* adapters);
+  const LoraAdapters* adapters() const { return adapters_; }
+
  protected:
   explicit ArenaModel(std::size_t num_parameters);
 
@@ -74,12 +90,18 @@ class ArenaModel : public Model {
   virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
   virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
   virtual int tokens() const = 0;  // the vocabulary ids are checked against
+  // matmul_backward of the projection `tensor` (its index in parameter_tensors()) of layer l (dbias
+  // may be null); with adapters attached, the input gradient through the frozen weight and the
+  // adapters' backward, no dweight or dbias.
+  void projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias, const float* dout,
+                           const float* inp, const float* weight, int N, int C, int OC) const;
   // The hand-written backward calls this when it has completed a layer's parameter gradients.
   void layer_backward_done(int layer) const {
     if (layer_backward_hook_) layer_backward_hook_(layer);
   }
 
   FloatArena params_memory_, grads_memory_;
+  const LoraAdapters* adapters_ = nullptr;
 
  private:
   // Sizes the arenas if needed, checks the token ids, remembers the batch.

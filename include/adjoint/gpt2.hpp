@@ -56,6 +56,8 @@ struct ParameterTensors {
 
 std::array<std::size_t, kNumParameterTensors> parameter_sizes(const GPT2Config& config);
 extern const std::array<const char*, kNumParameterTensors> kParameterNames;
+// The projections' indices in kParameterNames (how LoRA adapters name the matrix they are in).
+enum GPT2Tensor : int { kGpt2Wte = 0, kGpt2Qkvw = 4, kGpt2Attprojw = 6, kGpt2Fcw = 10, kGpt2Fcprojw = 12 };
 // Weight decay in GPT-2 training touches the 2-D weights only, not biases or layernorm gains.
 bool parameter_is_decayed(int tensor_index);
 ParameterTensors parameter_views(float* memory, const GPT2Config& config);
@@ -101,10 +103,11 @@ struct ActivationTensors {
 
 // The forward pass (src/llm/gpt2/forward.cpp): logits (B,T,Vp) into a.probs, or the mean
 // cross-entropy against targets (B,T). `a` is laid out for (B, T) by the model.
-void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, int B, int T, int C, int NH,
-                 int L, int Vp);
-float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets, int B,
-                int T, int C, int NH, int L, int V, int Vp);
+// lora: LoRA adapters whose outputs the projections add (null: none).
+void gpt2_logits(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const LoraAdapters* lora, int B,
+                 int T, int C, int NH, int L, int Vp);
+float gpt2_loss(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets,
+                const LoraAdapters* lora, int B, int T, int C, int NH, int L, int V, int Vp);
 
 // The backward adjc generates from gpt2_loss (src/llm/gpt2/forward.cpp; absent from builds without
 // adjc): gpt2_generated_forward runs the forward sweep (the loss; the bytes it taped into

@@ -23,6 +23,7 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int* inp, int B, in
 template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
                        int N, int C);
+// dweight and dbias may both be null (frozen).
 template <typename F>
 void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
                         const F* weight, const F* mean, const F* rstd, int N, int C);
@@ -82,6 +83,7 @@ void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int 
     rstd[i] = s;
   }
 }
+// dweight may be null (a frozen gain).
 template <typename F>
 void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
                       int C);

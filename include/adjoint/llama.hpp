@@ -72,6 +72,19 @@ struct LlamaParameters {
 };
 
 std::array<std::size_t, kNumLlamaParameterTensors> parameter_sizes(const LlamaConfig& config);
+// The tensors' indices in kLlamaParameterNames (how LoRA adapters name the matrix they are in).
+enum LlamaTensor : int {
+  kLlamaWte,
+  kLlamaLn1w,
+  kLlamaQkvw,
+  kLlamaAttprojw,
+  kLlamaLn2w,
+  kLlamaFcw,
+  kLlamaFc2w,
+  kLlamaFcprojw,
+  kLlamaLnfw,
+  kLlamaLmHead
+};
 extern const std::array<const char*, kNumLlamaParameterTensors> kLlamaParameterNames;
 // The 2-D weights (embedding, projections, head) decay; RMSNorm gains do not.
 bool llama_parameter_is_decayed(int tensor_index);
@@ -116,12 +129,13 @@ struct LlamaActivations {
 
 // The forward pass (src/llm/llama/forward.cpp): logits (B,T,V) into a.probs, or the mean
 // cross-entropy against targets (B,T). rope_cos, rope_sin (T, hs/2): RoPE's cos and sin of
-// position · frequency.
+// position · frequency; lora: LoRA adapters whose outputs the projections add (null: none).
 void llama_logits(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const float* rope_cos,
-                  const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L, int V, float eps);
+                  const float* rope_sin, const LoraAdapters* lora, int B, int T, int C, int NH, int NKV, int H, int L,
+                  int V, float eps);
 float llama_loss(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
-                 const float* rope_cos, const float* rope_sin, int B, int T, int C, int NH, int NKV, int H, int L,
-                 int V, float eps);
+                 const float* rope_cos, const float* rope_sin, const LoraAdapters* lora, int B, int T, int C, int NH,
+                 int NKV, int H, int L, int V, float eps);
 // The backward adjc generates from llama_loss (src/llm/llama/forward.cpp; absent from builds without
 // adjc): the loss, its gradient added into d_p, the bytes taped into *tape_bytes.
 float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,

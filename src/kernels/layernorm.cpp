@@ -54,7 +54,7 @@ void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* i
     }
     // Parameter gradients sum over rows: each thread owns a slice of channels.
     const auto [c0, c1] = thread_range(C);
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < N && dweight; i++) {
       const F* x = inp + (std::size_t)i * C;
       const F* dy = dout + (std::size_t)i * C;
       const F m = mean[i], s = rstd[i];

@@ -27,7 +27,7 @@ void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F*
     }
     // The weight's gradient sums over rows: each thread owns a slice of channels.
     const auto [c0, c1] = thread_range(C);
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < N && dweight; i++) {
       const F* x = inp + (std::size_t)i * C;
       const F* dy = dout + (std::size_t)i * C;
       const F s = rstd[i];

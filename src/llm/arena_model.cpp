@@ -1,29 +1,52 @@
 // The arenas, batch bookkeeping and backward choice GPT2 and Llama share (adjoint/arena_model.hpp).
 #include "adjoint/arena_model.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "adjoint/gemm.hpp"
 #include "adjoint/kernels.hpp"
+#include "adjoint/lora.hpp"
 #include "layout.hpp"
 
 namespace adjoint {
 
-void FloatArena::Free::operator()(float* p) const { std::free(p); }
+void FloatArena::Free::operator()(void* block) const { std::free(block); }
 
 FloatArena::FloatArena(std::size_t count, bool touch_now) : size_(count) {
   const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64)));
-  if (!data_) {
+  // calloc hands out fresh pages (large blocks) without writing them: zero and not yet resident.
+  block_.reset(touch_now ? std::aligned_alloc(64, bytes ? bytes : 64) : std::calloc(bytes + 64, 1));
+  if (!block_) {
     throw std::runtime_error("out of memory: cannot allocate " + std::to_string(bytes / 1048576) + " MB");
   }
+  const auto address = reinterpret_cast<std::uintptr_t>(block_.get());
+  data_ = reinterpret_cast<float*>((address + 63) / 64 * 64);
   if (!touch_now) return;
   // Zero in parallel with the kernels' static schedule, so pages land near their users.
-  float* p = data_.get();
+  float* p = data_;
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < count; i++) p[i] = 0.0f;
+}
+
+FloatArena& FloatArena::operator=(FloatArena&& other) noexcept {
+  block_ = std::move(other.block_);
+  data_ = std::exchange(other.data_, nullptr);
+  size_ = std::exchange(other.size_, 0);
+  return *this;
+}
+
+void FloatArena::touch() {
+  constexpr std::size_t kPageFloats = 4096 / sizeof(float);
+  // volatile: the read and the write of the same value must both happen.
+  volatile float* p = data_;
+  const std::size_t pages = (size_ + kPageFloats - 1) / kPageFloats;
+#pragma omp parallel for schedule(static)
+  for (std::size_t page = 0; page < pages; page++) p[page * kPageFloats] = p[page * kPageFloats];
 }
 
 void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
@@ -57,7 +80,15 @@ Backward backward_from_name(const std::string& name) {
 }
 
 ArenaModel::ArenaModel(std::size_t num_parameters)
-    : params_memory_(num_parameters), grads_memory_(num_parameters) {}
+    : params_memory_(num_parameters), grads_memory_(num_parameters, /*touch_now=*/false) {}
+
+void ArenaModel::attach_adapters(const LoraAdapters* adapters) {
+  if (adapters && backward_ == Backward::generated) {
+    throw std::invalid_argument("--lora-rank needs --backward manual");
+  }
+  adapters_ = adapters;
+  if (adapters) grads_memory_ = FloatArena();
+}
 
 void ArenaModel::reserve_activations(int B, int T) {
   check_batch_shape(B, T, max_seq_len());
@@ -65,6 +96,8 @@ void ArenaModel::reserve_activations(int B, int T) {
     acts_memory_ = FloatArena(lay_out_activations(nullptr, B, T));
     reserved_B_ = B;
     reserved_T_ = T;
+    // The gradients' pages too (untouched until now, so that a frozen model never maps them).
+    grads_memory_.touch();
     activations_reserved(B, T);
   }
   check_within_reserved(B, T, reserved_B_, reserved_T_);
@@ -85,10 +118,13 @@ void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int
 }
 
 bool ArenaModel::has_backward(Backward backward) const {
-  return backward == Backward::manual || have_generated_backward();
+  return backward == Backward::manual || (have_generated_backward() && !adapters_);
 }
 
 void ArenaModel::use_backward(Backward backward) {
+  if (adapters_ && backward == Backward::generated) {
+    throw std::invalid_argument("--lora-rank needs --backward manual");
+  }
   if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.
@@ -117,6 +153,20 @@ float ArenaModel::forward_backward(const int* inputs, const int* targets, int B,
   return run_generated(inputs, targets, B, T, &tape_bytes_);
 }
 
-void ArenaModel::zero_grad() { std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float)); }
+void ArenaModel::projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias,
+                                     const float* dout, const float* inp, const float* weight, int N, int C,
+                                     int OC) const {
+  if (!adapters_) {
+    kernels::matmul_backward(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
+    return;
+  }
+  // The frozen weight's input gradient only, dinp (N,C) += dout (N,OC) · weight (OC,C): no dweight GEMM.
+  gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
+  adapters_->backward(tensor, layer, dinp, dout, inp, N);
+}
+
+void ArenaModel::zero_grad() {
+  if (grads_memory_.size() != 0) std::memset(grads_memory_.data(), 0, grads_memory_.size() * sizeof(float));
+}
 
 }  // namespace adjoint

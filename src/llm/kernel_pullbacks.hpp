@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "adjoint/kernels.hpp"
+#include "adjoint/lora.hpp"
 
 namespace adjoint {
 
@@ -18,6 +19,19 @@ namespace adjoint {
 // bias (GPT-2's tied LM head, all of Llama's projections).
 inline void linear_forward(float* out, const float* inp, const float* weight, int N, int C, int OC) {
   kernels::matmul_forward(out, inp, weight, static_cast<const float*>(nullptr), N, C, OC);
+}
+// linear_forward plus the outputs of the LoRA adapters (adjoint/lora.hpp) in the base's parameter
+// tensor `tensor` of layer `layer`; without adapters (null), linear_forward.
+inline void adapted_linear_forward(float* out, const float* inp, const float* weight, const LoraAdapters* adapters,
+                                   int tensor, int layer, int N, int C, int OC) {
+  linear_forward(out, inp, weight, N, C, OC);
+  if (adapters) adapters->add_output(tensor, layer, out, inp, N);
+}
+// matmul_forward (with a bias) plus the outputs of the LoRA adapters in `tensor` of `layer`.
+inline void adapted_matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
+                                   const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC) {
+  kernels::matmul_forward(out, inp, weight, bias, N, C, OC);
+  if (adapters) adapters->add_output(tensor, layer, out, inp, N);
 }
 // out (B,T,C) = wte[inp[b,t]]: the token embedding without position embedding (Llama).
 inline void embedding_forward(float* out, const int* inp, const float* wte, int B, int T, int C) {
@@ -87,6 +101,20 @@ inline void linear_forward_pullback(float* out, const float* inp, const float* w
                                     float* d_out, float* d_inp, float* d_weight) {
   matmul_backward(d_inp, d_weight, static_cast<float*>(nullptr), d_out, inp, weight, N, C, OC);
   clear_consumed(out, d_out, (std::size_t)N * OC);
+}
+
+// Adapters train with the hand-written backward only (ArenaModel::attach_adapters refuses the
+// generated one), so here they are null.
+inline void adapted_linear_forward_pullback(float* out, const float* inp, const float* weight, const LoraAdapters*, int,
+                                            int, int N, int C, int OC, float* d_out, float* d_inp, float* d_weight,
+                                            LoraAdapters*) {
+  linear_forward_pullback(out, inp, weight, N, C, OC, d_out, d_inp, d_weight);
+}
+
+inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float* bias,
+                                            const LoraAdapters*, int, int, int N, int C, int OC, float* d_out,
+                                            float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
+  matmul_forward_pullback(out, inp, weight, bias, N, C, OC, d_out, d_inp, d_weight, d_bias);
 }
 
 inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,

@@ -8,6 +8,7 @@
 #include "adjoint/hf_checkpoint.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/llama_file.hpp"
+#include "adjoint/lora.hpp"
 
 namespace adjoint {
 
@@ -16,6 +17,10 @@ namespace adjoint {
 std::unique_ptr<Model> load_any_model(const std::string& path) {
   if (is_hf_folder(path)) return load_hf_folder(path);
   if (file_magic(path) == kLlamaFileMagic) return load_llama(path);
+  if (file_magic(path) == kLoraAdapterMagic) {
+    throw std::invalid_argument(path + ": LoRA adapters, not a model; `adjoint merge --model BASE --adapters " + path +
+                                " --out FILE` writes the merged model");
+  }
   return load_model(path);
 }
 

@@ -113,6 +113,23 @@ def main():
         write("llama_state_file", name + ".bin", state)
     write("llama_state_file", "L2_C8_nan_moment.bin", state[:-4] + struct.pack("<f", float("nan")))
 
+    # LoRA (lora_files.cpp's base: maxT 8, V 7, L 2, NH 2, NKV 1, C 8, multiple_of 8, untied), rank 2,
+    # alpha 4 on q (8 rows) and k (4 rows): 2·2·8 + 2·8·2 + 2·2·8 + 2·4·2 = 112 floats.
+    n, lora = llama_parameter_count(8, 7, 2, 2, 1, 8, 8, False), 112
+    def lora_header(magic, progress=b""):
+        header = bytearray(struct.pack("<9i", magic, 1, 2, struct.unpack("<i", struct.pack("<f", 4.0))[0], 2, 8,
+                                       n, 0, 2) + struct.pack("<2i", 0, 1) + bytes(4 * 21))
+        header[64:64 + len(progress)] = progress
+        return bytes(header)
+    adapters = lora_header(0x41526F4C) + floats(lora)
+    write("lora_files", "adapters.bin", adapters)
+    write("lora_files", "adapters_truncated.bin", adapters[:-8])
+    second_moments = struct.pack(f"<{lora}f", *[abs(x) for x in struct.unpack(f"<{lora}f", floats(lora, 0.0001))])
+    state = lora_header(20261129, struct.pack("<qQQiiq", 3, 2, 12345, 1, 2, 1)) + floats(lora) + \
+        floats(lora, 0.001) + second_moments
+    write("lora_files", "state.bin", state)
+    write("lora_files", "state_negative_moment.bin", state[:-4] + struct.pack("<f", -1.0))
+
     tokens = [0, 5, 50256, 7, 65535, 3, 3, 2]
     write("token_file", "eight.bin", struct.pack("<256i", 20240520, 1, len(tokens), *([0] * 253)) +
           struct.pack(f"<{len(tokens)}H", *tokens))

@@ -202,11 +202,11 @@ std::size_t GPT2::lay_out_adjoints(float* memory, int B, int T) {
 float GPT2::run_forward(const int* inputs, const int* targets, int B, int T) {
   const GPT2Config& c = config_;
   if (!targets) {
-    gpt2_logits(params_, acts_, inputs, B, T, c.channels, c.num_heads, c.num_layers, c.padded_vocab_size);
+    gpt2_logits(params_, acts_, inputs, adapters(), B, T, c.channels, c.num_heads, c.num_layers, c.padded_vocab_size);
     return 0.0f;
   }
-  return gpt2_loss(params_, acts_, inputs, targets, B, T, c.channels, c.num_heads, c.num_layers, c.vocab_size,
-                   c.padded_vocab_size);
+  return gpt2_loss(params_, acts_, inputs, targets, adapters(), B, T, c.channels, c.num_heads, c.num_layers,
+                   c.vocab_size, c.padded_vocab_size);
 }
 
 float GPT2::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
@@ -229,20 +229,26 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   const int V = config_.vocab_size, Vp = config_.padded_vocab_size;
   const int N = B * T;
   const std::size_t NC = (std::size_t)N * C;
+  const std::size_t CC = (std::size_t)C * C;
   const ParameterTensors& p = params_;
-  const ParameterTensors& g = grads_;
   ActivationTensors& a = acts_;
   // dln … dfch are contiguous (see activation_views): one clear per layer.
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
+  // A frozen base (LoRA) has no gradients: every parameter gradient below is then null.
+  const bool frozen = adapters() != nullptr;
+  auto grad = [&](float* ParameterTensors::*tensor, std::size_t offset) {
+    return frozen ? nullptr : grads_.*tensor + offset;
+  };
 
   // The loss is the mean over the positions with a target.
   const int counted = counted_targets(targets, N);
   for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, Vp);
   std::memset(a.dln, 0, NC * sizeof(float));
-  matmul_backward(a.dln, g.wte, static_cast<float*>(nullptr), a.probs, a.lnf, p.wte, N, C, Vp);
+  projection_backward(kGpt2Wte, 0, a.dln, grad(&ParameterTensors::wte, 0), nullptr, a.probs, a.lnf, p.wte, N, C, Vp);
   std::memset(a.dresidual, 0, NC * sizeof(float));
-  layernorm_backward(a.dresidual, g.lnfw, g.lnfb, a.dln, a.residual + L * NC, p.lnfw, a.lnf_mean, a.lnf_rstd, N, C);
+  layernorm_backward(a.dresidual, grad(&ParameterTensors::lnfw, 0), grad(&ParameterTensors::lnfb, 0), a.dln,
+                     a.residual + L * NC, p.lnfw, a.lnf_mean, a.lnf_rstd, N, C);
 
   // dresidual carries the gradient of the residual stream: each residual add passes it
   // through unchanged, so the blocks only add their branches' contributions to it.
@@ -251,25 +257,26 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
     const LayerActivations& x = a.layers[l];
     std::memset(a.dln, 0, layer_scratch * sizeof(float));
 
-    matmul_backward(a.dfch_gelu, g.fcprojw + (std::size_t)l * 4 * C * C, g.fcprojb + l * C, a.dresidual, x.fch_gelu,
-                    p.fcprojw + (std::size_t)l * 4 * C * C, N, 4 * C, C);
+    projection_backward(kGpt2Fcprojw, l, a.dfch_gelu, grad(&ParameterTensors::fcprojw, l * 4 * CC),
+                        grad(&ParameterTensors::fcprojb, l * C), a.dresidual, x.fch_gelu, p.fcprojw + l * 4 * CC, N,
+                        4 * C, C);
     gelu_backward(a.dfch, x.fch, a.dfch_gelu, NC * 4);
-    matmul_backward(a.dln, g.fcw + (std::size_t)l * 4 * C * C, g.fcb + l * 4 * C, a.dfch, x.ln2,
-                    p.fcw + (std::size_t)l * 4 * C * C, N, C, 4 * C);
-    layernorm_backward(a.dresidual, g.ln2w + l * C, g.ln2b + l * C, a.dln, x.residual2, p.ln2w + l * C, x.ln2_mean,
-                       x.ln2_rstd, N, C);
+    projection_backward(kGpt2Fcw, l, a.dln, grad(&ParameterTensors::fcw, l * 4 * CC),
+                        grad(&ParameterTensors::fcb, l * 4 * C), a.dfch, x.ln2, p.fcw + l * 4 * CC, N, C, 4 * C);
+    layernorm_backward(a.dresidual, grad(&ParameterTensors::ln2w, l * C), grad(&ParameterTensors::ln2b, l * C), a.dln,
+                       x.residual2, p.ln2w + l * C, x.ln2_mean, x.ln2_rstd, N, C);
 
-    matmul_backward(a.datty, g.attprojw + (std::size_t)l * C * C, g.attprojb + l * C, a.dresidual, x.atty,
-                    p.attprojw + (std::size_t)l * C * C, N, C, C);
+    projection_backward(kGpt2Attprojw, l, a.datty, grad(&ParameterTensors::attprojw, l * CC),
+                        grad(&ParameterTensors::attprojb, l * C), a.dresidual, x.atty, p.attprojw + l * CC, N, C, C);
     attention_backward(a.dqkv, a.datt, a.datty, x.qkv, x.att, B, T, C, NH);
     std::memset(a.dln, 0, NC * sizeof(float));
-    matmul_backward(a.dln, g.qkvw + (std::size_t)l * 3 * C * C, g.qkvb + l * 3 * C, a.dqkv, x.ln1,
-                    p.qkvw + (std::size_t)l * 3 * C * C, N, C, 3 * C);
-    layernorm_backward(a.dresidual, g.ln1w + l * C, g.ln1b + l * C, a.dln, residual, p.ln1w + l * C, x.ln1_mean,
-                       x.ln1_rstd, N, C);
+    projection_backward(kGpt2Qkvw, l, a.dln, grad(&ParameterTensors::qkvw, l * 3 * CC),
+                        grad(&ParameterTensors::qkvb, l * 3 * C), a.dqkv, x.ln1, p.qkvw + l * 3 * CC, N, C, 3 * C);
+    layernorm_backward(a.dresidual, grad(&ParameterTensors::ln1w, l * C), grad(&ParameterTensors::ln1b, l * C), a.dln,
+                       residual, p.ln1w + l * C, x.ln1_mean, x.ln1_rstd, N, C);
     layer_backward_done(l);
   }
-  encoder_backward(g.wte, g.wpe, a.dresidual, inputs, B, T, C);
+  if (!frozen) encoder_backward(grads_.wte, grads_.wpe, a.dresidual, inputs, B, T, C);
 }
 
 // ---- The Model interface

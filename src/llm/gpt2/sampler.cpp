@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "adjoint/kernels.hpp"
+#include "adjoint/lora.hpp"
 
 namespace adjoint {
 
@@ -44,21 +45,27 @@ const float* Generator::feed(int token) {
   float* att_row = fch_gelu + 4 * C;
   float* logits = att_row + cfg.max_seq_len + 2;
   float mean, rstd;
+  // A projection (tensor: a GPT2Tensor) of layer l, with the adapters' outputs.
+  const LoraAdapters* adapters = model_.adapters();
+  auto project = [&](float* out, const float* in, int tensor, int l, const float* weight, const float* bias, int n_in,
+                     int n_out) {
+    matmul_forward(out, in, weight, bias, 1, n_in, n_out);
+    if (adapters) adapters->add_output(tensor, l, out, in, 1);
+  };
 
   encoder_forward(x, &token, p.wte, p.wpe + (std::size_t)t * C, 1, 1, C);
   for (int l = 0; l < cfg.num_layers; l++) {
     float* cache = qkv_cache_.data() + (std::size_t)l * positions_ * 3 * C;
     layernorm_forward(ln, &mean, &rstd, x, p.ln1w + l * C, p.ln1b + l * C, 1, C);
-    matmul_forward(cache + (std::size_t)t * 3 * C, ln, p.qkvw + (std::size_t)l * 3 * C * C,
-                   p.qkvb + l * 3 * C, 1, C, 3 * C);
+    project(cache + (std::size_t)t * 3 * C, ln, kGpt2Qkvw, l, p.qkvw + (std::size_t)l * 3 * C * C, p.qkvb + l * 3 * C,
+            C, 3 * C);
     attention_forward_position(atty, att_row, cache, t, C, NH);
-    matmul_forward(proj, atty, p.attprojw + (std::size_t)l * C * C, p.attprojb + l * C, 1, C, C);
+    project(proj, atty, kGpt2Attprojw, l, p.attprojw + (std::size_t)l * C * C, p.attprojb + l * C, C, C);
     residual_forward(x, x, proj, C);
     layernorm_forward(ln, &mean, &rstd, x, p.ln2w + l * C, p.ln2b + l * C, 1, C);
-    matmul_forward(fch, ln, p.fcw + (std::size_t)l * 4 * C * C, p.fcb + l * 4 * C, 1, C, 4 * C);
+    project(fch, ln, kGpt2Fcw, l, p.fcw + (std::size_t)l * 4 * C * C, p.fcb + l * 4 * C, C, 4 * C);
     gelu_forward(fch_gelu, fch, 4 * C);
-    matmul_forward(proj, fch_gelu, p.fcprojw + (std::size_t)l * 4 * C * C, p.fcprojb + l * C, 1,
-                   4 * C, C);
+    project(proj, fch_gelu, kGpt2Fcprojw, l, p.fcprojw + (std::size_t)l * 4 * C * C, p.fcprojb + l * C, 4 * C, C);
     residual_forward(x, x, proj, C);
   }
   layernorm_forward(ln, &mean, &rstd, x, p.lnfw, p.lnfb, 1, C);

@@ -10,6 +10,7 @@
 
 #include "adjoint/kernels.hpp"
 #include "adjoint/llama_file.hpp"
+#include "adjoint/lora.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
 #include "../layout.hpp"
@@ -266,11 +267,11 @@ void Llama::activations_reserved(int, int T) { rope_table_ = rope_table(config_,
 float Llama::run_forward(const int* inputs, const int* targets, int B, int T) {
   const LlamaConfig& c = config_;
   if (!targets) {
-    llama_logits(params_, acts_, inputs, rope_cos(), rope_sin(), B, T, c.channels, c.num_heads, c.num_kv_heads, hidden_,
-                 c.num_layers, c.vocab_size, c.norm_eps);
+    llama_logits(params_, acts_, inputs, rope_cos(), rope_sin(), adapters(), B, T, c.channels, c.num_heads,
+                 c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps);
     return 0.0f;
   }
-  return llama_loss(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels, c.num_heads,
+  return llama_loss(params_, acts_, inputs, targets, rope_cos(), rope_sin(), adapters(), B, T, c.channels, c.num_heads,
                     c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps);
 }
 
@@ -294,45 +295,53 @@ void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
   const int C = config_.channels, NH = config_.num_heads, NKV = config_.num_kv_heads, L = config_.num_layers;
   const int V = config_.vocab_size, H = hidden_, hs = C / NH, QKV = (NH + 2 * NKV) * hs;
   const int N = B * T;
-  const std::size_t NC = (std::size_t)N * C;
+  const std::size_t NC = (std::size_t)N * C, HC = (std::size_t)H * C, QKVC = (std::size_t)QKV * C;
   const LlamaParameters& p = params_;
-  const LlamaParameters& g = grads_;
   LlamaActivations& a = acts_;
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
+  // A frozen base (LoRA) has no gradients: every dweight below is then null.
+  const bool frozen = adapters() != nullptr;
+  auto grad = [&](float* LlamaParameters::*tensor, std::size_t offset) {
+    return frozen ? nullptr : grads_.*tensor + offset;
+  };
 
   const int counted = counted_targets(targets, N);
   for (int i = 0; i < N; i++) a.dlosses[i] = counted > 0 ? 1.0f / counted : 0.0f;
   softmax_crossentropy_backward(a.probs, a.probs, targets, a.dlosses, N, V, V);
   std::memset(a.dln, 0, NC * sizeof(float));
-  matmul_backward(a.dln, g.lm_head, static_cast<float*>(nullptr), a.probs, a.lnf, p.lm_head, N, C, V);
+  projection_backward(kLlamaLmHead, 0, a.dln, grad(&LlamaParameters::lm_head, 0), nullptr, a.probs, a.lnf, p.lm_head, N,
+                      C, V);
   std::memset(a.dresidual, 0, NC * sizeof(float));
-  rmsnorm_backward(a.dresidual, g.lnfw, a.dln, a.residual + L * NC, p.lnfw, a.lnf_rstd, N, C);
+  rmsnorm_backward(a.dresidual, grad(&LlamaParameters::lnfw, 0), a.dln, a.residual + L * NC, p.lnfw, a.lnf_rstd, N, C);
 
   // dresidual carries the residual stream's gradient through the blocks, as in GPT2::backward.
   for (int l = L - 1; l >= 0; l--) {
     const float* residual = a.residual + l * NC;
     const LlamaLayerActivations& x = a.layers[l];
-    const std::size_t HC = (std::size_t)H * C;
     std::memset(a.dln, 0, layer_scratch * sizeof(float));
 
-    matmul_backward(a.dswiglu, g.fcprojw + l * HC, static_cast<float*>(nullptr), a.dresidual, x.swiglu,
-                    p.fcprojw + l * HC, N, H, C);
+    projection_backward(kLlamaFcprojw, l, a.dswiglu, grad(&LlamaParameters::fcprojw, l * HC), nullptr, a.dresidual,
+                        x.swiglu, p.fcprojw + l * HC, N, H, C);
     swiglu_backward(a.dfc2, a.dfc, a.dswiglu, x.fc2, x.fc, (std::size_t)N * H);
-    matmul_backward(a.dln, g.fcw + l * HC, static_cast<float*>(nullptr), a.dfc, x.ln2, p.fcw + l * HC, N, C, H);
-    matmul_backward(a.dln, g.fc2w + l * HC, static_cast<float*>(nullptr), a.dfc2, x.ln2, p.fc2w + l * HC, N, C, H);
-    rmsnorm_backward(a.dresidual, g.ln2w + l * C, a.dln, x.residual2, p.ln2w + l * C, x.ln2_rstd, N, C);
+    projection_backward(kLlamaFcw, l, a.dln, grad(&LlamaParameters::fcw, l * HC), nullptr, a.dfc, x.ln2, p.fcw + l * HC,
+                        N, C, H);
+    projection_backward(kLlamaFc2w, l, a.dln, grad(&LlamaParameters::fc2w, l * HC), nullptr, a.dfc2, x.ln2,
+                        p.fc2w + l * HC, N, C, H);
+    rmsnorm_backward(a.dresidual, grad(&LlamaParameters::ln2w, l * C), a.dln, x.residual2, p.ln2w + l * C, x.ln2_rstd,
+                     N, C);
 
-    matmul_backward(a.datty, g.attprojw + (std::size_t)l * C * C, static_cast<float*>(nullptr), a.dresidual, x.atty,
-                    p.attprojw + (std::size_t)l * C * C, N, C, C);
+    projection_backward(kLlamaAttprojw, l, a.datty, grad(&LlamaParameters::attprojw, (std::size_t)l * C * C), nullptr,
+                        a.dresidual, x.atty, p.attprojw + (std::size_t)l * C * C, N, C, C);
     grouped_attention_backward(a.dqkvr, a.datt, a.datty, x.qkvr, x.att, B, T, NH, NKV, hs);
     rope_backward(a.dqkv, a.dqkvr, rope_cos(), rope_sin(), B, T, NH + NKV, NH + 2 * NKV, hs);
     std::memset(a.dln, 0, NC * sizeof(float));
-    matmul_backward(a.dln, g.qkvw + (std::size_t)l * QKV * C, static_cast<float*>(nullptr), a.dqkv, x.ln1,
-                    p.qkvw + (std::size_t)l * QKV * C, N, C, QKV);
-    rmsnorm_backward(a.dresidual, g.ln1w + l * C, a.dln, residual, p.ln1w + l * C, x.ln1_rstd, N, C);
+    projection_backward(kLlamaQkvw, l, a.dln, grad(&LlamaParameters::qkvw, l * QKVC), nullptr, a.dqkv, x.ln1,
+                        p.qkvw + l * QKVC, N, C, QKV);
+    rmsnorm_backward(a.dresidual, grad(&LlamaParameters::ln1w, l * C), a.dln, residual, p.ln1w + l * C, x.ln1_rstd, N,
+                     C);
     layer_backward_done(l);
   }
-  encoder_backward(g.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
+  if (!frozen) encoder_backward(grads_.wte, static_cast<float*>(nullptr), a.dresidual, inputs, B, T, C);
 }
 
 // ---- The Model interface

@@ -6,6 +6,7 @@
 
 #include "adjoint/kernels.hpp"
 #include "adjoint/llama.hpp"
+#include "adjoint/lora.hpp"
 
 namespace adjoint {
 
@@ -56,22 +57,28 @@ const float* LlamaGenerator::feed(int token) {
   const float* cos = rope_.data() + (std::size_t)t * half;
   const float* sin = rope_.data() + ((std::size_t)positions_ + t) * half;
   float rstd;
+  // A projection (tensor: a LlamaTensor) of layer l, with the adapters' outputs.
+  const LoraAdapters* adapters = model_.adapters();
+  auto project = [&](float* out, const float* in, int tensor, int l, const float* weight, int n_in, int n_out) {
+    matmul_forward(out, in, weight, static_cast<const float*>(nullptr), 1, n_in, n_out);
+    if (adapters) adapters->add_output(tensor, l, out, in, 1);
+  };
 
   encoder_forward(x, &token, p.wte, static_cast<const float*>(nullptr), 1, 1, C);
   for (int l = 0; l < c.num_layers; l++) {
     float* cache = kv_cache_.data() + (std::size_t)l * positions_ * KV;
     rmsnorm_forward(ln, &rstd, x, p.ln1w + l * C, 1, C, c.norm_eps);
-    matmul_forward(qkv, ln, p.qkvw + (std::size_t)l * QKV * C, static_cast<const float*>(nullptr), 1, C, QKV);
+    project(qkv, ln, kLlamaQkvw, l, p.qkvw + (std::size_t)l * QKV * C, C, QKV);
     rope_forward(qkvr, qkv, cos, sin, 1, 1, NH + NKV, NH + 2 * NKV, hs);
     std::memcpy(cache + (std::size_t)t * KV, qkvr + NH * hs, KV * sizeof(float));  // this position's k, v
     grouped_attention_forward_cached(atty, att_row, qkvr, cache, t, NH, NKV, hs);
-    matmul_forward(proj, atty, p.attprojw + (std::size_t)l * C * C, static_cast<const float*>(nullptr), 1, C, C);
+    project(proj, atty, kLlamaAttprojw, l, p.attprojw + (std::size_t)l * C * C, C, C);
     residual_forward(x, x, proj, C);
     rmsnorm_forward(ln, &rstd, x, p.ln2w + l * C, 1, C, c.norm_eps);
-    matmul_forward(fc, ln, p.fcw + (std::size_t)l * H * C, static_cast<const float*>(nullptr), 1, C, H);
-    matmul_forward(fc2, ln, p.fc2w + (std::size_t)l * H * C, static_cast<const float*>(nullptr), 1, C, H);
+    project(fc, ln, kLlamaFcw, l, p.fcw + (std::size_t)l * H * C, C, H);
+    project(fc2, ln, kLlamaFc2w, l, p.fc2w + (std::size_t)l * H * C, C, H);
     swiglu_forward(swiglu, fc2, fc, H);
-    matmul_forward(proj, swiglu, p.fcprojw + (std::size_t)l * H * C, static_cast<const float*>(nullptr), 1, H, C);
+    project(proj, swiglu, kLlamaFcprojw, l, p.fcprojw + (std::size_t)l * H * C, H, C);
     residual_forward(x, x, proj, C);
   }
   rmsnorm_forward(ln, &rstd, x, p.lnfw, 1, C, c.norm_eps);

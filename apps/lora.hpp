@@ -1,0 +1,26 @@
+// LoRA on the command line: train's --lora-* flags, the model they make, and `adjoint merge`.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "adjoint/model.hpp"
+
+namespace adjoint::cli {
+
+struct LoraFlags {
+  int rank = 0;
+  float alpha = 16;
+  std::string targets;          // empty: PEFT's default, q,v for Llama and qkv (c_attn) for GPT-2
+  bool given = false;           // any --lora-* flag: LoRA training
+};
+void add_lora_flags(CLI::App& cmd, LoraFlags& flags);
+// The model spec's base with fresh adapters (A seeded, B zero). Throws one line for a setting LoRA
+// cannot take: bad targets, --engine other than arrays, a base it does not support, a rank above a
+// target's smaller side.
+std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, const std::string& engine,
+                                  std::uint64_t seed);
+
+}  // namespace adjoint::cli

@@ -1,0 +1,68 @@
+// LoraModel: a frozen base with LoRA adapters attached, as the Model training sees (adjoint/lora.hpp).
+#include <cstring>
+#include <fmt/core.h>
+#include <stdexcept>
+
+#include "adjoint/llama.hpp"
+#include "adjoint/lora.hpp"
+#include "adjoint/optimizer.hpp"
+
+namespace adjoint {
+
+namespace {
+
+// The adapters for base (a Llama or a GPT-2), checked against config.
+std::unique_ptr<LoraAdapters> adapters_for(const Model& base, const LoraConfig& config, std::uint64_t seed) {
+  if (const auto* llama = dynamic_cast<const Llama*>(&base)) {
+    return std::make_unique<LoraAdapters>(llama_lora_sites(llama->config(), config), llama->config().num_layers, config,
+                                          seed);
+  }
+  const GPT2Config& gpt2 = dynamic_cast<const GPT2&>(base).config();
+  return std::make_unique<LoraAdapters>(gpt2_lora_sites(gpt2, config), gpt2.num_layers, config, seed);
+}
+
+}  // namespace
+
+LoraModel::LoraModel(std::unique_ptr<Model> base, const LoraConfig& config, std::uint64_t seed)
+    : adapters_(adapters_for(*base, config, seed)) {
+  base_.reset(static_cast<ArenaModel*>(base.release()));  // a Llama or GPT-2: adapters_for checked it
+  base_->attach_adapters(adapters_.get());
+}
+
+LoraModel::~LoraModel() = default;
+
+std::string LoraModel::describe() const {
+  const LoraConfig& c = adapters_->config();
+  std::string targets;
+  for (const std::string& t : c.targets) targets += (targets.empty() ? "" : ",") + t;
+  return fmt::format("{}; LoRA r={} alpha={} on {}", base_->describe(), c.rank, c.alpha, targets);
+}
+
+float LoraModel::forward(const int* inputs, const int* targets, int B, int T) {
+  return base_->forward(inputs, targets, B, T);
+}
+
+float LoraModel::forward_backward(const int* inputs, const int* targets, int B, int T) {
+  return base_->forward_backward(inputs, targets, B, T);
+}
+
+// The base's hand-written backward completes layer l's adapters with its layer l.
+void LoraModel::on_layer_backward(std::function<void(int layer)> hook) { base_->on_layer_backward(std::move(hook)); }
+
+void LoraModel::zero_grad() { std::memset(grads_memory(), 0, num_parameters() * sizeof(float)); }
+
+void LoraModel::save_hf_folder(const std::string& dir, const float*) const {
+  throw std::invalid_argument(dir + ": LoRA adapters are written as their own file; `adjoint merge` writes the "
+                                    "merged model as a Hugging Face folder");
+}
+
+std::unique_ptr<TokenGenerator> LoraModel::generator(int positions) const { return base_->generator(positions); }
+
+std::unique_ptr<Model> LoraModel::release_merged() {
+  base_->attach_adapters(nullptr);
+  adapters_->merge_into(base_->params_memory());
+  adapters_.reset();
+  return std::move(base_);
+}
+
+}  // namespace adjoint

@@ -1,0 +1,295 @@
+"""`adjoint train --lora-rank` against LoRA in PyTorch (float64) on the Llama of llama_reference.py
+and the GPT-2 of gpt2_reference.py, on odd shapes (6 query heads on 2 and 3 key/value heads, T=7 and
+5, tied and untied heads; GPT-2 with 3 heads and a padded vocabulary).
+
+Per case: train stops after step 1 (B is then nonzero, so A's gradient is too) and resumes for
+step 2. The reference takes the adapters after step 1, computes step 2's loss and the adapters'
+gradients through y = x·Wᵀ + s·(x·Aᵀ)·Bᵀ over the frozen base, and one torch.optim.AdamW step from
+the moments after step 1. Pass: loss within LOSS_TOL relative; each adapter tensor's gradient
+(ours: (m2 - beta1·m1) / (1 - beta1) from the states) within GRAD_TOL of the largest; the AdamW
+step from our gradient (its moments and the adapters) within ADAMW_TOL of the largest.
+
+Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
+was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
+as the reference computes it with the adapters; and every bad setting, and merge and sample given the
+wrong file, give their one line, exit status and no output."""
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import cases
+import gpt2_reference
+import harness
+import llama_reference as ref
+import numpy as np
+import torch
+from test_grad import parse_loss
+
+ADAMW_TOL = 1e-5
+TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+UNTIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=2, channels=48,
+                         multiple_of=32, ffn_dim_multiplier=1.3, rope_theta=10000.0)
+TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=3, channels=48,
+                       multiple_of=16, tied_head=True)
+# name, config, targets (in the order given), rank, alpha, B, T, seed
+CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
+         ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2),
+         ("gpt2_all_targets_B2_T7", cases.ODD, ("fcproj", "qkv", "attproj", "fc"), 3, 6.0, 2, 7, 3)]
+LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
+HEADER_BYTES = 128
+
+
+def is_gpt2(cfg):
+    return isinstance(cfg, gpt2_reference.Config)
+
+
+def sites(cfg, targets):
+    """Per target: (tensor name, first row, in, out) of its rows in our parameter layout."""
+    C = cfg.channels
+    if is_gpt2(cfg):
+        table = {"qkv": ("qkvw", 0, C, 3 * C), "attproj": ("attprojw", 0, C, C), "fc": ("fcw", 0, C, 4 * C),
+                 "fcproj": ("fcprojw", 0, 4 * C, C)}
+    else:
+        kv, H = cfg.num_kv_heads * cfg.head_size, cfg.hidden_size
+        table = {"q": ("qkvw", 0, C, C), "k": ("qkvw", C, C, kv), "v": ("qkvw", C + kv, C, kv),
+                 "o": ("attprojw", 0, C, C), "up": ("fcw", 0, C, H), "gate": ("fc2w", 0, C, H),
+                 "down": ("fcprojw", 0, H, C)}
+    return [(t, *table[t]) for t in targets]
+
+
+def random_params(cfg, seed):
+    return gpt2_reference.random_params(cfg, seed) if is_gpt2(cfg) else ref.random_params(cfg, seed)
+
+
+def write_model(path, cfg, params):
+    (gpt2_reference.write_model if is_gpt2(cfg) else ref.write_model)(path, cfg, params)
+
+
+def read_state(path, cfg, targets, rank):
+    """A LoRA training state: adapters, m and v, each {"A.q": (L, r, in), "B.q": (L, out, r), ...}."""
+    data = np.fromfile(path, dtype="<f4", offset=HEADER_BYTES)
+    L, sets, offset = cfg.num_layers, [], 0
+    for _ in range(3):
+        tensors = {}
+        for target, _, _, n_in, n_out in sites(cfg, targets):
+            for key, shape in ((f"A.{target}", (L, rank, n_in)), (f"B.{target}", (L, n_out, rank))):
+                size = int(np.prod(shape))
+                tensors[key] = data[offset:offset + size].reshape(shape).astype(np.float64)
+                offset += size
+        sets.append(tensors)
+    if offset != data.size:
+        raise ValueError(f"{path}: {data.size} floats, expected {offset}")
+    return sets
+
+
+def adapted_params(cfg, params, adapters, targets, scale):
+    """The base (float64, frozen) with s·B·A added to each target's rows: the same function of x as
+    the unmerged projections, and autograd gives the adapters' gradients through it."""
+    names = gpt2_reference.PARAM_NAMES if is_gpt2(cfg) else ref.trained_names(cfg)
+    p = {n: torch.tensor(params[n], dtype=torch.float64) for n in names}
+    for target, tensor, row, _, n_out in sites(cfg, targets):
+        delta = scale * adapters[f"B.{target}"] @ adapters[f"A.{target}"]  # (L, out, in)
+        pad = torch.zeros_like(p[tensor])
+        pad[:, row:row + n_out, :] = delta
+        p[tensor] = p[tensor] + pad
+    if not is_gpt2(cfg) and cfg.tied_head:
+        p["lm_head"] = p["wte"]
+    return p
+
+
+def reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapter_values, batch_index):
+    """The loss on batch batch_index and the adapters' gradients (float64)."""
+    adapters = {k: torch.tensor(v, requires_grad=True) for k, v in adapter_values.items()}
+    start = batch_index * B * T
+    batch = torch.tensor(np.asarray(tokens[start:start + B * T + 1]), dtype=torch.int64)
+    loss_fn = gpt2_reference.gpt2_loss if is_gpt2(cfg) else ref.llama_loss
+    loss = loss_fn(cfg, adapted_params(cfg, params, adapters, targets, alpha / rank), batch[:-1].view(B, T),
+                   batch[1:].view(B, T))
+    loss.backward()
+    return loss.item(), {k: t.grad.numpy() for k, t in adapters.items()}
+
+
+def reference_adamw(params, grads, m, v):
+    """torch.optim.AdamW's second step on the adapters (all decayed) from the first step's moments."""
+    p = {k: torch.tensor(x, requires_grad=True) for k, x in params.items()}
+    optimizer = torch.optim.AdamW(list(p.values()), lr=LR, betas=(BETA1, BETA2), eps=EPS, weight_decay=WEIGHT_DECAY)
+    for k, t in p.items():
+        t.grad = torch.tensor(grads[k])
+        optimizer.state[t] = {"step": torch.tensor(1.0), "exp_avg": torch.tensor(m[k]),
+                              "exp_avg_sq": torch.tensor(v[k])}
+    optimizer.step()
+    return ({k: t.detach().numpy() for k, t in p.items()},
+            {k: optimizer.state[t]["exp_avg"].numpy() for k, t in p.items()},
+            {k: optimizer.state[t]["exp_avg_sq"].numpy() for k, t in p.items()})
+
+
+def train_flags(model, token_file, out, targets, rank, alpha, B, T, steps):
+    return ["train", "--model", model, "--train-tokens", token_file, "--out", out, "-B", B, "-T", T, "--steps",
+            steps, "--lora-rank", rank, "--lora-alpha", alpha, "--lora-targets", ",".join(targets), "--lr", LR,
+            "--warmup", 0, "--lr-min-fraction", 1, "--grad-clip", 0, "--beta1", BETA1, "--beta2", BETA2, "--eps",
+            EPS, "--weight-decay", WEIGHT_DECAY, "--val-every", 0, "--sample-tokens", 0, "--backward", "manual"]
+
+
+def logged_loss(log, step):
+    for line in Path(log).read_text().splitlines():
+        record = json.loads(line)
+        if record.get("step") == step and "loss" in record:
+            return record["loss"]
+    raise ValueError(f"{log}: no loss logged for step {step}")
+
+
+def check_case(adjoint, workdir, case):
+    name, cfg, targets, rank, alpha, B, T, seed = case
+    params = random_params(cfg, seed)
+    tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
+    model, token_file, out = workdir / f"{name}.bin", workdir / f"{name}_tokens.bin", workdir / name
+    write_model(model, cfg, params)
+    gpt2_reference.write_tokens(token_file, tokens)
+    flags = train_flags(model, token_file, out, targets, rank, alpha, B, T, 2)
+    harness.run_ok(adjoint, *flags, "--stop-at", 1)
+    adapters1, m1, v1 = read_state(out / "state.bin", cfg, targets, rank)
+    harness.run_ok(adjoint, *flags, "--resume", out / "state.bin")
+    adapters2, m2, v2 = read_state(out / "state.bin", cfg, targets, rank)
+
+    loss, grads = reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapters1, 1)
+    ours = {k: (m2[k] - BETA1 * m1[k]) / (1 - BETA1) for k in m2}
+    errors = {"loss": harness.relative_difference(logged_loss(out / "log.jsonl", 2), loss)}
+    errors.update({f"d{k}": gpt2_reference.relative_error(ours[k], grads[k]) for k in grads})
+    want_params, want_m, want_v = reference_adamw(adapters1, ours, m1, v1)
+    for label, got, want in (("", adapters2, want_params), ("m ", m2, want_m), ("v ", v2, want_v)):
+        errors.update({f"adamw {label}{k}": gpt2_reference.relative_error(got[k], want[k]) for k in got})
+    # Not vacuous: every gradient (A's too) is far from zero, and the step moved the adapters far beyond
+    # the tolerance.
+    moved = {k: np.abs(adapters2[k] - adapters1[k]).max() / np.abs(adapters1[k]).max() for k in adapters2}
+    vacuous = [k for k in grads if np.abs(grads[k]).max() < 1e-4] + [k for k in moved if moved[k] < 1e3 * ADAMW_TOL]
+
+    def tolerance(what):
+        return cases.LOSS_TOL if what == "loss" else ADAMW_TOL if what.startswith("adamw") else cases.GRAD_TOL
+    failures = harness.out_of_tolerance(name, errors, tolerance) + [f"{name}: {k} is vacuous" for k in vacuous]
+    return failures, [name, f"{errors['loss']:.1e}", f"{max(v for k, v in errors.items() if k.startswith('d')):.1e}",
+                      f"{max(v for k, v in errors.items() if k.startswith('adamw')):.1e}"]
+
+
+def check_resume(adjoint, workdir, model, token_file):
+    """Four steps in one run, and two, stopped, then resumed: the same files, byte for byte."""
+    flags = train_flags(model, token_file, None, TARGETS, 3, 5.0, 2, 7, 4)
+    straight, resumed = workdir / "straight", workdir / "resumed"
+    harness.run_ok(adjoint, *[straight if f is None else f for f in flags])
+    harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--stop-at", 2)
+    harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--resume", resumed / "state.bin")
+    return [f"resume: {name} differs" for name in ("model.bin", "state.bin")
+            if (straight / name).read_bytes() != (resumed / name).read_bytes()]
+
+
+def check_merge(adjoint, workdir, case):
+    """`adjoint merge` of case's adapters into its base, as an llm.c file and as a HF folder: `adjoint
+    grad`'s loss of either equals the reference's loss of the base with the adapters."""
+    name, cfg, targets, rank, alpha, B, T, seed = case
+    model, token_file, run = workdir / f"{name}.bin", workdir / f"{name}_tokens.bin", workdir / name
+    adapters = read_state(run / "state.bin", cfg, targets, rank)[0]
+    tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
+    params = random_params(cfg, seed)
+    loss, _ = reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapters, 0)
+    failures = []
+    for form, out in (("llmc", workdir / "merged.bin"), ("hf", workdir / "merged_hf")):
+        harness.run_ok(adjoint, "merge", "--model", model, "--adapters", run / "model.bin", "--out", out, "--format",
+                       form)
+        result = harness.run_ok(adjoint, "grad", "--model", out, "--tokens", token_file, "-B", B, "-T", T, "--out",
+                                workdir / "grad.bin", "--backward", "manual")
+        error = harness.relative_difference(parse_loss(result.stdout), loss)
+        if not error < cases.LOSS_TOL:
+            failures.append(f"merge ({form}): loss error {error:.2e} >= {cases.LOSS_TOL}")
+    # Not vacuous: the base alone has another loss.
+    base = harness.run_ok(adjoint, "grad", "--model", model, "--tokens", token_file, "-B", B, "-T", T, "--out",
+                          workdir / "grad.bin", "--backward", "manual")
+    if not harness.relative_difference(parse_loss(base.stdout), loss) > 100 * cases.LOSS_TOL:
+        failures.append("merge: the adapters do not change the loss (a vacuous check)")
+    return failures
+
+
+def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
+    out = workdir / "never"
+    base = ["train", "--model", model, "--train-tokens", token_file, "--out", out, "-B", 2, "-T", 7, "--steps", 2]
+    cases_ = [(["--lora-rank", 0], 105,
+               "adjoint: error: --lora-rank: 0 is not a whole number in [1, 65536] (see --help)"),
+              (["--lora-rank", 2, "--lora-alpha", -1], 105,
+               "adjoint: error: --lora-alpha: -1 is not a finite number > 0 (see --help)"),
+              (["--lora-rank", 2, "--lora-alpha", "nan"], 105,
+               "adjoint: error: --lora-alpha: nan is not a finite number > 0 (see --help)"),
+              (["--lora-rank", 2, "--lora-targets", "q,wq"], 1,
+               "adjoint: error: --lora-targets: unknown target 'wq' (Llama's: q, k, v, o, gate, up, down; GPT-2's: "
+               "qkv, attproj, fc, fcproj)"),
+              (["--lora-rank", 2, "--lora-targets", "q,fc"], 1,
+               "adjoint: error: --lora-targets: 'fc' is GPT-2's; Llama's are q, k, v, o, gate, up, down"),
+              (["--lora-rank", 2, "--lora-targets", "q,v,q"], 1, "adjoint: error: --lora-targets: 'q' is given twice"),
+              (["--lora-rank", 17, "--lora-targets", "q,k"], 1,
+               "adjoint: error: --lora-rank 17 exceeds target k's smaller side min(48, 16)"),
+              (["--lora-rank", 2, "--engine", "tensor"], 1, "adjoint: error: --lora-rank needs --engine arrays"),
+              (["--lora-alpha", 4], 1, "adjoint: error: --lora-alpha and --lora-targets need --lora-rank")]
+    if "generated" in harness.run(adjoint, "train", "--help").stdout:
+        cases_.append((["--lora-rank", 2, "--backward", "generated"], 1,
+                       "adjoint: error: --lora-rank needs --backward manual"))
+    failures = []
+    for extra, status, line in cases_:
+        result = harness.run(adjoint, *base, *extra)
+        lines = [l for l in result.stderr.splitlines() if "GEMM kernel" not in l]
+        if result.returncode != status or lines != [line] or out.exists():
+            failures.append(f"bad setting {extra}: exit {result.returncode}, stderr {result.stderr!r}")
+    result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
+                         "--lora-rank", 2, "--lora-targets", "qkv,o")
+    if result.returncode != 1 or "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj" not in result.stderr or \
+            out.exists():
+        failures.append(f"GPT-2 base: exit {result.returncode}, stderr {result.stderr!r}")
+    return failures
+
+
+def check_bad_files(adjoint, workdir):
+    """merge and sample given the wrong files: one line each, exit 1, no output."""
+    llama, gpt2 = CASES[0][0], CASES[2][0]
+    base, adapters, out = workdir / f"{llama}.bin", workdir / llama / "model.bin", workdir / "never.bin"
+    checks = [(["merge", "--model", base, "--adapters", workdir / gpt2 / "model.bin", "--out", out],
+               f"adjoint: error: {workdir / gpt2 / 'model.bin'}: the adapters are for another base model (L, C or "
+               "parameter count differ)"),
+              (["merge", "--model", base, "--adapters", base, "--out", out],
+               f"adjoint: error: {base}: not a LoRA adapter file (bad magic)"),
+              (["merge", "--model", base, "--adapters", workdir / llama / "state.bin", "--out", out],
+               f"adjoint: error: {workdir / llama / 'state.bin'}: not a LoRA adapter file (bad magic)"),
+              (["merge", "--model", base, "--adapters", adapters, "--out", adapters],
+               f"adjoint: error: --out {adapters} is one of the inputs; write elsewhere"),
+              (["sample", "--model", adapters],
+               f"adjoint: error: {adapters}: LoRA adapters, not a model; `adjoint merge --model BASE --adapters "
+               f"{adapters} --out FILE` writes the merged model")]
+    failures = []
+    for args, line in checks:
+        before = adapters.read_bytes()
+        result = harness.run(adjoint, *args)
+        if result.returncode != 1 or result.stderr.splitlines() != [line] or out.exists() or \
+                adapters.read_bytes() != before:
+            failures.append(f"{args[0]} {args[-1]}: exit {result.returncode}, stderr {result.stderr!r}")
+    return failures
+
+
+def main():
+    adjoint = harness.adjoint_program(sys.argv)
+    torch.set_num_threads(1)
+    failures, rows = [], []
+    with tempfile.TemporaryDirectory() as workdir:
+        workdir = Path(workdir)
+        for case in CASES:
+            case_failures, row = check_case(adjoint, workdir, case)
+            failures += case_failures
+            rows.append(row)
+            failures += check_merge(adjoint, workdir, case)
+        model, token_file = workdir / f"{CASES[0][0]}.bin", workdir / f"{CASES[0][0]}_tokens.bin"
+        failures += check_resume(adjoint, workdir, model, token_file)
+        failures += check_bad_settings(adjoint, workdir, model, token_file, "d2")
+        failures += check_bad_files(adjoint, workdir)
+    print(f"relative error of `adjoint train --lora-rank` vs PyTorch fp64; tolerance: loss {cases.LOSS_TOL}, "
+          f"gradients {cases.GRAD_TOL}, AdamW step {ADAMW_TOL}")
+    harness.print_table(["case", "loss", "worst gradient", "worst AdamW"], rows)
+    harness.exit_status(failures)
+
+
+if __name__ == "__main__":
+    main()
