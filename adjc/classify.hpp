@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,7 +68,7 @@ struct CustomPullbacks {
   // name do not fit; found on the first question.
   struct Match {
     const clang::FunctionDecl* pullback = nullptr;
-    std::string mismatch;
+    std::optional<Message> mismatch;
   };
   mutable std::map<const clang::FunctionDecl*, Match> matches;
   // `*_pullback` functions in a namespace custom_derivatives outside adjoint and clad, which
@@ -137,12 +138,12 @@ struct UnitFacts {
   // that array plus an offset (pointer_results.hpp), by canonical declaration: plain calls.
   mutable std::set<const clang::FunctionDecl*> pointer_results;
   // Each function's uses of non-const integer globals in its own body, by definition
-  // (global_counter_uses, lower_references.cpp), found before lowering edits the body.
+  // (global_counter_uses, global_counters.cpp), found before lowering edits the body.
   mutable std::map<const clang::FunctionDecl*, GlobalUses> global_uses;
 };
 UnitFacts find_unit_facts(clang::ASTContext& context, clang::Sema& sema);
 // The uses of non-const integer globals (GlobalUses) in `fn` and in the functions of the user it
-// calls, transitively (lower_references.cpp); none for a library function. Writes anywhere; reads
+// calls, transitively (global_counters.cpp); none for a library function. Writes anywhere; reads
 // and values only in the code adjc differentiates with `fn` (a function without derivative runs
 // once, as written, in the forward sweep), or anywhere with `anywhere`. Each body is read once,
 // the first time (lower runs this before it edits `fn`'s body, and a function is lowered after its
@@ -278,10 +279,11 @@ bool hoisted_callee(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // taking what adjc passes (custom_pullback_signature); for a template, the specialization adjc
 // calls, its arguments those of `callee`'s own specialization, else deduced from that signature.
 const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, const UnitFacts& unit);
-// Why the unit's pullbacks named for `callee` do not fit a call that needs a derivative ("" when
+// Why the unit's pullbacks named for `callee` do not fit a call that needs a derivative (none when
 // one fits or none is named for it): the first one's place and the signature adjc calls.
-std::string custom_pullback_mismatch(const clang::FunctionDecl* callee, const UnitFacts& unit);
-// Why a call of `callee` has no derivative, and the custom pullback that would give it one.
+std::optional<Message> custom_pullback_mismatch(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// Why a call of `callee` has no derivative, and the custom pullback that would give it one: the
+// detail of Diag::no_derivative ("'f' has no body and no custom pullback (...)").
 std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& unit);
 
 // A parameter marked ADJOINT_WRITE_ONCE (adjoint/ad.hpp): calls write each element of its memory

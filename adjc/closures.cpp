@@ -17,6 +17,57 @@ using namespace clang;
 
 namespace {
 
+// The type of the parameter that stands for the capture of `var` in the lambda's function; null,
+// with `why`, when adjc cannot pass it.
+QualType capture_parameter_type(const LambdaCapture& capture, const VarDecl* var, const CXXMethodDecl* op,
+                                const UnitFacts& unit, ASTContext& context, Message& why) {
+  const std::string name = var->getName().str();
+  bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
+  // An init-capture by reference (`&r = x`) stands for the variable it names (closure_referent).
+  QualType vt = !by_copy && var->isInitCapture() ? var->getType().getNonReferenceType() : var->getType();
+  bool modified = may_modify(op->getBody(), var);
+  if (vt->isReferenceType() && !by_copy) return vt;
+  if (!by_copy) {
+    if (modified || vt->isArrayType())
+      // A captured floating parameter it writes becomes a local copy in the caller (copy_addressed_params).
+      return context.getLValueReferenceType(modified ? vt : vt.withConst());
+    // Read only: its value at the call (a scalar or pointer), or a const reference.
+    return vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
+                                                         : context.getLValueReferenceType(vt.withConst());
+  }
+  QualType pt = vt.getNonReferenceType().getUnqualifiedType();
+  Qualifiers elements;  // the copy of `const double a[2][3]` is not const
+  if (pt->isArrayType()) pt = context.getUnqualifiedArrayType(pt, elements);
+  // Arrays and structs of numbers: the lambda's copy, passed by reference.
+  bool aggregate =
+      is_plain_struct(pt, unit) || (pt->isConstantArrayType() && context.getBaseElementType(pt)->isArithmeticType());
+  if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate) {
+    why = {Diag::unsupported_capture_by_copy, {name, pt.getAsString(), name}};
+    return QualType();
+  }
+  // A mutable lambda's copy lives as long as the lambda: its function updates it by reference.
+  if (!op->isConst() && modified) {
+    if (!pt->isPointerType()) return context.getLValueReferenceType(pt);
+    why = {Diag::unsupported_mutable_lambda_moves_pointer, {name}};
+    return QualType();
+  }
+  return aggregate ? context.getLValueReferenceType(pt.withConst()) : pt;
+}
+
+// The body's uses of the captured variables become uses of the parameters. So do the capture
+// initialisers of lambdas declared in the body (whose own bodies are theirs).
+void retarget(Stmt* s, const std::vector<ClosureCapture>& captures) {
+  if (!s) return;
+  if (auto* inner = dyn_cast<LambdaExpr>(s)) {
+    for (Expr* init : inner->capture_inits()) retarget(init, captures);
+    return;
+  }
+  if (auto* ref = dyn_cast<DeclRefExpr>(s))
+    for (const ClosureCapture& k : captures)
+      if (ref->getDecl() == k.var) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
+  for (Stmt* child : s->children()) retarget(child, captures);
+}
+
 ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
   ClosureFunction c;
   CXXMethodDecl* op = closure->getLambdaCallOperator();
@@ -44,48 +95,20 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
                   {binding->getName().str(), binding->getName().str()});
     auto* var = capture.capturesVariable() ? dyn_cast<VarDecl>(capture.getCapturedVar()) : nullptr;
     if (!var) return fail(at, Diag::unsupported_capture_kind);
-    const std::string name = var->getName().str();
     if (auto* inner = var->getType().getNonReferenceType()->getAsCXXRecordDecl(); inner && inner->isLambda()) {
       // A lambda without captures has no state: its calls need no argument.
       if (inner->capture_size() == 0) {
         ++field;
         continue;
       }
-      return fail(at, Diag::unsupported_capture_of_capturing_lambda, {name, name});
+      return fail(at, Diag::unsupported_capture_of_capturing_lambda, {var->getName().str(), var->getName().str()});
     }
-    bool by_copy = capture.getCaptureKind() == LCK_ByCopy;
-    // An init-capture by reference (`&r = x`) stands for the variable it names (closure_referent).
-    QualType vt = !by_copy && var->isInitCapture() ? var->getType().getNonReferenceType() : var->getType(), pt;
-    bool modified = may_modify(op->getBody(), var);
-    if (by_copy) {
-      pt = vt.getNonReferenceType().getUnqualifiedType();
-      Qualifiers elements;  // the copy of `const double a[2][3]` is not const
-      if (pt->isArrayType()) pt = context.getUnqualifiedArrayType(pt, elements);
-      // Arrays and structs of numbers: the lambda's copy, passed by reference.
-      bool aggregate = is_plain_struct(pt, unit) ||
-                       (pt->isConstantArrayType() && context.getBaseElementType(pt)->isArithmeticType());
-      if (!pt->isArithmeticType() && !pt->isPointerType() && !aggregate)
-        return fail(at, Diag::unsupported_capture_by_copy, {name, pt.getAsString(), name});
-      // A mutable lambda's copy lives as long as the lambda: its function updates it by reference.
-      if (!op->isConst() && modified) {
-        if (pt->isPointerType()) return fail(at, Diag::unsupported_mutable_lambda_moves_pointer, {name});
-        pt = context.getLValueReferenceType(pt);
-      } else if (aggregate) {
-        pt = context.getLValueReferenceType(pt.withConst());
-      }
-    } else if (vt->isReferenceType()) {
-      pt = vt;
-    } else if (modified || vt->isArrayType()) {
-      // A captured floating parameter it writes becomes a local copy in the caller (copy_addressed_params).
-      pt = context.getLValueReferenceType(modified ? vt : vt.withConst());
-    } else {
-      // Read only: its value at the call (a scalar or pointer), or a const reference.
-      pt = vt->isArithmeticType() || vt->isPointerType() ? vt.getUnqualifiedType()
-                                                         : context.getLValueReferenceType(vt.withConst());
-    }
+    Message why{};
+    QualType pt = capture_parameter_type(capture, var, op, unit, context, why);
+    if (pt.isNull()) return fail(at, why.id, why.args);
     auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
                                       context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
-    c.captures.push_back({var, *field++, by_copy, param, at, index - 1});
+    c.captures.push_back({var, *field++, capture.getCaptureKind() == LCK_ByCopy, param, at, index - 1});
     params.push_back(param);
     types.push_back(pt);
   }
@@ -93,23 +116,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     params.push_back(p);
     types.push_back(p->getType());
   }
-  QualType result = op->getReturnType().getCanonicalType();
-  fn->setType(context.getFunctionType(result, types, FunctionProtoType::ExtProtoInfo()));
+  fn->setType(
+      context.getFunctionType(op->getReturnType().getCanonicalType(), types, FunctionProtoType::ExtProtoInfo()));
   fn->setParams(params);
-  // The body's uses of the captured variables become uses of the parameters.
-  // So do the capture initialisers of lambdas declared in the body (whose own bodies are theirs).
-  std::function<void(Stmt*)> retarget = [&](Stmt* s) {
-    if (!s) return;
-    if (auto* inner = dyn_cast<LambdaExpr>(s)) {
-      for (Expr* init : inner->capture_inits()) retarget(init);
-      return;
-    }
-    if (auto* ref = dyn_cast<DeclRefExpr>(s))
-      for (const ClosureCapture& k : c.captures)
-        if (ref->getDecl() == k.var) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
-    for (Stmt* child : s->children()) retarget(child);
-  };
-  retarget(op->getBody());
+  retarget(op->getBody(), c.captures);
   fn->setBody(op->getBody());
   c.fn = fn;
   return c;

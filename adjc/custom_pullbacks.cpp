@@ -205,9 +205,9 @@ const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts&
     llvm::raw_string_ostream os(called);
     printTemplateArgumentList(os, callee->getTemplateSpecializationArgs()->asArray(), policy);
   }
-  found.mismatch = "custom pullback '" + qualified + "' (" + place(first) + ")" +
-                   " does not take the arguments adjc passes for a call of '" + callee->getQualifiedNameAsString() +
-                   "'; expected '" + signature(called, slots, policy) + "'";
+  found.mismatch =
+      Message{Diag::custom_pullback_mismatch,
+              {qualified, place(first), callee->getQualifiedNameAsString(), signature(called, slots, policy)}};
   return found;
 }
 
@@ -217,7 +217,7 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts&
   return match(callee, unit).pullback;
 }
 
-std::string custom_pullback_mismatch(const FunctionDecl* callee, const UnitFacts& unit) {
+std::optional<Message> custom_pullback_mismatch(const FunctionDecl* callee, const UnitFacts& unit) {
   return match(callee, unit).mismatch;
 }
 

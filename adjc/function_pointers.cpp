@@ -306,21 +306,20 @@ const BoundFunction* as_bound_function(const FunctionDecl* fn, const UnitFacts& 
 bool resolve_function_pointers(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
   Stmt* body = fn->getBody();
   // Each use of a function pointer that follows to its function (`g`, `*fpp`, `(*g)`) is the function.
-  std::function<void(Stmt*&)> follow = [&](Stmt*& s) {
-    if (!s || isa<LambdaExpr>(s)) return;
-    if (auto* e = dyn_cast<Expr>(s)) {
-      QualType t = e->getType();
-      auto* named = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-      if ((t->isFunctionType() || (e->isPRValue() && t->isFunctionPointerType())) &&
-          !(named && isa<FunctionDecl>(named->getDecl())))
-        if (const FunctionDecl* f = resolved_function(e)) {
-          s = function_use(context, const_cast<FunctionDecl*>(f), t, e->getExprLoc());
-          return;
-        }
-    }
-    for (Stmt*& c : s->children()) follow(c);
+  auto follow = [&](Stmt*& s) {
+    if (isa<LambdaExpr>(s)) return false;
+    auto* e = dyn_cast<Expr>(s);
+    if (!e) return true;
+    QualType t = e->getType();
+    auto* named = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    const FunctionDecl* f = nullptr;
+    if ((t->isFunctionType() || (e->isPRValue() && t->isFunctionPointerType())) &&
+        !(named && isa<FunctionDecl>(named->getDecl())))
+      f = resolved_function(e);
+    if (f) s = function_use(context, const_cast<FunctionDecl*>(f), t, e->getExprLoc());
+    return !f;
   };
-  for (Stmt*& s : body->children()) follow(s);
+  for (Stmt*& s : body->children()) rewrite_statements(s, follow, [](Stmt*&) {});
   // A call of a user function (not a member) passing functions to its function parameters: a call
   // of the copy with them bound, given the other arguments.
   bool ok = true;

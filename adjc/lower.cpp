@@ -101,20 +101,7 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   if (auto* td = type->getAs<TypedefType>(); td && isa<CXXRecordDecl>(td->getDecl()->getDeclContext()))
     type = type.getCanonicalType();
   QualType t = type.getCanonicalType();
-  // A result: the forward sweep assigns a call's result to a temporary and returns results by moving them.
-  if (kind == VarKind::Return || kind == VarKind::CallResult) {
-    const std::string producing = kind == VarKind::Return ? "returning" : "calling a function that returns";
-    auto* record = t->getAsCXXRecordDecl();
-    if (is_container(t))
-      fail(loc, Diag::unsupported_container_result,
-           {producing, type.getAsString(), t.getNonReferenceType().getUnqualifiedType().getAsString()});
-    else if (!own_copy_operation(t).empty())
-      fail(loc, own_copy_message(t, producing + " a value"));
-    else if (record && !is_plain_struct(t, ir_.unit) && !is_value_class(t, ir_.unit) && !is_library_class(t, ir_.unit))
-      fail(loc, Diag::unsupported_struct_members_other_numbers_arrays, {producing, type.getAsString()});
-    else if (record && record->hasDefinition() && !copy_assignable(record))
-      fail(loc, Diag::unsupported_struct_copy_assigned_moved, {producing, type.getAsString()});
-  }
+  if (kind == VarKind::Return || kind == VarKind::CallResult) check_result_type(type, kind, loc);
   // Generated functions pass parameters on by value, which would run the copy constructor.
   if (kind == VarKind::Param && !t->isReferenceType() && held_in_place(t))
     fail(loc, own_copy_message(t, "parameter '" + name + "' by value", Diag::own_copy_parameter_by_value));
@@ -149,6 +136,33 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
     if (decl) ir_.var_of[decl] = v;
     return v;
   }
+  set_kind_of_storage(v, name, type, kind, loc);
+  if (decl) ir_.var_of[decl] = v;
+  return v;
+}
+
+// A result: the forward sweep assigns a call's result to a temporary and returns results by moving
+// them, so its type must be one adjc can copy and assign.
+void Lowering::check_result_type(QualType type, VarKind kind, SourceLocation loc) {
+  QualType t = type.getCanonicalType();
+  const std::string producing = kind == VarKind::Return ? "returning" : "calling a function that returns";
+  auto* record = t->getAsCXXRecordDecl();
+  if (is_container(t))
+    fail(loc, Diag::unsupported_container_result,
+         {producing, type.getAsString(), t.getNonReferenceType().getUnqualifiedType().getAsString()});
+  else if (!own_copy_operation(t).empty()) fail(loc, own_copy_message(t, producing + " a value"));
+  else if (record && !is_plain_struct(t, ir_.unit) && !is_value_class(t, ir_.unit) && !is_library_class(t, ir_.unit))
+    fail(loc, Diag::unsupported_struct_members_other_numbers_arrays, {producing, type.getAsString()});
+  else if (record && record->hasDefinition() && !copy_assignable(record))
+    fail(loc, Diag::unsupported_struct_copy_assigned_moved, {producing, type.getAsString()});
+}
+
+// How `v` (`name` in the source; of `type`, not a value class or inert library class) is held: a reference is memory of
+// its referent's type, a pointer, an array or struct or an addressed number is memory, a floating
+// value a scalar with an adjoint; other types are reported.
+void Lowering::set_kind_of_storage(Var* v, const std::string& name, QualType type, VarKind kind, SourceLocation loc) {
+  const VarDecl* decl = v->decl;
+  QualType t = type.getCanonicalType();
   if (t->isReferenceType()) {
     v->reference = true;
     v->memory = true;
@@ -183,8 +197,6 @@ Var* Lowering::make_var(const std::string& name, QualType type, VarKind kind, co
   } else if (!t->isIntegralOrEnumerationType() && !t->isBooleanType()) {
     fail(loc, Diag::unsupported_variable_type, {type.getAsString(), name});
   }
-  if (decl) ir_.var_of[decl] = v;
-  return v;
 }
 
 // Reports `what`, a library value without derivative, when the function's body may change it.

@@ -9,8 +9,6 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
 
-#include <functional>
-
 #include "lowering.hpp"
 
 namespace adjc {
@@ -18,17 +16,15 @@ namespace adjc {
 using namespace clang;
 
 void Lowering::lower_bindings(Stmt* body) {
-  std::function<void(Stmt*, const Stmt*)> walk = [&](Stmt* s, const Stmt* parent) {
-    if (!s) return;
+  walk_statements(body, body, [&](Stmt* s, const Stmt* parent) {
     if (auto* ds = dyn_cast<DeclStmt>(s))
       for (Decl* d : ds->decls())
         if (auto* dd = dyn_cast<DecompositionDecl>(d)) {
           if (isa<CompoundStmt>(parent)) lower_binding(dd, body);
           else fail(dd->getLocation(), binding_outside_block(parent));
         }
-    for (Stmt* c : s->children()) walk(c, s);
-  };
-  walk(body, body);
+    return true;
+  });
 }
 
 // The diagnostic of a structured binding declared in the header of statement `s`.

@@ -44,24 +44,7 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
       return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
     }
     if (construct && !args.empty()) return fail(at, Diag::unsupported_std_array_initialiser, {name});
-    Var* v = make_var(name, vd->getType(), VarKind::Local, vd, at);
-    v->block = block;
-    auto* outer = dyn_cast_or_null<InitListExpr>(init);
-    if (!outer) return;
-    // `std::array<T, N> a = {x, y}`: braces around the one member array, elided or not.
-    std::vector<const Expr*> given;
-    if (outer->getNumInits() == 1)
-      if (auto* inner = dyn_cast<InitListExpr>(outer->getInit(0)->IgnoreImplicit()))
-        for (const Expr* e : inner->inits()) given.push_back(e);
-    uint64_t count = loops_.empty() ? given.size() : array_size(vd->getType());
-    if (count - given.size() > 64)
-      return fail(outer->getBeginLoc(), Diag::unsupported_partly_initialised_std_array_in_loop);
-    for (unsigned i = 0; i < count; ++i) {
-      const Expr* e = i < given.size() ? given[i] : nullptr;
-      if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(container_element(vd->getType()));
-      lower_assign(stmt, container_subscript(context_, new_ref(vd), int_literal(i)), BO_Assign, e, block);
-    }
-    return;
+    return lower_array_container(vd, init, stmt, block);
   }
   if (parallel_) return fail(at, Diag::unsupported_vector_declared_inside_openmp_parallel, {name, name});
   bool sized = args.size() >= 1 && args[0]->getType()->isIntegerType() && args.size() <= 2;
@@ -84,8 +67,36 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   }
   if (copy) return copy_container(new_ref(vd), args[0]->IgnoreParenImpCasts(), stmt, block);
   if (args.empty()) return;
-  // A constant fill value is the sizing call's (`v.assign(n, c)`); any other, which carries a
-  // derivative, is evaluated first and assigned to each element once the vector is sized.
+  size_vector(vd, args, stmt, block);
+  if (listed) assign_listed(vd, listed, stmt, block);
+}
+
+// A std::array local not copied nor constructed with arguments: a local array;
+// `std::array<T, N> a = {x, y}` is assigned element by element (braces around the one member
+// array elided or not), the rest zero.
+void Lowering::lower_array_container(const VarDecl* vd, const Expr* init, const Stmt* stmt, Node* block) {
+  Var* v = make_var(vd->getName().str(), vd->getType(), VarKind::Local, vd, vd->getLocation());
+  v->block = block;
+  auto* outer = dyn_cast_or_null<InitListExpr>(init);
+  if (!outer) return;
+  std::vector<const Expr*> given;
+  if (outer->getNumInits() == 1)
+    if (auto* inner = dyn_cast<InitListExpr>(outer->getInit(0)->IgnoreImplicit()))
+      for (const Expr* e : inner->inits()) given.push_back(e);
+  uint64_t count = loops_.empty() ? given.size() : array_size(vd->getType());
+  if (count - given.size() > 64)
+    return fail(outer->getBeginLoc(), Diag::unsupported_partly_initialised_std_array_in_loop);
+  for (unsigned i = 0; i < count; ++i) {
+    const Expr* e = i < given.size() ? given[i] : nullptr;
+    if (!e || isa<ImplicitValueInitExpr>(e)) e = zero_of(container_element(vd->getType()));
+    lower_assign(stmt, container_subscript(context_, new_ref(vd), int_literal(i)), BO_Assign, e, block);
+  }
+}
+
+// `std::vector<T> v(n)` or `v(n, x)` sized where it is declared. A constant fill value is the
+// sizing call's (`v.assign(n, c)`); any other, which carries a derivative, is evaluated first and
+// assigned to each element once the vector is sized.
+void Lowering::size_vector(const VarDecl* vd, const std::vector<const Expr*>& args, const Stmt* stmt, Node* block) {
   const Expr* fill = args.size() == 2 && reads_variable(args[1])
                          ? fill_value(args[1], container_element(vd->getType()), stmt, block)
                          : nullptr;
@@ -93,12 +104,11 @@ void Lowering::lower_container_local(const VarDecl* vd, const Stmt* stmt, Node* 
   std::vector<Expr*> call_args = {const_cast<Expr*>(args[0])};
   if (args.size() == 2 && !fill) call_args.push_back(const_cast<Expr*>(args[1]));
   Node* n = make(NodeKind::Call, stmt);
-  n->loc = at;
+  n->loc = vd->getLocation();
   n->call = cast<CallExpr>(
       container_call(context_, ir_.unit, new_ref(vd), call_args.size() == 1 ? "resize" : "assign", call_args, true));
   add(block, n);
   if (fill) fill_elements(new_ref(vd), fill, nullptr, stmt, block);
-  if (listed) assign_listed(vd, listed, stmt, block);
 }
 
 // `v[0] = a; v[1] = b; ...` for `std::vector<T> v = {a, b, ...}`, once v is sized.

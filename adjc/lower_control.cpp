@@ -11,8 +11,7 @@ using namespace clang;
 
 bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
   bool found = false;
-  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || found) return;
+  walk_statements(stmt, [&](const Stmt* s) {
     auto target = [&](const Expr* e) {
       auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
       return ref && ref->getDecl() == decl;
@@ -29,9 +28,8 @@ bool writes_variable(const Stmt* stmt, const VarDecl* decl) {
         if (t->isLValueReferenceType() && !t->getPointeeType().isConstQualified() && target(args[i].expr)) found = true;
       }
     }
-    for (const Stmt* c : s->children()) walk(c);
-  };
-  walk(stmt);
+    return !found;
+  });
   return found;
 }
 
@@ -53,55 +51,73 @@ void Lowering::lower_return_value(const Stmt* stmt, const Expr* value, Node* blo
   add(block, n);
 }
 
+namespace {
+
+// Whether `e` names `vd` (through parentheses and conversions).
+bool refers(const VarDecl* vd, const Expr* e) {
+  auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  return r && r->getDecl() == vd;
+}
+
+// The constant step by which `inc` moves `vd` (`i++`, `--i`, `i += k`, `i -= k`, `i = i + k`,
+// `i = k + i`, `i = i - k`); 0 for any other increment.
+long counter_step(const VarDecl* vd, const Expr* inc) {
+  long step = 0;
+  if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(vd, u->getSubExpr()))
+    step = u->isIncrementOp() ? 1 : -1;
+  if (auto* c = dyn_cast<CompoundAssignOperator>(inc);
+      c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(vd, c->getLHS()))
+    if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
+      step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
+  if (auto* a = dyn_cast<BinaryOperator>(inc); a && a->getOpcode() == BO_Assign && refers(vd, a->getLHS()))
+    if (auto* sum = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
+        sum && (sum->getOpcode() == BO_Add || sum->getOpcode() == BO_Sub)) {
+      const Expr* other = refers(vd, sum->getLHS())                                 ? sum->getRHS()
+                          : sum->getOpcode() == BO_Add && refers(vd, sum->getRHS()) ? sum->getLHS()
+                                                                                    : nullptr;
+      if (auto* lit = other ? dyn_cast<IntegerLiteral>(other->IgnoreParenImpCasts()) : nullptr;
+          lit && lit->getValue() != 0)
+        step = (sum->getOpcode() == BO_Add ? 1 : -1) * long(lit->getValue().getZExtValue());
+    }
+  return step;
+}
+
+// The counter of a canonical loop, `for (int i = start; cond; i += step)` with i written neither
+// in the body nor the condition, and its step; nullptr for any other loop.
+const VarDecl* canonical_counter(const ForStmt* fs, long& step) {
+  auto* ds = dyn_cast_or_null<DeclStmt>(fs->getInit());
+  auto* vd = ds && ds->isSingleDecl() ? dyn_cast<VarDecl>(ds->getSingleDecl()) : nullptr;
+  if (!vd || !vd->getType()->isIntegerType() || !vd->getInit() || vd->getType().isConstQualified() || !fs->getInc())
+    return nullptr;
+  step = counter_step(vd, fs->getInc());
+  if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
+      !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
+    return vd;
+  return nullptr;
+}
+
+// The loop's condition as `counter op bound`, the counter on the left (`n > i` is `i < n`), the
+// bound free of it; nullptr (`op` unchanged) when it is not of that form.
+const Expr* counter_bound(const ForStmt* fs, const VarDecl* counter, BinaryOperatorKind& op) {
+  auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!counter || !cond || !cond->isComparisonOp()) return nullptr;
+  bool left = refers(counter, cond->getLHS());
+  if (!left && !refers(counter, cond->getRHS())) return nullptr;
+  op = left ? cond->getOpcode() : BinaryOperator::reverseComparisonOp(cond->getOpcode());
+  const Expr* bound = left ? cond->getRHS() : cond->getLHS();
+  std::set<const VarDecl*> named;
+  named_variables(bound, named);
+  return named.count(counter) ? nullptr : bound;
+}
+
+}  // namespace
+
 void Lowering::lower_for(const ForStmt* fs, Node* block, const ParallelClauses* parallel) {
   SourceLocation at = fs->getBeginLoc();
-  // Canonical: for (int i = start; cond; i++ / ++i / i-- / --i / i += k / i -= k / i = i + k / i = i - k),
-  // i not written in the body.
-  const VarDecl* counter = nullptr;
   long step = 0;
-  auto refers = [&](const VarDecl* vd, const Expr* e) {
-    auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-    return r && r->getDecl() == vd;
-  };
-  if (auto* ds = dyn_cast_or_null<DeclStmt>(fs->getInit()); ds && ds->isSingleDecl())
-    if (auto* vd = dyn_cast<VarDecl>(ds->getSingleDecl());
-        vd && vd->getType()->isIntegerType() && vd->getInit() && !vd->getType().isConstQualified())
-      if (const Expr* inc = fs->getInc()) {
-        if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementDecrementOp() && refers(vd, u->getSubExpr()))
-          step = u->isIncrementOp() ? 1 : -1;
-        if (auto* c = dyn_cast<CompoundAssignOperator>(inc);
-            c && (c->getOpcode() == BO_AddAssign || c->getOpcode() == BO_SubAssign) && refers(vd, c->getLHS()))
-          if (auto* lit = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts()); lit && lit->getValue() != 0)
-            step = (c->getOpcode() == BO_AddAssign ? 1 : -1) * long(lit->getValue().getZExtValue());
-        // `i = i + k`, `i = k + i`, `i = i - k`
-        if (auto* a = dyn_cast<BinaryOperator>(inc); a && a->getOpcode() == BO_Assign && refers(vd, a->getLHS()))
-          if (auto* sum = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
-              sum && (sum->getOpcode() == BO_Add || sum->getOpcode() == BO_Sub)) {
-            const Expr* other = refers(vd, sum->getLHS())                              ? sum->getRHS()
-                                : sum->getOpcode() == BO_Add && refers(vd, sum->getRHS()) ? sum->getLHS()
-                                                                                          : nullptr;
-            if (auto* lit = other ? dyn_cast<IntegerLiteral>(other->IgnoreParenImpCasts()) : nullptr;
-                lit && lit->getValue() != 0)
-              step = (sum->getOpcode() == BO_Add ? 1 : -1) * long(lit->getValue().getZExtValue());
-          }
-        if (step != 0 && !writes_variable(fs->getBody(), vd) && !writes_variable(fs->getCond(), vd) &&
-            !has_side_effects(fs->getCond()) && !fs->getConditionVariable())
-          counter = vd;
-      }
-  // The condition as `i op bound`, the counter on the left (`n > i` is `i < n`), the bound free of it.
+  const VarDecl* counter = canonical_counter(fs, step);
   BinaryOperatorKind op = BO_Comma;
-  const Expr* bound = nullptr;
-  if (auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond() ? fs->getCond()->IgnoreParenImpCasts() : nullptr);
-      counter && cond && cond->isComparisonOp()) {
-    bool left = refers(counter, cond->getLHS());
-    if (left || refers(counter, cond->getRHS())) {
-      op = left ? cond->getOpcode() : BinaryOperator::reverseComparisonOp(cond->getOpcode());
-      bound = left ? cond->getRHS() : cond->getLHS();
-      std::set<const VarDecl*> named;
-      named_variables(bound, named);
-      if (named.count(counter)) bound = nullptr;
-    }
-  }
+  const Expr* bound = counter_bound(fs, counter, op);
   if (parallel) {
     // The trip count must be known before the loop, so that the threads can split it.
     bool counted = bound && ((step > 0 && (op == BO_LT || op == BO_LE)) || (step < 0 && (op == BO_GT || op == BO_GE)) ||
@@ -258,22 +274,34 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
   // `switch (T k = e; k)`, `switch (T k = e)`: the declarations run first (every local is hoisted).
   lower_stmt(sw->getInit(), block);
   lower_stmt(sw->getConditionVariableDeclStmt(), block);
-  // `switch (k) { case 0: ... }`, or a single labelled statement: `switch (k) case 1: r *= x;`.
-  std::vector<const Stmt*> statements;
-  if (auto* body = dyn_cast<CompoundStmt>(sw->getBody())) statements.assign(body->body_begin(), body->body_end());
-  else statements.push_back(sw->getBody());
   bool has_call = false;
-  std::function<void(const Stmt*)> find_call = [&](const Stmt* e) {
-    if (!e) return;
+  walk_statements(sw->getCond(), [&](const Stmt* e) {
     has_call |= isa<CallExpr>(e) && !isa<CXXOperatorCallExpr>(e);
-    for (const Stmt* c : e->children()) find_call(c);
-  };
-  find_call(sw->getCond());
+    return true;
+  });
   if (has_call) return fail(sw->getCond()->getBeginLoc(), Diag::unsupported_switch_condition_calls_function);
   Expr* value = const_cast<Expr*>(sw->getCond());
   if (has_side_effects(value)) value = lower_branches(value, block, sw);  // `switch (k = n % 3)`
   check_expression(ir_, diags_, value);
   std::vector<CaseGroup> cases;
+  std::vector<bool> falls;
+  if (!switch_cases(sw, cases) || !case_fallthroughs(cases, falls)) return;
+  const Expr* cond = new (context_) ParenExpr(at, at, value);
+  if (std::find(falls.begin(), falls.end(), true) == falls.end()) {
+    if (Node* chain = case_chain(sw, cond, cases, [&](size_t i) { return lower_statements(cases[i].body, sw); }))
+      add(block, chain);
+    return;
+  }
+  lower_fallthrough_cases(sw, cond, cases, falls, block);
+}
+
+// The switch's statements grouped by the labels that enter them; false (reported) for what adjc
+// does not lower: case ranges, declarations or labels nested before the first label.
+bool Lowering::switch_cases(const SwitchStmt* sw, std::vector<CaseGroup>& cases) {
+  // `switch (k) { case 0: ... }`, or a single labelled statement: `switch (k) case 1: r *= x;`.
+  std::vector<const Stmt*> statements;
+  if (auto* body = dyn_cast<CompoundStmt>(sw->getBody())) statements.assign(body->body_begin(), body->body_end());
+  else statements.push_back(sw->getBody());
   // A block holding case labels (`case 0: r = x; { case 1: r += x; }`) is its statements, in line:
   // every local is hoisted, so the block's scope does not matter.
   auto holds_labels = [](const Stmt* s) {
@@ -291,7 +319,7 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
       labelled = true;
       cases.back().loc = sub->getBeginLoc();
       if (auto* cs = dyn_cast<CaseStmt>(sub)) {
-        if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), Diag::unsupported_case_ranges);
+        if (cs->caseStmtIsGNURange()) return fail(cs->getBeginLoc(), Diag::unsupported_case_ranges), false;
         cases.back().values.push_back(cs->getLHS());
         sub = cs->getSubStmt();
       } else {
@@ -304,21 +332,27 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
       pending.insert(pending.end(), b->body_rbegin(), b->body_rend());
       continue;
     }
-    if (cases.empty()) {
-      // Before the first label: never runs, unless a label inside it is jumped to.
-      std::function<bool(const Stmt*)> reachable = [&](const Stmt* st) {
-        if (!st) return false;
-        if (isa<SwitchCase>(st) || isa<LabelStmt>(st)) return true;
-        return std::any_of(st->child_begin(), st->child_end(), reachable);
-      };
-      if (isa<DeclStmt>(sub) || reachable(sub))
-        return fail(c->getBeginLoc(), Diag::unsupported_declarations_case_labels_nested_statements);
+    if (!cases.empty()) {
+      cases.back().body.push_back(sub);
       continue;
     }
-    cases.back().body.push_back(sub);
+    // Before the first label: never runs, unless a label inside it is jumped to.
+    bool reachable = false;
+    walk_statements(sub, [&](const Stmt* st) {
+      reachable |= isa<SwitchCase>(st) || isa<LabelStmt>(st);
+      return !reachable;
+    });
+    if (isa<DeclStmt>(sub) || reachable)
+      return fail(c->getBeginLoc(), Diag::unsupported_declarations_case_labels_nested_statements), false;
   }
-  // A case that falls through (no `break`, `return` or `continue` at its end) runs on into the next.
-  std::vector<bool> falls(cases.size(), false);
+  return true;
+}
+
+// Whether each case falls through (no `break`, `return` or `continue` at its end) into the next;
+// the cases' bodies lose their final `break`. False (reported) for a `break` out of the switch
+// from inside another statement.
+bool Lowering::case_fallthroughs(std::vector<CaseGroup>& cases, std::vector<bool>& falls) {
+  falls.assign(cases.size(), false);
   for (size_t i = 0; i < cases.size(); ++i) {
     CaseGroup& k = cases[i];
     // `case 1: { ...; break; }`: the block's statements are the case's.
@@ -336,10 +370,16 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
     if (last && isa<BreakStmt>(last)) k.body.pop_back();
     for (const Stmt* st : k.body)
       if (const Stmt* b = switch_break(st))
-        return fail(b->getBeginLoc(), Diag::unsupported_break_out_switch_inside_statement);
+        return fail(b->getBeginLoc(), Diag::unsupported_break_out_switch_inside_statement), false;
   }
-  const Expr* cond = new (context_) ParenExpr(at, at, value);
-  auto matches = [&](const CaseGroup& k) {  // `(value) == a || (value) == b`
+  return true;
+}
+
+// An if/else chain of the case tests (`(value) == a || (value) == b`); `body(i)` is what case i
+// runs, the default's the last else.
+Node* Lowering::case_chain(const SwitchStmt* sw, const Expr* cond, const std::vector<CaseGroup>& cases,
+                           const std::function<Node*(size_t)>& body) {
+  auto matches = [&](const CaseGroup& k) {
     Expr* test = nullptr;
     for (const Expr* v : k.values) {
       Expr* eq = BinaryOperator::Create(context_, const_cast<Expr*>(cond), const_cast<Expr*>(v), BO_EQ,
@@ -350,43 +390,40 @@ void Lowering::lower_switch(const SwitchStmt* sw, Node* block) {
     }
     return test;
   };
-  // An if/else chain of the case tests; `body(i)` is what case i runs, the default's the last else.
-  auto chain_of = [&](const std::function<Node*(size_t)>& body) {
-    Node* chain = nullptr;
-    for (size_t i = cases.size(); i-- > 0;) {
-      if (cases[i].is_default) continue;
-      Node* n = make(NodeKind::If, sw);
-      n->loc = cases[i].loc;
-      n->cond = matches(cases[i]);
-      n->then_node = body(i);
-      n->then_node->parent = n;
-      if (chain) {
-        n->else_node = make(NodeKind::Block, sw);
-        add(n->else_node, chain);
-        n->else_node->parent = n;
-      }
-      chain = n;
+  Node* chain = nullptr;
+  for (size_t i = cases.size(); i-- > 0;) {
+    if (cases[i].is_default) continue;
+    Node* n = make(NodeKind::If, sw);
+    n->loc = cases[i].loc;
+    n->cond = matches(cases[i]);
+    n->then_node = body(i);
+    n->then_node->parent = n;
+    if (chain) {
+      n->else_node = make(NodeKind::Block, sw);
+      add(n->else_node, chain);
+      n->else_node->parent = n;
     }
-    for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].is_default) {
-        Node* d = body(i);
-        if (!chain) return d;
-        Node* last = chain;
-        while (last->else_node) last = last->else_node->children.front();
-        last->else_node = d;
-        d->parent = last;
-      }
-    return chain;
-  };
-  if (std::find(falls.begin(), falls.end(), true) == falls.end()) {
-    if (Node* chain = chain_of([&](size_t i) { return lower_statements(cases[i].body, sw); })) add(block, chain);
-    return;
+    chain = n;
   }
-  // With fallthrough: the chain only picks the case entered (`_case`, -1 for none); then case i
-  // runs when the switch entered it or a case before it that falls through into it.
-  const VarDecl* entered = new_local("_case", context_.IntTy, at, block);
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (cases[i].is_default) {
+      Node* d = body(i);
+      if (!chain) return d;
+      Node* last = chain;
+      while (last->else_node) last = last->else_node->children.front();
+      last->else_node = d;
+      d->parent = last;
+    }
+  return chain;
+}
+
+// With fallthrough: the chain only picks the case entered (`_case`, -1 for none); then case i runs
+// when the switch entered it or a case before it that falls through into it.
+void Lowering::lower_fallthrough_cases(const SwitchStmt* sw, const Expr* cond, const std::vector<CaseGroup>& cases,
+                                       const std::vector<bool>& falls, Node* block) {
+  const VarDecl* entered = new_local("_case", context_.IntTy, sw->getBeginLoc(), block);
   lower_assign(sw, new_ref(entered), BO_Assign, int_literal(-1), block);
-  Node* pick = chain_of([&](size_t i) {
+  Node* pick = case_chain(sw, cond, cases, [&](size_t i) {
     Node* b = make(NodeKind::Block, sw);
     lower_assign(sw, new_ref(entered), BO_Assign, int_literal(int(i)), b);
     return b;

@@ -77,6 +77,9 @@ class Lowering {
   bool modelled_class(const std::string& what, clang::QualType type, clang::SourceLocation loc);
   Var* make_var(const std::string& name, clang::QualType type, VarKind kind, const clang::VarDecl* decl,
                 clang::SourceLocation loc);
+  void check_result_type(clang::QualType type, VarKind kind, clang::SourceLocation loc);
+  void set_kind_of_storage(Var* v, const std::string& name, clang::QualType type, VarKind kind,
+                           clang::SourceLocation loc);
   void add(Node* block, Node* n);
   const clang::Expr* new_ref(const clang::VarDecl* vd);
   const clang::Expr* int_literal(int value, clang::QualType t = clang::QualType());
@@ -122,6 +125,8 @@ class Lowering {
   void copy_addressed_params(clang::Stmt* body);
   void define_copies();
   void copy_read_globals(clang::Stmt* body);
+
+  // ----- integer globals written as counters (global_counters.cpp)
   void check_global_counters();
   bool counter_global(const clang::Expr* target);
 
@@ -132,11 +137,6 @@ class Lowering {
   const clang::Expr* zero_of(clang::QualType t);
   clang::InitListExpr* empty_list(clang::QualType t, clang::SourceLocation at);
   clang::Expr* member_ref(const clang::VarDecl* vd, const clang::FieldDecl* f);
-  bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
-                    std::vector<const clang::Expr*>& out);
-  bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
-                         std::vector<const clang::Expr*>& out);
-  bool empty_vector(const clang::Expr* e);
   void lower_split_struct(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_object(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void check_carried_pointers(clang::QualType t, const std::string& what, clang::SourceLocation at);
@@ -148,6 +148,28 @@ class Lowering {
   void lower_array_init(const clang::VarDecl* vd, const clang::InitListExpr* list, const clang::Stmt* stmt,
                         Node* block);
   void lower_array_elements(clang::Expr* array, const clang::InitListExpr* list, const clang::Stmt* stmt, Node* block);
+
+  // ----- a local struct's initialisation and constructors (lower_struct_inits.cpp)
+  bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
+                    std::vector<const clang::Expr*>& out);
+  bool listed_member_inits(const clang::RecordDecl* record, const clang::Expr* init, const clang::Stmt* stmt,
+                           Node* block, std::vector<const clang::Expr*>& out);
+  bool pair_member_inits(const clang::Expr* init, const std::vector<const clang::FieldDecl*>& fields,
+                         std::vector<const clang::Expr*>& out);
+  bool constructed_member_inits(const clang::CXXConstructExpr* construct,
+                                const std::vector<const clang::FieldDecl*>& fields, const clang::Stmt* stmt,
+                                Node* block, std::vector<const clang::Expr*>& out);
+  bool inits_from_arguments(const clang::CXXConstructExpr* construct, const clang::CXXConstructorDecl* ctor,
+                            const std::vector<const clang::FieldDecl*>& fields, std::vector<const clang::Expr*>& out);
+  bool lower_constructor(const clang::CXXConstructExpr* construct, const clang::Stmt* stmt, Node* block,
+                         std::vector<const clang::Expr*>& out);
+  const clang::VarDecl* constructor_object(const clang::CXXConstructExpr* construct,
+                                           const clang::CXXConstructorDecl* ctor);
+  bool assign_constructor_parameters(const clang::CXXConstructExpr* construct, const clang::CXXConstructorDecl* ctor,
+                                     const clang::Stmt* stmt, Node* block);
+  bool lower_constructor_inits(const clang::CXXConstructorDecl* ctor, const clang::VarDecl* object,
+                               const clang::Stmt* stmt, Node* block);
+  bool empty_vector(const clang::Expr* e);
 
   // ----- control flow: loops, returns, switch (lower_control.cpp)
   // A case label's statements, up to the next label.
@@ -172,6 +194,12 @@ class Lowering {
   Node* jump(const clang::Stmt* s, JumpKind kind, Node* loop);
   const clang::VarDecl* returned_flag();
   void lower_switch(const clang::SwitchStmt* sw, Node* block);
+  bool switch_cases(const clang::SwitchStmt* sw, std::vector<CaseGroup>& cases);
+  bool case_fallthroughs(std::vector<CaseGroup>& cases, std::vector<bool>& falls);
+  Node* case_chain(const clang::SwitchStmt* sw, const clang::Expr* cond, const std::vector<CaseGroup>& cases,
+                   const std::function<Node*(size_t)>& body);
+  void lower_fallthrough_cases(const clang::SwitchStmt* sw, const clang::Expr* cond,
+                               const std::vector<CaseGroup>& cases, const std::vector<bool>& falls, Node* block);
   static const clang::Stmt* switch_break(const clang::Stmt* s);
 
   // ----- OpenMP parallel loops (lower_openmp.cpp)
@@ -192,6 +220,9 @@ class Lowering {
 
   // ----- std::vector and std::array (lower_containers.cpp)
   void lower_container_local(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
+  void lower_array_container(const clang::VarDecl* vd, const clang::Expr* init, const clang::Stmt* stmt, Node* block);
+  void size_vector(const clang::VarDecl* vd, const std::vector<const clang::Expr*>& args, const clang::Stmt* stmt,
+                   Node* block);
   void assign_listed(const clang::VarDecl* vd, const clang::InitListExpr* listed, const clang::Stmt* stmt, Node* block);
   void reject_closure_calls(const clang::Expr* e);
   void lower_closure(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
@@ -220,7 +251,7 @@ class Lowering {
 
 // Rewrites, in `fn`'s body, each call of an accessor (a function returning a reference that is one
 // `return` of an element or member: `double& at(int i) { return d[i]; }`) into the place it names
-// (lower_references.cpp). Calls it cannot rewrite are left, and reported by the checks.
+// (inline_accessors.cpp). Calls it cannot rewrite are left, and reported by the checks.
 void inline_accessor_calls(const clang::FunctionDecl* fn, clang::ASTContext& context);
 
 // Rewrites, in place, what `fn`'s body does to std::complex values other than calls into calls of

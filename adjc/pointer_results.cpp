@@ -4,7 +4,6 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
 
-#include <functional>
 #include <map>
 #include <set>
 
@@ -248,13 +247,13 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
                                          VK_PRValue, OK_Ordinary, at, FPOptionsOverride());
     return new (context) ParenExpr(at, call->getEndLoc(), moved);
   };
-  std::function<void(Stmt*&)> walk = [&](Stmt*& s) {
-    if (!s || isa<LambdaExpr>(s)) return;
-    for (Stmt*& c : s->children()) walk(c);
-    if (auto* call = dyn_cast<CallExpr>(s))
-      if (Expr* moved = rewrite(call)) s = moved;
-  };
-  for (Stmt*& s : fn->getBody()->children()) walk(s);
+  for (Stmt*& s : fn->getBody()->children())
+    rewrite_statements(
+        s, [](Stmt* s) { return !isa<LambdaExpr>(s); },
+        [&](Stmt*& s) {
+          if (auto* call = dyn_cast<CallExpr>(s))
+            if (Expr* moved = rewrite(call)) s = moved;
+        });
   return ok;
 }
 

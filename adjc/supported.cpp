@@ -6,6 +6,7 @@
 #include "containers.hpp"
 #include "passes.hpp"
 #include "closures.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -204,8 +205,7 @@ class ExpressionCheck {
     // A pullback of its name the call cannot take would be passed over for the body, which the
     // user may have given one because it is not differentiable.
     if (callee_kind(callee, ir_.unit) == CalleeKind::User)
-      if (std::string mismatch = custom_pullback_mismatch(callee, ir_.unit); !mismatch.empty())
-        return fail(at, Diag::custom_pullback_mismatch, {mismatch});
+      if (std::optional<Message> mismatch = custom_pullback_mismatch(callee, ir_.unit)) return fail(at, *mismatch);
     if (callee_kind(callee, ir_.unit) != CalleeKind::Plain && base_name(callee, ir_.unit).empty())
       return fail(at, Diag::unsupported_overloaded_operator, {callee->getNameAsString()});
     for (AdArg a : ad_args(call)) {
@@ -369,8 +369,8 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   if (result_type(fn)->isReferenceType())
     fail(fn->getLocation(), Diag::differentiate_reference_result,
          {fn->getNameAsString(), fn->getReturnType().getAsString()});
-  std::function<void(const Stmt*, const Stmt*)> walk = [&](const Stmt* s, const Stmt* parent) {
-    if (!s || isa<LambdaExpr>(s)) return;
+  walk_statements(fn->getBody(), nullptr, [&](const Stmt* s, const Stmt* parent) {
+    if (isa<LambdaExpr>(s)) return false;
     if (auto* call = dyn_cast<CallExpr>(s)) {
       const FunctionDecl* callee = call->getDirectCallee();
       auto* read = dyn_cast_or_null<ImplicitCastExpr>(parent);
@@ -382,9 +382,8 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
         fail(call->getBeginLoc(), Diag::reference_result_used_as_place,
              {(as_closure_function(callee, ir.unit) ? "the lambda" : "'" + callee->getNameAsString() + "'")});
     }
-    for (const Stmt* c : s->children()) walk(c, s);
-  };
-  walk(fn->getBody(), nullptr);
+    return true;
+  });
   StructCopies(fn, ir.unit, diags, ir.valid).check(fn->getBody());
 }
 

@@ -34,4 +34,23 @@ void walk_statements(const clang::Stmt* root, Visit&& visit) {
   for_each_child(root, [&](const clang::Stmt* c) { walk_statements(c, visit); });
 }
 
+// walk_statements with the statement each one is in: `visit(s, parent)` (`parent` of `root` as
+// given), returning whether to walk what `s` holds. `S` is `Stmt` or `const Stmt`.
+template <class S, class Visit>
+void walk_statements(S* root, const clang::Stmt* parent, Visit&& visit) {
+  if (!root || !visit(root, parent)) return;
+  for_each_child(root, [&](S* c) { walk_statements(c, root, visit); });
+}
+
+// A walk that may replace statements: over the slot `slot` and, through clang's children() (which
+// hold no captured region's statement), the slots below it. `pre(slot)` may replace the statement
+// and returns whether to walk what the slot then holds; `post(slot)` may replace it once that is
+// walked.
+template <class Pre, class Post>
+void rewrite_statements(clang::Stmt*& slot, Pre&& pre, Post&& post) {
+  if (!slot || !pre(slot)) return;
+  for (clang::Stmt*& c : slot->children()) rewrite_statements(c, pre, post);
+  post(slot);
+}
+
 }  // namespace adjc

@@ -1,6 +1,6 @@
 #include <adjoint/ad.hpp>
 double mystery(double x);
 double f(double x) {
-  return mystery(x) * 2;  // error: 'mystery' which has no body and no custom pullback
+  return mystery(x) * 2;  // error: no derivative for this call: 'mystery' has no body and no custom pullback
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }

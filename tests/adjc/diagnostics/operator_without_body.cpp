@@ -7,7 +7,7 @@ struct S {
 S operator%(const S& a, const S& b);
 double f(double a, double b) {
   S s{a}, t{b};
-  S r = s % t;  // error: call to 'operator%' which has no body and no custom pullback (give it a body)
+  S r = s % t;  // error: no derivative for this call: 'operator%' has no body and no custom pullback (give it a body)
   return r.x * a;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }

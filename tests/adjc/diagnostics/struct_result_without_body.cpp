@@ -6,7 +6,7 @@ struct S {
 S combine(const S& a, const S& b);
 double f(double a, double b) {
   S s{a}, t{b};
-  S r = combine(s, t);  // error: call to 'combine' which has no body and no custom pullback (define adjoint::custom_derivatives::combine_pullback)
+  S r = combine(s, t);  // error: no derivative for this call: 'combine' has no body and no custom pullback (define adjoint::custom_derivatives::combine_pullback)
   return r.x * a;
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }

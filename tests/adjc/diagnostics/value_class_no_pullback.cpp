@@ -10,6 +10,6 @@ namespace adjoint::custom_derivatives {
 void sum_pullback(const Vec& a, double d_result, Vec* d_a);
 }
 double f(const Vec& x) {
-  return sum(x + x);  // error: 'operator+' which has no body and no custom pullback (define adjoint::custom_derivatives::operator_plus_pullback)
+  return sum(x + x);  // error: no derivative for this call: 'operator+' has no body and no custom pullback (define adjoint::custom_derivatives::operator_plus_pullback)
 }
 void request() { auto g = adjoint::gradient(f); (void)g; }

@@ -1,0 +1,157 @@
+// The front end: on the parsed unit, finds the gradient requests, has the Generator build their
+// gradients, and assembles the output: the unit with each request rewritten, then the generated code.
+#include "front_end.hpp"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Sema/Sema.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "classify.hpp"
+#include "pipeline.hpp"
+#include "requests.hpp"
+
+namespace adjc {
+
+namespace {
+
+using namespace clang;
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
+  return out;
+}
+
+class Consumer : public ASTConsumer {
+ public:
+  Consumer(CompilerInstance& ci, Output& out, PipelineRunner& pipeline, std::unique_ptr<syntax::TokenCollector> tokens)
+      : ci_(ci), out_(out), pipeline_(pipeline), collector_(std::move(tokens)) {}
+
+  void HandleTranslationUnit(ASTContext& context) override {
+    if (context.getDiagnostics().hasErrorOccurred()) return;
+    Diagnostics diags(context.getDiagnostics());
+    RequestFinder finder;
+    if (!find_requests(context, diags, finder)) return;
+    for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
+    if (context.getDiagnostics().hasErrorOccurred()) return;
+    const UnitFacts unit = find_unit_facts(context, ci_.getSema());
+    for (const NamedDecl* p : unit.custom.misplaced)
+      diags.error(p->getLocation(), Diag::custom_pullback_outside_namespace, {p->getQualifiedNameAsString()});
+    if (diags.failed()) return;
+    Generator generator(context, unit, diags, pipeline_);
+    Rewriter rewriter(context.getSourceManager(), context.getLangOpts());
+    RequestContext requests{context, unit, diags, generator, rewriter, {}, {}};
+    for (auto& r : finder.requests) handle(r, requests);
+    if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
+    replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
+    write_output(context.getSourceManager(), rewriter, generator);
+  }
+
+ private:
+  CompilerInstance& ci_;
+  Output& out_;
+  PipelineRunner& pipeline_;
+  std::unique_ptr<syntax::TokenCollector> collector_;
+
+  // The requests in the main file (`finder`); false (reported) when a request is written in a
+  // header the unit includes (it would stay unrewritten, and fail to compile) or a call asks for
+  // one of Clad's other modes.
+  static bool find_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder) {
+    SourceManager& sm = context.getSourceManager();
+    RequestFinder elsewhere;
+    for (Decl* d : context.getTranslationUnitDecl()->decls()) {
+      SourceLocation loc = sm.getExpansionLoc(d->getBeginLoc());
+      if (sm.isInMainFile(loc)) {
+        finder.top = d;
+        finder.TraverseDecl(d);
+      } else if (loc.isValid() && !sm.isInSystemHeader(loc)) {
+        elsewhere.TraverseDecl(d);
+      }
+    }
+    for (const CallExpr* call : finder.other_modes)
+      diags.error(call->getBeginLoc(), Diag::clad_mode_not_supported,
+                  {call->getDirectCallee()->getQualifiedNameAsString()});
+    for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
+    return !diags.failed();
+  }
+
+  // A member of a class template that nothing calls has no body (`E<double> e; gradient(e)` of a
+  // template's operator()): the request needs one, so it is instantiated here, as a call would.
+  void instantiate_requested(const Expr* e) {
+    if (!e) return;
+    auto instantiate = [&](const CXXMethodDecl* m) {
+      if (m->getDefinition() || !m->getTemplateInstantiationPattern()) return;
+      Sema& sema = ci_.getSema();
+      sema.InstantiateFunctionDefinition(e->getBeginLoc(), const_cast<CXXMethodDecl*>(m), /*Recursive=*/true,
+                                         /*DefinitionRequired=*/false, /*AtEndOfTU=*/true);
+      sema.PerformPendingInstantiations();
+    };
+    if (auto* ref = dyn_cast<DeclRefExpr>(e))
+      if (auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl())) instantiate(m);
+    if (auto* record = e->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        record && isa<ClassTemplateSpecializationDecl>(record))
+      for (const CXXMethodDecl* m : record->methods())
+        if (m->getOverloadedOperator() == OO_Call) instantiate(m);
+    for (const Stmt* c : e->children()) instantiate_requested(dyn_cast_or_null<Expr>(c));
+  }
+
+  // The output: the rewritten unit under a #line naming it, then the generated code; and the files
+  // the unit read.
+  void write_output(SourceManager& sm, Rewriter& rewriter, Generator& generator) {
+    const FileEntryRef main = *sm.getFileEntryRefForID(sm.getMainFileID());
+    llvm::SmallString<256> absolute(main.getName());
+    llvm::sys::fs::make_absolute(absolute);
+    std::string unit_text;
+    llvm::raw_string_ostream unit_stream(unit_text);
+    rewriter.getEditBuffer(sm.getMainFileID()).write(unit_stream);
+    // The parse saw the unit with kComplexSupport appended; the output carries it only where the
+    // generated code may need it.
+    if (llvm::StringRef(unit_text).ends_with(kComplexSupport))
+      unit_text.resize(unit_text.size() - kComplexSupport.size());
+    Preprocessor& pp = ci_.getPreprocessor();
+    if (pp.isMacroDefined("_GLIBCXX_COMPLEX") || pp.isMacroDefined("_LIBCPP_COMPLEX"))
+      unit_text += "\n#include \"adjoint/complex.hpp\"\n";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n" << unit_text;
+    os << generator.generated_code();
+    out_.text = os.str();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) out_.inputs.push_back(it->first.getName().str());
+    out_.ok = true;
+  }
+};
+
+class Action : public ASTFrontendAction {
+ public:
+  Action(Output& out, PipelineRunner& pipeline) : out_(out), pipeline_(pipeline) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    // Tokens are recorded while the unit is parsed: requests made by macros are rewritten from them.
+    return std::make_unique<Consumer>(ci, out_, pipeline_,
+                                      std::make_unique<syntax::TokenCollector>(ci.getPreprocessor()));
+  }
+
+ private:
+  Output& out_;
+  PipelineRunner& pipeline_;
+};
+
+class ActionFactory : public tooling::FrontendActionFactory {
+ public:
+  ActionFactory(Output& out, PipelineRunner& pipeline) : out_(out), pipeline_(pipeline) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<Action>(out_, pipeline_); }
+
+ private:
+  Output& out_;
+  PipelineRunner& pipeline_;
+};
+
+}  // namespace
+
+std::unique_ptr<tooling::FrontendActionFactory> front_end_action(Output& out, PipelineRunner& pipeline) {
+  return std::make_unique<ActionFactory>(out, pipeline);
+}
+
+}  // namespace adjc

@@ -1,0 +1,68 @@
+#pragma once
+// Gradient requests (calls of adjoint::gradient): found in the unit, checked, handed to the
+// Generator, and each rewritten in the unit into a reference to its generated gradient.
+
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Tooling/Syntax/Tokens.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adjc.hpp"
+
+namespace adjc {
+
+// Pass: finds gradient requests in the main file (calls of adjoint::gradient, or of Clad's
+// clad::gradient from include/clad), with the top-level declaration each one is in, and the calls
+// of Clad's other modes, which adjc reports.
+class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
+ public:
+  struct Request {
+    const clang::CallExpr* call;
+    const clang::Decl* top;
+  };
+  std::vector<Request> requests;
+  std::vector<const clang::CallExpr*> other_modes;
+  const clang::Decl* top = nullptr;
+
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const clang::FunctionDecl* f = call->getDirectCallee();
+    if (!f) return true;
+    const std::string name = f->getQualifiedNameAsString();
+    if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
+    if (name == "clad::differentiate" || name == "clad::hessian" || name == "clad::jacobian")
+      other_modes.push_back(call);
+    return true;
+  }
+};
+
+// A request's call and the expression that replaces it.
+struct Replacement {
+  const clang::CallExpr* call;
+  std::string text;
+};
+
+// What handling the requests of one unit shares: the unit, where errors go, the generator that
+// builds the gradients, and the rewrite of the unit's text.
+struct RequestContext {
+  clang::ASTContext& context;
+  const UnitFacts& unit;
+  Diagnostics& diags;
+  Generator& generator;
+  clang::Rewriter& rewriter;
+  std::set<std::string> inserted;  // the gradients' declarations already inserted
+  std::vector<Replacement> replacements;
+};
+
+// Checks one request, has the generator build its gradient, records the request's replacement,
+// and declares the gradient in the unit (once per gradient). Errors go to `rc.diags`.
+void handle(const RequestFinder::Request& r, RequestContext& rc);
+
+// Rewrites each request in place (requests_rewrite.cpp); `tokens`, the unit's tokens recorded while
+// it was parsed, are consumed when a macro produced a request.
+void replace_requests(const std::vector<Replacement>& replacements, clang::syntax::TokenCollector& tokens,
+                      clang::SourceManager& sm, const clang::LangOptions& lo, clang::Rewriter& rewriter);
+
+}  // namespace adjc
