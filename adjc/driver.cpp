@@ -34,6 +34,7 @@
 #include "function_pointers.hpp"
 #include "passes.hpp"
 #include "pipeline.hpp"
+#include "tangent.hpp"
 
 namespace adjc {
 
@@ -58,6 +59,7 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
     const Decl* top;
   };
   std::vector<Request> requests;
+  std::vector<Request> derivatives;  // forward mode (tangent.hpp)
   std::vector<const CallExpr*> other_modes;
   const Decl* top = nullptr;
 
@@ -66,8 +68,8 @@ class RequestFinder : public RecursiveASTVisitor<RequestFinder> {
     if (!f) return true;
     const std::string name = f->getQualifiedNameAsString();
     if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
-    if (name == "clad::differentiate" || name == "clad::hessian" || name == "clad::jacobian")
-      other_modes.push_back(call);
+    if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
+    if (name == "clad::hessian" || name == "clad::jacobian") other_modes.push_back(call);
     return true;
   }
 };
@@ -146,6 +148,7 @@ class Consumer : public ASTConsumer {
       diags.error(call->getBeginLoc(), Diag::clad_mode_not_supported,
                   {call->getDirectCallee()->getQualifiedNameAsString()});
     for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
+    for (auto& r : elsewhere.derivatives) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     if (diags.failed()) return;
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
@@ -158,6 +161,14 @@ class Consumer : public ASTConsumer {
     std::set<std::string> inserted;
     std::vector<Replacement> replacements;
     for (auto& r : finder.requests) handle(r, context, unit, diags, generator, rewriter, inserted, replacements);
+    TangentGenerator tangents(generator, context, unit, diags);
+    for (auto& r : finder.derivatives) {
+      std::string declaration, text = derivative_request(r.call, unit, diags, tangents, declaration);
+      if (text.empty()) continue;
+      replacements.push_back({r.call, text});
+      if (inserted.insert(declaration).second)
+        rewriter.InsertTextBefore(sm.getExpansionLoc(r.top->getBeginLoc()), declaration + " ");
+    }
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(replacements, sm, context.getLangOpts(), rewriter);
 
@@ -177,7 +188,7 @@ class Consumer : public ASTConsumer {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n" << unit_text;
-    os << generator.generated_code();
+    os << generator.generated_code() << tangents.generated_code();
     out_.text = os.str();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) out_.inputs.push_back(it->first.getName().str());
     out_.ok = true;
