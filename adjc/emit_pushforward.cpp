@@ -181,6 +181,12 @@ void PushforwardEmitter::call(Node* n, Code& code) {
                             : qualifier(f) + pushforward_name(f, callee_mask, ir_.unit);
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
+  if (n->result && !is_floating(result_type(f)) && act_.of(n->result)) {
+    // Its pushforward returns the value alone.
+    diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,
+                 {"a call whose result of type '" + result_type(f).getAsString() + "' carries a derivative"});
+    return;
+  }
   if (!n->result || !is_floating(result_type(f))) {
     code.line(n->result ? assignment(use(n->result->name), text, n->result->type) : text + ";");
     return;

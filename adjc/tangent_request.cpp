@@ -20,9 +20,10 @@ long requested_order(const FunctionDecl* request) {
   if (!args || args->size() == 0) return 1;
   const TemplateArgument& first = args->get(0);
   if (first.getKind() == TemplateArgument::Integral) return first.getAsIntegral().getExtValue();
+  // Clad's options word: the order in its low 8 bits, 0 meaning the first.
   if (first.getKind() == TemplateArgument::Pack && first.pack_size() > 0 &&
       first.pack_begin()->getKind() == TemplateArgument::Integral)
-    return first.pack_begin()->getAsIntegral().getExtValue();
+    if (long order = first.pack_begin()->getAsIntegral().getExtValue() & 0xff; order != 0) return order;
   return 1;
 }
 
