@@ -118,6 +118,33 @@ double std_vector(const std::vector<double>& v) {
   return s;
 }
 
+struct Model {
+  double w;
+  double apply(double x) const { return std::tanh(w * x); }
+};
+double member_call(double x) {
+  Model m{0.7};
+  return m.apply(x) * x;
+}
+double by_reference(const double& a, double b) { return a * b + std::sqrt(a * a + 1); }
+double references(double x) { return by_reference(x, x * 2) + by_reference(3.0, x); }
+double while_continue(double x) {
+  double s = 0;
+  int i = 0;
+  while (i < 6) {
+    i++;
+    if (i % 2 == 0) continue;
+    s += x * i * s + x;
+  }
+  return s;
+}
+double parallel_sum(const double* a, int n) {
+  double s = 0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 0; i < n; i++) s += a[i] * std::sin(a[i]);
+  return s;
+}
+
 }  // namespace tangents
 
 using namespace tangents;
@@ -161,6 +188,24 @@ TEST(Tangents, Calls) {
     expect<double>("through_memory", dm.execute(x), [&](double t) { return through_memory(x + t); });
   }
   EXPECT_NE(std::string(dc.source()).find("square_pushforward"), std::string::npos);
+}
+
+TEST(Tangents, MemberCallsReferencesLoops) {
+  auto dm = adjoint::derivative(member_call, "x");
+  auto dr = adjoint::derivative(references, "x");
+  auto dw = adjoint::derivative(while_continue, "x");
+  for (double x : points) {
+    expect<double>("member_call", dm.execute(x), [&](double t) { return member_call(x + t); });
+    expect<double>("references", dr.execute(x), [&](double t) { return references(x + t); });
+    expect<double>("while_continue", dw.execute(x), [&](double t) { return while_continue(x + t); });
+  }
+  auto dp = adjoint::derivative(parallel_sum, "a");
+  double a[4] = {0.1, -0.7, 1.2, 0.4}, direction[4] = {1, -0.5, 0.25, 2};
+  expect<double>("parallel_sum (run serially)", dp.execute(a, 4, direction), [&](double t) {
+    double moved[4];
+    for (int i = 0; i < 4; ++i) moved[i] = a[i] + t * direction[i];
+    return parallel_sum(moved, 4);
+  });
 }
 
 TEST(Tangents, CustomPushforward) {
