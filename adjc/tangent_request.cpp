@@ -62,12 +62,15 @@ bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Dia
   return false;
 }
 
-// The parameter the request's second argument names; with none, the function's only
+// The parameter the request's second argument names; with none (or an empty list), the function's only
 // differentiable parameter.
 bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
                     TangentSeed& seed) {
   SourceLocation at = call->getBeginLoc();
-  if (call->getNumArgs() < 2 || isa<CXXDefaultArgExpr>(call->getArg(1))) {
+  const Expr* spec = call->getNumArgs() < 2 ? nullptr : strip(call->getArg(1), unit);
+  auto* lit = dyn_cast_or_null<StringLiteral>(spec);
+  if (!spec || isa<CXXDefaultArgExpr>(call->getArg(1)) ||
+      (lit && lit->getString().find_first_not_of(" \t") == StringRef::npos)) {
     std::vector<AdParam> params = ad_params(fn);
     int found = -1;
     for (size_t i = 0; i < params.size(); ++i)
@@ -76,8 +79,7 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
     seed.param = size_t(found);
     return found >= 0;
   }
-  const Expr* spec = strip(call->getArg(1), unit);
-  if (auto* lit = dyn_cast<StringLiteral>(spec)) return parse_seed(fn, lit->getString().str(), seed, diags, at);
+  if (lit) return parse_seed(fn, lit->getString().str(), seed, diags, at);
   if (auto* number = dyn_cast<IntegerLiteral>(spec))
     return parse_seed(fn, std::to_string(number->getValue().getZExtValue()), seed, diags, at);
   diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
@@ -98,7 +100,7 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
     target = strip(u->getSubExpr(), unit);
   auto* ref = dyn_cast<DeclRefExpr>(target);
   const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-  if (!fn || isa<CXXMethodDecl>(fn)) {
+  if (!fn || (isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->getParent()->isLambda())) {
     diags.error(call->getArg(0)->getBeginLoc(), Diag::derivative_target_not_a_function);
     return "";
   }

@@ -3,6 +3,7 @@
 // generated pushforwards return (docs/adjc.md, "Forward mode: adjoint::derivative"). Included by
 // adjoint/ad.hpp.
 #include <cstdio>
+#include <type_traits>
 #include <utility>
 
 namespace adjoint {
@@ -24,6 +25,13 @@ struct derivative_function {
   template <class... Args>
   auto execute(Args&&... args) const {
     return Derivative(std::forward<Args>(args)...);
+  }
+  // A member function's object by reference (`d.execute(obj, x)`), as Clad's execute takes it.
+  template <class Object, class... Args>
+  requires(std::is_class_v<std::remove_cvref_t<Object>> &&
+           !std::is_invocable_v<decltype(Derivative), Object&, Args...>) auto execute(Object& object,
+                                                                                      Args&&... args) const {
+    return Derivative(&object, std::forward<Args>(args)...);
   }
   const char* source() const { return generated_source; }
   // Prints the generated code (Clad's CladFunction::dump).

@@ -126,6 +126,10 @@ double member_call(double x) {
   Model m{0.7};
   return m.apply(x) * x;
 }
+struct Spring {
+  double k, rest;
+  double energy(double x) const { return 0.5 * k * (x - rest) * (x - rest) + std::sin(k * x); }
+};
 double by_reference(const double& a, double b) { return a * b + std::sqrt(a * a + 1); }
 double references(double x) { return by_reference(x, x * 2) + by_reference(3.0, x); }
 double while_continue(double x) {
@@ -198,6 +202,14 @@ TEST(Tangents, MemberCallsReferencesLoops) {
     expect<double>("member_call", dm.execute(x), [&](double t) { return member_call(x + t); });
     expect<double>("references", dr.execute(x), [&](double t) { return references(x + t); });
     expect<double>("while_continue", dw.execute(x), [&](double t) { return while_continue(x + t); });
+  }
+  Spring spring{1.3, 0.2};
+  auto de = adjoint::derivative(&Spring::energy, "x");
+  for (double x : points) {
+    expect<double>("Spring::energy, object by reference", de.execute(spring, x),
+                   [&](double t) { return spring.energy(x + t); });
+    expect<double>("Spring::energy, object by pointer", de.execute(&spring, x),
+                   [&](double t) { return spring.energy(x + t); });
   }
   auto dp = adjoint::derivative(parallel_sum, "a");
   double a[4] = {0.1, -0.7, 1.2, 0.4}, direction[4] = {1, -0.5, 0.25, 2};
