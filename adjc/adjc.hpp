@@ -13,6 +13,7 @@
 namespace adjc {
 
 struct UnitFacts;
+struct FunctionState;
 class PipelineRunner;
 
 // The generated `<fn>_grad` for one adjoint::gradient request.
@@ -34,6 +35,10 @@ class Generator {
   // `selected[i]` marks parameter i of `fn`. Returns nothing useful after an error.
   GeneratedGradient request(const clang::FunctionDecl* fn, const std::vector<bool>& selected,
                             clang::SourceLocation where);
+
+  // `fn` lowered and planned, once per unit (nullptr when it cannot be differentiated): forward
+  // mode (tangent.hpp) starts from the same state.
+  FunctionState* planned(const clang::FunctionDecl* fn);
 
   // Every generated function: declarations, then definitions, then the source-text functions.
   std::string generated_code();

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "derivatives.hpp"
+#include "print.hpp"
 
 namespace adjc {
 
@@ -170,6 +171,25 @@ std::vector<int> differentiated_operands(const DerivativeRule& rule) {
   std::vector<int> out;
   for (size_t i = 0; i < rule.partials.size(); ++i)
     if (!rule.partials[i].empty()) out.push_back(int(i));
+  return out;
+}
+
+std::string expand_rule(const std::string& pattern, const std::string& adj, const std::vector<std::string>& operands,
+                        const std::string& value, QualType t) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '{') {
+      out += pattern[i];
+      continue;
+    }
+    size_t end = pattern.find('}', i);
+    std::string name = pattern.substr(i + 1, end - i - 1);
+    if (name == "adj") out += adj;
+    else if (name == "value") out += value;
+    else if (name.rfind("lit:", 0) == 0) out += literal(std::stod(name.substr(4)), t);
+    else out += operands.at(std::stoul(name));
+    i = end;
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "classify.hpp"
 #include "pipeline.hpp"
 #include "requests.hpp"
+#include "tangent.hpp"
 
 namespace adjc {
 
@@ -45,9 +46,11 @@ class Consumer : public ASTConsumer {
     Rewriter rewriter(context.getSourceManager(), context.getLangOpts());
     RequestContext requests{context, unit, diags, generator, rewriter, {}, {}};
     for (auto& r : finder.requests) handle(r, requests);
+    TangentGenerator tangents(generator, context, unit, diags);
+    for (auto& r : finder.derivatives) handle_derivative(r, tangents, requests);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
-    write_output(context.getSourceManager(), rewriter, generator);
+    write_output(context.getSourceManager(), rewriter, generator, tangents);
   }
 
  private:
@@ -75,7 +78,20 @@ class Consumer : public ASTConsumer {
       diags.error(call->getBeginLoc(), Diag::clad_mode_not_supported,
                   {call->getDirectCallee()->getQualifiedNameAsString()});
     for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
+    for (auto& r : elsewhere.derivatives) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     return !diags.failed();
+  }
+
+  // A derivative request: its pushforward built, its replacement recorded and its function
+  // declared before the declaration the request is in (once per function).
+  static void handle_derivative(const RequestFinder::Request& r, TangentGenerator& tangents, RequestContext& rc) {
+    std::string declaration;
+    const std::string text = derivative_request(r.call, rc.unit, rc.diags, tangents, declaration);
+    if (text.empty()) return;
+    rc.replacements.push_back({r.call, text});
+    if (rc.inserted.insert(declaration).second)
+      rc.rewriter.InsertTextBefore(rc.context.getSourceManager().getExpansionLoc(r.top->getBeginLoc()),
+                                   declaration + " ");
   }
 
   // A member of a class template that nothing calls has no body (`E<double> e; gradient(e)` of a
@@ -100,7 +116,7 @@ class Consumer : public ASTConsumer {
 
   // The output: the rewritten unit under a #line naming it, then the generated code; and the files
   // the unit read.
-  void write_output(SourceManager& sm, Rewriter& rewriter, Generator& generator) {
+  void write_output(SourceManager& sm, Rewriter& rewriter, Generator& generator, TangentGenerator& tangents) {
     const FileEntryRef main = *sm.getFileEntryRefForID(sm.getMainFileID());
     llvm::SmallString<256> absolute(main.getName());
     llvm::sys::fs::make_absolute(absolute);
@@ -117,7 +133,7 @@ class Consumer : public ASTConsumer {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "#line 1 \"" << escape(absolute.str().str()) << "\"\n" << unit_text;
-    os << generator.generated_code();
+    os << generator.generated_code() << tangents.generated_code();
     out_.text = os.str();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) out_.inputs.push_back(it->first.getName().str());
     out_.ok = true;

@@ -11,6 +11,7 @@
 #include "function_pointers.hpp"
 #include "lowering.hpp"
 #include "pointer_results.hpp"
+#include "tangent.hpp"
 
 namespace adjc {
 
@@ -176,6 +177,15 @@ std::vector<Pass> tape_plan_passes() {
        "unit.call_summaries", [](FunctionState& s) { record_call_summary(*s.ir, s.reads, s.all); }},
       {"keep-local-vectors", "local std::vectors kept: their adjoints are sized from them in the reverse", "ir.vars",
        "Var::kept", [](FunctionState& s) { keep_local_vectors(*s.ir); }},
+  };
+}
+
+// Forward mode's passes (tangent.hpp), run on a function planned by the passes above when a
+// derivative request first needs its pushforward; emission then reads the activity per request.
+std::vector<Pass> tangent_passes() {
+  return {
+      {"check-tangents", "what forward mode does not support is rejected (under full activity)", "ir, full",
+       "diagnostics", [](FunctionState& s) { check_tangents(s); }},
   };
 }
 

@@ -15,8 +15,9 @@
 namespace adjc {
 
 // Pass: finds gradient requests in the main file (calls of adjoint::gradient, or of Clad's
-// clad::gradient from include/clad), with the top-level declaration each one is in, and the calls
-// of Clad's other modes, which adjc reports.
+// clad::gradient from include/clad) and derivative requests (adjoint::derivative,
+// clad::differentiate), with the top-level declaration each one is in, and the calls of Clad's
+// other modes, which adjc reports.
 class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
  public:
   struct Request {
@@ -24,6 +25,7 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     const clang::Decl* top;
   };
   std::vector<Request> requests;
+  std::vector<Request> derivatives;  // forward mode (tangent.hpp)
   std::vector<const clang::CallExpr*> other_modes;
   const clang::Decl* top = nullptr;
 
@@ -32,8 +34,8 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     if (!f) return true;
     const std::string name = f->getQualifiedNameAsString();
     if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
-    if (name == "clad::differentiate" || name == "clad::hessian" || name == "clad::jacobian")
-      other_modes.push_back(call);
+    if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
+    if (name == "clad::hessian" || name == "clad::jacobian") other_modes.push_back(call);
     return true;
   }
 };

@@ -8,8 +8,10 @@
 //
 // adjc rewrites each clad::gradient call as it does adjoint::gradient (adjoint/ad.hpp); pullbacks
 // in clad::custom_derivatives (and its class_functions and std) are read as adjoint's. Forward
-// mode, Hessians and Jacobians (clad::differentiate, hessian, jacobian) are not supported yet:
-// adjc reports each such call. What differs from Clad: docs/adjc.md, "For Clad users".
+// mode: clad::differentiate(f, "x") (or by position, clad::differentiate(f, 0)) is
+// adjoint::derivative (adjoint/tangent.hpp): execute returns the derivative, as Clad's does.
+// Hessians and Jacobians (clad::hessian, jacobian) are not supported yet: adjc reports each such
+// call. What differs from Clad: docs/adjc.md, "For Clad users".
 
 #include "adjoint/ad.hpp"
 #include "clad/Differentiator/Array.h"
@@ -42,13 +44,18 @@ constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
   return {};
 }
 
-// Clad's other modes, not supported yet: adjc reports each call ("'clad::hessian' is not supported yet by
-// adjc"), as does the compiler without adjc.
-template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request differentiate(F&&, const char* = "") {
-  static_assert(detail::parsed_by_adjc<Options...>, "clad::differentiate is not supported yet by adjc");
+// Requests the derivative of `fn`'s result in one parameter (forward mode): "x", "x[2]" or its
+// position (0). Options: Clad's order in the low 8 bits (only 1 is supported).
+template <unsigned... Options, class F, class Spec = const char*>
+constexpr adjoint::detail::derivative_request differentiate(F&&, Spec = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::differentiate needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or "
+                "with adjoint_add_gradients() in CMake");
   return {};
 }
+
+// Clad's other modes, not supported yet: adjc reports each call ("'clad::hessian' is not supported
+// yet by adjc"), as does the compiler without adjc.
 template <unsigned... Options, class F>
 constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
   static_assert(detail::parsed_by_adjc<Options...>, "clad::hessian is not supported yet by adjc");

@@ -1,7 +1,8 @@
-// Clad's clad::differentiate is not supported yet: adjc names the call, never crashes or drops it.
+// Clad's clad::differentiate of a higher order is not supported yet: adjc names the order, never
+// crashes or drops the call.
 #include "clad/Differentiator/Differentiator.h"
 double f(double x, double y) { return x * x * y; }
 int main() {
-  auto d = clad::differentiate(f, "x");  // error: 'clad::differentiate' is not supported yet by adjc (it generates gradients: clad::gradient)
+  auto d = clad::differentiate<2>(f, "x");  // error: derivatives of order 2 are not supported yet by adjc's forward mode (only order 1)
   (void)d;
 }

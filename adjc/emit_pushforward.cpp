@@ -1,0 +1,334 @@
+// Emission of a pushforward (tangent.hpp): the function's statements, each assignment preceded by
+// the assignment of its target's tangent, from the derivative rules of derivatives.cpp (the table
+// reverse mode reads too). Tangents are named as adjoints are (`_d_x`): a floating scalar's is a
+// scalar, memory's is memory of the same shape (Printer::adjoint mirrors a memory expression).
+#include "containers.hpp"
+#include "tangent.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+// A variable whose tangent is a scalar of the pushforward's own (not memory).
+bool scalar_tangent(const Var* v) { return v && v->floating && !v->memory && !v->pointer && !v->reference; }
+
+// An expression Printer::adjoint mirrors: a variable, memory, or a pointer into memory.
+bool has_place(const Expr* e) {
+  if (isa<DeclRefExpr>(e) || isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) || isa<CXXThisExpr>(e)) return true;
+  if (auto* u = dyn_cast<UnaryOperator>(e)) return u->getOpcode() == UO_Deref || u->getOpcode() == UO_AddrOf;
+  if (auto* b = dyn_cast<BinaryOperator>(e)) return b->isAdditiveOp() && e->getType()->isPointerType();
+  return false;
+}
+
+// `s` as an operand: in parentheses unless it is a name, a literal, a call or already in them.
+std::string parenthesised(const std::string& s) {
+  const std::string text = Code::parse(s, 0).text;
+  size_t open = text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:");
+  if (!text.empty() && open == std::string::npos) return s;
+  if (open == std::string::npos || text[open] != '(' || text.back() != ')') return "(" + s + ")";
+  // A call or parentheses: the '(' at `open` must close at the end.
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < text.size()) return "(" + s + ")";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string pushforward_name(const FunctionDecl* fn, const Mask& mask, const UnitFacts& unit) {
+  std::vector<bool> all = all_differentiable(fn);
+  std::string name = base_name(fn, unit) + "_pushforward";
+  if (std::vector<bool>(mask.begin(), mask.end()) == all) return name;
+  name += "_";
+  for (bool b : mask) name += b ? '1' : '0';
+  return name;
+}
+
+std::string PushforwardEmitter::tangent_params() const {
+  std::string s;
+  for (const Var* v : ir_.params) {
+    if (!v->differentiable) continue;
+    std::string name = "_d_" + v->name;
+    s += ", [[maybe_unused]] ";
+    if (scalar_tangent(v)) s += types_.str(v->param_type.getUnqualifiedType()) + " " + name;
+    else s += Emitter::adjoint_param(v->param_type, name, types_, ir_.fn->getASTContext());
+  }
+  return s;
+}
+
+std::string PushforwardEmitter::signature(const Emitter& names) const {
+  std::string result = types_.str(result_type(ir_.fn).getUnqualifiedType());
+  if (ir_.returns_value) result = "::adjoint::value_and_pushforward<" + result + ">";
+  std::string params = names.params() + tangent_params();
+  if (ir_.params.empty() && !params.empty()) params = params.substr(2);
+  return result + " " + pushforward_name(ir_.fn, mask_, ir_.unit) + "(" + params + ")";
+}
+
+std::string PushforwardEmitter::definition(const Emitter& names) {
+  Code body;
+  body.depth = 1;
+  for (Node* c : ir_.body->children) node(c, body);
+  if (!ir_.returns.empty()) body.line("_pushforward_end:;");
+  if (ir_.returns_value) {
+    std::string d = act_.of(ir_.ret) ? use("_d_" + ir_.ret->name) : zero_of(ir_.ret->type);
+    body.line("return {" + use(ir_.ret->name) + ", " + d + "};");
+  } else if (ir_.ret) {
+    body.line("return " + use(ir_.ret->name) + ";");
+  }
+  Code code;
+  code.open("inline " + signature(names) + " {");
+  for (auto& v : ir_.vars) {
+    if (v->kind == VarKind::Param) continue;
+    for (const std::string& name : {v->name, "_d_" + v->name}) {
+      if (!body.uses(name)) continue;
+      std::string declared = "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name);
+      std::string z = v->type->isRecordType() && !is_container(v->type) ? zero_struct(v->type, types_) : "";
+      code.line(!z.empty() && z.back() != '}' ? declared + " = " + z + ";" : declared + "{};");
+    }
+  }
+  code.append(body);
+  code.close();
+  return code.str();
+}
+
+void PushforwardEmitter::node(Node* n, Code& code) {
+  switch (n->kind) {
+    case NodeKind::Block:
+      code.open("{");
+      children(n, code);
+      code.close();
+      return;
+    case NodeKind::Assign: return assign(n, code);
+    case NodeKind::Call: return call(n, code);
+    case NodeKind::If:
+      code.open("if (" + print_.primal(n->cond) + ") {");
+      children(n->then_node, code);
+      if (n->else_node) {
+        code.close("} else {");
+        ++code.depth;
+        children(n->else_node, code);
+      }
+      code.close();
+      return;
+    case NodeKind::Loop: return loop(n, code);
+    case NodeKind::Jump: return jump(n, code);
+  }
+}
+
+void PushforwardEmitter::children(Node* block, Code& code) {
+  for (Node* c : block->children) node(c, code);
+}
+
+void PushforwardEmitter::assign(Node* n, Code& code) {
+  std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
+  QualType t = n->target ? n->target->type : n->lhs->getType();
+  const Var* region = n->target ? n->target : n->memory_root;
+  // The tangent first: it reads the values the assignment overwrites.
+  if (n->rhs && region && act_.of(region) && (is_floating(t) || t->isRecordType())) {
+    std::string d = n->target && scalar_tangent(n->target) ? use("_d_" + n->target->name) : tangent_place(n->lhs);
+    const std::string r = parenthesised(print_.primal(n->rhs)), l = parenthesised(lhs);
+    if (t->isRecordType()) {
+      const Expr* rhs = strip(n->rhs, ir_.unit);
+      bool varied = reads_varied(ir_, act_, rhs);
+      if (varied && !has_place(rhs) && !(isa<CallExpr>(rhs) && ir_.call_result.count(cast<CallExpr>(rhs))))
+        diags_.error(rhs->getBeginLoc(), Diag::tangent_unsupported_expression, {"this struct value"});
+      else if (n->op == BO_Assign) code.line(assignment(d, varied ? tangent_place(rhs) : zero_of(t), t));
+    } else {
+      std::string dr = tangent(n->rhs);
+      switch (n->op) {
+        case BO_Assign: code.line(d + " = " + (dr.empty() ? zero_of(t) : dr) + ";"); break;
+        case BO_AddAssign:
+          if (!dr.empty()) code.line(d + " += " + dr + ";");
+          break;
+        case BO_SubAssign:
+          if (!dr.empty()) code.line(d + " -= " + dr + ";");
+          break;
+        case BO_MulAssign:
+          code.line(dr.empty() ? d + " *= " + r + ";" : d + " = " + d + " * " + r + " + " + l + " * " + dr + ";");
+          break;
+        case BO_DivAssign:
+          code.line(dr.empty() ? d + " /= " + r + ";"
+                               : d + " = (" + d + " * " + r + " - " + l + " * " + dr + ") / (" + r + " * " + r + ");");
+          break;
+        default: diags_.error(n->loc, Diag::tangent_unsupported_expression, {"this compound assignment"});
+      }
+    }
+  }
+  if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
+  else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
+}
+
+void PushforwardEmitter::call(Node* n, Code& code) {
+  const FunctionDecl* f = n->call->getDirectCallee();
+  const NamedDecl* custom = custom_pushforward(f, ir_.unit);
+  bool generated = !custom && callee_kind(f, ir_.unit) != CalleeKind::Plain && f->getDefinition();
+  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n)) {
+    std::string s = print_.call_text(n->call);
+    code.line(n->result ? assignment(use(n->result->name), s, n->result->type) : s + ";");
+    return;
+  }
+  if (!custom && !generated) return;  // reported by check-tangents
+  Mask callee_mask;
+  std::string targs = call_tangent_args(n, callee_mask, code);
+  std::string args;
+  for (const AdArg& a : ad_args(n->call)) args += (args.empty() ? "" : ", ") + print_.argument(a);
+  if (!args.empty() && !targs.empty()) args += ", ";
+  std::string name = custom ? qualifier(custom) + custom->getNameAsString()
+                            : qualifier(f) + pushforward_name(f, callee_mask, ir_.unit);
+  if (generated) callees.push_back({f, callee_mask});
+  std::string text = name + "(" + args + targs + ")";
+  if (n->result && !is_floating(result_type(f)) && act_.of(n->result)) {
+    // Its pushforward returns the value alone.
+    diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,
+                 {"a call whose result of type '" + result_type(f).getAsString() + "' carries a derivative"});
+    return;
+  }
+  if (!n->result || !is_floating(result_type(f))) {
+    code.line(n->result ? assignment(use(n->result->name), text, n->result->type) : text + ";");
+    return;
+  }
+  std::string t = "_pf" + std::to_string(temp_++);
+  code.open("{");
+  code.line("const auto " + t + " = " + text + ";");
+  code.line(use(n->result->name) + " = " + t + ".value;");
+  if (act_.of(n->result)) code.line(use("_d_" + n->result->name) + " = " + t + ".pushforward;");
+  code.close();
+}
+
+// The tangent arguments of call `n`, one per differentiable parameter of the callee; `callee_mask`
+// gets which of them vary (the others are zero, or nullptr for memory, which the callee's
+// pushforward for that mask never reads).
+std::string PushforwardEmitter::call_tangent_args(Node* n, Mask& callee_mask, Code& code) {
+  std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
+  std::vector<AdArg> args = ad_args(n->call);
+  std::string out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    QualType pt = params[i].type.getCanonicalType();
+    if (i >= args.size() || !is_differentiable(pt)) {
+      callee_mask.push_back(false);
+      continue;
+    }
+    const Expr* arg = args[i].expr;
+    bool indirect = pt->isReferenceType() || pt->isPointerType() || pt->isRecordType();
+    bool by_value = !indirect || value_reference(ir_, pt, arg);
+    const Var* region = by_value ? nullptr : memory_root(ir_, arg);
+    bool varied = arg_varied(ir_, act_, pt, arg) || (region && act_.of(region));
+    callee_mask.push_back(varied);
+    std::string d;
+    if (!indirect) {
+      d = varied ? tangent(arg) : "";
+      if (d.empty()) d = zero_of(pt.getNonReferenceType());
+    } else if (by_value) {
+      // A `const T&` bound to a value: its tangent in a temporary of ours.
+      QualType vt = pt.getNonReferenceType().getUnqualifiedType();
+      std::string temp = "_dv" + std::to_string(temp_++), dt = varied ? tangent(arg) : "";
+      code.line(types_.str(vt) + " " + temp + " = " + (dt.empty() ? zero_of(vt) : dt) + ";");
+      d = "&" + temp;
+    } else if (!varied) {
+      d = "nullptr";
+    } else if (!has_place(strip(arg, ir_.unit))) {
+      diags_.error(arg->getBeginLoc(), Diag::tangent_unsupported_expression, {"this argument"});
+      d = "nullptr";
+    } else {
+      d = (pt->isPointerType() && !args[i].address ? "" : "&") + tangent_place(arg);
+    }
+    out += (out.empty() ? "" : ", ") + d;
+  }
+  return out;
+}
+
+void PushforwardEmitter::loop(Node* n, Code& code) {
+  std::string id = std::to_string(n->id);
+  std::string cond = n->cond ? print_.primal(n->cond) : "true";
+  code.open("{");
+  if (n->parallel) {
+    // Run serially: every variable is the function's (forward mode has no per-thread copies yet).
+    const std::string i = use(n->counter->name);
+    std::string compare = n->step > 0 ? (n->inclusive ? " <= " : " < ") : (n->inclusive ? " >= " : " > ");
+    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + i + compare + print_.primal(n->bound) + "; " + i +
+              " += " + std::to_string(n->step) + ") {");
+  } else if (n->counter) {
+    const std::string i = use(n->counter->name);
+    std::string inc = n->step == 1 ? "++" + i : n->step == -1 ? "--" + i : i + " += " + std::to_string(n->step);
+    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + cond + "; " + inc + ") {");
+  } else if (n->form == LoopForm::Do) {
+    code.open("do {");
+  } else {
+    code.open("while (" + cond + ") {");
+  }
+  children(n->body, code);
+  bool has_continue = false;
+  for (const Node* j : n->jumps) has_continue |= j->jump == JumpKind::Continue;
+  if (!n->counter && has_continue) code.line("_continue" + id + ":;");
+  if (n->inc) children(n->inc, code);
+  code.close(n->form == LoopForm::Do && !n->counter ? "} while (" + cond + ");" : "}");
+  code.close();
+}
+
+void PushforwardEmitter::jump(Node* n, Code& code) {
+  if (n->jump == JumpKind::Return) return code.line("goto _pushforward_end;");
+  if (n->jump == JumpKind::Break) return code.line("break;");
+  if (n->target_loop->counter) return code.line("continue;");
+  code.line("goto _continue" + std::to_string(n->target_loop->id) + ";");
+}
+
+std::string PushforwardEmitter::tangent(const Expr* e) {
+  e = strip(e, ir_.unit);
+  if (!reads_varied(ir_, act_, e)) return "";
+  if (auto* c = dyn_cast<CallExpr>(e); c && ir_.call_result.count(c)) {
+    const Var* r = ir_.call_result.at(c);
+    return act_.of(r) ? use("_d_" + r->name) : "";
+  }
+  if (scalar_tangent(ir_.var(e))) return use("_d_" + ir_.var(e)->name);
+  if (is_value_class(e->getType(), ir_.unit)) {
+    diags_.error(e->getBeginLoc(), Diag::tangent_unsupported_expression, {"a value class"});
+    return "";
+  }
+  if (has_place(e) && is_floating(e->getType())) return tangent_place(e);
+  return rule_tangent(e);
+}
+
+// An operation's tangent: the sum of its operands' tangents, each through its partial.
+std::string PushforwardEmitter::rule_tangent(const Expr* e) {
+  std::optional<DerivativeRule> rule = derivative_rule(e);
+  if (!rule) {
+    Message m = unsupported_construct(e);
+    diags_.error(e->getBeginLoc(), Diag::tangent_unsupported_expression, {m.args.empty() ? "this" : m.args[0]});
+    return "";
+  }
+  QualType t = e->getType();
+  std::vector<std::string> operands;
+  for (const Expr* o : rule->operands) operands.push_back(parenthesised(print_.primal(o)));
+  const std::string value = parenthesised(print_.primal(e));
+  if (!rule->condition.empty()) {
+    std::string a = tangent(rule->operands[rule->chosen]), b = tangent(rule->operands[rule->other]);
+    if (a.empty() && b.empty()) return "";
+    return "(" + expand_rule(rule->condition, "", operands, value, t) + " ? " + (a.empty() ? zero_of(t) : a) + " : " +
+           (b.empty() ? zero_of(t) : b) + ")";
+  }
+  std::string sum;
+  for (int i : differentiated_operands(*rule)) {
+    std::string d = tangent(rule->operands[i]);
+    if (d.empty()) continue;
+    sum += (sum.empty() ? "" : " + ") + expand_rule(rule->partials[i], parenthesised(d), operands, value, t);
+  }
+  return sum.empty() ? "" : parenthesised(sum);
+}
+
+std::string PushforwardEmitter::tangent_place(const Expr* e) const {
+  e = strip(e, ir_.unit);
+  if (auto* c = dyn_cast<CallExpr>(e); c && ir_.call_result.count(c)) return use("_d_" + ir_.call_result.at(c)->name);
+  if (scalar_tangent(ir_.var(e))) return use("_d_" + ir_.var(e)->name);
+  return print_.adjoint(e);
+}
+
+std::string PushforwardEmitter::zero_of(QualType t) const {
+  t = t.getNonReferenceType().getUnqualifiedType();
+  return is_floating(t) ? literal(0, t) : zero(t, types_, ir_.unit);
+}
+
+}  // namespace adjc

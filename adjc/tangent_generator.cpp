@@ -1,0 +1,247 @@
+// The tangent generator (tangent.hpp): for a derivative request, the pushforward of the requested
+// function for its one varied parameter, the pushforwards of the callees it reaches, and the
+// derivative function `f_darg<i>` that seeds the tangents and returns the result's.
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "containers.hpp"
+#include "tangent.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+std::string mask_key(const Mask& m) {
+  std::string s;
+  for (bool b : m) s += b ? '1' : '0';
+  return s;
+}
+
+std::string without_line_directives(const std::string& s) {
+  std::string out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("#line", 0) != 0) out += line + "\n";
+  return out;
+}
+
+// The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
+unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
+  QualType t = p->getOriginalType().getNonReferenceType();
+  if (auto* a = context.getAsConstantArrayType(t)) return a->getSize().getZExtValue();
+  if (auto* s = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+      s && s->getName() == "array" && s->getTemplateArgs().size() == 2)
+    return s->getTemplateArgs()[1].getAsIntegral().getZExtValue();
+  return 0;
+}
+
+}  // namespace
+
+struct TangentGenerator::Impl {
+  Generator& planned;
+  ASTContext& context;
+  const UnitFacts& unit;
+  Diagnostics& diags;
+  TypePrinter types;
+  std::set<const FunctionDecl*> checked;
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> pushforwards;  // (fn, mask) -> definition
+  std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
+  std::vector<std::string> declarations, definitions, sources;
+  std::set<std::string> requested;  // derivative functions already defined
+
+  Impl(Generator& g, ASTContext& c, const UnitFacts& u, Diagnostics& d)
+      : planned(g), context(c), unit(u), diags(d), types(c) {}
+
+  // `fn` planned and checked by the tangent passes, once (nullptr when it cannot be differentiated).
+  FunctionState* state_of(const FunctionDecl* fn) {
+    FunctionState* s = planned.planned(fn);
+    if (!s || diags.failed()) return nullptr;
+    if (checked.insert(s->ir->fn).second)
+      for (const Pass& p : tangent_passes()) p.run(*s);
+    return diags.failed() ? nullptr : s;
+  }
+
+  std::string wrap(const FunctionDecl* fn, const std::string& text) {
+    auto [open, close] = namespaces(fn);
+    return open + text + close;
+  }
+
+  // The pushforwards of `fn` under `mask` and of every callee they call.
+  bool generate(const FunctionDecl* fn, const Mask& mask) {
+    std::vector<std::pair<const FunctionDecl*, Mask>> work = {{fn, mask}};
+    while (!work.empty()) {
+      auto [f, m] = work.back();
+      work.pop_back();
+      f = f->getDefinition();
+      auto key = std::make_pair(f, mask_key(m));
+      if (pushforwards.count(key)) continue;  // recursion ends here
+      FunctionState* s = state_of(f);
+      if (!s) return false;
+      Activity act = analyze_activity(*s->ir, m);
+      Emitter names(*s->ir, s->iteration, types, context.getSourceManager());
+      PushforwardEmitter emitter(*s->ir, act, m, types, diags);
+      pushforwards[key] = emitter.definition(names);
+      if (diags.failed()) return false;
+      declarations.push_back(wrap(f, "inline " + emitter.signature(names) + ";\n"));
+      definitions.push_back(wrap(f, pushforwards[key]));
+      for (auto& c : emitter.callees) {
+        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
+        work.push_back({c.fn, c.mask});
+      }
+    }
+    return true;
+  }
+
+  std::string source_of(const std::pair<const FunctionDecl*, std::string>& key,
+                        std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
+    if (!seen.insert(key).second) return "";
+    std::string s = pushforwards[key] + "\n";
+    for (auto& d : deps[key]) s += source_of(d, seen);
+    return s;
+  }
+
+  // The tangent arguments of the request's pushforward call, the declarations of its seeds, and the
+  // direction parameter the derivative function takes (for a whole array); false after an error.
+  bool seeds(const FunctionIR& ir, const TangentSeed& seed, std::string& args, std::string& setup,
+             std::string& direction, SourceLocation where);
+};
+
+bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed, std::string& args, std::string& setup,
+                                   std::string& direction, SourceLocation where) {
+  auto quoted = [](const std::string& s) { return "'" + s + "'"; };
+  for (const Var* v : ir.params) {
+    if (!v->differentiable) continue;
+    std::string arg;
+    bool scalar = v->floating && !v->memory && !v->pointer && !v->reference;
+    QualType pointee = Emitter::adjoint_pointee(v->param_type, context);
+    if (v->param_index != int(seed.param)) {
+      arg = scalar ? literal(0, v->param_type) : "nullptr";
+    } else if (scalar) {
+      arg = literal(1, v->param_type);
+    } else if (seed.element < 0 && is_floating(pointee)) {
+      if (v->reference) {  // a `const double&`: its tangent through a seed of ours
+        setup += "  " + types.str(pointee) + " _seed = " + literal(1, pointee) + ";\n";
+        arg = "&_seed";
+      } else {
+        direction = Emitter::adjoint_param(v->param_type, "_d_" + v->name, types, context);
+        arg = "_d_" + v->name;
+      }
+    } else if (seed.element < 0 && (pointee->isArrayType() || is_container(pointee))) {
+      direction = Emitter::adjoint_param(v->param_type, "_d_" + v->name, types, context);
+      arg = "_d_" + v->name;
+    } else if (seed.element >= 0 && v->decl) {
+      unsigned long n = fixed_length(cast<ParmVarDecl>(v->decl), context);
+      if (n == 0) {
+        diags.error(where, Diag::derivative_element_of_pointer, {quoted(v->source_name()), quoted(v->source_name())});
+        return false;
+      }
+      if (seed.element >= long(n)) {
+        diags.error(where, Diag::request_parameter_unreadable,
+                    {quoted(v->source_name() + "[" + std::to_string(seed.element) + "]")});
+        return false;
+      }
+      bool whole = pointee->isRecordType();  // a std::array: its tangent is one too
+      QualType element = whole ? context.DoubleTy : pointee;
+      if (whole) setup += "  " + types.str(pointee) + " _seed{};\n";
+      else
+        setup += "  " +
+                 types.declare(
+                     context.getConstantArrayType(pointee, llvm::APInt(64, n), nullptr, ArraySizeModifier::Normal, 0),
+                     "_seed") +
+                 "{};\n";
+      setup += "  _seed[" + std::to_string(seed.element) + "] = " + literal(1, whole ? element : pointee) + ";\n";
+      arg = whole ? "&_seed" : "_seed";
+    } else {
+      diags.error(where, Diag::derivative_parameter_unsupported,
+                  {quoted(v->source_name()), quoted(v->param_type.getAsString())});
+      return false;
+    }
+    args += ", " + arg;
+  }
+  return true;
+}
+
+TangentGenerator::TangentGenerator(Generator& planned, ASTContext& context, const UnitFacts& unit, Diagnostics& diags)
+    : impl_(std::make_unique<Impl>(planned, context, unit, diags)) {}
+TangentGenerator::~TangentGenerator() = default;
+
+GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const TangentSeed& seed, SourceLocation where) {
+  Impl& I = *impl_;
+  GeneratedGradient out;
+  fn = fn->getDefinition();
+  auto quoted = [](const std::string& s) { return "'" + s + "'"; };
+  if (!is_floating(result_type(fn))) {
+    I.diags.error(where, Diag::derivative_result_not_floating, {quoted(fn->getNameAsString())});
+    return out;
+  }
+  FunctionState* state = I.state_of(fn);
+  if (!state) return out;
+  const FunctionIR& ir = *state->ir;
+  Mask mask(ad_params(fn).size(), false);
+  mask[seed.param] = true;
+  Activity act = analyze_activity(ir, mask);
+  for (const Var* v : ir.params)
+    if (v->param_index != int(seed.param) && v->differentiable && (v->memory || v->pointer) && act.of(v)) {
+      I.diags.error(
+          where, Diag::derivative_unselected_memory_varied,
+          {quoted(v->source_name()), quoted(fn->getNameAsString()), quoted(ir.params[seed.param]->source_name())});
+      return out;
+    }
+  std::string args, setup, direction;
+  if (!I.seeds(ir, seed, args, setup, direction, where) || !I.generate(fn, mask)) return out;
+
+  Emitter names(ir, state->iteration, I.types, I.context.getSourceManager());
+  std::string base = base_name(fn, I.unit);
+  // Named after the parameter's position among f's own (a member function's object is not one).
+  int position = int(seed.param) - (ir.self ? 1 : 0);
+  std::string name = base + "_darg" + (position < 0 ? "this" : std::to_string(position)) +
+                     (seed.element >= 0 ? "_" + std::to_string(seed.element) : "");
+  std::string params = names.params(), call_args, param_types;
+  for (const Var* v : ir.params) {
+    call_args += (call_args.empty() ? "" : ", ") + v->name;
+    param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
+  }
+  if (!direction.empty()) {
+    params += (params.empty() ? "" : ", ") + direction;
+    param_types += (param_types.empty() ? "" : ", ") +
+                   Emitter::adjoint_param(ir.params[seed.param]->param_type, "", I.types, I.context);
+  }
+  if (call_args.empty()) args = args.empty() ? "" : args.substr(2);
+  std::string result = I.types.str(result_type(fn).getUnqualifiedType());
+  std::string definition = "inline " + result + " " + name + "(" + params + ") {\n" + setup + "  return " +
+                           pushforward_name(fn, mask, I.unit) + "(" + call_args + args + ").pushforward;\n}\n";
+  std::string source_fn = "_adjc_tangent_source_" + base + "_" + std::to_string(I.sources.size());
+  std::set<std::pair<const FunctionDecl*, std::string>> seen;
+  std::string text = definition + "\n" + I.source_of({fn, mask_key(mask)}, seen);
+  I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
+                                     without_line_directives(text) + ")adjc_source\";\n}\n"));
+  if (I.requested.insert(qualifier(fn) + name).second) {
+    I.declarations.push_back(I.wrap(fn, "inline " + result + " " + name + "(" + params + ");\n"));
+    I.definitions.push_back(I.wrap(fn, definition));
+  }
+  out.declaration =
+      I.wrap(fn, "inline " + result + " " + name + "(" + params + "); inline const char* " + source_fn + "();\n");
+  // One line: inserting it must not shift the user's line numbers.
+  for (char& c : out.declaration)
+    if (c == '\n') c = ' ';
+  out.function_value = "static_cast<" + result + " (*)(" + param_types + ")>(&" + qualifier(fn) + name + ")";
+  out.source_function = qualifier(fn) + source_fn;
+  return out;
+}
+
+std::string TangentGenerator::generated_code() const {
+  const Impl& I = *impl_;
+  if (I.sources.empty()) return "";
+  std::string s = "\n// ---- generated by adjc: forward-mode derivative code ----\n#include <cmath>\n"
+                  "#include <adjoint/ad.hpp>\n";
+  s += I.types.private_members();
+  for (auto& d : I.declarations) s += d;
+  for (auto& d : I.definitions) s += "\n" + d;
+  for (auto& d : I.sources) s += "\n" + d;
+  return s;
+}
+
+}  // namespace adjc

@@ -1,0 +1,77 @@
+#pragma once
+// Forward (tangent) mode: what adjoint::derivative returns, and the value-and-tangent pair the
+// generated pushforwards return (docs/adjc.md, "Forward mode: adjoint::derivative"). Included by
+// adjoint/ad.hpp.
+#include <cstdio>
+#include <type_traits>
+#include <utility>
+
+namespace adjoint {
+
+// What a pushforward returns: the function's value and its tangent (Clad's ValueAndPushforward).
+template <class T, class U = T>
+struct value_and_pushforward {
+  T value;
+  U pushforward;
+};
+
+// A generated derivative: `Derivative` is the function adjc generated (resolved at compile time);
+// execute takes f's arguments (and, for a whole array, the direction after them) and returns the
+// derivative of f's result.
+template <auto Derivative>
+struct derivative_function {
+  const char* generated_source;
+
+  template <class... Args>
+  auto execute(Args&&... args) const {
+    return Derivative(std::forward<Args>(args)...);
+  }
+  // A member function's object by reference (`d.execute(obj, x)`), as Clad's execute takes it.
+  template <class Object, class... Args>
+  requires(std::is_class_v<std::remove_cvref_t<Object>> &&
+           !std::is_invocable_v<decltype(Derivative), Object&, Args...>) auto execute(Object& object,
+                                                                                      Args&&... args) const {
+    return Derivative(&object, std::forward<Args>(args)...);
+  }
+  const char* source() const { return generated_source; }
+  // Prints the generated code (Clad's CladFunction::dump).
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
+};
+
+namespace detail {
+
+// What adjoint::derivative returns to code that is only being parsed by adjc.
+struct derivative_request {
+  template <class... Args>
+  constexpr double execute(Args&&...) const {
+    return 0;
+  }
+  constexpr const char* source() const { return ""; }
+  constexpr void dump() const {}
+};
+
+template <class>
+inline constexpr bool derivative_requires_adjc = false;
+
+}  // namespace detail
+
+// Requests the derivative of `fn`'s result with respect to one parameter: a floating scalar ("x"
+// or by position "0"), an element of a fixed-size array parameter ("x[2]"), or a whole array
+// parameter ("x": execute then takes a direction after f's arguments). `Order` must be 1 for now.
+// adjc replaces the call; see docs/adjc.md.
+#ifdef ADJOINT_ADJC
+template <int Order = 1, class F, class Spec = const char*>
+constexpr detail::derivative_request derivative(F&&, Spec = "") {
+  return {};
+}
+#else
+template <int Order = 1, class F, class Spec = const char*>
+detail::derivative_request derivative(F&&, Spec = "") {
+  static_assert(detail::derivative_requires_adjc<F>,
+                "adjoint::derivative needs the adjc compiler: build this file with "
+                "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
+  return {};
+}
+#endif
+
+}  // namespace adjoint

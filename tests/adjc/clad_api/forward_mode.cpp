@@ -1,0 +1,42 @@
+// clad::differentiate (forward mode) by name and by position, an array element, a custom
+// pushforward in clad::custom_derivatives, and dump(); each derivative against central differences.
+#include "clad/Differentiator/Differentiator.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "clad_style/check.hpp"
+
+using clad_style::expect_gradient;
+
+double product(double x, double y) { return x * y * y + std::sin(x); }
+
+double smooth_step(double x) { return x * x * (3 - 2 * x); }
+namespace clad::custom_derivatives {
+clad::ValueAndPushforward<double, double> smooth_step_pushforward(double x, double d_x) {
+  return {x * x * (3 - 2 * x), 6 * x * (1 - x) * d_x};
+}
+}  // namespace clad::custom_derivatives
+double uses_step(double x, double y) { return smooth_step(x * y) + y; }
+
+double triple(const double v[3]) { return v[0] * v[1] * v[2] + v[1]; }
+
+int main() {
+  double x = 1.5, y = -0.5;
+  auto f = [&] { return product(x, y); };
+  expect_gradient("differentiate(product, \"x\")", clad::differentiate(product, "x").execute(x, y), x, f);
+  expect_gradient("differentiate(product, 1)", clad::differentiate(product, 1).execute(x, y), y, f);
+  expect_gradient("differentiate<clad::order::first>",
+                  clad::differentiate<clad::order::first>(product, "y").execute(x, y), y, f);
+
+  auto g = [&] { return uses_step(x, y); };
+  expect_gradient("custom pushforward", clad::differentiate(uses_step, "x").execute(x, y), x, g);
+
+  double v[3] = {0.5, -1.0, 2.0};
+  auto d = clad::differentiate(triple, "v[1]");
+  expect_gradient("differentiate(triple, \"v[1]\")", d.execute(v), v[1], [&] { return triple(v); });
+  d.dump();
+  clad_style::expect_value("source() names triple_pushforward",
+                           std::strstr(d.source(), "triple_pushforward") != nullptr, 1);
+  return clad_style::report();
+}

@@ -1,0 +1,11 @@
+// Forward mode of a call returning a struct that carries a derivative: not supported yet.
+#include <adjoint/ad.hpp>
+struct P {
+  double a, b;
+};
+P make(double x) { return P{x, 2 * x}; }
+double f(double x) {
+  P p = make(x);  // error: forward mode (adjoint::derivative) does not differentiate a call whose result of type 'P' carries a derivative yet
+  return p.a * p.b;
+}
+void request() { auto d = adjoint::derivative(f, "x"); (void)d; }
