@@ -73,12 +73,13 @@ void Emitter::reverse_assign(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
   std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
-  if (n->result_in_target) {  // the call's value, read before the pop restores the old one
+  if (plan_[n].result_in_target) {  // the call's value, read before the pop restores the old one
     std::string value = temp();
     code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + define(value) + " = " + lhs + ";");
     print_.temps[strip(n->rhs, ir_.unit)] = use(value);
   }
-  if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
+  if (plan_[n].save && !loops_.saved_in_bulk(n))
+    code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
   Var* written = n->target ? n->target : n->memory_root;
   bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
   if (floating && act_.of(written) && n->rhs) {
@@ -141,11 +142,11 @@ void Emitter::reverse_call(Node* n, Code& code) {
     code.close();
     return;
   }
-  if (n->save) code.line(pop(use(n->result->name), n->result->type));
+  if (plan_[n].save) code.line(pop(use(n->result->name), n->result->type));
   const FunctionDecl* f = n->call->getDirectCallee();
   bool custom = callee_kind(f, ir_.unit) == CalleeKind::Custom;
-  bool active = n->active && call_active(ir_, act_, n);
-  if (n->active && (active || !custom)) {
+  bool active = plan_[n].active && call_active(ir_, act_, n);
+  if (plan_[n].active && (active || !custom)) {
     Mask mask;
     std::vector<std::string> args, adjoints;
     std::vector<std::pair<const Expr*, std::string>> scalar_adjoints;
@@ -200,8 +201,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
     }
     print_.temps.clear();
   }
-  for (auto v = n->taped_regions.rbegin(); v != n->taped_regions.rend(); ++v)
-    code.line(pop(use((*v)->name), (*v)->type, *v));
+  const std::vector<Var*>& taped = plan_[n].taped_regions;
+  for (auto v = taped.rbegin(); v != taped.rend(); ++v) code.line(pop(use((*v)->name), (*v)->type, *v));
   code.close();
 }
 

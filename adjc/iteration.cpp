@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "iteration.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 
@@ -165,7 +166,8 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
   return out;
 }
 
-std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR& ir, const Node* loop) {
+std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR& ir, const TapePlan& plan,
+                                                               const Node* loop) {
   const std::set<const Var*> owned = counter_indexed_regions(ir, loop);
   const LoopMemory m = loop_memory(ir, loop);
   std::vector<Node*> all;
@@ -202,7 +204,7 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
         std::vector<Var*> vars;
         variables_read(ir, inner->end, vars);
         for (const Var* read : vars)
-          summed &= inner->bounds_in_reverse ||
+          summed &= plan[inner].bounds_in_reverse ||
                     (read->kind == VarKind::Param && read->assignments == 0 && !read->memory);
         extent = inner->end;
       }
