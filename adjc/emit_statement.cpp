@@ -3,10 +3,10 @@
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "derivatives.hpp"
 #include "emit.hpp"
+#include "ir_walk.hpp"
 
 namespace adjc {
 
@@ -233,21 +233,15 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
   std::vector<const Expr*> values = extra;
   needed_values(ir_, act_, e, values);
   // Operations whose derivative reads their own value (exp, sqrt, tanh, pow).
-  std::function<void(const Expr*)> calls = [&](const Expr* x) {
-    x = strip(x, ir_.unit);
-    if (!reads_varied(ir_, act_, x)) return;
+  walk_stripped(e, ir_.unit, [&](const Expr* x) {
+    if (!reads_varied(ir_, act_, x)) return false;
     if (std::optional<DerivativeRule> rule = derivative_rule(x); rule && rule->needs_value) values.push_back(x);
-    for (const Stmt* ch : x->children())
-      if (auto* ce = dyn_cast_or_null<Expr>(ch)) calls(ce);
-  };
-  calls(e);
+    return true;
+  });
   std::set<const Expr*> wanted;
   for (const Expr* v : values) wanted.insert(strip(v, ir_.unit));
   // Post-order, so inner temporaries exist before the outer ones that use them.
-  std::function<void(const Expr*)> visit = [&](const Expr* x) {
-    x = strip(x, ir_.unit);
-    for (const Stmt* ch : x->children())
-      if (auto* ce = dyn_cast_or_null<Expr>(ch)) visit(ce);
+  walk_stripped_post(e, ir_.unit, [&](const Expr* x) {
     if (!wanted.count(x) || print_.temps.count(x) || isa<DeclRefExpr>(x) || isa<IntegerLiteral>(x) ||
         isa<FloatingLiteral>(x) || (isa<CallExpr>(x) && ir_.call_result.count(cast<CallExpr>(x))))
       return;
@@ -255,8 +249,7 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
     code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + define(name) + " = " + print_.primal(x) +
               ";");
     print_.temps[x] = use(name);
-  };
-  visit(e);
+  });
 }
 
 std::string Emitter::bind_adjoint(const std::string& adj, QualType t, Code& code) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "ir_walk.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -33,10 +34,9 @@ struct LoopMemory {
 
 LoopMemory loop_memory(const FunctionIR& ir, const Node* loop) {
   LoopMemory m;
-  std::function<void(const Expr*)> mentioned = [&](const Expr* e) {
-    if (!e) return;
+  auto mentioned = [&](const Expr* e) {
     if (Var* root = memory_root(ir, e)) m.elsewhere.insert(root);
-    for (const Stmt* child : e->children()) mentioned(dyn_cast_or_null<Expr>(child));
+    return true;
   };
   for_each_node(loop->body, [&](const Node* n) {
     if (n->kind == NodeKind::Assign) {
@@ -44,7 +44,8 @@ LoopMemory loop_memory(const FunctionIR& ir, const Node* loop) {
       if (!n->lhs && n->memory_root) m.elsewhere.insert(n->memory_root);
       return;
     }
-    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)}) mentioned(e);
+    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)})
+      walk_operands(e, mentioned);
   });
   return m;
 }
@@ -120,31 +121,24 @@ bool reads_written_elements(const FunctionIR& ir, const LoopMemory& m, const Var
 
 std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop) {
   std::set<const Var*> indexed, other;
-  std::function<void(const Expr*)> expr = [&](const Expr* e) {
-    if (!e) return;
-    e = strip(e, ir.unit);
+  auto expr = [&](const Expr* e) {
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
       auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit));
       auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx(), ir.unit));
       Var* v = base ? ir.var(base) : nullptr;
       if (v && v->kind == VarKind::Param && v->pointer && index && ir.var(index) == loop->counter) {
         indexed.insert(v);
-        return;
+        return false;
       }
     }
     if (e->getType()->isPointerType() || e->getType()->isRecordType() || e->getType()->isArrayType() ||
         isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e))
       if (Var* root = memory_root(ir, e)) other.insert(root);
-    for (const Stmt* child : e->children())
-      if (auto* c = dyn_cast_or_null<Expr>(child)) expr(c);
+    return true;
   };
   for_each_node(loop->body, [&](const Node* n) {
-    expr(n->lhs);
-    expr(n->rhs);
-    expr(n->call);
-    expr(n->cond);
-    expr(n->start);
-    expr(n->end);
+    for (const Expr* e : {n->lhs, n->rhs, static_cast<const Expr*>(n->call), n->cond, n->start, n->end})
+      walk_stripped(e, ir.unit, expr);
     if (n->kind == NodeKind::Assign && n->memory_root && !n->lhs) other.insert(n->memory_root);
   });
   std::set<const Var*> out;

@@ -1,9 +1,9 @@
 // Tape plan, what the reverse sweep reads: each active statement's operands, and the loop bounds and
 // branch conditions it evaluates again instead of popping them (tape_plan.hpp).
 #include <algorithm>
-#include <functional>
 
 #include "closures.hpp"
+#include "ir_walk.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -46,14 +46,9 @@ void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& ou
 
 // Whether `e` reads nothing but integer variables (no memory, no calls): its variables, appended.
 bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>& vars) {
-  std::function<bool(const Expr*)> plain = [&](const Expr* x) {
-    if (!x) return true;
-    if (isa<CallExpr>(x) || is_memory_read(strip(x, ir.unit))) return false;
-    for (const Stmt* c : x->children())
-      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
-    return true;
-  };
-  if (!plain(e)) return false;
+  bool plain = true;
+  walk_operands(e, [&](const Expr* x) { return plain &= !isa<CallExpr>(x) && !is_memory_read(strip(x, ir.unit)); });
+  if (!plain) return false;
   variables_read(ir, e, vars);
   for (const Var* v : vars)
     if (v->memory || v->pointer || !v->type->isIntegralOrEnumerationType()) return false;

@@ -3,11 +3,11 @@
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "closures.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -88,21 +88,20 @@ bool cheap_call(const CallExpr* call, const UnitFacts& unit) {
     return false;
   for (const ParmVarDecl* p : callee->parameters())
     if (!p->getType()->isArithmeticType()) return false;
-  std::function<bool(const Stmt*)> plain = [&](const Stmt* s) {
-    if (!s) return true;
+  // A declaration's initialisers are its statement's children.
+  bool plain = true;
+  walk_statements(definition->getBody(), [&](const Stmt* s) {
     if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<GotoStmt>(s))
-      return false;
-    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) return false;
+      plain = false;
+    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) plain = false;
     if (auto* r = dyn_cast<DeclRefExpr>(s))
-      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) return false;
+      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) plain = false;
     if (auto* ds = dyn_cast<DeclStmt>(s))
       for (const Decl* d : ds->decls())
-        if (auto* v = dyn_cast<VarDecl>(d); v && (v->isStaticLocal() || !plain(v->getInit()))) return false;
-    for (const Stmt* c : s->children())
-      if (!plain(c)) return false;
-    return true;
-  };
-  return plain(definition->getBody());
+        if (auto* v = dyn_cast<VarDecl>(d); v && v->isStaticLocal()) plain = false;
+    return plain;
+  });
+  return plain;
 }
 
 // A sum `s = e0; for (i = a; i < E; i += k) s += e;` (the loop's only statement, directly after

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "containers.hpp"
+#include "ir_walk.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -50,32 +51,26 @@ const FieldDecl* member_region(const FunctionIR& ir, const Expr* e) {
 // Whether node `n` accesses `region` other than through pointer or array members other than `member`.
 bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, const FieldDecl* member) {
   bool found = false;
-  std::function<void(const Expr*)> visit = [&](const Expr* e) {
-    if (!e || found) return;
-    e = strip(e, ir.unit);
+  auto visit = [&](const Expr* e) {
+    if (found) return false;
     if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param && v->root == region) {
       const FieldDecl* through = member_region(ir, v->base);  // a local pointer into the region
       found = !through || through == member;
-      return;
+      return false;
     }
     if (auto* m = dyn_cast<MemberExpr>(e); m && memory_root(ir, m) == region) {
       QualType t = m->getType().getCanonicalType();
       if (t->isPointerType() || t->isArrayType()) {
         found = m->getMemberDecl() == member;
-        return;
+        return false;
       }
     }
-    if ((isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region) {
-      found = true;  // the whole struct
-      return;
-    }
-    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+    found = (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region;  // the whole struct
+    return !found;
   };
   if (n->kind == NodeKind::Call)
-    for (const AdArg& a : ad_args(n->call)) visit(a.expr);
-  visit(n->lhs);
-  visit(n->rhs);
-  visit(n->cond);
+    for (const AdArg& a : ad_args(n->call)) walk_stripped(a.expr, ir.unit, visit);
+  for (const Expr* e : {n->lhs, n->rhs, n->cond}) walk_stripped(e, ir.unit, visit);
   return found;
 }
 
@@ -112,17 +107,14 @@ bool restored_before_read(const FunctionIR& ir, const TapePlan& plan, const Loop
     return false;
   if (loops && loops->saved_in_bulk(r) && !loops->bulk_of(r->loops.back())->restore_first) return false;
   bool only_target = true;
-  std::function<void(const Expr*)> visit = [&](const Expr* e) {
-    if (!e || !only_target) return;
-    e = strip(e, ir.unit);
-    if (is_memory_read(e) && memory_root(ir, e) == region) {
-      only_target = same_expression(ir, e, r->lhs);
-      return;
-    }
-    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  auto visit = [&](const Expr* e) {
+    if (!only_target) return false;
+    if (!is_memory_read(e) || memory_root(ir, e) != region) return true;
+    only_target = same_expression(ir, e, r->lhs);
+    return false;
   };
-  visit(r->rhs);
-  for (const Stmt* c : strip(r->lhs, ir.unit)->children()) visit(dyn_cast_or_null<Expr>(c));
+  walk_stripped(r->rhs, ir.unit, visit);
+  for (const Stmt* c : strip(r->lhs, ir.unit)->children()) walk_stripped(dyn_cast_or_null<Expr>(c), ir.unit, visit);
   return only_target;
 }
 
@@ -155,8 +147,7 @@ std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<N
   std::vector<RegionWrite> out;
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) out.push_back({n, nullptr, 0});
-    std::function<void(const Expr*)> visit = [&](const Expr* e) {
-      if (!e) return;
+    auto visit = [&](const Expr* e) {
       if (auto* call = dyn_cast<CallExpr>(e);
           call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
         std::vector<AdArg> args = ad_args(call);
@@ -165,9 +156,9 @@ std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<N
               (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit)))
             out.push_back({n, call, i});
       }
-      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+      return true;
     };
-    for (const Expr* e : expressions_of(n)) visit(e);
+    for (const Expr* e : expressions_of(n)) walk_operands(e, visit);
   }
   return out;
 }
@@ -211,15 +202,14 @@ bool restores_region(const FunctionIR& ir, const TapePlan& plan, const std::vect
 int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
   std::vector<const Node*> assignments;
   bool elsewhere = false;
-  std::function<void(const Expr*)> mentions = [&](const Expr* e) {
-    if (!e || elsewhere) return;
-    if ((isa<DeclRefExpr>(strip(e, ir.unit)) || ir.var(e)) && memory_root(ir, e) == region) elsewhere = true;
-    for (const Stmt* c : e->children()) mentions(dyn_cast_or_null<Expr>(c));
+  auto mentions = [&](const Expr* e) {
+    elsewhere |= (isa<DeclRefExpr>(strip(e, ir.unit)) || ir.var(e)) && memory_root(ir, e) == region;
+    return !elsewhere;
   };
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign) assignments.push_back(n);
     else
-      for (const Expr* e : expressions_of(n)) mentions(e);
+      for (const Expr* e : expressions_of(n)) walk_operands(e, mentions);
   }
   std::vector<const Expr*> accesses;
   if (elsewhere || !region_subscripts(ir, assignments, region, accesses) || accesses.empty()) return -1;
@@ -472,18 +462,16 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
 // could write it where the tape plan cannot see, or refills it (a local vector's resize). A hoisted call counts at its own Call node, not
 // in the expression it was hoisted from.
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
-  std::function<bool(const Expr*)> visit = [&](const Expr* e) {
-    if (!e) return false;
+  bool passed = n->refilled == region;
+  auto visit = [&](const Expr* e) {
     if (auto* call = dyn_cast<CallExpr>(e);
-        call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
-      for (const Expr* a : call->arguments())
-        if (memory_root(ir, a) == region) return true;
-    for (const Stmt* c : e->children())
-      if (visit(dyn_cast_or_null<Expr>(c))) return true;
-    return false;
+        !passed && call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
+      for (const Expr* a : call->arguments()) passed |= memory_root(ir, a) == region;
+    return !passed;
   };
-  return n->refilled == region || visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) ||
-         visit(n->start) || visit(n->end);
+  for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end})
+    walk_operands(e, visit);
+  return passed;
 }
 
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
