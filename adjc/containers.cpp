@@ -12,6 +12,7 @@
 
 #include "ast_rewrite.hpp"
 #include "classify.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 
@@ -502,9 +503,9 @@ bool sized_temporary(const Expr* e, const ASTContext& context) {
 
 bool is_sizing_call(const CallExpr* call, const UnitFacts& unit) { return unit.sizing_calls.count(call) > 0; }
 
-void keep_local_vectors(FunctionIR& ir) {
+void keep_local_vectors(const FunctionIR& ir, TapePlan& plan) {
   for (auto& v : ir.vars)
-    if (v->kind == VarKind::Local && is_vector(v->type)) v->kept = true;
+    if (v->kind == VarKind::Local && is_vector(v->type)) plan[v.get()].kept = true;
 }
 
 }  // namespace adjc

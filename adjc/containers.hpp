@@ -11,6 +11,8 @@
 
 namespace adjc {
 
+struct TapePlan;
+
 // std::vector<T> or std::array<T, N> of an arithmetic T other than bool, behind references and cv.
 bool is_container(clang::QualType t);
 bool is_vector(clang::QualType t);            // std::vector<T> of such a T
@@ -54,6 +56,6 @@ bool is_sizing_call(const clang::CallExpr* call, const UnitFacts& unit);
 
 // The reverse sweep sizes a local std::vector's adjoint from the vector (its final size: vectors
 // only grow), so every local std::vector is kept: pushed whole at the end of the forward sweep.
-void keep_local_vectors(FunctionIR& ir);
+void keep_local_vectors(const FunctionIR& ir, TapePlan& plan);
 
 }  // namespace adjc

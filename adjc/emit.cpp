@@ -68,7 +68,7 @@ bool Emitter::exit_codes() const {
   size_t exits = ir_.returns.size();
   bool falls_through = ir_.body->children.empty() || ir_.body->children.back()->kind != NodeKind::Jump;
   if (falls_through) ++exits;
-  return exits >= 2 && ir_.body->reverse;
+  return exits >= 2 && plan_[ir_.body].reverse;
 }
 
 void Emitter::line_directive(Code& code, SourceLocation loc) const {
@@ -116,7 +116,8 @@ void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, b
 std::vector<Var*> Emitter::kept(const Node* parallel) const {
   std::vector<Var*> out, vectors;
   for (auto& v : ir_.vars)
-    if (v->kept && in_scope(v.get(), parallel)) (is_vector(v->type) || v->heap ? vectors : out).push_back(v.get());
+    if (plan_[v.get()].kept && in_scope(v.get(), parallel))
+      (is_vector(v->type) || v->heap ? vectors : out).push_back(v.get());
   out.insert(out.end(), vectors.begin(), vectors.end());
   return out;
 }
@@ -170,12 +171,13 @@ std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v)
 std::vector<Var*> Emitter::iteration_kept(const Node* loop) const {
   std::vector<Var*> out;
   for (auto& v : ir_.vars)
-    if (iteration_.of(v.get()) == loop && v->read_in_reverse && !v->recompute) out.push_back(v.get());
+    if (iteration_.of(v.get()) == loop && plan_[v.get()].read_in_reverse && !plan_[v.get()].recompute)
+      out.push_back(v.get());
   return out;
 }
 
 void Emitter::push_iteration(Code& code, const Node* loop) const {
-  if (!loop->reverse) return;
+  if (!plan_[loop].reverse) return;
   for (Var* v : iteration_kept(loop)) code.line(push(use(v->name), v));
 }
 
@@ -202,8 +204,8 @@ std::string Emitter::accumulation(const std::string& target, const std::string& 
 // loop) records its direction as bit `iteration % 64` of a word (`_b<order>`) that is pushed
 // every 64 iterations, instead of a bool per iteration; the reverse loop tests its iteration's
 // bit. Returns that loop, or nullptr when the branch pushes bools.
-const Node* Emitter::branch_bits_loop(const Node* n) {
-  if (n->kind != NodeKind::If || !n->reverse || n->cond_in_reverse || !n->parent) return nullptr;
+const Node* Emitter::branch_bits_loop(const Node* n) const {
+  if (n->kind != NodeKind::If || !plan_[n].reverse || plan_[n].cond_in_reverse || !n->parent) return nullptr;
   const Node* loop = n->parent->parent;
   if (!loop || loop->kind != NodeKind::Loop || loop->body != n->parent || !loop->counter || !loop->jumps.empty() ||
       loop->parallel)
@@ -213,7 +215,7 @@ const Node* Emitter::branch_bits_loop(const Node* n) {
   return loop;
 }
 
-std::vector<const Node*> Emitter::branch_bits(const Node* loop) {
+std::vector<const Node*> Emitter::branch_bits(const Node* loop) const {
   std::vector<const Node*> out;
   for (const Node* c : loop->body->children)
     if (branch_bits_loop(c) == loop) out.push_back(c);
@@ -231,8 +233,8 @@ bool Emitter::has_continue(const Node* loop) const {
 // The first element a bulk-saved loop overwrites: P + (X + _s).
 std::string Emitter::bulk_first(const Node* loop) const {
   std::string s = "_s" + std::to_string(loop->id);
-  return print_.primal(loop->bulk_pointer) + " + " +
-         (loop->bulk_offset ? "(" + print_.primal(loop->bulk_offset) + " + " + s + ")" : s);
+  const BulkSave& bulk = *loops_.bulk_of(loop);
+  return print_.primal(bulk.pointer) + " + " + (bulk.offset ? "(" + print_.primal(bulk.offset) + " + " + s + ")" : s);
 }
 
 }  // namespace adjc

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "derivatives.hpp"
-#include "passes.hpp"
 #include "print.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 
@@ -36,9 +36,10 @@ class Emitter {
   using SourceManager = clang::SourceManager;
 
  public:
-  // `iteration`: the tape plan's locals private to each iteration of a loop.
-  Emitter(const FunctionIR& ir, const IterationLocals& iteration, const TypePrinter& types, SourceManager& sm)
-      : ir_(ir), iteration_(iteration), types_(types), sm_(sm), print_(ir, types) {}
+  // The planned function: its tape plan, loop plans, and locals private to each iteration of a loop.
+  Emitter(const FunctionIR& ir, const TapePlan& plan, const LoopPlans& loops, const IterationLocals& iteration,
+          const TypePrinter& types, SourceManager& sm)
+      : ir_(ir), plan_(plan), loops_(loops), iteration_(iteration), types_(types), sm_(sm), print_(ir, types) {}
 
   std::vector<CalleeRequest> callees;
 
@@ -62,6 +63,8 @@ class Emitter {
 
  private:
   const FunctionIR& ir_;
+  const TapePlan& plan_;
+  const LoopPlans& loops_;
   const IterationLocals& iteration_;
   const TypePrinter& types_;
   SourceManager& sm_;
@@ -90,8 +93,8 @@ class Emitter {
   void pop_iteration(Code& code, const Node* loop) const;
   std::string callee_name(const FunctionDecl* f, const std::string& suffix) const;
   std::string accumulation(const std::string& target, const std::string& value, QualType t) const;
-  static const Node* branch_bits_loop(const Node* n);
-  static std::vector<const Node*> branch_bits(const Node* loop);
+  const Node* branch_bits_loop(const Node* n) const;
+  std::vector<const Node*> branch_bits(const Node* loop) const;
   static std::string branch_word(const Node* branch);
   bool has_continue(const Node* loop) const;
   std::string bulk_first(const Node* loop) const;
@@ -110,7 +113,7 @@ class Emitter {
   void reverse_node(Node* n, Code& code);
   void reverse_jump(Node* n, Code& code);
   void dispatch(Node* loop, const std::string& exit, Code& code);
-  static const Node* only_branch(const Node* loop);
+  const Node* only_branch(const Node* loop) const;
   void reverse_taken_iterations(Node* n, const Node* branch, Code& code);
   void reverse_loop(Node* n, Code& code);
   bool simd_pragma(const Node* n, Code& code) const;

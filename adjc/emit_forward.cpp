@@ -40,7 +40,7 @@ void Emitter::forward_node(Node* n, Code& code) {
     case NodeKind::Assign: {
       line_directive(code, n->loc);
       std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
-      if (n->save && !n->bulk) code.line(push(lhs, n->target));
+      if (plan_[n].save && !loops_.saved_in_bulk(n)) code.line(push(lhs, n->target));
       if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
       else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
       if (n->allocates) code.line(use(n->allocates->name) + " = " + heap_allocation(n->allocates, false) + ";");
@@ -53,12 +53,12 @@ void Emitter::forward_node(Node* n, Code& code) {
         code.line(print_.call_text(n->call) + ";");
         return;
       }
-      for (const Var* v : n->taped_regions) code.line(push(use(v->name), v));
+      for (const Var* v : plan_[n].taped_regions) code.line(push(use(v->name), v));
       const FunctionDecl* f = n->call->getDirectCallee();
       bool lambda = called_through_forward(f, ir_.unit);
       bool generated =
-          ir_.hoisted.count(n->call) && (n->active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
-      if (generated && !n->active) callees.push_back({f, Mask(ad_params(f).size(), false)});
+          ir_.hoisted.count(n->call) && (plan_[n].active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
+      if (generated && !plan_[n].active) callees.push_back({f, Mask(ad_params(f).size(), false)});
       std::string s = print_.call_text(n->call) + ";";
       if (generated) {
         s = callee_name(f, "_forward") + "(";
@@ -66,7 +66,7 @@ void Emitter::forward_node(Node* n, Code& code) {
         for (const AdArg& a : ad_args(n->call)) s += (first ? "" : ", ") + print_.argument(a), first = false;
         s += ");";
       }
-      if (!n->save) {
+      if (!plan_[n].save) {
         code.line(n->result ? assignment(use(n->result->name), s.substr(0, s.size() - 1), n->result->type) : s);
         return;
       }
@@ -86,7 +86,7 @@ void Emitter::forward_node(Node* n, Code& code) {
       forward_children(n->then_node, code);
       const Node* bits = branch_bits_loop(n);
       if (bits) code.line(branch_word(n) + " |= 1ull << ((_n" + std::to_string(bits->id) + " - 1) & 63);");
-      bool record = n->reverse && !bits && !n->cond_in_reverse;
+      bool record = plan_[n].reverse && !bits && !plan_[n].cond_in_reverse;
       if (record) code.line("::adjoint::detail::push(true);");
       if (n->else_node || record) {
         code.close("} else {");
@@ -114,7 +114,7 @@ void Emitter::forward_jump(Node* n, Code& code) {
     return;
   }
   Node* loop = n->target_loop;
-  std::string push = loop->reverse ? "::adjoint::detail::push(" + id + "l); " : "";
+  std::string push = plan_[loop].reverse ? "::adjoint::detail::push(" + id + "l); " : "";
   if (n->jump == JumpKind::Break) return code.line("{ " + push + "break; }");
   if (loop->counter) return code.line("{ " + push + "continue; }");
   code.line("{ " + push + "goto _continue" + std::to_string(loop->id) + "; }");
@@ -125,13 +125,13 @@ void Emitter::forward_loop(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
   // The trip count, for the tape or for the branch bits.
-  const bool counted = n->reverse && (!n->bounds_in_reverse || !branch_bits(n).empty());
+  const bool counted = plan_[n].reverse && (!plan_[n].bounds_in_reverse || !branch_bits(n).empty());
   if (counted) code.line("long _n" + id + " = 0;");
   std::string cond = n->cond ? print_.primal(n->cond) : "true";
   for (const Node* b : branch_bits(n)) code.line("unsigned long long " + branch_word(b) + " = 0;");
   if (n->counter) {
     code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
-    if (n->bulk_write)
+    if (loops_.bulk_of(n))
       code.line("::adjoint::detail::push_n(" + bulk_first(n) + ", ::adjoint::detail::trip_count(_s" + id + ", " +
                 print_.primal(n->end) + "));");
     const std::string i = use(n->counter->name);
@@ -148,13 +148,13 @@ void Emitter::forward_loop(Node* n, Code& code) {
   for (const Node* b : branch_bits(n))
     code.line("if ((_n" + id + " & 63) == 0) { ::adjoint::detail::push(" + branch_word(b) + "); " + branch_word(b) +
               " = 0; }");
-  if (n->reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
+  if (plan_[n].reverse && !n->jumps.empty()) code.line("::adjoint::detail::push(0l);");
   if (!n->counter && has_continue(n)) code.line("_continue" + id + ":;");
   if (n->inc) forward_children(n->inc, code);
   code.close(n->form == LoopForm::Do ? "} while (" + cond + ");" : "}");
   for (const Node* b : branch_bits(n))
     code.line("if ((_n" + id + " & 63) != 0) ::adjoint::detail::push(" + branch_word(b) + ");");
-  if (n->reverse && !n->bounds_in_reverse) {
+  if (plan_[n].reverse && !plan_[n].bounds_in_reverse) {
     if (n->counter) code.line("::adjoint::detail::push(_s" + id + ");");
     code.line("::adjoint::detail::push(_n" + id + ");");
   }
@@ -195,7 +195,7 @@ void Emitter::forward_parallel(Node* n, Code& code) {
   declare_vars(code, n, body, false);
   code.append(body);
   code.close();
-  if (n->reverse) {
+  if (plan_[n].reverse) {
     code.line("::adjoint::detail::push(_s" + id + ");");
     code.line("::adjoint::detail::push(_n" + id + ");");
     code.line("::adjoint::detail::push(static_cast<long>(_threads" + id + "));");

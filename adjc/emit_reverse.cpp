@@ -56,14 +56,14 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
 void Emitter::recompute(Node* block, size_t upto, Code& code) {
   for (size_t i = 0; i < upto && i < block->children.size(); ++i) {
     Node* c = block->children[i];
-    if (c->kind == NodeKind::Assign && c->definition && c->target && c->target->recompute)
+    if (c->kind == NodeKind::Assign && c->definition && c->target && plan_[c->target].recompute)
       code.line(use(c->target->name) + " = " + print_.primal(c->rhs) + ";");
-    else if (c->kind == NodeKind::Call && c->result && c->result->recompute)
+    else if (c->kind == NodeKind::Call && c->result && plan_[c->result].recompute)
       code.line(assignment(use(c->result->name), print_.call_text(c->call), c->result->type));
-    else if (c->kind == NodeKind::Loop && c->recomputed_sum)
+    else if (c->kind == NodeKind::Loop && plan_[c].recomputed_sum)
       code.line("for (" + use(c->counter->name) + " = " + print_.primal(c->start) + "; " + print_.primal(c->cond) +
                 "; " + use(c->counter->name) + " += " + std::to_string(c->step) + ") " +
-                use(c->recomputed_sum->name) + " " +
+                use(plan_[c].recomputed_sum->name) + " " +
                 BinaryOperator::getOpcodeStr(c->body->children[0]->op).str() + " " +
                 print_.primal(c->body->children[0]->rhs) + ";");
   }
@@ -75,7 +75,7 @@ void Emitter::reverse_block(Node* block, Code& code, bool recompute_locals) {
   for (size_t i = block->children.size(); i-- > 0;) {
     scopes_.back().second = i;
     Node* c = block->children[i];
-    if (c->reverse) reverse_node(c, code);
+    if (plan_[c].reverse) reverse_node(c, code);
   }
   scopes_.pop_back();
 }
@@ -91,7 +91,7 @@ void Emitter::reverse_node(Node* n, Code& code) {
     case NodeKind::Call: return reverse_statement(n, code);
     case NodeKind::If:
       line_directive(code, n->loc);
-      if (n->cond_in_reverse) code.open("if (" + print_.primal(n->cond) + ") {");
+      if (plan_[n].cond_in_reverse) code.open("if (" + print_.primal(n->cond) + ") {");
       else if (const Node* bits = branch_bits_loop(n))
         code.open("if (((" + branch_word(n) + " >> (_k" + std::to_string(bits->id) + " & 63)) & 1) != 0) {");
       else code.open("if (::adjoint::detail::pop_branch()) {");
@@ -126,17 +126,18 @@ void Emitter::dispatch(Node* loop, const std::string& exit, Code& code) {
 
 // A loop whose only reverse work is one branch recorded in bits (a running maximum's `if`):
 // iterations that did not take it have nothing to undo, so the reverse visits only the set bits.
-const Node* Emitter::only_branch(const Node* loop) {
+const Node* Emitter::only_branch(const Node* loop) const {
   std::vector<const Node*> bits = branch_bits(loop);
-  if (bits.size() != 1 || loop->bulk_write || (bits[0]->else_node && bits[0]->else_node->reverse)) return nullptr;
+  if (bits.size() != 1 || loops_.bulk_of(loop) || (bits[0]->else_node && plan_[bits[0]->else_node].reverse))
+    return nullptr;
   for (const Node* c : loop->body->children)
-    if (c->reverse && c != bits[0]) return nullptr;
+    if (plan_[c].reverse && c != bits[0]) return nullptr;
   return bits[0];
 }
 
 void Emitter::reverse_taken_iterations(Node* n, const Node* branch, Code& code) {
   std::string id = std::to_string(n->id), word = branch_word(branch), k = "_k" + id;
-  if (!n->bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+  if (!plan_[n].bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
   code.line("const long _w" + id + " = (_n" + id + " + 63) / 64;");
   code.line("unsigned long long " + word + " = (_n" + id +
             " & 63) != 0 ? ::adjoint::detail::pop<unsigned long long>() : 0;");
@@ -158,8 +159,9 @@ void Emitter::reverse_loop(Node* n, Code& code) {
   std::string id = std::to_string(n->id);
   line_directive(code, n->loc);
   code.open("{");
-  if (n->bounds_in_reverse) {
-    // Evaluated as the forward loop did (Node::bounds_in_reverse): s, then ceil((E - s) / step).
+  const BulkSave* bulk = loops_.bulk_of(n);
+  if (plan_[n].bounds_in_reverse) {
+    // Evaluated as the forward loop did (NodePlan::bounds_in_reverse): s, then ceil((E - s) / step).
     std::string trips = "::adjoint::detail::trip_count(_s" + id + ", " +
                         (n->end ? print_.primal(n->end) : "(" + print_.primal(n->last) + ") + 1l") + ")";
     code.line("const long _s" + id + " = " + print_.primal(n->start) + ";");
@@ -182,9 +184,9 @@ void Emitter::reverse_loop(Node* n, Code& code) {
     // vectorising the loop.
     const std::string i = use(n->counter->name);
     std::string step = std::to_string(n->step);
-    if (!n->bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
+    if (!plan_[n].bounds_in_reverse) code.line("const long _s" + id + " = ::adjoint::detail::pop_count();");
     code.line(i + " = _s" + id + " + _n" + id + (n->step == 1 ? "" : " * " + step + "l") + ";");
-    if (n->bulk_write && n->bulk_restore_first) code.line(bulk_restore(n));
+    if (bulk && bulk->restore_first) code.line(bulk_restore(n));
     std::vector<const Node*> words = branch_bits(n);  // popped in the reverse of their push order
     std::reverse(words.begin(), words.end());
     for (const Node* b : words)
@@ -207,7 +209,7 @@ void Emitter::reverse_loop(Node* n, Code& code) {
   }
   std::string exit = "_exit" + id;
   if (!n->jumps.empty()) code.line("const long " + exit + " = ::adjoint::detail::pop_count();");
-  if (n->inc && n->inc->reverse) {
+  if (n->inc && plan_[n->inc].reverse) {
     std::string breaks;
     for (Node* j : n->jumps)
       if (j->jump == JumpKind::Break) breaks += (breaks.empty() ? "" : " && ") + exit + " != " + std::to_string(j->id);
@@ -219,16 +221,17 @@ void Emitter::reverse_loop(Node* n, Code& code) {
   dispatch(n, exit, code);
   reverse_block(n->body, code, true);
   code.close();
-  if (n->bulk_write && !n->bulk_restore_first) code.line(bulk_restore(n));
+  if (bulk && !bulk->restore_first) code.line(bulk_restore(n));
   code.close();
 }
 
-// `omp simd` for a loop whose reverse iterations share nothing but sums (Node::simd_reverse),
+// `omp simd` for a loop whose reverse iterations share nothing but sums (LoopPlans::simd_sums),
 // when some of the sums are active under this mask; the counter steps back by the loop's step.
 bool Emitter::simd_pragma(const Node* n, Code& code) const {
-  if (!n->simd_reverse) return false;
+  const std::vector<Var*>* simd_sums = loops_.simd_of(n);
+  if (!simd_sums) return false;
   std::string sums;
-  for (const Var* v : n->simd_sums)
+  for (const Var* v : *simd_sums)
     if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
   if (sums.empty()) return false;
   code.line("ADJOINT_SIMD(linear(" + use(n->counter->name) + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
@@ -261,7 +264,7 @@ void Emitter::reverse_parallel(Node* n, Code& code) {
   // own, declared in the region under the adjoint's name, and the copies are summed after the loop.
   partitioned_ = counter_indexed_regions(ir_, n);
   std::vector<std::string> sums, copies;
-  for (auto [region, extent] : summed_regions(ir_, n)) {
+  for (auto [region, extent] : summed_regions(ir_, plan_, n)) {
     if (!act_.of(region)) continue;
     std::string slot = std::to_string(sums.size()), name = "_sums" + id + "_" + slot;
     code.line("::adjoint::detail::thread_sums " + name + "(_d_" + region->name + ", " + print_.primal(extent) +

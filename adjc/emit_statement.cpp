@@ -3,10 +3,10 @@
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "derivatives.hpp"
 #include "emit.hpp"
+#include "ir_walk.hpp"
 
 namespace adjc {
 
@@ -73,12 +73,13 @@ void Emitter::reverse_assign(Node* n, Code& code) {
   line_directive(code, n->loc);
   code.open("{");
   std::string lhs = n->target ? use(n->target->name) : print_.primal(n->lhs);
-  if (n->result_in_target) {  // the call's value, read before the pop restores the old one
+  if (plan_[n].result_in_target) {  // the call's value, read before the pop restores the old one
     std::string value = temp();
     code.line("const " + types_.str(n->lhs->getType().getUnqualifiedType()) + " " + define(value) + " = " + lhs + ";");
     print_.temps[strip(n->rhs, ir_.unit)] = use(value);
   }
-  if (n->save && !n->bulk) code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
+  if (plan_[n].save && !loops_.saved_in_bulk(n))
+    code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
   Var* written = n->target ? n->target : n->memory_root;
   bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
   if (floating && act_.of(written) && n->rhs) {
@@ -141,11 +142,11 @@ void Emitter::reverse_call(Node* n, Code& code) {
     code.close();
     return;
   }
-  if (n->save) code.line(pop(use(n->result->name), n->result->type));
+  if (plan_[n].save) code.line(pop(use(n->result->name), n->result->type));
   const FunctionDecl* f = n->call->getDirectCallee();
   bool custom = callee_kind(f, ir_.unit) == CalleeKind::Custom;
-  bool active = n->active && call_active(ir_, act_, n);
-  if (n->active && (active || !custom)) {
+  bool active = plan_[n].active && call_active(ir_, act_, n);
+  if (plan_[n].active && (active || !custom)) {
     Mask mask;
     std::vector<std::string> args, adjoints;
     std::vector<std::pair<const Expr*, std::string>> scalar_adjoints;
@@ -200,8 +201,8 @@ void Emitter::reverse_call(Node* n, Code& code) {
     }
     print_.temps.clear();
   }
-  for (auto v = n->taped_regions.rbegin(); v != n->taped_regions.rend(); ++v)
-    code.line(pop(use((*v)->name), (*v)->type, *v));
+  const std::vector<Var*>& taped = plan_[n].taped_regions;
+  for (auto v = taped.rbegin(); v != taped.rend(); ++v) code.line(pop(use((*v)->name), (*v)->type, *v));
   code.close();
 }
 
@@ -232,21 +233,15 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
   std::vector<const Expr*> values = extra;
   needed_values(ir_, act_, e, values);
   // Operations whose derivative reads their own value (exp, sqrt, tanh, pow).
-  std::function<void(const Expr*)> calls = [&](const Expr* x) {
-    x = strip(x, ir_.unit);
-    if (!reads_varied(ir_, act_, x)) return;
+  walk_stripped(e, ir_.unit, [&](const Expr* x) {
+    if (!reads_varied(ir_, act_, x)) return false;
     if (std::optional<DerivativeRule> rule = derivative_rule(x); rule && rule->needs_value) values.push_back(x);
-    for (const Stmt* ch : x->children())
-      if (auto* ce = dyn_cast_or_null<Expr>(ch)) calls(ce);
-  };
-  calls(e);
+    return true;
+  });
   std::set<const Expr*> wanted;
   for (const Expr* v : values) wanted.insert(strip(v, ir_.unit));
   // Post-order, so inner temporaries exist before the outer ones that use them.
-  std::function<void(const Expr*)> visit = [&](const Expr* x) {
-    x = strip(x, ir_.unit);
-    for (const Stmt* ch : x->children())
-      if (auto* ce = dyn_cast_or_null<Expr>(ch)) visit(ce);
+  walk_stripped_post(e, ir_.unit, [&](const Expr* x) {
     if (!wanted.count(x) || print_.temps.count(x) || isa<DeclRefExpr>(x) || isa<IntegerLiteral>(x) ||
         isa<FloatingLiteral>(x) || (isa<CallExpr>(x) && ir_.call_result.count(cast<CallExpr>(x))))
       return;
@@ -254,8 +249,7 @@ void Emitter::bind_values(const Expr* e, Code& code, const std::vector<const Exp
     code.line("const " + types_.str(x->getType().getUnqualifiedType()) + " " + define(name) + " = " + print_.primal(x) +
               ";");
     print_.temps[x] = use(name);
-  };
-  visit(e);
+  });
 }
 
 std::string Emitter::bind_adjoint(const std::string& adj, QualType t, Code& code) {

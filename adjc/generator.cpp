@@ -96,7 +96,7 @@ struct Generator::Impl {
       const FunctionState* state = state_of(f);
       if (!state || diags.failed()) return false;
       const FunctionIR* ir = state->ir.get();
-      Emitter emitter(*ir, state->iteration, types, context.getSourceManager());
+      Emitter emitter(*ir, state->plan, state->loops, state->iteration, types, context.getSourceManager());
       if (!forwards.count(f)) {
         if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
@@ -174,7 +174,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   check_unselected_writes(*ir, I.activity_of(*ir, mask), mask, I.diags, where);
   if (I.diags.failed() || !I.generate(fn, mask)) return out;
 
-  Emitter e(*ir, state->iteration, I.types, I.context.getSourceManager());
+  Emitter e(*ir, state->plan, state->loops, state->iteration, I.types, I.context.getSourceManager());
   // A member function's grad takes the object first, by pointer (`f_grad(const S* self, ...)`).
   std::string name = base_name(fn, I.unit);
   std::string params = e.params(), call_args, adjoint_params, pass;

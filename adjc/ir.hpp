@@ -1,7 +1,8 @@
 #pragma once
 // The small statement IR adjc differentiates: the function body lowered from clang's AST into
 // assignments, calls, ifs, loops and jumps, with every variable hoisted and uniquely named.
-// Expressions stay clang Exprs; the analyses annotate nodes and variables in place.
+// Expressions stay clang Exprs. The IR holds what lowering builds; the analyses' decisions are
+// result objects beside it (Activity, IterationLocals, TapePlan, LoopPlans: tape_plan.hpp).
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -50,10 +51,6 @@ struct Var {
   Node* definition = nullptr;         // the declaring assignment (locals)
   bool counter = false;               // the counter of a canonical loop
   int assignments = 0;                // assignment nodes writing it
-  // Plan (tape analysis, full activity):
-  bool read_in_reverse = false;  // some reverse code reads its value (or memory)
-  bool recompute = false;        // reverse re-evaluates its definition instead of taping
-  bool kept = false;             // pushed at the end of the forward sweep, popped at reverse start
 
   // The name as the user wrote it (a shadowing local or a parameter's copy is `x`, not `x_1`).
   std::string source_name() const {
@@ -95,10 +92,6 @@ struct Node {
   // A local std::vector's resize, assign or clear (lower_containers.cpp): the forward tapes the
   // vector whole before it, the reverse restores it and clears the adjoints of what it replaced.
   Var* refilled = nullptr;
-  // Memory the call overwrites that the reverse of earlier code reads (a local or a reference
-  // parameter of numbers): the forward tapes it whole before the call, the reverse restores it
-  // after the call's pullback.
-  std::vector<Var*> taped_regions;
 
   // If
   const clang::Expr* cond = nullptr;
@@ -130,39 +123,9 @@ struct Node {
   // Jump
   JumpKind jump = JumpKind::Break;
   Node* target_loop = nullptr;
-
-  // Plan (full activity)
-  bool active = false;   // has adjoint work under full activity
-  bool save = false;     // Assign: push the old value of the target before writing it
-  bool reverse = false;  // the reverse sweep has code for it
-  // Assign `m[...] = exp/tanh/sqrt(x)`: when its reverse runs, m[...] still holds the call's value
-  // (every later write to the region is taped), so the reverse reads it instead of calling again.
-  bool result_in_target = false;
-  // Bulk saves: a straight loop whose one saved write is `P[X + i] = ...` (i its counter, X
-  // optional) pushes P[X + start .. X + end) before it and pops them around its reverse, instead
-  // of a push and a pop per iteration (the Assign's `bulk`).
-  bool bulk = false;           // Assign: saved by its loop's block push
-  Node* bulk_write = nullptr;  // Loop: that Assign
-  const clang::Expr* bulk_pointer = nullptr;
-  const clang::Expr* bulk_offset = nullptr;  // X, or nullptr
-  bool bulk_restore_first = false;           // the reverse reads the old values: restore before it
-  // Vectorised reverse: the loop's reverse iterations share nothing but sums into the adjoints of
-  // the outer scalars it reads (`simd_sums`), so its reverse loop is marked `omp simd` with those
-  // sums as reductions (plan_simd_reverse in loop_plans.cpp).
-  bool simd_reverse = false;
-  std::vector<Var*> simd_sums;
-  // Loop: its start and trip count are evaluated again in the reverse (from the variables the
-  // bounds read, which the tape plan keeps readable there) instead of being pushed per execution.
-  bool bounds_in_reverse = false;
-  // If: its condition is evaluated again in the reverse instead of being recorded (a causal
-  // mask's `t2 <= t`): it reads only integers that hold there what they held in the forward.
-  bool cond_in_reverse = false;
-  // Loop `for (...) s += e;` summing into a recomputed local s (`s = 0` before it): the reverse
-  // runs it again after recomputing s's definition.
-  Var* recomputed_sum = nullptr;
 };
 
-// A function lowered to the IR, with its analyses.
+// A function lowered to the IR.
 struct FunctionIR {
   FunctionIR(const clang::FunctionDecl* f, const UnitFacts& u) : fn(f), unit(u) {}
 

@@ -5,7 +5,9 @@
 #include <functional>
 #include <optional>
 
+#include "ir_walk.hpp"
 #include "iteration.hpp"
+#include "tape_plan.hpp"
 
 namespace adjc {
 
@@ -32,10 +34,9 @@ struct LoopMemory {
 
 LoopMemory loop_memory(const FunctionIR& ir, const Node* loop) {
   LoopMemory m;
-  std::function<void(const Expr*)> mentioned = [&](const Expr* e) {
-    if (!e) return;
+  auto mentioned = [&](const Expr* e) {
     if (Var* root = memory_root(ir, e)) m.elsewhere.insert(root);
-    for (const Stmt* child : e->children()) mentioned(dyn_cast_or_null<Expr>(child));
+    return true;
   };
   for_each_node(loop->body, [&](const Node* n) {
     if (n->kind == NodeKind::Assign) {
@@ -43,7 +44,8 @@ LoopMemory loop_memory(const FunctionIR& ir, const Node* loop) {
       if (!n->lhs && n->memory_root) m.elsewhere.insert(n->memory_root);
       return;
     }
-    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)}) mentioned(e);
+    for (const Expr* e : {n->cond, n->start, n->end, n->last, static_cast<const Expr*>(n->call)})
+      walk_operands(e, mentioned);
   });
   return m;
 }
@@ -119,31 +121,24 @@ bool reads_written_elements(const FunctionIR& ir, const LoopMemory& m, const Var
 
 std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* loop) {
   std::set<const Var*> indexed, other;
-  std::function<void(const Expr*)> expr = [&](const Expr* e) {
-    if (!e) return;
-    e = strip(e, ir.unit);
+  auto expr = [&](const Expr* e) {
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
       auto* base = dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit));
       auto* index = dyn_cast<DeclRefExpr>(strip(sub->getIdx(), ir.unit));
       Var* v = base ? ir.var(base) : nullptr;
       if (v && v->kind == VarKind::Param && v->pointer && index && ir.var(index) == loop->counter) {
         indexed.insert(v);
-        return;
+        return false;
       }
     }
     if (e->getType()->isPointerType() || e->getType()->isRecordType() || e->getType()->isArrayType() ||
         isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e))
       if (Var* root = memory_root(ir, e)) other.insert(root);
-    for (const Stmt* child : e->children())
-      if (auto* c = dyn_cast_or_null<Expr>(child)) expr(c);
+    return true;
   };
   for_each_node(loop->body, [&](const Node* n) {
-    expr(n->lhs);
-    expr(n->rhs);
-    expr(n->call);
-    expr(n->cond);
-    expr(n->start);
-    expr(n->end);
+    for (const Expr* e : {n->lhs, n->rhs, static_cast<const Expr*>(n->call), n->cond, n->start, n->end})
+      walk_stripped(e, ir.unit, expr);
     if (n->kind == NodeKind::Assign && n->memory_root && !n->lhs) other.insert(n->memory_root);
   });
   std::set<const Var*> out;
@@ -165,7 +160,8 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
   return out;
 }
 
-std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR& ir, const Node* loop) {
+std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR& ir, const TapePlan& plan,
+                                                               const Node* loop) {
   const std::set<const Var*> owned = counter_indexed_regions(ir, loop);
   const LoopMemory m = loop_memory(ir, loop);
   std::vector<Node*> all;
@@ -202,7 +198,7 @@ std::vector<std::pair<const Var*, const Expr*>> summed_regions(const FunctionIR&
         std::vector<Var*> vars;
         variables_read(ir, inner->end, vars);
         for (const Var* read : vars)
-          summed &= inner->bounds_in_reverse ||
+          summed &= plan[inner].bounds_in_reverse ||
                     (read->kind == VarKind::Param && read->assignments == 0 && !read->memory);
         extent = inner->end;
       }

@@ -12,6 +12,8 @@
 
 namespace adjc {
 
+struct TapePlan;
+
 // Regions of pointer parameters whose elements each iteration of parallel loop `loop` has to
 // itself: accessed only as `p[i]`, with `i` its counter; or only in assignments, each iteration
 // elements of its own (rows, same_iteration_elements); or only read, at indices where the same
@@ -26,8 +28,9 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
 // into any of the adjoint's first S elements, so each thread of the reverse loop adds into a zeroed
 // copy of its own, summed into the adjoint after the loop (adjoint::detail::thread_sums) instead
 // of by atomics. S can be evaluated before the reverse loop: its inner loop's bound is evaluated
-// in the reverse anyway (Node::bounds_in_reverse), or it reads only parameters nothing assigns.
-std::vector<std::pair<const Var*, const clang::Expr*>> summed_regions(const FunctionIR& ir, const Node* loop);
+// in the reverse anyway (NodePlan::bounds_in_reverse), or it reads only parameters nothing assigns.
+std::vector<std::pair<const Var*, const clang::Expr*>> summed_regions(const FunctionIR& ir, const TapePlan& plan,
+                                                                      const Node* loop);
 
 // Whether a and b are the same expression (both null counts).
 bool same_expr(const FunctionIR& ir, const clang::Expr* a, const clang::Expr* b);

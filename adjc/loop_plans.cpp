@@ -19,9 +19,9 @@ using namespace clang;
 // reads the old values (reads at or before the write), after it when it reads the new ones.
 namespace {
 
-// Why `loop`'s taped write cannot be saved in bulk ("" when it can: then the plan is set).
-std::string plan_bulk_save(const FunctionIR& ir, Node* loop, const std::vector<Node*>& all,
-                           const std::vector<ReadSite>& reads, const IterationLocals& iteration) {
+// Why `loop`'s taped write cannot be saved in bulk ("" when it can: then `save` is its bulk save).
+std::string plan_bulk_save(const FunctionIR& ir, const Node* loop, const std::vector<Node*>& all, const TapePlan& plan,
+                           const IterationLocals& iteration, BulkSave& save) {
   if (!loop->counter || loop->step != 1 || !loop->jumps.empty() || loop->parallel || loop->inc)
     return "it is not a loop `for (i = s; i < E; i++)` without break or continue";
   for (const Node* l : loop->loops)
@@ -32,11 +32,11 @@ std::string plan_bulk_save(const FunctionIR& ir, Node* loop, const std::vector<N
   bool straight = true;
   for (Node* n : loop->body->children) {
     straight &= n->kind == NodeKind::Assign;
-    if (n->save) saved.push_back(n);
+    if (plan[n].save) saved.push_back(n);
   }
   if (!straight) return "its body holds more than assignments";
   for (auto& v : ir.vars)
-    if (iteration.of(v.get()) == loop && v->read_in_reverse && !v->recompute)
+    if (iteration.of(v.get()) == loop && plan[v.get()].read_in_reverse && !plan[v.get()].recompute)
       return "local '" + v->source_name() + "' of its body is taped in each iteration";
   if (saved.size() != 1) return saved.empty() ? "nothing in it is taped" : "it tapes more than one write";
   Node* write = saved[0];
@@ -55,25 +55,27 @@ std::string plan_bulk_save(const FunctionIR& ir, Node* loop, const std::vector<N
   bool only_counter = region_subscripts(ir, body, region, accesses) && same_iteration_elements(ir, accesses, loop, all);
   for (const Node* n : body) only_counter &= n == write || n->memory_root != region;
   if (!only_counter) return "'" + region->source_name() + "' is used in it other than as that write's P[X + i]";
-  bool reads_old = false, reads_new = write->result_in_target;
-  for (const ReadSite& r : reads)
+  bool reads_old = false, reads_new = plan[write].result_in_target;
+  for (const ReadSite& r : plan.reads)
     if (r.var == region && inside(r.node, loop)) (r.node->order <= write->order ? reads_old : reads_new) = true;
   if (reads_old && reads_new) return "its reverse reads both the old and the new values of what it writes";
-  write->bulk = true;
-  loop->bulk_write = write;
-  loop->bulk_pointer = pointer;
-  loop->bulk_offset = offset;
-  loop->bulk_restore_first = reads_old;
+  save = {write, pointer, offset, reads_old};
   return "";
 }
 
 }  // namespace
 
-void plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const std::vector<ReadSite>& reads,
-                     const IterationLocals& iteration, LoopPlanNotes& notes) {
-  for (Node* loop : all)
-    if (loop->kind == NodeKind::Loop)
-      if (std::string why = plan_bulk_save(ir, loop, all, reads, iteration); !why.empty()) notes.not_bulk[loop] = why;
+LoopPlans plan_bulk_saves(const FunctionIR& ir, const std::vector<Node*>& all, const TapePlan& plan,
+                          const IterationLocals& iteration) {
+  LoopPlans loops;
+  for (const Node* loop : all) {
+    if (loop->kind != NodeKind::Loop) continue;
+    BulkSave save{};
+    if (std::string why = plan_bulk_save(ir, loop, all, plan, iteration, save); !why.empty())
+      loops.not_bulk[loop] = why;
+    else loops.bulk[loop] = save;
+  }
+  return loops;
 }
 
 namespace {
@@ -112,7 +114,7 @@ namespace {
 // Why `loop`'s reverse may not run its iterations in any order ("" when it may; then `sums` are
 // the outer scalars whose adjoints it sums into).
 std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node* loop, const std::vector<Node*>& all,
-                          std::vector<Var*>& sums) {
+                          const TapePlan& plan, const LoopPlans& loops, std::vector<Var*>& sums) {
   std::vector<const Node*> body;
   if (!straight_assignments(loop->body, body)) return "its body holds calls, branches or inner loops";
   const Node* parallel = nullptr;
@@ -121,7 +123,8 @@ std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node
   std::vector<Var*> read;
   std::set<const Var*> accumulated;
   for (const Node* n : body) {
-    if (n->save && !n->bulk) return "each iteration's reverse pops a value it taped (a save not made in bulk)";
+    if (plan[n].save && !loops.saved_in_bulk(n))
+      return "each iteration's reverse pops a value it taped (a save not made in bulk)";
     variables_read(ir, n->rhs, read);
     if (n->target && !declared_in(n->target, loop->body)) {
       if (n->op != BO_AddAssign && n->op != BO_SubAssign)
@@ -132,7 +135,8 @@ std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node
     }
   }
   for (auto& v : ir.vars)
-    if (declared_in(v.get(), loop->body) && !((!v->read_in_reverse || v->recompute) && !v->value && !v->memory))
+    if (declared_in(v.get(), loop->body) &&
+        !((!plan[v.get()].read_in_reverse || plan[v.get()].recompute) && !v->value && !v->memory))
       return "local '" + v->source_name() + "' of its body is taped, a value class or memory";
   std::set<const Var*> regions;
   for (Var* v : read) {
@@ -149,7 +153,7 @@ std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node
   std::set<const Var*> partitioned;
   if (parallel) {
     partitioned = counter_indexed_regions(ir, parallel);
-    for (auto [region, extent] : summed_regions(ir, parallel)) partitioned.insert(region);
+    for (auto [region, extent] : summed_regions(ir, plan, parallel)) partitioned.insert(region);
   }
   for (const Var* region : regions) {
     if (!full.of(region)) continue;
@@ -165,18 +169,16 @@ std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node
 
 }  // namespace
 
-void plan_simd_reverse(FunctionIR& ir, const Activity& full, const std::vector<Node*>& all, LoopPlanNotes& notes) {
-  for (Node* loop : all) {
-    if (loop->kind != NodeKind::Loop || !loop->reverse || !loop->counter || !loop->jumps.empty() || loop->parallel ||
-        loop->inc)
+void plan_simd_reverse(const FunctionIR& ir, const Activity& full, const std::vector<Node*>& all, const TapePlan& plan,
+                       LoopPlans& loops) {
+  for (const Node* loop : all) {
+    if (loop->kind != NodeKind::Loop || !plan[loop].reverse || !loop->counter || !loop->jumps.empty() ||
+        loop->parallel || loop->inc)
       continue;
     std::vector<Var*> sums;
-    if (std::string why = simd_obstacle(ir, full, loop, all, sums); !why.empty()) {
-      notes.not_simd[loop] = why;
-    } else if (!sums.empty()) {
-      loop->simd_reverse = true;
-      loop->simd_sums = sums;
-    }
+    if (std::string why = simd_obstacle(ir, full, loop, all, plan, loops, sums); !why.empty())
+      loops.not_simd[loop] = why;
+    else if (!sums.empty()) loops.simd_sums[loop] = sums;
   }
 }
 

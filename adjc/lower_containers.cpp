@@ -222,7 +222,6 @@ void Lowering::lower_refill(const CXXMemberCallExpr* call, const Stmt* stmt, Nod
   n->loc = call->getExprLoc();
   n->call = refill;
   n->refilled = v;
-  n->save = true;
   add(block, n);
   if (fill) fill_elements(object, fill, from, stmt, block);
 }

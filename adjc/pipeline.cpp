@@ -119,64 +119,67 @@ std::vector<Pass> analysis_passes() {
   };
 }
 
-// The tape plan (tape_plan.hpp): what the reverse sweep reads, and which overwrites it tapes.
+// The tape plan (tape_plan.hpp): what the reverse sweep reads, and which overwrites it tapes. Its
+// decisions go into two results, `plan` (TapePlan: per node, per variable) and `loops` (LoopPlans).
 std::vector<Pass> tape_plan_passes() {
   return {
       {"check-derivatives", "calls without a derivative that receive varied values are rejected", "ir, full",
        "diagnostics", [](FunctionState& s) { check_derivatives(*s.ir, s.full, s.all, s.diags); }},
       {"find-reverse-reads", "which nodes have adjoint work, and what the reverse sweep reads", "ir, full",
-       "Node::active, Var::read_in_reverse, reads",
-       [](FunctionState& s) { s.reads = find_reverse_reads(*s.ir, s.full, s.all); }},
-      {"plan-loop-bounds", "loop bounds evaluated again in the reverse instead of taped", "ir, reads",
-       "Node::bounds_in_reverse, Var::read_in_reverse, reads",
-       [](FunctionState& s) { plan_loop_bounds(*s.ir, s.all, s.reads); }},
-      {"plan-branch-conditions", "branch conditions evaluated again in the reverse instead of recorded", "ir, reads",
-       "Node::cond_in_reverse, Var::read_in_reverse, reads",
-       [](FunctionState& s) { plan_branch_conditions(*s.ir, s.all, s.reads); }},
+       "plan (active, read_in_reverse, reads)",
+       [](FunctionState& s) { s.plan = find_reverse_reads(*s.ir, s.full, s.all); }},
+      {"plan-loop-bounds", "loop bounds evaluated again in the reverse instead of taped", "ir, plan",
+       "plan (bounds_in_reverse, read_in_reverse, reads)",
+       [](FunctionState& s) { plan_loop_bounds(*s.ir, s.all, s.plan); }},
+      {"plan-branch-conditions", "branch conditions evaluated again in the reverse instead of recorded", "ir, plan",
+       "plan (cond_in_reverse, read_in_reverse, reads)",
+       [](FunctionState& s) { plan_branch_conditions(*s.ir, s.all, s.plan); }},
       {"find-written-regions", "regions some statement writes", "ir", "written",
        [](FunctionState& s) { s.written = written_regions(*s.ir, s.all); }},
-      {"plan-recomputation", "locals, call results and sums computed again instead of taped", "ir, reads",
-       "Var::recompute, Var::read_in_reverse, Node::recomputed_sum, reads",
-       [](FunctionState& s) { plan_recomputation(*s.ir, s.all, s.reads); }},
+      {"plan-recomputation", "locals, call results and sums computed again instead of taped", "ir, plan",
+       "plan (recompute, recomputed_sum, read_in_reverse, reads)",
+       [](FunctionState& s) { plan_recomputation(*s.ir, s.all, s.plan); }},
       {"find-iteration-locals", "locals of a jump-free loop body private to each iteration", "ir", "iteration",
        [](FunctionState& s) { s.iteration = find_iteration_locals(*s.ir); }},
       {"plan-assignment-saves", "assignments whose overwritten value the reverse reads are taped",
-       "ir, reads, iteration", "Node::save, save_reads",
+       "ir, plan, iteration", "plan (save), save_reads",
        [](FunctionState& s) {
          for (Node* n : s.all)
            if (n->kind == NodeKind::Assign)
-             if (const ReadSite* r = plan_assignment_save(*s.ir, n, s.reads, s.all, s.iteration)) s.save_reads[n] = r;
+             if (const ReadSite* r = plan_assignment_save(*s.ir, n, s.all, s.iteration, s.plan)) s.save_reads[n] = r;
        }},
-      {"plan-call-saves", "memory calls overwrite that the reverse reads is taped around them",
-       "ir, reads, iteration, Node::save", "Node::save, Node::taped_regions",
+      {"plan-call-saves", "memory calls overwrite that the reverse reads is taped around them", "ir, plan, iteration",
+       "plan (save, taped_regions)",
        [](FunctionState& s) {
          // After every assignment's save: a taped assignment restores what it reads before reading it.
+         // A local vector's refill (lower_containers.cpp) tapes the vector whole.
          for (Node* n : s.all)
-           if (n->kind == NodeKind::Call && n->call && !n->refilled)
-             plan_call_save(*s.ir, n, s.reads, s.all, s.iteration, s.diags);
+           if (n->kind == NodeKind::Call && n->refilled) s.plan[n].save = true;
+           else if (n->kind == NodeKind::Call && n->call) plan_call_save(*s.ir, n, s.all, s.iteration, s.plan, s.diags);
        }},
-      {"find-results-in-targets", "results the reverse reads back from the target instead of calling again",
-       "ir, Node::save", "Node::result_in_target",
+      {"find-results-in-targets", "results the reverse reads back from the target instead of calling again", "ir, plan",
+       "plan (result_in_target)",
        [](FunctionState& s) {
-         for (Node* n : s.all) n->result_in_target = result_in_target(*s.ir, n, s.all);
+         for (Node* n : s.all) s.plan[n].result_in_target = result_in_target(*s.ir, s.plan, n, s.all);
        }},
-      {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)",
-       "ir, reads, iteration, Node::save", "Node::bulk, Node::bulk_*, loop_notes",
-       [](FunctionState& s) { plan_bulk_saves(*s.ir, s.all, s.reads, s.iteration, s.loop_notes); }},
+      {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)", "ir, plan, iteration",
+       "loops (bulk, not_bulk)",
+       [](FunctionState& s) { s.loops = plan_bulk_saves(*s.ir, s.all, s.plan, s.iteration); }},
       {"plan-kept", "variables pushed at the end of the forward sweep and popped at the reverse's start",
-       "ir, written, iteration, Var::read_in_reverse", "Var::kept",
-       [](FunctionState& s) { plan_kept(*s.ir, s.written, s.iteration); }},
-      {"mark-reverse", "which nodes have reverse code", "Node::active, Node::save", "Node::reverse",
-       [](FunctionState& s) { mark_reverse(s.ir->body); }},
-      {"plan-simd-reverse", "loops whose reverse is vectorised (omp simd with reductions)", "ir, full",
-       "Node::simd_reverse, Node::simd_sums, loop_notes",
-       [](FunctionState& s) { plan_simd_reverse(*s.ir, s.full, s.all, s.loop_notes); }},
-      {"check-parallel-loops", "what the reverse of an OpenMP parallel loop cannot do is rejected", "ir, Node::save",
-       "diagnostics", [](FunctionState& s) { check_parallel_loops(*s.ir, s.diags); }},
-      {"record-call-summary", "what the reverse reads and the function writes of its parameters' memory", "ir, reads",
-       "unit.call_summaries", [](FunctionState& s) { record_call_summary(*s.ir, s.reads, s.all); }},
-      {"keep-local-vectors", "local std::vectors kept: their adjoints are sized from them in the reverse", "ir.vars",
-       "Var::kept", [](FunctionState& s) { keep_local_vectors(*s.ir); }},
+       "ir, written, iteration, plan", "plan (kept)",
+       [](FunctionState& s) { plan_kept(*s.ir, s.written, s.iteration, s.plan); }},
+      {"mark-reverse", "which nodes have reverse code", "ir, plan", "plan (reverse)",
+       [](FunctionState& s) { mark_reverse(s.ir->body, s.plan); }},
+      {"plan-simd-reverse", "loops whose reverse is vectorised (omp simd with reductions)", "ir, full, plan, loops",
+       "loops (simd_sums, not_simd)",
+       [](FunctionState& s) { plan_simd_reverse(*s.ir, s.full, s.all, s.plan, s.loops); }},
+      {"check-parallel-loops", "what the reverse of an OpenMP parallel loop cannot do is rejected", "ir, plan",
+       "diagnostics", [](FunctionState& s) { check_parallel_loops(*s.ir, s.plan, s.diags); }},
+      {"record-call-summary", "what the reverse reads and the function writes of its parameters' memory",
+       "ir, plan, loops", "unit.call_summaries",
+       [](FunctionState& s) { record_call_summary(*s.ir, s.plan, s.loops, s.all); }},
+      {"keep-local-vectors", "local std::vectors kept: their adjoints are sized from them in the reverse", "ir",
+       "plan (kept)", [](FunctionState& s) { keep_local_vectors(*s.ir, s.plan); }},
   };
 }
 

@@ -28,11 +28,11 @@ struct FunctionState {
   std::unique_ptr<Lowering> lowering;                 // the lowering's state, from lower-signature to lower-body
   Activity full;                                      // activity with every differentiable parameter active
   std::vector<Node*> all;                             // every node, in pre-order (Node::order)
-  std::vector<ReadSite> reads;                        // what the reverse sweep reads
+  TapePlan plan;                                      // what the reverse reads, and how it gets it
   std::set<Var*> written;                             // regions some statement writes
   IterationLocals iteration;                          // locals private to each iteration of a loop
   std::map<const Node*, const ReadSite*> save_reads;  // a taped assignment: the reverse read needing it
-  LoopPlanNotes loop_notes;                           // why loops are not saved in bulk or vectorised
+  LoopPlans loops;                                    // bulk saves and vectorised reverse loops
   // Lowers and plans a callee (the generator's cache): its CallSummary is then in the unit's facts.
   std::function<void(const clang::FunctionDecl*)> plan_callee;
   bool stop = false;  // a pass failed so that the passes after it cannot run

@@ -1,6 +1,7 @@
 // `--print-after`: one function's IR and the analyses' results so far, as indented text. Each
 // node is one line (`#order kind what [flags]`), each variable one line of the table; what the
-// pipeline keeps beside the IR (activity, reverse reads, written regions) follows.
+// pipeline keeps beside the IR shows in the flags (activity, the tape plan's and the loop plans'
+// decisions, once made) and after the body (reverse reads, written regions).
 #include <clang/AST/PrettyPrinter.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -48,9 +49,11 @@ struct IrPrinter {
     flag(v->differentiable, "differentiable");
     flag(v->counter, "counter");
     flag(!state.full.varied.empty() && state.full.of(v), "varied");
-    flag(v->read_in_reverse, "read-in-reverse");
-    flag(v->recompute, "recompute");
-    flag(v->kept, "kept");
+    static const VarPlan unplanned;
+    const VarPlan& plan = state.plan.vars.empty() ? unplanned : state.plan[v];
+    flag(plan.read_in_reverse, "read-in-reverse");
+    flag(plan.recompute, "recompute");
+    flag(plan.kept, "kept");
     flag(state.iteration.of(v), "iteration=" + node_ref(state.iteration.of(v)));
     flag(v->root && v->root != v, "root=" + name(v->root));
     flag(v->assignments > 0, "assignments=" + std::to_string(v->assignments));
@@ -86,17 +89,21 @@ struct IrPrinter {
       if (on) s += (s.empty() ? "" : " ") + word;
     };
     flag(n->definition, "definition");
-    flag(n->active, "active");
-    flag(n->save, "save");
-    flag(n->reverse, "reverse");
-    flag(n->result_in_target, "result-in-target");
-    flag(n->bulk, "bulk");
-    flag(n->bulk_write, "bulk-write=" + node_ref(n->bulk_write));
-    flag(n->simd_reverse, "simd-reverse sums=" + names(n->simd_sums));
-    flag(n->bounds_in_reverse, "bounds-in-reverse");
-    flag(n->cond_in_reverse, "cond-in-reverse");
-    flag(n->recomputed_sum, "recomputed-sum=" + name(n->recomputed_sum));
-    flag(!n->taped_regions.empty(), "taped=" + names(n->taped_regions));
+    static const NodePlan unplanned;
+    const NodePlan& plan = state.plan.nodes.empty() ? unplanned : state.plan[n];
+    const BulkSave* bulk = state.loops.bulk_of(n);
+    const std::vector<Var*>* simd_sums = state.loops.simd_of(n);
+    flag(plan.active, "active");
+    flag(plan.save, "save");
+    flag(plan.reverse, "reverse");
+    flag(plan.result_in_target, "result-in-target");
+    flag(state.loops.saved_in_bulk(n), "bulk");
+    flag(bulk, "bulk-write=" + node_ref(bulk ? bulk->write : nullptr));
+    flag(simd_sums, "simd-reverse sums=" + names(simd_sums ? *simd_sums : std::vector<Var*>{}));
+    flag(plan.bounds_in_reverse, "bounds-in-reverse");
+    flag(plan.cond_in_reverse, "cond-in-reverse");
+    flag(plan.recomputed_sum, "recomputed-sum=" + name(plan.recomputed_sum));
+    flag(!plan.taped_regions.empty(), "taped=" + names(plan.taped_regions));
     flag(n->refilled, "refilled=" + name(n->refilled));
     flag(!n->reductions.empty(), "reductions=" + names(n->reductions));
     return s.empty() ? "" : " [" + s + "]";
@@ -127,9 +134,9 @@ void print_state(const FunctionState& state, const std::string& pass, std::FILE*
     p.out += "body:\n";
     p.node(ir.body, 1, nullptr);
   }
-  if (!state.reads.empty()) {
+  if (!state.plan.reads.empty()) {
     p.out += "reverse reads:";
-    for (const ReadSite& r : state.reads) p.out += " " + p.name(r.var) + "@" + p.node_ref(r.node);
+    for (const ReadSite& r : state.plan.reads) p.out += " " + p.name(r.var) + "@" + p.node_ref(r.node);
     p.out += "\n";
   }
   if (!state.written.empty()) {

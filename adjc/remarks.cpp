@@ -27,9 +27,9 @@ struct RemarkPrinter {
 };
 
 // Whether `loop` directly holds a statement whose old value is taped.
-bool tapes_in_body(const Node* loop) {
+bool tapes_in_body(const TapePlan& plan, const Node* loop) {
   for (const Node* n : loop->body->children)
-    if (n->save) return true;
+    if (plan[n].save) return true;
   return false;
 }
 
@@ -45,21 +45,22 @@ void print_remarks(const FunctionState& state, std::FILE* out) {
   RemarkPrinter p{state.context.getSourceManager(), out};
   const std::string fn = "'" + state.ir->fn->getNameAsString() + "'";
   for (const Node* n : state.all) {
-    if (n->kind == NodeKind::Assign && n->save) {
+    if (n->kind == NodeKind::Assign && state.plan[n].save) {
       const Var* written = n->target ? n->target : n->memory_root;
       auto read = state.save_reads.find(n);
       std::string why = read != state.save_reads.end()
                             ? "the reverse sweep of line " + p.line_of(read->second->node->loc) + " reads it"
                             : "the reverse sweep reads it";
       p.remark(n->loc, "in " + fn + ", the value this assignment overwrites in '" + written->source_name() +
-                           "' is taped" + (n->bulk ? " (in bulk, with its loop)" : "") + ": " + why);
+                           "' is taped" + (state.loops.saved_in_bulk(n) ? " (in bulk, with its loop)" : "") + ": " +
+                           why);
     }
     if (n->kind != NodeKind::Loop) continue;
-    if (auto it = state.loop_notes.not_bulk.find(n); it != state.loop_notes.not_bulk.end() && tapes_in_body(n))
+    if (auto it = state.loops.not_bulk.find(n); it != state.loops.not_bulk.end() && tapes_in_body(state.plan, n))
       p.remark(n->loc,
                "in " + fn + ", this loop's taped writes are saved one element at a time, not in bulk: " + it->second);
     // A loop around other loops is not vectorised itself: its inner loops' remarks say more.
-    if (auto it = state.loop_notes.not_simd.find(n); it != state.loop_notes.not_simd.end() && !has_inner_loop(n))
+    if (auto it = state.loops.not_simd.find(n); it != state.loops.not_simd.end() && !has_inner_loop(n))
       p.remark(n->loc, "in " + fn + ", this loop's reverse is not vectorised: " + it->second);
   }
 }

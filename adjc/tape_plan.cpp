@@ -125,54 +125,55 @@ IterationLocals find_iteration_locals(const FunctionIR& ir) {
 }
 
 // Variables whose value at the end of the forward sweep is pushed there and popped at the start
-// of the reverse (Var::kept).
-void plan_kept(FunctionIR& ir, const std::set<Var*>& written, const IterationLocals& iteration) {
+// of the reverse (VarPlan::kept).
+void plan_kept(const FunctionIR& ir, const std::set<Var*>& written, const IterationLocals& iteration, TapePlan& plan) {
   for (auto& vp : ir.vars) {
     Var* v = vp.get();
     bool assigned_param = v->kind == VarKind::Param && v->assignments > 0;
-    v->kept = v->read_in_reverse && !v->recompute && !v->counter && !iteration.of(v) &&
-              (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
-              (!v->memory || written.count(v));
+    plan[v].kept = plan[v].read_in_reverse && !plan[v].recompute && !v->counter && !iteration.of(v) &&
+                   (v->kind == VarKind::Local || v->kind == VarKind::CallResult || assigned_param) &&
+                   (!v->memory || written.count(v));
   }
   // The reverse frees a heap array, and sizes its adjoint by its element count.
   for (auto& v : ir.vars)
     if (v->heap) {
-      v->kept = true;
-      if (v->heap_size) v->heap_size->kept = true;
+      plan[v.get()].kept = true;
+      if (v->heap_size) plan[v->heap_size].kept = true;
     }
 }
 
-// Which nodes have reverse code (Node::reverse).
-bool mark_reverse(Node* n) {
+// Which nodes have reverse code (NodePlan::reverse).
+bool mark_reverse(const Node* n, TapePlan& plan) {
   if (!n) return false;
+  NodePlan& p = plan[n];
   bool r = false;
   switch (n->kind) {
-    case NodeKind::Assign: r = n->active || n->save; break;
-    case NodeKind::Call: r = n->active || n->save || !n->taped_regions.empty(); break;
+    case NodeKind::Assign: r = p.active || p.save; break;
+    case NodeKind::Call: r = p.active || p.save || !p.taped_regions.empty(); break;
     case NodeKind::Jump: r = true; break;
     case NodeKind::Block:
-      for (Node* c : n->children) r |= mark_reverse(c);
+      for (Node* c : n->children) r |= mark_reverse(c, plan);
       break;
     case NodeKind::If:
-      r = mark_reverse(n->then_node);
-      r |= mark_reverse(n->else_node);
+      r = mark_reverse(n->then_node, plan);
+      r |= mark_reverse(n->else_node, plan);
       break;
     case NodeKind::Loop:
-      r = mark_reverse(n->body);
-      r |= mark_reverse(n->inc);
+      r = mark_reverse(n->body, plan);
+      r |= mark_reverse(n->inc, plan);
       break;
   }
-  n->reverse = r;
+  p.reverse = r;
   return r;
 }
 
 // What the reverse of a parallel loop cannot do: call differentiated functions, or restore a
 // reduction variable (its threads held partial sums, in copies the reverse does not have).
-void check_parallel_loops(const FunctionIR& ir, Diagnostics& diags) {
+void check_parallel_loops(const FunctionIR& ir, const TapePlan& plan, Diagnostics& diags) {
   for (Node* loop : ir.parallel_loops)
     for_each_node(loop->body, [&](Node* n) {
-      if (n->kind == NodeKind::Call && n->active) diags.error(n->loc, Diag::unsupported_call_in_parallel_loop);
-      if (n->kind == NodeKind::Assign && n->save &&
+      if (n->kind == NodeKind::Call && plan[n].active) diags.error(n->loc, Diag::unsupported_call_in_parallel_loop);
+      if (n->kind == NodeKind::Assign && plan[n].save &&
           std::count(loop->reductions.begin(), loop->reductions.end(), n->target))
         diags.error(n->loc, Diag::reduction_initial_value_read, {n->target->source_name()});
     });

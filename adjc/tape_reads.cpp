@@ -1,9 +1,9 @@
 // Tape plan, what the reverse sweep reads: each active statement's operands, and the loop bounds and
 // branch conditions it evaluates again instead of popping them (tape_plan.hpp).
 #include <algorithm>
-#include <functional>
 
 #include "closures.hpp"
+#include "ir_walk.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -46,14 +46,9 @@ void memory_addresses(const FunctionIR& ir, const Expr* e, std::vector<Var*>& ou
 
 // Whether `e` reads nothing but integer variables (no memory, no calls): its variables, appended.
 bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>& vars) {
-  std::function<bool(const Expr*)> plain = [&](const Expr* x) {
-    if (!x) return true;
-    if (isa<CallExpr>(x) || is_memory_read(strip(x, ir.unit))) return false;
-    for (const Stmt* c : x->children())
-      if (!plain(dyn_cast_or_null<Expr>(c))) return false;
-    return true;
-  };
-  if (!plain(e)) return false;
+  bool plain = true;
+  walk_operands(e, [&](const Expr* x) { return plain &= !isa<CallExpr>(x) && !is_memory_read(strip(x, ir.unit)); });
+  if (!plain) return false;
   variables_read(ir, e, vars);
   for (const Var* v : vars)
     if (v->memory || v->pointer || !v->type->isIntegralOrEnumerationType()) return false;
@@ -62,17 +57,20 @@ bool reads_only_integers(const FunctionIR& ir, const Expr* e, std::vector<Var*>&
 
 }  // namespace
 
-// Read sites: for each active statement (Node::active), the variables and regions its reverse
-// code reads (Var::read_in_reverse).
-std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
-  std::vector<ReadSite> reads;
+// Read sites: for each active statement (NodePlan::active), the variables and regions its reverse
+// code reads (VarPlan::read_in_reverse).
+TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const std::vector<Node*>& all) {
+  TapePlan plan;
+  plan.nodes.resize(all.size());
+  plan.vars.resize(ir.vars.size());
   for (Node* n : all) {
+    bool& active = plan[n].active;
     std::vector<Var*> vars;
     if (n->kind == NodeKind::Assign) {
       Var* written = n->target ? n->target : n->memory_root;
       bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
-      n->active = floating && full.of(written);
-      if (!n->active) continue;
+      active = floating && full.of(written);
+      if (!active) continue;
       if (n->lhs) address_vars(ir, n->lhs, vars);
       std::vector<const Expr*> values;
       if (n->rhs) needed_values(ir, full, n->rhs, values);
@@ -88,9 +86,9 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
       // A lambda's forward runs even for a call without derivative work: its reverse must run too,
       // to pop what that pushed.
       const FunctionDecl* callee = n->call->getDirectCallee();
-      n->active = (call_active(ir, full, n) && !derivative_free(callee)) ||
-                  (called_through_forward(callee, ir.unit) && callee_kind(callee, ir.unit) == CalleeKind::User);
-      if (!n->active) continue;
+      active = (call_active(ir, full, n) && !derivative_free(callee)) ||
+               (called_through_forward(callee, ir.unit) && callee_kind(callee, ir.unit) == CalleeKind::User);
+      if (!active) continue;
       // A pointer or reference argument is read for its address; the memory it points to only when
       // the callee's reverse reads it (call_reads_memory). A temporary bound to a reference
       // (`h(cos(e + x[i]))` to `const double&`) is a value: the reverse evaluates it again, and its
@@ -107,15 +105,12 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
           if (Var* region = memory_root(ir, args[i].expr)) vars.push_back(region);
       }
     }
-    for (Var* v : vars) {
-      v->read_in_reverse = true;
-      reads.push_back({n, v});
-    }
+    for (Var* v : vars) plan.read(n, v);
   }
-  return reads;
+  return plan;
 }
 
-// Loop bounds read in the reverse (Node::bounds_in_reverse): a counted loop `for (i = s; i < E;
+// Loop bounds read in the reverse (NodePlan::bounds_in_reverse): a counted loop `for (i = s; i < E;
 // i += k)` (or `i <= E - 1`) without jumps, whose s and E read no memory, call nothing and read no variable the loop
 // assigns, runs (E - s) / k times (rounded up, at least 0) from s. So its reverse evaluates s and
 // that trip count again instead of popping two integers per execution, when the variables they
@@ -124,7 +119,7 @@ std::vector<ReadSite> find_reverse_reads(const FunctionIR& ir, const Activity& f
 // reverse reads. A matmul's inner loop thus stores nothing per output element. The comparison
 // must be signed (an unsigned `i < E` does not count from s to E), and the loop must have some
 // active statement (otherwise registering its bounds only costs tape).
-void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   for (Node* loop : all) {
     const Expr* bound = loop->end ? loop->end : loop->last;
     if (loop->kind != NodeKind::Loop || !loop->counter || !bound || loop->parallel || loop->step <= 0 ||
@@ -142,31 +137,28 @@ void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, std::
     bool jumps = false, active = false, passed = false;
     for_each_node(loop->body, [&](const Node* n) {
       jumps |= n->kind == NodeKind::Jump;
-      active |= n->active;
+      active |= plan[n].active;
       if (n->kind == NodeKind::Call)
         for (AdArg a : ad_args(n->call)) passed |= std::find(vars.begin(), vars.end(), ir.var(a.expr)) != vars.end();
     });
     if (jumps || !active || passed) continue;
-    loop->bounds_in_reverse = true;
-    for (Var* v : vars) {
-      v->read_in_reverse = true;
-      reads.push_back({loop, v});
-    }
+    plan[loop].bounds_in_reverse = true;
+    for (Var* v : vars) plan.read(loop, v);
   }
 }
 
-// Branch conditions evaluated again in the reverse (Node::cond_in_reverse) instead of recorded: an
+// Branch conditions evaluated again in the reverse (NodePlan::cond_in_reverse) instead of recorded: an
 // `if` whose condition reads only integer variables that neither branch assigns (the reverse
 // evaluates it before undoing the branch), around active statements and no jumps. Its variables
 // are registered as read by the `if`, so they hold in the reverse what they held in the forward
 // (a causal mask's `t2 <= t` reads two loop counters and costs nothing).
-void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   for (Node* branch : all) {
     std::vector<Var*> vars;
     if (branch->kind != NodeKind::If || !reads_only_integers(ir, branch->cond, vars)) continue;
     bool active = false, unchanged = true;
     auto visit = [&](const Node* n) {
-      active |= n->active;
+      active |= plan[n].active;
       unchanged &= n->kind != NodeKind::Jump;
       for (const Var* v : vars) {
         unchanged &= !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
@@ -177,11 +169,8 @@ void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all,
     for_each_node(branch->then_node, visit);
     for_each_node(branch->else_node, visit);
     if (!active || !unchanged) continue;
-    branch->cond_in_reverse = true;
-    for (Var* v : vars) {
-      v->read_in_reverse = true;
-      reads.push_back({branch, v});
-    }
+    plan[branch].cond_in_reverse = true;
+    for (Var* v : vars) plan.read(branch, v);
   }
 }
 

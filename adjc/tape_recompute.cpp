@@ -3,11 +3,11 @@
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "closures.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
+#include "walk.hpp"
 
 namespace adjc {
 
@@ -88,26 +88,25 @@ bool cheap_call(const CallExpr* call, const UnitFacts& unit) {
     return false;
   for (const ParmVarDecl* p : callee->parameters())
     if (!p->getType()->isArithmeticType()) return false;
-  std::function<bool(const Stmt*)> plain = [&](const Stmt* s) {
-    if (!s) return true;
+  // A declaration's initialisers are its statement's children.
+  bool plain = true;
+  walk_statements(definition->getBody(), [&](const Stmt* s) {
     if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<GotoStmt>(s))
-      return false;
-    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) return false;
+      plain = false;
+    if (auto* c = dyn_cast<CallExpr>(s); c && math_function(c) == MathFn::None) plain = false;
     if (auto* r = dyn_cast<DeclRefExpr>(s))
-      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) return false;
+      if (auto* v = dyn_cast<VarDecl>(r->getDecl()); v && !v->isLocalVarDeclOrParm()) plain = false;
     if (auto* ds = dyn_cast<DeclStmt>(s))
       for (const Decl* d : ds->decls())
-        if (auto* v = dyn_cast<VarDecl>(d); v && (v->isStaticLocal() || !plain(v->getInit()))) return false;
-    for (const Stmt* c : s->children())
-      if (!plain(c)) return false;
-    return true;
-  };
-  return plain(definition->getBody());
+        if (auto* v = dyn_cast<VarDecl>(d); v && v->isStaticLocal()) plain = false;
+    return plain;
+  });
+  return plain;
 }
 
 // A sum `s = e0; for (i = a; i < E; i += k) s += e;` (the loop's only statement, directly after
 // in the same block, s read in the reverse only after the loop): the loop that completes s's value,
-// run again when s is recomputed (Node::recomputed_sum). Its start, bound and e are then part of
+// run again when s is recomputed (NodePlan::recomputed_sum). Its start, bound and e are then part of
 // s's definition. nullptr when s is not such a sum.
 Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>& all,
                    const std::vector<ReadSite>& reads) {
@@ -133,7 +132,7 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
 
 }  // namespace
 
-// Locals the reverse sweep recomputes from their definition instead of taping (Var::recompute).
+// Locals the reverse sweep recomputes from their definition instead of taping (VarPlan::recompute).
 // A local defined once in a loop is recomputed at the start of its block's reverse, so its
 // definition must give there what it gave in the forward: nothing it reads (a variable, or memory
 // of a region) is written later in the block, by an assignment (a loop's initialisation and
@@ -142,15 +141,15 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
 // turn, and later overwrites of the memory it reads are taped. A call's result is recomputed the
 // same way, by calling again, when that is cheap (cheap_call) and its arguments are stable, and a
 // sum by running its loop again (summing_loop): one pass over a row instead of a value per row.
-void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vector<ReadSite>& reads) {
+void plan_recomputation(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& vp : ir.vars) {
       Var* v = vp.get();
       bool call = v->kind == VarKind::CallResult && v->definition && cheap_call(v->definition->call, ir.unit);
-      Node* sum = v->definition && !v->recompute ? summing_loop(ir, v, all, reads) : nullptr;
+      Node* sum = v->definition && !plan[v].recompute ? summing_loop(ir, v, all, plan.reads) : nullptr;
       if ((v->kind != VarKind::Local && !call) || v->memory || v->counter || (v->assignments != 1 && !sum) ||
-          !v->definition || v->definition->loops.empty() || !v->read_in_reverse || v->recompute)
+          !v->definition || v->definition->loops.empty() || !plan[v].read_in_reverse || plan[v].recompute)
         continue;
       DefinitionReads deps;
       if (call)
@@ -168,18 +167,12 @@ void plan_recomputation(FunctionIR& ir, const std::vector<Node*>& all, std::vect
       if ((!call && calls_counter(v->definition->rhs, ir.unit)) ||
           (sum && calls_counter(sum->body->children[0]->rhs, ir.unit)))
         continue;
-      v->recompute = changed = true;
-      if (sum) sum->recomputed_sum = v;
+      plan[v].recompute = changed = true;
+      if (sum) plan[sum].recomputed_sum = v;
       // Parameters' values are the reverse's own arguments.
       for (Var* d : deps.values)
-        if (d->kind != VarKind::Param) {
-          d->read_in_reverse = true;
-          reads.push_back({v->definition, d});
-        }
-      for (Var* r : deps.regions) {
-        r->read_in_reverse = true;
-        reads.push_back({v->definition, r});
-      }
+        if (d->kind != VarKind::Param) plan.read(v->definition, d);
+      for (Var* r : deps.regions) plan.read(v->definition, r);
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "containers.hpp"
+#include "ir_walk.hpp"
 #include "iteration.hpp"
 #include "tape_plan.hpp"
 
@@ -50,32 +51,26 @@ const FieldDecl* member_region(const FunctionIR& ir, const Expr* e) {
 // Whether node `n` accesses `region` other than through pointer or array members other than `member`.
 bool accesses_member(const FunctionIR& ir, const Node* n, const Var* region, const FieldDecl* member) {
   bool found = false;
-  std::function<void(const Expr*)> visit = [&](const Expr* e) {
-    if (!e || found) return;
-    e = strip(e, ir.unit);
+  auto visit = [&](const Expr* e) {
+    if (found) return false;
     if (Var* v = ir.var(e); v && v->pointer && v->kind != VarKind::Param && v->root == region) {
       const FieldDecl* through = member_region(ir, v->base);  // a local pointer into the region
       found = !through || through == member;
-      return;
+      return false;
     }
     if (auto* m = dyn_cast<MemberExpr>(e); m && memory_root(ir, m) == region) {
       QualType t = m->getType().getCanonicalType();
       if (t->isPointerType() || t->isArrayType()) {
         found = m->getMemberDecl() == member;
-        return;
+        return false;
       }
     }
-    if ((isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region) {
-      found = true;  // the whole struct
-      return;
-    }
-    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+    found = (isa<DeclRefExpr>(e) || isa<CXXThisExpr>(e)) && memory_root(ir, e) == region;  // the whole struct
+    return !found;
   };
   if (n->kind == NodeKind::Call)
-    for (const AdArg& a : ad_args(n->call)) visit(a.expr);
-  visit(n->lhs);
-  visit(n->rhs);
-  visit(n->cond);
+    for (const AdArg& a : ad_args(n->call)) walk_stripped(a.expr, ir.unit, visit);
+  for (const Expr* e : {n->lhs, n->rhs, n->cond}) walk_stripped(e, ir.unit, visit);
   return found;
 }
 
@@ -104,34 +99,33 @@ bool same_expression(const FunctionIR& ir, const Expr* a, const Expr* b) {
 // Whether what node `r` reads of `region` is restored from the tape before its reverse reads it:
 // `r` is a taped assignment into `region` whose every read of the region is its own target
 // (`o[0] = o[0] * a`), so its reverse does not depend on what the region holds when it starts. A
-// bulk save restores before the loop's reverse when the loop's reverse reads the old values.
-bool restored_before_read(const FunctionIR& ir, const Node* r, const Var* region) {
-  if (r->kind != NodeKind::Assign || !r->save || r->result_in_target || r->memory_root != region || !r->lhs)
+// bulk save restores before the loop's reverse when the loop's reverse reads the old values
+// (`loops`: nullptr before the loop plans are made).
+bool restored_before_read(const FunctionIR& ir, const TapePlan& plan, const LoopPlans* loops, const Node* r,
+                          const Var* region) {
+  if (r->kind != NodeKind::Assign || !plan[r].save || plan[r].result_in_target || r->memory_root != region || !r->lhs)
     return false;
-  if (r->bulk && !r->parent->parent->bulk_restore_first) return false;
+  if (loops && loops->saved_in_bulk(r) && !loops->bulk_of(r->loops.back())->restore_first) return false;
   bool only_target = true;
-  std::function<void(const Expr*)> visit = [&](const Expr* e) {
-    if (!e || !only_target) return;
-    e = strip(e, ir.unit);
-    if (is_memory_read(e) && memory_root(ir, e) == region) {
-      only_target = same_expression(ir, e, r->lhs);
-      return;
-    }
-    for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+  auto visit = [&](const Expr* e) {
+    if (!only_target) return false;
+    if (!is_memory_read(e) || memory_root(ir, e) != region) return true;
+    only_target = same_expression(ir, e, r->lhs);
+    return false;
   };
-  visit(r->rhs);
-  for (const Stmt* c : strip(r->lhs, ir.unit)->children()) visit(dyn_cast_or_null<Expr>(c));
+  walk_stripped(r->rhs, ir.unit, visit);
+  for (const Stmt* c : strip(r->lhs, ir.unit)->children()) walk_stripped(dyn_cast_or_null<Expr>(c), ir.unit, visit);
   return only_target;
 }
 
 // Whether the reverse sweep of `ir` reads memory of `region` as it finds it there: a read the tape
-// does not restore first, or a result read back from its target (Node::result_in_target).
-bool reverse_reads_region(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
-                          const Var* region) {
-  for (const ReadSite& r : reads)
-    if (r.var == region && !restored_before_read(ir, r.node, region)) return true;
+// does not restore first, or a result read back from its target (NodePlan::result_in_target).
+bool reverse_reads_region(const FunctionIR& ir, const TapePlan& plan, const LoopPlans& loops,
+                          const std::vector<Node*>& all, const Var* region) {
+  for (const ReadSite& r : plan.reads)
+    if (r.var == region && !restored_before_read(ir, plan, &loops, r.node, region)) return true;
   for (const Node* n : all)
-    if (n->result_in_target && n->memory_root == region) return true;
+    if (plan[n].result_in_target && n->memory_root == region) return true;
   return false;
 }
 
@@ -153,8 +147,7 @@ std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<N
   std::vector<RegionWrite> out;
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) out.push_back({n, nullptr, 0});
-    std::function<void(const Expr*)> visit = [&](const Expr* e) {
-      if (!e) return;
+    auto visit = [&](const Expr* e) {
       if (auto* call = dyn_cast<CallExpr>(e);
           call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
         std::vector<AdArg> args = ad_args(call);
@@ -163,9 +156,9 @@ std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<N
               (!call->getDirectCallee() || call_writes_memory(call, i, ir.unit)))
             out.push_back({n, call, i});
       }
-      for (const Stmt* c : e->children()) visit(dyn_cast_or_null<Expr>(c));
+      return true;
     };
-    for (const Expr* e : expressions_of(n)) visit(e);
+    for (const Expr* e : expressions_of(n)) walk_operands(e, visit);
   }
   return out;
 }
@@ -185,18 +178,18 @@ bool reads_own_write(const FunctionIR& ir, const Node* n, const Var* region, con
 
 // Whether the reverse of `ir` leaves `region` as it found it before the forward ran: every write
 // to it is taped (restored by its reverse) or an active call whose callee restores what it writes.
-bool restores_region(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
+bool restores_region(const FunctionIR& ir, const TapePlan& plan, const std::vector<Node*>& all, const Var* region) {
   for (const Node* n : all)
     if (n->refilled == region) return false;
   for (const RegionWrite& w : region_writes(ir, all, region)) {
     if (!w.call) {
-      if (!w.node->save) return false;
+      if (!plan[w.node].save) return false;
       continue;
     }
-    if (w.call == w.node->call && std::count(w.node->taped_regions.begin(), w.node->taped_regions.end(), region))
-      continue;
+    const std::vector<Var*>& taped = plan[w.node].taped_regions;
+    if (w.call == w.node->call && std::count(taped.begin(), taped.end(), region)) continue;
     const CallSummary* summary = summary_of(w.call, ir.unit);
-    if (w.call != w.node->call || !w.node->active || !summary || w.arg >= summary->restores.size() ||
+    if (w.call != w.node->call || !plan[w.node].active || !summary || w.arg >= summary->restores.size() ||
         !summary->restores[w.arg])
       return false;
   }
@@ -209,15 +202,14 @@ bool restores_region(const FunctionIR& ir, const std::vector<Node*>& all, const 
 int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
   std::vector<const Node*> assignments;
   bool elsewhere = false;
-  std::function<void(const Expr*)> mentions = [&](const Expr* e) {
-    if (!e || elsewhere) return;
-    if ((isa<DeclRefExpr>(strip(e, ir.unit)) || ir.var(e)) && memory_root(ir, e) == region) elsewhere = true;
-    for (const Stmt* c : e->children()) mentions(dyn_cast_or_null<Expr>(c));
+  auto mentions = [&](const Expr* e) {
+    elsewhere |= (isa<DeclRefExpr>(strip(e, ir.unit)) || ir.var(e)) && memory_root(ir, e) == region;
+    return !elsewhere;
   };
   for (const Node* n : all) {
     if (n->kind == NodeKind::Assign) assignments.push_back(n);
     else
-      for (const Expr* e : expressions_of(n)) mentions(e);
+      for (const Expr* e : expressions_of(n)) walk_operands(e, mentions);
   }
   std::vector<const Expr*> accesses;
   if (elsewhere || !region_subscripts(ir, assignments, region, accesses) || accesses.empty()) return -1;
@@ -346,14 +338,15 @@ bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
            passes_unwritten(callee, unsigned(i), assumed, unit));
 }
 
-void record_call_summary(const FunctionIR& ir, const std::vector<ReadSite>& reads, const std::vector<Node*>& all) {
+void record_call_summary(const FunctionIR& ir, const TapePlan& plan, const LoopPlans& loops,
+                         const std::vector<Node*>& all) {
   CallSummary summary;
   std::vector<AdParam> params = ad_params(ir.fn);
   for (size_t i = 0; i < ir.params.size() && i < params.size(); ++i) {
     bool memory = memory_param(params[i].type, ir.unit);
-    summary.reads.push_back(!memory || reverse_reads_region(ir, reads, all, ir.params[i]));
+    summary.reads.push_back(!memory || reverse_reads_region(ir, plan, loops, all, ir.params[i]));
     summary.writes.push_back(writes_numbers(params[i].type) && (!memory || !region_writes(ir, all, ir.params[i]).empty()));
-    summary.restores.push_back(memory && restores_region(ir, all, ir.params[i]));
+    summary.restores.push_back(memory && restores_region(ir, plan, all, ir.params[i]));
     summary.element_index.push_back(ir.params[i]->pointer ? element_index(ir, all, ir.params[i]) : -1);
   }
   ir.unit.call_summaries[ir.fn] = std::move(summary);
@@ -390,31 +383,31 @@ bool tapeable_whole(const Var* region, const Node* n) {
 // value: a read at or before it in program order (not in the other branch of an `if`), or anywhere
 // in a loop they share — unless each iteration of the loops they share reads and writes elements
 // of its own (rows of a matrix).
-const ReadSite* plan_assignment_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads,
-                                     const std::vector<Node*>& all, const IterationLocals& iteration) {
+const ReadSite* plan_assignment_save(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all,
+                                     const IterationLocals& iteration, TapePlan& plan) {
   Var* written = n->target ? n->target : n->memory_root;
-  if (!written || written->recompute || written->kind == VarKind::Return) return nullptr;
-  for (const ReadSite& r : reads)
+  if (!written || plan[written].recompute || written->kind == VarKind::Return) return nullptr;
+  for (const ReadSite& r : plan.reads)
     if (r.var == written && ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
                              (shares_loop(r.node, n, iteration.of(written)) &&
                               !(!n->target && disjoint_iterations(ir, n, r.node, written, all))))) {
-      n->save = true;
+      plan[n].save = true;
       return &r;
     }
   return nullptr;
 }
 
 // A call's result is taped like an assignment's target. A call that overwrites what the reverse
-// reads tapes the region whole when it is a variable of numbers (Node::taped_regions), and is
+// reads tapes the region whole when it is a variable of numbers (NodePlan::taped_regions), and is
 // rejected when it is memory behind a pointer; an argument read from memory the call writes is
 // rejected. What the call writes, and what calls read in the reverse, are the callees'
 // summaries (call_writes_memory, call_reads_memory).
-void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& reads, const std::vector<Node*>& all,
-                    const IterationLocals& iteration, Diagnostics& diags) {
-  for (const ReadSite& r : reads)
-    if (n->result && !n->result->recompute && r.var == n->result &&
+void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all,
+                    const IterationLocals& iteration, TapePlan& plan, Diagnostics& diags) {
+  for (const ReadSite& r : plan.reads)
+    if (n->result && !plan[n->result].recompute && r.var == n->result &&
         (r.node->order <= n->order || shares_loop(r.node, n, iteration.of(n->result)))) {
-      n->save = true;
+      plan[n].save = true;
       break;
     }
   const FunctionDecl* callee = n->call->getDirectCallee();
@@ -432,21 +425,21 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
     if (is_write_once(region)) continue;  // the user's contract: no call overwrites what it wrote
     // The call's reverse (when it has one) puts back what it wrote before any reverse code that
     // runs after it.
-    bool restores = n->active && summary && i < summary->restores.size() && summary->restores[i];
+    bool restores = plan[n].active && summary && i < summary->restores.size() && summary->restores[i];
     const FieldDecl* member = member_region(ir, args[i].expr);
     const Expr* element = call_element(ir, n, summary, args, i);
-    for (const ReadSite& r : reads)
+    for (const ReadSite& r : plan.reads)
       // Reverse code that runs after the call's reads the region as the forward left it: code
       // before the call, and in a loop also the call itself (an earlier iteration's reverse reads
       // what a later iteration overwrote), unless the tape restores what it reads first, or each
       // iteration has elements of its own. Reads through other pointer members of a struct read
       // other memory.
       if (!restores && r.var == region && (r.node->order < n->order || shares_loop(r.node, n)) &&
-          !restored_before_read(ir, r.node, region) &&
+          !restored_before_read(ir, plan, nullptr, r.node, region) &&
           !(element && r.node->order >= n->order && disjoint_call_iterations(ir, n, element, r.node, region, all)) &&
           (r.node == n ? reads_own_write(ir, n, region, member)
                        : !member || accesses_member(ir, r.node, region, member))) {
-        if (tapeable_whole(region, n)) n->taped_regions.push_back(region);
+        if (tapeable_whole(region, n)) plan[n].taped_regions.push_back(region);
         else
           diags.error(n->loc, Diag::call_overwrites_needed_value, {region->source_name(), callee->getNameAsString()});
         break;
@@ -469,18 +462,16 @@ void plan_call_save(const FunctionIR& ir, Node* n, const std::vector<ReadSite>& 
 // could write it where the tape plan cannot see, or refills it (a local vector's resize). A hoisted call counts at its own Call node, not
 // in the expression it was hoisted from.
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region) {
-  std::function<bool(const Expr*)> visit = [&](const Expr* e) {
-    if (!e) return false;
+  bool passed = n->refilled == region;
+  auto visit = [&](const Expr* e) {
     if (auto* call = dyn_cast<CallExpr>(e);
-        call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
-      for (const Expr* a : call->arguments())
-        if (memory_root(ir, a) == region) return true;
-    for (const Stmt* c : e->children())
-      if (visit(dyn_cast_or_null<Expr>(c))) return true;
-    return false;
+        !passed && call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call)))
+      for (const Expr* a : call->arguments()) passed |= memory_root(ir, a) == region;
+    return !passed;
   };
-  return n->refilled == region || visit(n->lhs) || visit(n->rhs) || visit(n->cond) || visit(n->call) ||
-         visit(n->start) || visit(n->end);
+  for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call), n->start, n->end})
+    walk_operands(e, visit);
+  return passed;
 }
 
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
@@ -493,8 +484,8 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
 // region; a local region is otherwise read in the reverse (so it is kept); and `n` is not in a
 // parallel loop (the plan does not follow other threads' writes).
 // Distinct parameters are assumed not to alias, as everywhere in adjc.
-bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Node*>& all) {
-  if (n->kind != NodeKind::Assign || !n->active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
+bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all) {
+  if (n->kind != NodeKind::Assign || !plan[n].active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
     return false;
   auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir.unit));
   if (!call) return false;
@@ -507,12 +498,12 @@ bool result_in_target(const FunctionIR& ir, const Node* n, const std::vector<Nod
     if (loop->parallel) return false;
   // A local array reaches the reverse sweep only when kept, which other reads of it decide.
   const Var* region = n->memory_root;
-  if (region->kind != VarKind::Param && !region->heap && !region->read_in_reverse) return false;
+  if (region->kind != VarKind::Param && !region->heap && !plan[region].read_in_reverse) return false;
   for (const Node* w : all) {
     if (passes_region_to_call(ir, w, n->memory_root)) return false;
     // Writes in later iterations of the loops they share touch other elements when every
     // iteration has elements of its own.
-    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !w->save &&
+    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !plan[w].save &&
         (w->order > n->order || (shares_loop(w, n) && !disjoint_iterations(ir, n, w, n->memory_root, all))))
       return false;
   }

@@ -51,17 +51,20 @@ struct Verifier {
       if (v->param_index >= 0 && (size_t(v->param_index) >= ir.params.size() || ir.params[v->param_index] != v.get()))
         fail(where + " has parameter index " + std::to_string(v->param_index) + " but is not that parameter");
     }
+    // The tape plan is indexed by Node::order and Var::index.
+    if (!state.plan.nodes.empty() &&
+        (state.plan.nodes.size() != state.all.size() || state.plan.vars.size() != ir.vars.size()))
+      fail("the tape plan has " + std::to_string(state.plan.nodes.size()) + " nodes and " +
+           std::to_string(state.plan.vars.size()) + " variables for " + std::to_string(state.all.size()) + " and " +
+           std::to_string(ir.vars.size()));
     return broken.empty();
   }
 
   void references(const Node* n) {
     const std::string where = at(n);
-    for (const Var* v :
-         {n->target, n->memory_root, n->allocates, n->result, n->refilled, n->counter, n->recomputed_sum})
+    for (const Var* v : {n->target, n->memory_root, n->allocates, n->result, n->refilled, n->counter})
       declared(v, where);
-    for (const std::vector<Var*>* list : {&n->taped_regions, &n->reductions, &n->simd_sums})
-      for (const Var* v : *list) declared(v, where);
-    owned(n->bulk_write, where + "'s bulk write");
+    for (const Var* v : n->reductions) declared(v, where);
     owned(n->target_loop, where + "'s jump target");
     for (const Node* loop : n->loops)
       if (owned(loop, where + "'s enclosing loops") && (loop->kind != NodeKind::Loop || !inside(n, loop)))
@@ -92,20 +95,37 @@ struct Verifier {
     }
   }
 
-  // The plan's flags only on the kinds of node the emitter reads them from.
+  // The tape plan's decisions only on the kinds of node the emitter reads them from.
   void plan(const Node* n) {
+    if (state.plan.nodes.empty() || !broken.empty()) return;  // a node out of order has no entry
     const std::string where = at(n);
+    const NodePlan& p = state.plan[n];
     bool assign = n->kind == NodeKind::Assign, loop = n->kind == NodeKind::Loop;
-    if (n->save && !assign && n->kind != NodeKind::Call) fail(where + " is saved but neither assignment nor call");
-    if (n->bulk && (!assign || !n->save)) fail(where + " is saved in bulk but is no saved assignment");
-    if (n->result_in_target && !assign) fail(where + " reads its result back from a target it does not have");
-    if (!loop && (n->bulk_write || n->simd_reverse || n->bounds_in_reverse || n->recomputed_sum))
-      fail(where + " carries a loop plan but is no loop");
-    if (n->bulk_write && (!n->bulk_write->bulk || !inside(n->bulk_write, n)))
-      fail(where + "'s bulk write " + at(n->bulk_write) + " is not a bulk-saved assignment inside it");
-    if (n->cond_in_reverse && n->kind != NodeKind::If) fail(where + " re-evaluates a condition but is no if");
-    if (!n->taped_regions.empty() && n->kind != NodeKind::Call) fail(where + " tapes regions but is no call");
-    if (n->reverse && n->parent && !n->parent->reverse) fail(where + " has reverse code but its parent has none");
+    if (p.save && !assign && n->kind != NodeKind::Call) fail(where + " is saved but neither assignment nor call");
+    if (p.result_in_target && !assign) fail(where + " reads its result back from a target it does not have");
+    if (!loop && (p.bounds_in_reverse || p.recomputed_sum)) fail(where + " carries a loop plan but is no loop");
+    if (p.cond_in_reverse && n->kind != NodeKind::If) fail(where + " re-evaluates a condition but is no if");
+    if (!p.taped_regions.empty() && n->kind != NodeKind::Call) fail(where + " tapes regions but is no call");
+    if (p.reverse && n->parent && !state.plan[n->parent].reverse)
+      fail(where + " has reverse code but its parent has none");
+    declared(p.recomputed_sum, where + "'s recomputed sum");
+    for (const Var* v : p.taped_regions) declared(v, where + "'s taped regions");
+  }
+
+  // The loop plans: each on a loop the function owns; a bulk save's write a saved assignment
+  // directly in the loop's body.
+  void loop_plans() {
+    for (const auto& [loop, bulk] : state.loops.bulk) {
+      if (!owned(loop, "a bulk save") || !owned(bulk.write, "a bulk save's write")) return;
+      if (loop->kind != NodeKind::Loop) fail(at(loop) + " carries a loop plan but is no loop");
+      if (bulk.write->kind != NodeKind::Assign || bulk.write->parent != loop->body || !state.plan[bulk.write].save)
+        fail(at(loop) + "'s bulk write " + at(bulk.write) + " is not a saved assignment in its body");
+    }
+    for (const auto& [loop, sums] : state.loops.simd_sums) {
+      if (!owned(loop, "a vectorised reverse loop")) return;
+      if (loop->kind != NodeKind::Loop) fail(at(loop) + " carries a loop plan but is no loop");
+      for (const Var* v : sums) declared(v, at(loop) + "'s sums");
+    }
   }
 
   void tree(const Node* n, const Node* parent, int& order) {
@@ -125,7 +145,7 @@ struct Verifier {
     if (!state.full.varied.empty() && state.full.varied.size() != ir.vars.size())
       return fail("the activity has " + std::to_string(state.full.varied.size()) + " entries for " +
                   std::to_string(ir.vars.size()) + " variables");
-    for (const ReadSite& r : state.reads) {
+    for (const ReadSite& r : state.plan.reads) {
       declared(r.var, "a reverse read");
       owned(r.node, "a reverse read");
     }
@@ -147,7 +167,7 @@ std::string verify_state(const FunctionState& state) {
   if (v.table()) v.tree(state.ir->body, nullptr, order);
   if (v.broken.empty() && !state.all.empty() && size_t(order) != state.all.size())
     v.fail("the node list has " + std::to_string(state.all.size()) + " nodes, the body " + std::to_string(order));
-  if (v.broken.empty()) v.results();
+  if (v.broken.empty() && v.results()) v.loop_plans();
   return v.broken;
 }
 
