@@ -81,7 +81,7 @@ struct TangentGenerator::Impl {
       FunctionState* s = state_of(f);
       if (!s) return false;
       Activity act = analyze_activity(*s->ir, m);
-      Emitter names(*s->ir, s->iteration, types, context.getSourceManager());
+      Emitter names(*s->ir, s->plan, s->loops, s->iteration, types, context.getSourceManager());
       PushforwardEmitter emitter(*s->ir, act, m, types, diags);
       pushforwards[key] = emitter.definition(names);
       if (diags.failed()) return false;
@@ -193,7 +193,7 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   std::string args, setup, direction;
   if (!I.seeds(ir, seed, args, setup, direction, where) || !I.generate(fn, mask)) return out;
 
-  Emitter names(ir, state->iteration, I.types, I.context.getSourceManager());
+  Emitter names(ir, state->plan, state->loops, state->iteration, I.types, I.context.getSourceManager());
   std::string base = base_name(fn, I.unit);
   // Named after the parameter's position among f's own (a member function's object is not one).
   int position = int(seed.param) - (ir.self ? 1 : 0);
