@@ -5,6 +5,7 @@
 
 #include <clang/AST/Decl.h>
 #include <clang/Basic/Diagnostic.h>
+#include <llvm/ADT/StringRef.h>
 
 #include <cstdio>
 #include <set>
@@ -36,6 +37,14 @@ struct Message {
   Diag id;
   std::vector<std::string> args;
 };
+
+// 'name', the way messages quote a name (built by appending: GCC 12 warns falsely on "'" + std::string).
+inline std::string quoted(llvm::StringRef name) {
+  std::string s(1, '\'');
+  s.append(name.data(), name.size());
+  s += '\'';
+  return s;
+}
 
 // The text of `m`: its format with each %N replaced by argument N.
 std::string text(const Message& m);

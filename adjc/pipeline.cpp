@@ -203,10 +203,17 @@ const std::vector<Pass>& function_pipeline() {
 }
 
 void print_passes(std::FILE* out) {
+  const std::vector<Pass> tangents = tangent_passes();
   size_t width = 0;
-  for (const Pass& p : function_pipeline()) width = std::max(width, std::string(p.name).size());
-  for (const Pass& p : function_pipeline())
-    std::fprintf(out, "%-*s  %s (%s -> %s)\n", int(width), p.name, p.description, p.reads, p.writes);
+  for (const auto* list : {&function_pipeline(), &tangents})
+    for (const Pass& p : *list) width = std::max(width, std::string(p.name).size());
+  auto print = [&](const std::vector<Pass>& list) {
+    for (const Pass& p : list)
+      std::fprintf(out, "%-*s  %s (%s -> %s)\n", int(width), p.name, p.description, p.reads, p.writes);
+  };
+  print(function_pipeline());
+  std::fprintf(out, "\nforward mode (adjoint::derivative), after the passes above, on each function it differentiates:\n");
+  print(tangents);
 }
 
 namespace {

@@ -62,13 +62,6 @@ std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) 
   return "";
 }
 
-// 'name' (built by appending: GCC 12 warns falsely on "'" + std::string).
-std::string quoted(llvm::StringRef name) {
-  std::string s(1, '\'');
-  s.append(name.data(), name.size());
-  s += '\'';
-  return s;
-}
 
 // The function a request names, and how it was named (the replacement depends on it).
 struct RequestedFunction {

@@ -11,7 +11,6 @@ using namespace clang;
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 // The order the request asks for: adjoint::derivative<N>'s N; Clad's first option when it is an
 // order (`clad::differentiate<2>`); else 1.

@@ -1,6 +1,7 @@
 // The tape plan's small phases (tape_plan.hpp); the pipeline (pipeline.cpp) runs them with the
 // others, which are in tape_*.cpp and loop_plans.cpp.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "containers.hpp"
@@ -12,13 +13,13 @@ using namespace clang;
 
 namespace {
 
-// What a call does to numbers that adjc cannot see through (empty when nothing): a library
+// What a call does to numbers that adjc cannot see through (none when nothing): a library
 // function writing them as untyped memory (memcpy, memset), or numbers carrying derivatives passed
 // through a variadic function's `...`.
-std::string untracked_argument(const FunctionIR& ir, const Activity& full, const CallExpr* call,
-                               const std::vector<AdParam>& params, const std::vector<AdArg>& args) {
+std::optional<Message> untracked_argument(const FunctionIR& ir, const Activity& full, const CallExpr* call,
+                                          const std::vector<AdParam>& params, const std::vector<AdArg>& args) {
   const FunctionDecl* callee = call->getDirectCallee();
-  const std::string name = "'" + callee->getQualifiedNameAsString() + "'";
+  const std::string name = quoted(callee->getQualifiedNameAsString());
   for (size_t i = 0; i < args.size(); ++i) {
     const Expr* arg = args[i].expr;
     QualType given = arg->IgnoreParenImpCasts()->getType();
@@ -30,15 +31,13 @@ std::string untracked_argument(const FunctionIR& ir, const Activity& full, const
       if (is_library(callee) && p->isPointerType() && p->getPointeeType()->isVoidType() &&
           !p->getPointeeType().isConstQualified() && !element.isNull() &&
           (is_floating(element) || element->isRecordType()) && memory_root(ir, arg))
-        return "call to " + name + " writes numbers as untyped memory, which adjc cannot follow (their old "
-               "values and derivatives would be lost); copy or set the elements in a loop";
+        return Message{Diag::call_argument_not_followed, {name}};
     } else if (callee->isVariadic() && (!is_library(callee) || is_floating(call->getType())) &&
                (reads_varied(ir, full, arg) || (!element.isNull() && full.of(memory_root(ir, arg))))) {
-      return "call to " + name + " passes a value that carries a derivative through '...', which adjc "
-             "does not differentiate; give the function named parameters";
+      return Message{Diag::call_varied_through_ellipsis, {name}};
     }
   }
-  return "";
+  return std::nullopt;
 }
 
 // Rejections that depend on activity: calls of functions with no derivative. A condition's
@@ -54,8 +53,8 @@ void check_expression(const FunctionIR& ir, const Activity& full, const Expr* e,
     const FunctionDecl* callee = call->getDirectCallee();
     std::vector<AdParam> params = ad_params(callee);
     std::vector<AdArg> args = ad_args(call);
-    if (const std::string why = untracked_argument(ir, full, call, params, args); !why.empty()) {
-      diags.error(call->getBeginLoc(), Diag::call_argument_not_followed, {why});
+    if (const auto untracked = untracked_argument(ir, full, call, params, args)) {
+      diags.error(call->getBeginLoc(), *untracked);
       return;
     }
     // A function returning a pointer into its argument's array computes an offset (pointer_results.hpp).
@@ -79,9 +78,8 @@ void check_derivatives(const FunctionIR& ir, const Activity& full, const std::ve
     } else if (n->kind == NodeKind::Call) {
       // A hoisted call (a struct result, arguments it writes) of a function without a body.
       const FunctionDecl* callee = n->call->getDirectCallee();
-      if (const std::string why = untracked_argument(ir, full, n->call, ad_params(callee), ad_args(n->call));
-          !why.empty())
-        diags.error(n->call->getBeginLoc(), Diag::call_argument_not_followed, {why});
+      if (const auto untracked = untracked_argument(ir, full, n->call, ad_params(callee), ad_args(n->call)))
+        diags.error(n->call->getBeginLoc(), *untracked);
       else if (ir.hoisted.count(n->call) && callee_kind(callee, ir.unit) == CalleeKind::Plain &&
           !derivative_free(callee) && call_active(ir, full, n))
         diags.error(n->call->getBeginLoc(), Diag::no_derivative, {no_derivative(callee, ir.unit)});
