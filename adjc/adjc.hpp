@@ -14,6 +14,7 @@ namespace adjc {
 
 struct UnitFacts;
 struct FunctionState;
+struct Pass;
 class PipelineRunner;
 
 // The generated `<fn>_grad` for one adjoint::gradient request.
@@ -39,6 +40,9 @@ class Generator {
   // `fn` lowered and planned, once per unit (nullptr when it cannot be differentiated): forward
   // mode (tangent.hpp) starts from the same state.
   FunctionState* planned(const clang::FunctionDecl* fn);
+  // Runs more passes (forward mode's) on a planned function under the same options (printing,
+  // verification, times); false when its IR fails verification.
+  bool run_passes(FunctionState& state, const std::vector<Pass>& passes);
 
   // Every generated function: declarations, then definitions, then the source-text functions.
   std::string generated_code();

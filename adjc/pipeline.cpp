@@ -218,10 +218,11 @@ void print_passes(std::FILE* out) {
 
 namespace {
 
-const Pass* find_pass(const std::string& name) {
-  for (const Pass& p : function_pipeline())
-    if (name == p.name) return &p;
-  return nullptr;
+bool is_pass(const std::string& name) {
+  for (const auto& list : {function_pipeline(), tangent_passes()})
+    for (const Pass& p : list)
+      if (name == p.name) return true;
+  return false;
 }
 
 }  // namespace
@@ -240,7 +241,7 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
     std::string list = arg.substr(std::string("--print-after=").size()) + ",";
     for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
       std::string name = list.substr(start, comma - start);
-      if (!find_pass(name)) {
+      if (!is_pass(name)) {
         error = "--print-after: no pass named '" + name + "' (adjc --print-passes lists them)";
         return false;
       }
@@ -252,18 +253,18 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
   return true;
 }
 
-bool PipelineRunner::run(FunctionState& state) {
+bool PipelineRunner::run(FunctionState& state, const std::vector<Pass>& passes) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point begin = Clock::now();
-  bool verified = run_passes(state);
+  bool verified = run_passes(state, passes);
   // The whole nested run (its printing and checks too) is the enclosing pass's callees' time.
   if (!nested_.empty()) nested_.back() += std::chrono::duration<double>(Clock::now() - begin).count();
   return verified;
 }
 
-bool PipelineRunner::run_passes(FunctionState& state) {
+bool PipelineRunner::run_passes(FunctionState& state, const std::vector<Pass>& passes) {
   using Clock = std::chrono::steady_clock;
-  for (const Pass& pass : function_pipeline()) {
+  for (const Pass& pass : passes) {
     nested_.push_back(0);
     Clock::time_point start = Clock::now();
     pass.run(state);
@@ -280,7 +281,8 @@ bool PipelineRunner::run_passes(FunctionState& state) {
     }
     if (state.stop) return true;
   }
-  if (options_.remarks) print_remarks(state, stderr);
+  // The remarks explain the tape plan, which the function pipeline makes.
+  if (options_.remarks && &passes == &function_pipeline()) print_remarks(state, stderr);
   return true;
 }
 
@@ -289,7 +291,9 @@ void PipelineRunner::print_times() const {
   double total = 0;
   for (auto& [name, seconds] : seconds_) total += seconds;
   std::fprintf(stderr, "adjc pass times (wall, summed over functions)\n%-28s %10s %7s\n", "pass", "ms", "%");
-  for (const Pass& p : function_pipeline()) {
+  std::vector<Pass> passes = function_pipeline();
+  for (const Pass& p : tangent_passes()) passes.push_back(p);
+  for (const Pass& p : passes) {
     auto it = seconds_.find(p.name);
     if (it == seconds_.end()) continue;
     std::fprintf(stderr, "%-28s %10.3f %6.1f%%\n", p.name, it->second * 1e3,

@@ -86,14 +86,14 @@ void print_passes(std::FILE* out);
 class PipelineRunner {
  public:
   explicit PipelineRunner(const PipelineOptions& options) : options_(options) {}
-  // Runs every pass on `state` until one stops it. Returns false when the IR fails verification
-  // (reported as an error at the function).
-  bool run(FunctionState& state);
+  // Runs every pass of `passes` (the function pipeline by default) on `state` until one stops it.
+  // Returns false when the IR fails verification (reported as an error at the function).
+  bool run(FunctionState& state, const std::vector<Pass>& passes = function_pipeline());
   // The `--time-passes` table on stderr (nothing when it was not asked for).
   void print_times() const;
 
  private:
-  bool run_passes(FunctionState& state);
+  bool run_passes(FunctionState& state, const std::vector<Pass>& passes);
 
   const PipelineOptions& options_;
   // Wall time per pass, summed over functions; a pass's time leaves out the nested runs of the

@@ -59,8 +59,7 @@ struct TangentGenerator::Impl {
   FunctionState* state_of(const FunctionDecl* fn) {
     FunctionState* s = planned.planned(fn);
     if (!s || diags.failed()) return nullptr;
-    if (checked.insert(s->ir->fn).second)
-      for (const Pass& p : tangent_passes()) p.run(*s);
+    if (checked.insert(s->ir->fn).second && !planned.run_passes(*s, tangent_passes())) return nullptr;
     return diags.failed() ? nullptr : s;
   }
 
