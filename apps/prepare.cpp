@@ -40,7 +40,7 @@ struct Tokens {
 // The document token, then the text's tokens.
 template <typename Tokenizer>
 Tokens tokenize(const Tokenizer& tokenizer, int document_token, const std::string& text, const std::string& file) {
-  Tokens tokens{{document_token}, tokenizer.vocab_size()};
+  Tokens tokens{{document_token}, tokenizer.vocab_size(), {}};
   try {
     const std::vector<int> text_tokens = tokenizer.encode(text);
     tokens.ids.insert(tokens.ids.end(), text_tokens.begin(), text_tokens.end());
