@@ -21,6 +21,13 @@ namespace adjc {
 // Which parameters are active: one flag per ad_params entry.
 using Mask = std::vector<bool>;
 
+// A mask as text ("101"), the key of what is generated per (function, mask).
+inline std::string mask_key(const Mask& m) {
+  std::string s;
+  for (bool b : m) s += b ? '1' : '0';
+  return s;
+}
+
 // A callee's generated reverse sweep for an activity pattern, requested while emitting a caller.
 struct CalleeRequest {
   const clang::FunctionDecl* fn;

@@ -16,12 +16,6 @@ using namespace clang;
 
 namespace {
 
-std::string mask_key(const Mask& m) {
-  std::string s;
-  for (bool b : m) s += b ? '1' : '0';
-  return s;
-}
-
 }  // namespace
 
 struct Generator::Impl {

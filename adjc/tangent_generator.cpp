@@ -14,12 +14,6 @@ using namespace clang;
 
 namespace {
 
-std::string mask_key(const Mask& m) {
-  std::string s;
-  for (bool b : m) s += b ? '1' : '0';
-  return s;
-}
-
 std::string without_line_directives(const std::string& s) {
   std::string out;
   std::istringstream in(s);
