@@ -174,8 +174,9 @@ std::vector<int> differentiated_operands(const DerivativeRule& rule) {
   return out;
 }
 
-std::string expand_rule(const std::string& pattern, const std::string& adj, const std::vector<std::string>& operands,
-                        const std::string& value, QualType t) {
+std::string expand_rule(const std::string& pattern, const std::string& adj,
+                        const std::function<std::string(std::size_t)>& operand, const std::function<std::string()>& value,
+                        QualType t) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] != '{') {
@@ -185,9 +186,9 @@ std::string expand_rule(const std::string& pattern, const std::string& adj, cons
     size_t end = pattern.find('}', i);
     std::string name = pattern.substr(i + 1, end - i - 1);
     if (name == "adj") out += adj;
-    else if (name == "value") out += value;
+    else if (name == "value") out += value();
     else if (name.rfind("lit:", 0) == 0) out += literal(std::stod(name.substr(4)), t);
-    else out += operands.at(std::stoul(name));
+    else out += operand(std::stoul(name));
     i = end;
   }
   return out;

@@ -4,6 +4,8 @@
 // reverse sweep needs for it. The tape plan (needed_values: what must still be readable) and
 // emission (Emitter::propagate: the code) both read this one table.
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,11 +39,13 @@ std::optional<DerivativeRule> derivative_rule(const clang::Expr* e);
 // The operands `rule` receives an adjoint through (a choice: both alternatives).
 std::vector<int> differentiated_operands(const DerivativeRule& rule);
 
-// `pattern` (a partial or condition of a rule) as C++ text: {adj} is `adj`, {i} is `operands[i]`,
-// {value} is `value` and {lit:v} the literal v of type `t`. The partials are linear in {adj}: with
+// `pattern` (a partial or condition of a rule) as C++ text: {adj} is `adj`, {i} is `operand(i)`,
+// {value} is `value()` and {lit:v} the literal v of type `t`. The operands and the value are asked
+// for only where the pattern names them (printing one may bind a temporary). The partials are linear in {adj}: with
 // {adj} an operand's tangent, a partial is that operand's share of the expression's tangent
 // (forward mode, emit_pushforward.cpp).
-std::string expand_rule(const std::string& pattern, const std::string& adj, const std::vector<std::string>& operands,
-                        const std::string& value, clang::QualType t);
+std::string expand_rule(const std::string& pattern, const std::string& adj,
+                        const std::function<std::string(std::size_t)>& operand, const std::function<std::string()>& value,
+                        clang::QualType t);
 
 }  // namespace adjc

@@ -304,17 +304,19 @@ std::string PushforwardEmitter::rule_tangent(const Expr* e) {
   std::vector<std::string> operands;
   for (const Expr* o : rule->operands) operands.push_back(parenthesised(print_.primal(o)));
   const std::string value = parenthesised(print_.primal(e));
+  auto operand = [&](std::size_t i) { return operands.at(i); };
+  auto result = [&] { return value; };
   if (!rule->condition.empty()) {
     std::string a = tangent(rule->operands[rule->chosen]), b = tangent(rule->operands[rule->other]);
     if (a.empty() && b.empty()) return "";
-    return "(" + expand_rule(rule->condition, "", operands, value, t) + " ? " + (a.empty() ? zero_of(t) : a) + " : " +
+    return "(" + expand_rule(rule->condition, "", operand, result, t) + " ? " + (a.empty() ? zero_of(t) : a) + " : " +
            (b.empty() ? zero_of(t) : b) + ")";
   }
   std::string sum;
   for (int i : differentiated_operands(*rule)) {
     std::string d = tangent(rule->operands[i]);
     if (d.empty()) continue;
-    sum += (sum.empty() ? "" : " + ") + expand_rule(rule->partials[i], parenthesised(d), operands, value, t);
+    sum += (sum.empty() ? "" : " + ") + expand_rule(rule->partials[i], parenthesised(d), operand, result, t);
   }
   return sum.empty() ? "" : parenthesised(sum);
 }

@@ -272,21 +272,8 @@ std::string Emitter::value(const Expr* x) const {
 // A rule's template (derivatives.hpp) for expression `e` of type `t`, as C++ text.
 std::string Emitter::expand(const std::string& pattern, const std::string& adj, const DerivativeRule& rule,
                             const Expr* e, QualType t) const {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '{') {
-      out += pattern[i];
-      continue;
-    }
-    size_t end = pattern.find('}', i);
-    std::string name = pattern.substr(i + 1, end - i - 1);
-    if (name == "adj") out += adj;
-    else if (name == "value") out += value(e);
-    else if (name.rfind("lit:", 0) == 0) out += literal(std::stod(name.substr(4)), t);
-    else out += value(rule.operands[std::stoul(name)]);
-    i = end;
-  }
-  return out;
+  return expand_rule(
+      pattern, adj, [&](std::size_t i) { return value(rule.operands.at(i)); }, [&] { return value(e); }, t);
 }
 
 // Adds `adj` times the derivative of `e` to the adjoints of what `e` reads.
