@@ -7,10 +7,14 @@
 //
 // The last column is adjoint::gemm, which picks a library per shape (src/kernels/gemm.cpp).
 //
-// Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick] [--backward] [--threads N] [--cpu-time]
+// Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick] [--backward] [--forward] [--threads N]
+//                   [--cpu-time]
 //   --backward: the backward's products (dinp = dout W, dW += dout^T inp, accumulating as the
 //   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 64, 256 rows, for OpenBLAS with
 //   the ISA's kernel, oneDNN and adjoint::gemm.
+//   --forward: the forward's inp W^T of every GPT-2 124M, llama3-bench and llama3.2-1B matmul at
+//   M = 16, 32, 64, 128 rows, for OpenBLAS with the ISA's kernel, oneDNN, our few-row kernel on
+//   each instruction set the CPU has, and adjoint::gemm.
 //   --cpu-time: time by the process's CPU time instead of the wall clock. With --threads 1 on a
 //   machine other jobs share, this is the kernel's own time whatever the preemption.
 #include <dlfcn.h>
@@ -115,6 +119,15 @@ Library blis() {
   return lib;
 }
 
+// adjoint::gemm_with on one library (our few-row kernel, which no other library has).
+Library adjoint_library(const std::string& name, adjoint::GemmLibrary library, std::string kernel) {
+  return {name, std::move(kernel),
+          [library](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
+            adjoint::gemm_with(library, ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
+          },
+          [](int t) { omp_set_num_threads(t); }};
+}
+
 Library dnnl() {
   void* handle = open_private("/usr/lib/x86_64-linux-gnu/libdnnl.so.2", "libdnnl2");
   const auto sgemm = symbol<DnnlSgemm>(handle, "dnnl_sgemm");
@@ -156,7 +169,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int reps = 7;
-  bool quick = false, backward = false, cpu_time = false;
+  bool quick = false, backward = false, forward = false, cpu_time = false;
   std::vector<int> thread_counts = {1, 2};
   std::vector<std::string> cores;
   for (int i = 1; i < argc; i++) {
@@ -164,6 +177,7 @@ int main(int argc, char** argv) {
     if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (arg == "--quick") quick = true;
     else if (arg == "--backward") backward = true;
+    else if (arg == "--forward") forward = true;
     else if (arg == "--cpu-time") cpu_time = true;
     else if (arg == "--threads" && i + 1 < argc) thread_counts = {std::max(1, std::atoi(argv[++i]))};
     else if (arg == "--openblas-cores" && i + 1 < argc) {
@@ -174,21 +188,34 @@ int main(int argc, char** argv) {
         start = comma + 1;
       }
     } else {
-      std::fprintf(stderr, "gemm_bench: error: unknown argument '%s' (usage: gemm_bench [--reps N] "
-                           "[--openblas-cores A,B] [--quick] [--backward] [--threads N] [--cpu-time])\n", arg.c_str());
+      std::fprintf(stderr,
+                   "gemm_bench: error: unknown argument '%s' (usage: gemm_bench [--reps N] "
+                   "[--openblas-cores A,B] [--quick] [--backward] [--forward] [--threads N] [--cpu-time])\n",
+                   arg.c_str());
       return 2;
     }
   }
   const adjoint::CpuFeatures cpu = adjoint::cpu_features();
   if (cores.empty()) cores = {adjoint::openblas_core_for(cpu.isa)};
 
+  if (backward && forward) {
+    std::fprintf(stderr, "gemm_bench: error: --backward and --forward are two tables; ask for one\n");
+    return 2;
+  }
   std::vector<Library> libs;
   try {
-    // The backward table asks one question: OpenBLAS with the right kernel, or oneDNN.
-    if (!backward) libs.push_back(openblas(""));
+    // The backward and forward tables ask which of the fast candidates wins per shape.
+    const bool all_libraries = !backward && !forward;
+    if (all_libraries) libs.push_back(openblas(""));
     for (const std::string& core : cores) libs.push_back(openblas(core));
     libs.push_back(dnnl());
-    if (!backward) libs.push_back(blis());
+    if (all_libraries) libs.push_back(blis());
+    if (forward && cpu.isa >= adjoint::Isa::avx512) {
+      libs.push_back(adjoint_library("few rows AVX-512", adjoint::GemmLibrary::few_rows_avx512, "ours"));
+    }
+    if (forward && cpu.isa >= adjoint::Isa::avx2) {
+      libs.push_back(adjoint_library("few rows AVX2", adjoint::GemmLibrary::few_rows_avx2, "ours"));
+    }
     libs.push_back({"adjoint::gemm", adjoint::gemm_info().line(0),
                     [](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
                       adjoint::gemm(ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
@@ -207,7 +234,7 @@ int main(int argc, char** argv) {
   // LM head), and the backward's two forms of the MLP-up layer (dinp = dout W, dW += dout^T inp).
   std::vector<Shape> shapes;
   const std::vector<int> rows = quick ? std::vector<int>{64, 1024} : std::vector<int>{16, 64, 256, 1024, 4096};
-  for (int m : backward ? std::vector<int>{} : rows) {
+  for (int m : backward || forward ? std::vector<int>{} : rows) {
     shapes.push_back({m, 2304, 768, false, true, "qkv"});
     shapes.push_back({m, 768, 768, false, true, "attn proj"});
     shapes.push_back({m, 3072, 768, false, true, "fc"});
@@ -222,6 +249,20 @@ int main(int argc, char** argv) {
       {768, 2304, "qkv"},          {768, 768, "attn proj"},       {768, 3072, "fc"},
       {3072, 768, "fc proj"},      {768, 50304, "lm head"},       {768, 1280, "llama qkv"},
       {768, 2048, "llama w1"},     {2048, 768, "llama w2"},       {768, 128256, "llama head"}};
+  // The forward's (in, out) of llama3.2-1B: qkv (32 + 2 x 8 heads of 64), attention projection,
+  // SwiGLU up (w1, w3) and down (w2), LM head (tied).
+  const struct {
+    int in, out;
+    const char* what;
+  } big_layers[] = {{2048, 3072, "1B qkv"},
+                    {2048, 2048, "1B wo"},
+                    {2048, 8192, "1B w1"},
+                    {8192, 2048, "1B w2"},
+                    {2048, 128256, "1B head"}};
+  for (int m : forward ? std::vector<int>{16, 32, 64, 128} : std::vector<int>{}) {
+    for (const auto& layer : layers) shapes.push_back({m, layer.out, layer.in, false, true, layer.what});
+    for (const auto& layer : big_layers) shapes.push_back({m, layer.out, layer.in, false, true, layer.what});
+  }
   for (int m : backward ? std::vector<int>{16, 64, 256} : std::vector<int>{}) {
     for (const auto& layer : layers) {
       shapes.push_back({m, layer.in, layer.out, false, false, std::string(layer.what) + " dinp", 1.0f});  // += dout W
@@ -238,7 +279,11 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < libs.size(); i++) std::printf("---:|");
     std::printf("\n");
     for (const Shape& s : shapes) {
-      std::vector<float> a((std::size_t)s.m * s.k), b((std::size_t)s.k * s.n), c((std::size_t)s.m * s.n);
+      // The forward reads each weight from memory (a model's weights are far larger than L3), so
+      // there every call takes the next of enough copies of b to pass 128 MB.
+      const std::size_t b_size = (std::size_t)s.k * s.n;
+      const std::size_t copies = forward ? std::max<std::size_t>(1, (std::size_t(128) << 20) / (4 * b_size) + 1) : 1;
+      std::vector<float> a((std::size_t)s.m * s.k), b(b_size * copies), c((std::size_t)s.m * s.n);
       for (std::size_t i = 0; i < a.size(); i++) a[i] = 0.001f * float(i % 97);
       for (std::size_t i = 0; i < b.size(); i++) b[i] = 0.002f * float(i % 89);
       const double flops = 2.0 * s.m * s.n * s.k;
@@ -249,7 +294,10 @@ int main(int argc, char** argv) {
         for (std::size_t l = 0; l < libs.size(); l++) {
           libs[l].set_threads(threads);
           const double start = seconds_now(cpu_time);
-          for (int call = 0; call < calls; call++) libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b.data(), s.beta, c.data());
+          for (int call = 0; call < calls; call++) {
+            const float* b_copy = b.data() + b_size * ((std::size_t(r + 1) * calls + call) % copies);
+            libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b_copy, s.beta, c.data());
+          }
           const double t = (seconds_now(cpu_time) - start) / calls;
           if (r >= 0) seconds[l].push_back(t);
         }

@@ -1,7 +1,8 @@
 // The GEMM under every matmul: OpenBLAS's OpenMP build (it shares one OpenMP thread pool with our
-// kernels), loaded at first use with the kernel for this CPU's instruction set, and for the
-// backward's dinp = dout W of few rows, where it is measurably faster, oneDNN (its OpenMP build: the
-// same pool), when installed. ADJOINT_GEMM=openblas runs every product on OpenBLAS.
+// kernels), loaded at first use with the kernel for this CPU's instruction set; for the forward's
+// inp W^T of few rows our own kernel (src/kernels/few_rows.hpp); and for the backward's
+// dinp = dout W of few rows, where it is measurably faster, oneDNN (its OpenMP build: the same
+// pool), when installed. ADJOINT_GEMM=openblas runs every product on OpenBLAS.
 //
 // OpenBLAS picks its kernel by CPU model when it is loaded, and falls back to its oldest (SSE3)
 // kernel on a model it does not know (a 4x loss on new Xeons). So nothing links OpenBLAS: the
@@ -40,7 +41,9 @@ struct GemmInfo {
   CpuFeatures cpu;
   bool user_coretype = false;  // the kernel came from the user's OPENBLAS_CORETYPE
   std::string onednn;          // "oneDNN 2.6.3" when it runs some shapes, else ""
-  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512); oneDNN 2.6.3 for dinp = dout W (<= 256 rows), 2 threads"
+  bool few_rows = true;        // our few-row kernel runs inp W^T of few rows (false: ADJOINT_GEMM=openblas)
+  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512); ours (AVX-512) for inp W^T (<= 32 rows); oneDNN 2.6.3
+  // for dinp = dout W (<= 256 rows), ..., 2 threads"
   std::string line(int threads) const;
   // "" or a one-line warning that the kernel is weaker than the CPU supports.
   std::string warning() const;
@@ -48,11 +51,14 @@ struct GemmInfo {
 // Loads the library if needed. Throws std::runtime_error naming the library if it cannot.
 const GemmInfo& gemm_info();
 
-// Which library runs an sgemm of that shape: oneDNN (when loaded) for products of few rows by a
-// weight-sized B (n·k >= 2^19): the backward's dinp = dout W (no transpose, at most kOnednnMaxRows
-// rows) and, on one OpenMP thread, the forward's inp W^T (at most kOnednnMaxForwardRows rows,
-// k <= kOnednnMaxForwardDepth); OpenBLAS otherwise.
-enum class GemmLibrary { openblas, onednn };
+// Which library runs an sgemm of that shape. For products of few rows by a weight-sized B
+// (n·k >= 2^19): our few-row kernel for the forward's inp W^T with at most kFewRowsMaxRows rows
+// (on an AVX2 or AVX-512 CPU); oneDNN (when loaded) for the backward's dinp = dout W (no transpose,
+// at most kOnednnMaxRows rows) and, on one OpenMP thread, for the forward's inp W^T of more rows (at
+// most kOnednnMaxForwardRows, k <= kOnednnMaxForwardDepth); OpenBLAS otherwise.
+// few_rows_*: our own kernel for a · bᵀ (src/kernels/few_rows.hpp), per instruction set.
+enum class GemmLibrary { openblas, onednn, few_rows_avx2, few_rows_avx512 };
+constexpr int kFewRowsMaxRows = 32;
 constexpr int kOnednnMaxRows = 256;
 constexpr int kOnednnMaxForwardRows = 64;
 constexpr int kOnednnMaxForwardDepth = 1024;
@@ -63,7 +69,8 @@ std::string onednn_shapes();
 // The float one on the library gemm_library chooses for the whole product, in blocks of at most
 // kGemmRowBlock rows of C (which bounds OpenBLAS's packing buffer; the same bits as one call);
 // gemm_with on the one given, in one call (tests, benchmarks; throws std::runtime_error if it is
-// not loaded).
+// not loaded or the CPU lacks its instructions, std::invalid_argument for a transpose it does not
+// compute).
 constexpr int kGemmRowBlock = 16384;
 void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
                int lda, const float* b, int ldb, float beta, float* c, int ldc);

@@ -1,5 +1,5 @@
-// The GEMM: OpenBLAS loaded at first use with the kernel for this CPU's ISA, and oneDNN for the
-// shapes where it is faster (adjoint/gemm.hpp).
+// The GEMM: OpenBLAS loaded at first use with the kernel for this CPU's ISA, and our few-row
+// kernel and oneDNN for the shapes where they are faster (adjoint/gemm.hpp).
 #include "adjoint/gemm.hpp"
 
 #include <cblas.h>
@@ -11,6 +11,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+
+#include "few_rows.hpp"
+#include "parallel.hpp"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -101,14 +104,18 @@ Fn symbol(void* handle, const char* name, const char* library = "OpenBLAS (" ADJ
   return reinterpret_cast<Fn>(p);
 }
 
-// oneDNN if it is installed and runs on OpenMP (our thread pool), unless ADJOINT_GEMM=openblas.
-void load_onednn(Libraries& libs) {
+// Whether ADJOINT_GEMM=openblas asks for OpenBLAS alone.
+bool openblas_only() {
   const char* choice = std::getenv("ADJOINT_GEMM");
   const std::string wanted = choice ? choice : "";
-  if (wanted == "openblas") return;
-  if (!wanted.empty() && wanted != "auto") {
+  if (!wanted.empty() && wanted != "auto" && wanted != "openblas") {
     throw std::runtime_error("ADJOINT_GEMM='" + wanted + "' is not one of: auto (the default), openblas");
   }
+  return wanted == "openblas";
+}
+
+// oneDNN if it is installed and runs on OpenMP (our thread pool).
+void load_onednn(Libraries& libs) {
   void* handle = dlopen(ADJOINT_ONEDNN_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   if (!handle) return;  // not installed: OpenBLAS alone
   const auto version = symbol<const DnnlVersion* (*)()>(handle, "dnnl_version", "oneDNN")();
@@ -121,6 +128,7 @@ void load_onednn(Libraries& libs) {
 Libraries load_libraries() {
   Libraries blas;
   blas.info.cpu = cpu_features();
+  blas.info.few_rows = !openblas_only();
   const char* user = std::getenv("OPENBLAS_CORETYPE");
   blas.info.user_coretype = user && *user;
   const std::string core = openblas_core_for(blas.info.cpu.isa);
@@ -139,7 +147,7 @@ Libraries load_libraries() {
   const std::size_t space = config.find(' ', config.find(' ') + 1);
   blas.info.library = config.substr(0, space);
   blas.info.kernel_isa = openblas_core_isa(blas.info.kernel);
-  load_onednn(blas);
+  if (blas.info.few_rows) load_onednn(blas);
   return blas;
 }
 
@@ -149,6 +157,26 @@ const Libraries& libraries() {
 }
 
 CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+// The few-row kernel for the CPU's instruction set, split over the threads at panel boundaries.
+void few_rows_with(GemmLibrary library, const kernels::FewRowsProduct& product) {
+  const bool avx512 = library == GemmLibrary::few_rows_avx512;
+  if (cpu_features().isa < (avx512 ? Isa::avx512 : Isa::avx2)) {
+    throw std::runtime_error(std::string("the few-row GEMM kernel needs ") +
+                             isa_name(avx512 ? Isa::avx512 : Isa::avx2) + ", which this CPU lacks (" +
+                             describe(cpu_features()) + ")");
+  }
+  const auto run = avx512 ? kernels::avx512::few_rows_product : kernels::avx2::few_rows_product;
+  const int panels = (product.n + kernels::kFewRowsColumnBlock - 1) / kernels::kFewRowsColumnBlock;
+  // A product too small to pay for waking the other threads runs on this one.
+  const bool parallel = double(product.m) * product.n * product.k >= double(1 << 20);
+#pragma omp parallel if (parallel)
+  {
+    const auto [first, last] = kernels::thread_range(panels);
+    run(product, std::min(product.n, first * kernels::kFewRowsColumnBlock),
+        std::min(product.n, last * kernels::kFewRowsColumnBlock));
+  }
+}
 
 }  // namespace
 
@@ -203,8 +231,13 @@ Isa openblas_core_isa(const std::string& core) {
 }
 
 std::string GemmInfo::line(int threads) const {
+  const bool avx512 = cpu.isa >= Isa::avx512;
+  const std::string ours = !few_rows || cpu.isa < Isa::avx2
+                               ? ""
+                               : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
+                                     ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) + " rows)";
   return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + ")" +
-         (user_coretype ? " from OPENBLAS_CORETYPE" : "") +
+         (user_coretype ? " from OPENBLAS_CORETYPE" : "") + ours +
          (onednn.empty() ? "" : "; " + onednn + " for " + onednn_shapes()) + ", " + std::to_string(threads) +
          (threads == 1 ? " thread" : " threads");
 }
@@ -231,18 +264,37 @@ bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
   return m <= kOnednnMaxForwardRows && k <= kOnednnMaxForwardDepth && omp_get_max_threads() == 1;
 }
 
+// Decided by `gemm_bench --forward` (docs/performance.md, "Few-row products"): with the weight
+// read from memory, as in a step, our kernel is 1.07-1.8x OpenBLAS and oneDNN on inp W^T at 16
+// rows and 0.97-1.5x at 32 (one thread); from 64 rows on, their packed kernels win at K >= 2048.
+GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
+  const Isa isa = cpu_features().isa;
+  if (!libraries().info.few_rows || trans_a || !trans_b || m > kFewRowsMaxRows || double(n) * k < double(1 << 19) ||
+      isa < Isa::avx2) {
+    return GemmLibrary::openblas;
+  }
+  return isa >= Isa::avx512 ? GemmLibrary::few_rows_avx512 : GemmLibrary::few_rows_avx2;
+}
+
 std::string onednn_shapes() {
   return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) + " rows), and inp W^T (<= " +
          std::to_string(kOnednnMaxForwardRows) + " rows) on one thread";
 }
 
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k) {
+  const GemmLibrary ours = few_rows_library(trans_a, trans_b, m, n, k);
+  if (ours != GemmLibrary::openblas) return ours;
   return libraries().onednn_sgemm && onednn_is_faster(trans_a, trans_b, m, n, k) ? GemmLibrary::onednn
                                                                                  : GemmLibrary::openblas;
 }
 
 void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
                int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  if (library == GemmLibrary::few_rows_avx2 || library == GemmLibrary::few_rows_avx512) {
+    if (trans_a || !trans_b) throw std::invalid_argument("the few-row GEMM kernel computes a · bᵀ only");
+    few_rows_with(library, {m, n, k, alpha, a, lda, b, ldb, beta, c, ldc});
+    return;
+  }
   const Libraries& libs = libraries();
   if (library == GemmLibrary::onednn) {
     if (!libs.onednn_sgemm) throw std::runtime_error("oneDNN (" ADJOINT_ONEDNN_LIBRARY ") is not loaded");
