@@ -148,7 +148,10 @@ const char* llama_generated_backward_source();
 // Llama 3 over the arrays engine's arenas (adjoint/arena_model.hpp), as GPT2.
 class Llama : public ArenaModel {
  public:
-  explicit Llama(const LlamaConfig& config);
+  // With frozen_bf16, a frozen base whose matrices are bf16 (adjoint/bf16.hpp): only the RMSNorm
+  // gains are in the fp32 arena (zero; the caller fills them and hands the matrices' stand-ins to
+  // keep_bf16_parameters), and there are no gradients (it trains only adapters).
+  explicit Llama(const LlamaConfig& config, bool frozen_bf16 = false);
 
   const LlamaConfig& config() const { return config_; }
   const LlamaParameters& params() const { return params_; }

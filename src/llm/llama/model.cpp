@@ -228,10 +228,18 @@ std::size_t Llama::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-Llama::Llama(const LlamaConfig& config)
-    : ArenaModel(total_parameters(config)), config_(config), hidden_(llama_hidden_size(config)) {
+Llama::Llama(const LlamaConfig& config, bool frozen_bf16)
+    : ArenaModel(total_parameters(config), frozen_bf16), config_(config), hidden_(llama_hidden_size(config)) {
   params_ = parameter_views(params_memory_.data(), config);
-  grads_ = parameter_views(grads_memory_.data(), config);
+  if (!frozen_bf16) {
+    grads_ = parameter_views(grads_memory_.data(), config);
+    return;
+  }
+  // The RMSNorm gains stay fp32; every matrix is the bf16 stand-ins' to provide.
+  const auto sizes = parameter_sizes(config);
+  params_memory_.make_usable(params_.ln1w, sizes[kLlamaLn1w]);
+  params_memory_.make_usable(params_.ln2w, sizes[kLlamaLn2w]);
+  params_memory_.make_usable(params_.lnfw, sizes[kLlamaLnfw]);
 }
 
 void Llama::init_random(std::uint64_t seed) {
