@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "adjoint/bf16.hpp"
-#include "adjoint/gemm.hpp"
 #include "adjoint/kernels.hpp"
 #include "adjoint/lora.hpp"
 #include "layout.hpp"
@@ -123,10 +122,16 @@ void ArenaModel::keep_bf16_parameters(std::unique_ptr<Bf16Parameters> parameters
   bf16_parameters_ = std::move(parameters);
 }
 
+namespace {
+
+[[noreturn]] void refuse_generated_lora() {
+  throw std::invalid_argument("--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)");
+}
+
+}  // namespace
+
 void ArenaModel::attach_adapters(const LoraAdapters* adapters) {
-  if (adapters && backward_ == Backward::generated) {
-    throw std::invalid_argument("--lora-rank needs --backward manual");
-  }
+  if (adapters && backward_ == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   adapters_ = adapters;
   if (adapters) grads_memory_ = FloatArena();
 }
@@ -159,13 +164,11 @@ void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int
 }
 
 bool ArenaModel::has_backward(Backward backward) const {
-  return backward == Backward::manual || (have_generated_backward() && !adapters_);
+  return backward == Backward::manual || (have_generated_backward() && (!adapters_ || generated_trains_adapters()));
 }
 
 void ArenaModel::use_backward(Backward backward) {
-  if (adapters_ && backward == Backward::generated) {
-    throw std::invalid_argument("--lora-rank needs --backward manual");
-  }
+  if (adapters_ && backward == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.
@@ -200,13 +203,9 @@ float ArenaModel::forward_backward(const int* inputs, const int* targets, int B,
 void ArenaModel::projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias,
                                      const float* dout, const float* inp, const float* weight, int N, int C,
                                      int OC) const {
-  if (!adapters_) {
-    kernels::matmul_backward(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
-    return;
-  }
-  // The frozen weight's input gradient only, dinp (N,C) += dout (N,OC) · weight (OC,C): no dweight GEMM.
-  gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
-  adapters_->backward(tensor, layer, dinp, dout, inp, N);
+  // With adapters, the base is frozen: its input gradient and the adapters', no dweight GEMM.
+  adapted_projection_backward(dinp, adapters_ ? nullptr : dweight, adapters_ ? nullptr : dbias, dout, inp, weight,
+                              adapters_, tensor, layer, N, C, OC);
 }
 
 void ArenaModel::zero_grad() {

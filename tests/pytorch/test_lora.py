@@ -9,6 +9,12 @@ the moments after step 1. Pass: loss within LOSS_TOL relative; each adapter tens
 (ours: (m2 - beta1·m1) / (1 - beta1) from the states) within GRAD_TOL of the largest; the AdamW
 step from our gradient (its moments and the adapters) within ADAMW_TOL of the largest.
 
+The Llama cases also run with `--backward generated` (adjc's reverse sweep for the activations only,
+the base inactive), against the reference and the hand-written backward's state. Two BF16 Hugging
+Face folders (two shards) train with their base kept bf16 (train says so), against the reference
+and equal to the same run with --lora-fp32-base (BF16_TOL), one per backward; a value that is not
+finite in a BF16 matrix is refused as in fp32.
+
 Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
 was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
 as the reference computes it with the adapters; and every bad setting, and merge and sample given the
@@ -39,9 +45,10 @@ TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6,
 CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
          ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2),
          ("gpt2_all_targets_B2_T7", cases.ODD, ("fcproj", "qkv", "attproj", "fc"), 3, 6.0, 2, 7, 3)]
-# Hugging Face folders of BF16 weights: the base stays bf16 (GQA; untied and tied heads).
+# Hugging Face folders of BF16 weights: the base stays bf16 (GQA; untied and tied heads; the first
+# with the hand-written backward, the second with adjc's).
 BF16_CASES = [("bf16_all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 4),
-              ("bf16_q_v_o_tied_B1_T9", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5)]
+              ("bf16_q_v_o_tied_B1_T9_generated", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5)]
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
 HEADER_BYTES = 128
 
@@ -182,6 +189,23 @@ def check_bf16_case(adjoint, workdir, case, backward):
     return failures, row
 
 
+def check_generated(adjoint, workdir, case):
+    """case (after check_case ran it) with adjc's backward, which differentiates the activations only:
+    against the reference, and the adapters and moments after two steps equal the hand-written
+    backward's to GRAD_TOL (RMSNorm's and RoPE's backward are adjc's own loops, summing in another
+    order: 8e-6 measured)."""
+    name, cfg, *rest = case
+    failures, row = check_training(adjoint, workdir, (f"{name}_generated", cfg, *rest), workdir / f"{name}.bin",
+                                   random_params(cfg, case[-1]), "generated")
+    targets, rank = rest[0], rest[1]
+    manual = read_state(workdir / name / "state.bin", cfg, targets, rank)
+    generated = read_state(workdir / f"{name}_generated" / "state.bin", cfg, targets, rank)
+    worst = max(gpt2_reference.relative_error(a[k], b[k]) for a, b in zip(generated, manual) for k in a)
+    if not worst <= cases.GRAD_TOL:
+        failures.append(f"{name}: generated vs manual backward differ by {worst:.2e} > {cases.GRAD_TOL}")
+    return failures, row + [f"{worst:.1e} (vs manual)"]
+
+
 def check_bf16_bad_values(adjoint, workdir):
     """A value that is not finite in a BF16 matrix a bf16 base keeps (mapped; and copied: q_proj)
     is refused as in fp32: one line naming the file and the tensor, exit 1, no output."""
@@ -292,20 +316,21 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
                "adjoint: error: --lora-rank 17 exceeds target k's smaller side min(48, 16)"),
               (["--lora-rank", 2, "--engine", "tensor"], 1, "adjoint: error: --lora-rank needs --engine arrays"),
               (["--lora-alpha", 4], 1, "adjoint: error: --lora-alpha, --lora-targets and --lora-fp32-base need --lora-rank")]
-    if "generated" in harness.run(adjoint, "train", "--help").stdout:
-        cases_.append((["--lora-rank", 2, "--backward", "generated"], 1,
-                       "adjoint: error: --lora-rank needs --backward manual"))
     failures = []
     for extra, status, line in cases_:
         result = harness.run(adjoint, *base, *extra)
         lines = [l for l in result.stderr.splitlines() if "GEMM kernel" not in l]
         if result.returncode != status or lines != [line] or out.exists():
             failures.append(f"bad setting {extra}: exit {result.returncode}, stderr {result.stderr!r}")
-    result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
-                         "--lora-rank", 2, "--lora-targets", "qkv,o")
-    if result.returncode != 1 or "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj" not in result.stderr or \
-            out.exists():
-        failures.append(f"GPT-2 base: exit {result.returncode}, stderr {result.stderr!r}")
+    gpt2_cases = [(["--lora-targets", "qkv,o"], "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj")]
+    if "generated" in harness.run(adjoint, "train", "--help").stdout:
+        gpt2_cases.append((["--backward", "generated"],
+                           "--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)"))
+    for extra, message in gpt2_cases:
+        result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
+                             "--lora-rank", 2, *extra)
+        if result.returncode != 1 or message not in result.stderr or out.exists():
+            failures.append(f"GPT-2 base {extra}: exit {result.returncode}, stderr {result.stderr!r}")
     return failures
 
 
@@ -346,8 +371,13 @@ def main():
             failures += case_failures
             rows.append(row + ["-"])
             failures += check_merge(adjoint, workdir, case)
-        for case in BF16_CASES:
-            case_failures, row = check_bf16_case(adjoint, workdir, case, "manual")
+        if "generated" in harness.run(adjoint, "train", "--help").stdout:
+            for case in CASES[:2]:
+                case_failures, row = check_generated(adjoint, workdir, case)
+                failures += case_failures
+                rows.append(row)
+        for case, backward in zip(BF16_CASES, ("manual", "generated")):
+            case_failures, row = check_bf16_case(adjoint, workdir, case, backward)
             failures += case_failures
             rows.append(row)
         failures += check_bf16_bad_values(adjoint, workdir)

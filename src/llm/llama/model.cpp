@@ -286,6 +286,11 @@ float Llama::run_forward(const int* inputs, const int* targets, int B, int T) {
 float Llama::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
   const LlamaConfig& c = config_;
+  if (adapters()) {
+    return llama_lora_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), *adapters(),
+                                                 B, T, c.channels, c.num_heads, c.num_kv_heads, hidden_, c.num_layers,
+                                                 c.vocab_size, c.norm_eps, dacts_, tape_bytes);
+  }
   return llama_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels,
                                           c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps,
                                           grads_, dacts_, tape_bytes);
@@ -297,6 +302,7 @@ float Llama::run_generated(const int* inputs, const int* targets, int B, int T, 
 
 #ifndef ADJOINT_HAVE_GENERATED_BACKWARD
 const char* llama_generated_backward_source() { return ""; }
+const char* llama_lora_generated_backward_source() { return ""; }
 #endif
 
 void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
