@@ -1,6 +1,8 @@
 // Hugging Face folders: config.json, the safetensors files, and HF's tensor layouts against ours.
 #include "hf_folder.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -80,6 +82,14 @@ void fill_ours(const TensorView& view, const HfTensor& t) {
   }
 }
 
+// Drops the whole pages of [begin, begin + bytes) of a read-only file mapping from the process
+// (the page cache keeps them; a later read would fault them back in).
+void release_mapped_pages(const std::byte* begin, std::size_t bytes) {
+  const auto first = (reinterpret_cast<std::uintptr_t>(begin) + 4095) / 4096 * 4096;
+  const auto end = (reinterpret_cast<std::uintptr_t>(begin) + bytes) / 4096 * 4096;
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
 // Our row-major elements of t as bf16 into out, from a BF16 view in HF's layout.
 void fill_bf16(const TensorView& view, const HfTensor& t, std::uint16_t* out) {
   const std::size_t rows = t.shape[0], cols = t.shape[1];
@@ -108,6 +118,7 @@ const std::uint16_t* stand_in_bf16(const TensorView& view, const HfTensor& t, Bf
   }
   if (!owned) owned = bf16.copy(t.ours, view.elements);
   fill_bf16(view, t, owned);
+  release_mapped_pages(view.data, view.elements * 2);  // never read again: the copy stands in
   return owned;
 }
 
