@@ -13,8 +13,9 @@ namespace adjoint::cli {
 struct LoraFlags {
   int rank = 0;
   float alpha = 16;
-  std::string targets;          // empty: PEFT's default, q,v for Llama and qkv (c_attn) for GPT-2
-  bool given = false;           // any --lora-* flag: LoRA training
+  std::string targets;     // empty: PEFT's default, q,v for Llama and qkv (c_attn) for GPT-2
+  bool fp32_base = false;  // convert a BF16 base to fp32 (else it stays bf16 in memory)
+  bool given = false;      // any --lora-* flag: LoRA training
 };
 void add_lora_flags(CLI::App& cmd, LoraFlags& flags);
 // The model spec's base with fresh adapters (A seeded, B zero). Throws one line for a setting LoRA

@@ -32,11 +32,11 @@ void require_file(const std::string& spec) {
 
 }  // namespace
 
-std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed) {
+std::unique_ptr<Model> make_model(const std::string& spec, std::uint64_t seed, bool frozen_bf16) {
   // A config name wins over a file of that name in the current folder: write ./d2 for the file.
   if (is_config_name(spec)) return model_from_name(spec, seed);
   require_file(spec);
-  return load_any_model(spec);
+  return load_any_model(spec, frozen_bf16);
 }
 
 bool names_llama(const std::string& spec) {

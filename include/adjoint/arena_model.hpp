@@ -12,6 +12,7 @@
 
 namespace adjoint {
 
+class Bf16Parameters;
 class LoraAdapters;
 
 // One aligned allocation of floats, zero, touched once up front (first touch costs ~2.3 GB/s
@@ -29,12 +30,20 @@ class FloatArena {
   // Maps every page now, keeping the values (one read and write per page, in parallel).
   void touch();
 
+  // count floats of address space only: no page is readable (a read faults) or counts in the RSS
+  // until make_usable covers it, zero then. For a parameter arena whose frozen matrices live
+  // elsewhere (adjoint/bf16.hpp) and only a few small tensors in fp32.
+  static FloatArena reserved(std::size_t count);
+  // Makes the pages holding [begin, begin + count) of a reserved arena readable and writable.
+  void make_usable(float* begin, std::size_t count);
+
  private:
   struct Free {
+    std::size_t mapped_bytes;  // a reserved arena's mapping; 0: the allocator's block
     void operator()(void* block) const;
   };
-  std::unique_ptr<void, Free> block_;  // what the allocator returned
-  float* data_ = nullptr;              // block_ aligned to 64 bytes
+  std::unique_ptr<void, Free> block_{nullptr, Free{0}};  // what the allocator (or mmap) returned
+  float* data_ = nullptr;                                // block_ aligned to 64 bytes
   std::size_t size_ = 0;
 };
 
@@ -45,6 +54,7 @@ void check_token_ids(const int* inputs, const int* targets, std::size_t n, int v
 
 class ArenaModel : public Model {
  public:
+  ~ArenaModel() override;
   std::size_t num_parameters() const override { return params_memory_.size(); }
   float* params_memory() const override { return params_memory_.data(); }
   float* grads_memory() const override { return grads_memory_.data(); }
@@ -68,15 +78,23 @@ class ArenaModel : public Model {
   void zero_grad() override;
 
   // LoRA (adjoint/lora.hpp): with adapters attached, every forward adds their outputs to the
-  // projections they wrap and the hand-written backward computes their gradients (into
+  // projections they wrap and the backward computes their gradients (into
   // adapters->grads_memory()) and the input gradients, never a gradient of this model's own
   // parameters, which are frozen: the gradient arena is freed (grads_memory() is null after, and so
-  // are the gradients' views), and the generated backward refuses to run. Null detaches.
+  // are the gradients' views). The generated backward then differentiates the activations only
+  // (Llama; GPT-2 refuses it). Null detaches.
   void attach_adapters(const LoraAdapters* adapters);
   const LoraAdapters* adapters() const { return adapters_; }
+  // The bf16 stand-ins of a frozen base's matrices (null: every parameter is in the fp32 arena).
+  const Bf16Parameters* bf16_parameters() const { return bf16_parameters_.get(); }
+  // Takes the stand-ins of a model made with frozen_bf16 (their ranges are its arena's matrices).
+  void keep_bf16_parameters(std::unique_ptr<Bf16Parameters> parameters);
 
  protected:
-  explicit ArenaModel(std::size_t num_parameters);
+  // With frozen_bf16, the parameter arena is only reserved (FloatArena::reserved: the model makes
+  // its fp32 tensors usable and hands its bf16 ones to keep_bf16_parameters) and there is no
+  // gradient arena: such a model trains only adapters.
+  ArenaModel(std::size_t num_parameters, bool frozen_bf16);
 
   // The model's views of the activations laid out for (B, T) from `memory` (or, with null
   // memory, only their count); likewise the generated backward's adjoints of them.
@@ -90,6 +108,8 @@ class ArenaModel : public Model {
   virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
   virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
   virtual int tokens() const = 0;  // the vocabulary ids are checked against
+  // Whether run_generated trains attached adapters (else the generated backward refuses them).
+  virtual bool generated_trains_adapters() const { return false; }
   // matmul_backward of the projection `tensor` (its index in parameter_tensors()) of layer l (dbias
   // may be null); with adapters attached, the input gradient through the frozen weight and the
   // adapters' backward, no dweight or dbias.
@@ -102,6 +122,7 @@ class ArenaModel : public Model {
 
   FloatArena params_memory_, grads_memory_;
   const LoraAdapters* adapters_ = nullptr;
+  std::unique_ptr<Bf16Parameters> bf16_parameters_;
 
  private:
   // Sizes the arenas if needed, checks the token ids, remembers the batch.

@@ -142,13 +142,24 @@ float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivation
                                        const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
                                        int C, int NH, int NKV, int H, int L, int V, float eps, LlamaParameters& d_p,
                                        LlamaActivations& d_a, std::size_t* tape_bytes);
-// The C++ adjc generated for the Llama backward, for people to read ("" without adjc).
+// The same with LoRA adapters (their gradients added into lora's arena): adjc's reverse sweep of
+// llama_loss for the activations only, so the base's weights are inactive and get no gradient.
+float llama_lora_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
+                                            const int* targets, const float* rope_cos, const float* rope_sin,
+                                            const LoraAdapters& lora, int B, int T, int C, int NH, int NKV, int H,
+                                            int L, int V, float eps, LlamaActivations& d_a, std::size_t* tape_bytes);
+// The C++ adjc generated for the Llama backward, for people to read ("" without adjc); and for
+// LoRA's (the activations only: no weight's adjoint appears in it).
 const char* llama_generated_backward_source();
+const char* llama_lora_generated_backward_source();
 
 // Llama 3 over the arrays engine's arenas (adjoint/arena_model.hpp), as GPT2.
 class Llama : public ArenaModel {
  public:
-  explicit Llama(const LlamaConfig& config);
+  // With frozen_bf16, a frozen base whose matrices are bf16 (adjoint/bf16.hpp): only the RMSNorm
+  // gains are in the fp32 arena (zero; the caller fills them and hands the matrices' stand-ins to
+  // keep_bf16_parameters), and there are no gradients (it trains only adapters).
+  explicit Llama(const LlamaConfig& config, bool frozen_bf16 = false);
 
   const LlamaConfig& config() const { return config_; }
   const LlamaParameters& params() const { return params_; }
@@ -185,6 +196,7 @@ class Llama : public ArenaModel {
   void run_backward(const int* inputs, const int* targets, int B, int T) override;
   float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
   int tokens() const override { return config_.vocab_size; }
+  bool generated_trains_adapters() const override { return true; }
   const float* rope_cos() const { return rope_table_.data(); }
   const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 

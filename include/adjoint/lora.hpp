@@ -16,6 +16,8 @@
 
 namespace adjoint {
 
+class LoraAdapters;
+
 struct LoraConfig {
   int rank = 0;                      // r
   float alpha = 0;                   // the adapters' output is scaled by alpha / r
@@ -50,6 +52,14 @@ void lora_backward(F* dx, F* dA, F* dB, F* dxa, const F* dout, int ld_out, const
 // W (out_features, in) += scale · B · A: the adapted projection as one matrix.
 template <typename F>
 void lora_merge(F* W, const F* A, const F* B, F scale, int in, int out_features, int r);
+
+// The backward of a projection out (N, OC) = inp (N, C) · weight (OC, C)ᵀ (+ bias), plus the adapters
+// in the base's tensor `tensor` of layer `layer` when adapters is not null: dinp += dout · weight;
+// dweight and dbias (each may be null; a frozen base has neither, and then no weight-gradient GEMM
+// runs) += their gradients; the adapters' gradients into their arena.
+void adapted_projection_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                                 const float* weight, const LoraAdapters* adapters, int tensor, int layer, int N, int C,
+                                 int OC);
 
 // Where one adapter sits in the base: rows [row_offset, row_offset + out) of a per-layer matrix
 // (rows, in), layer l's at offset + l · layer_stride in the parameter arena.
@@ -137,8 +147,8 @@ class LoraModel : public Model {
   Backward backward_pass() const override { return base_->backward_pass(); }
   bool has_backward(Backward backward) const override { return base_->has_backward(backward); }
   void on_layer_backward(std::function<void(int layer)> hook) override;
-  std::size_t tape_bytes() const override { return 0; }
-  std::size_t activation_adjoint_floats() const override { return 0; }
+  std::size_t tape_bytes() const override { return base_->tape_bytes(); }
+  std::size_t activation_adjoint_floats() const override { return base_->activation_adjoint_floats(); }
   void zero_grad() override;
   void save_file(const std::string& path, const float* values) const override;
   void save_hf_folder(const std::string& dir, const float* values) const override;

@@ -98,8 +98,9 @@ class Model {
   virtual std::unique_ptr<TokenGenerator> generator(int positions) const = 0;
 };
 
-// A model file (GPT-2 or Llama, told apart by the magic number) or a Hugging Face folder, loaded.
-std::unique_ptr<Model> load_any_model(const std::string& path);
+// A model file (GPT-2 or Llama, told apart by the magic number) or a Hugging Face folder, loaded
+// (frozen_bf16: load_hf_folder's).
+std::unique_ptr<Model> load_any_model(const std::string& path, bool frozen_bf16 = false);
 // A config name: gpt2-124M, dN (GPT-2) or llama-dN, llama3-bench, llama3.2-1B, llama3.1-8B,
 // initialised randomly from seed.
 std::unique_ptr<Model> model_from_name(const std::string& name, std::uint64_t seed);

@@ -2,6 +2,8 @@
 // kernel and oneDNN for the shapes where they are faster (adjoint/gemm.hpp).
 #include "adjoint/gemm.hpp"
 
+#include "adjoint/bf16.hpp"
+
 #include <cblas.h>
 #include <omp.h>
 #include <dlfcn.h>
@@ -308,6 +310,7 @@ void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, in
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
+  if (gemm_registered_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;  // a bf16 weight
   // OpenBLAS packs the rows of C (its column-major view's columns) into a per-thread buffer up to
   // the buffer's size, and the pages it touched stay resident: the embedding's dW += doutᵀ·inp over
   // Llama 3's 128K-row vocabulary left ~60 MB a thread (docs/performance.md, Memory). Blocks of

@@ -1,6 +1,9 @@
 // The arenas, batch bookkeeping and backward choice GPT2 and Llama share (adjoint/arena_model.hpp).
 #include "adjoint/arena_model.hpp"
 
+#include <sys/mman.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -8,14 +11,20 @@
 #include <string>
 #include <utility>
 
-#include "adjoint/gemm.hpp"
+#include "adjoint/bf16.hpp"
 #include "adjoint/kernels.hpp"
 #include "adjoint/lora.hpp"
 #include "layout.hpp"
 
 namespace adjoint {
 
-void FloatArena::Free::operator()(void* block) const { std::free(block); }
+void FloatArena::Free::operator()(void* block) const {
+  if (mapped_bytes) {
+    ::munmap(block, mapped_bytes);
+  } else {
+    std::free(block);
+  }
+}
 
 FloatArena::FloatArena(std::size_t count, bool touch_now) : size_(count) {
   const std::size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
@@ -49,6 +58,30 @@ void FloatArena::touch() {
   for (std::size_t page = 0; page < pages; page++) p[page * kPageFloats] = p[page * kPageFloats];
 }
 
+FloatArena FloatArena::reserved(std::size_t count) {
+  const std::size_t bytes = (count * sizeof(float) + 4095) / 4096 * 4096;
+  // PROT_NONE, MAP_NORESERVE: address space only, not counted against the memory it may never use.
+  void* block = ::mmap(nullptr, bytes ? bytes : 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (block == MAP_FAILED) {
+    throw std::runtime_error("cannot reserve " + std::to_string(bytes >> 20) +
+                             " MB of address space: " + std::strerror(errno));
+  }
+  FloatArena arena;
+  arena.block_ = std::unique_ptr<void, Free>(block, Free{bytes ? bytes : 4096});
+  arena.data_ = static_cast<float*>(block);
+  arena.size_ = count;
+  return arena;
+}
+
+void FloatArena::make_usable(float* begin, std::size_t count) {
+  if (count == 0) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(begin) / 4096 * 4096;
+  const auto end = reinterpret_cast<std::uintptr_t>(begin + count);
+  if (::mprotect(reinterpret_cast<void*>(first), end - first, PROT_READ | PROT_WRITE) != 0) {
+    throw std::runtime_error(std::string("cannot map parameter memory: ") + std::strerror(errno));
+  }
+}
+
 void check_token_ids(const int* inputs, const int* targets, std::size_t n, int vocab_size) {
   for (std::size_t i = 0; i < n; i++) {
     for (const int* ids : {inputs, targets}) {
@@ -79,13 +112,26 @@ Backward backward_from_name(const std::string& name) {
   throw std::invalid_argument("unknown backward '" + name + "' (expected manual or generated)");
 }
 
-ArenaModel::ArenaModel(std::size_t num_parameters)
-    : params_memory_(num_parameters), grads_memory_(num_parameters, /*touch_now=*/false) {}
+ArenaModel::ArenaModel(std::size_t num_parameters, bool frozen_bf16)
+    : params_memory_(frozen_bf16 ? FloatArena::reserved(num_parameters) : FloatArena(num_parameters)),
+      grads_memory_(frozen_bf16 ? FloatArena() : FloatArena(num_parameters, /*touch_now=*/false)) {}
+
+ArenaModel::~ArenaModel() = default;
+
+void ArenaModel::keep_bf16_parameters(std::unique_ptr<Bf16Parameters> parameters) {
+  bf16_parameters_ = std::move(parameters);
+}
+
+namespace {
+
+[[noreturn]] void refuse_generated_lora() {
+  throw std::invalid_argument("--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)");
+}
+
+}  // namespace
 
 void ArenaModel::attach_adapters(const LoraAdapters* adapters) {
-  if (adapters && backward_ == Backward::generated) {
-    throw std::invalid_argument("--lora-rank needs --backward manual");
-  }
+  if (adapters && backward_ == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   adapters_ = adapters;
   if (adapters) grads_memory_ = FloatArena();
 }
@@ -118,13 +164,11 @@ void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int
 }
 
 bool ArenaModel::has_backward(Backward backward) const {
-  return backward == Backward::manual || (have_generated_backward() && !adapters_);
+  return backward == Backward::manual || (have_generated_backward() && (!adapters_ || generated_trains_adapters()));
 }
 
 void ArenaModel::use_backward(Backward backward) {
-  if (adapters_ && backward == Backward::generated) {
-    throw std::invalid_argument("--lora-rank needs --backward manual");
-  }
+  if (adapters_ && backward == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.
@@ -144,6 +188,9 @@ void ArenaModel::backward() {
 }
 
 float ArenaModel::forward_backward(const int* inputs, const int* targets, int B, int T) {
+  if (grads_memory_.size() == 0 && !adapters_) {
+    throw std::logic_error("a frozen model (bf16 base, or adapters detached) has no gradients");
+  }
   if (backward_ == Backward::manual) {
     const float loss = forward(inputs, targets, B, T);
     backward();
@@ -156,13 +203,9 @@ float ArenaModel::forward_backward(const int* inputs, const int* targets, int B,
 void ArenaModel::projection_backward(int tensor, int layer, float* dinp, float* dweight, float* dbias,
                                      const float* dout, const float* inp, const float* weight, int N, int C,
                                      int OC) const {
-  if (!adapters_) {
-    kernels::matmul_backward(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
-    return;
-  }
-  // The frozen weight's input gradient only, dinp (N,C) += dout (N,OC) · weight (OC,C): no dweight GEMM.
-  gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
-  adapters_->backward(tensor, layer, dinp, dout, inp, N);
+  // With adapters, the base is frozen: its input gradient and the adapters', no dweight GEMM.
+  adapted_projection_backward(dinp, adapters_ ? nullptr : dweight, adapters_ ? nullptr : dbias, dout, inp, weight,
+                              adapters_, tensor, layer, N, C, OC);
 }
 
 void ArenaModel::zero_grad() {

@@ -1,13 +1,17 @@
 // Hugging Face folders: config.json, the safetensors files, and HF's tensor layouts against ours.
 #include "hf_folder.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
+#include "adjoint/bf16.hpp"
 #include "adjoint/file_io.hpp"
 #include "adjoint/hf_checkpoint.hpp"
 #include "adjoint/llama.hpp"
@@ -76,6 +80,46 @@ void fill_ours(const TensorView& view, const HfTensor& t) {
         tensor_to_float(view, hf_row(r, rows / t.heads) * cols, cols, t.ours + r * cols);
       return;
   }
+}
+
+// Drops the whole pages of [begin, begin + bytes) of a read-only file mapping from the process
+// (the page cache keeps them; a later read would fault them back in).
+void release_mapped_pages(const std::byte* begin, std::size_t bytes) {
+  const auto first = (reinterpret_cast<std::uintptr_t>(begin) + 4095) / 4096 * 4096;
+  const auto end = (reinterpret_cast<std::uintptr_t>(begin) + bytes) / 4096 * 4096;
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
+// Our row-major elements of t as bf16 into out, from a BF16 view in HF's layout.
+void fill_bf16(const TensorView& view, const HfTensor& t, std::uint16_t* out) {
+  const std::size_t rows = t.shape[0], cols = t.shape[1];
+  const std::byte* in = view.data;
+  switch (t.layout) {
+    case HfLayout::same: std::memcpy(out, in, view.elements * 2); return;
+    case HfLayout::transposed:
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t o = 0; o < cols; ++o) std::memcpy(out + o * rows + i, in + 2 * (i * cols + o), 2);
+      return;
+    case HfLayout::rope_permuted:
+      for (std::size_t r = 0; r < rows; ++r)
+        std::memcpy(out + r * cols, in + 2 * hf_row(r, rows / t.heads) * cols, 2 * cols);
+      return;
+  }
+}
+
+// The bf16 values standing for matrix t: the file's own when they can be (our layout, aligned),
+// else a copy in our layout.
+const std::uint16_t* stand_in_bf16(const TensorView& view, const HfTensor& t, Bf16Parameters& bf16) {
+  const auto* mapped = reinterpret_cast<const std::uint16_t*>(view.data);
+  std::uint16_t* owned = bf16.owned(t.ours);
+  if (!owned && t.layout == HfLayout::same && reinterpret_cast<std::uintptr_t>(mapped) % 2 == 0) {
+    bf16.map(t.ours, view.elements, mapped);
+    return mapped;
+  }
+  if (!owned) owned = bf16.copy(t.ours, view.elements);
+  fill_bf16(view, t, owned);
+  release_mapped_pages(view.data, view.elements * 2);  // never read again: the copy stands in
+  return owned;
 }
 
 // The tensor's values in HF's layout: ours as they are, or rearranged into scratch.
@@ -197,16 +241,25 @@ const TensorView& HfWeights::tensor(const HfTensor& wanted) const {
   return view;
 }
 
-void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name)) const {
+void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name),
+                     Bf16Parameters* bf16) const {
   std::set<std::string> used;
   for (const HfTensor& t : table) {
     const TensorView& view = tensor(t);
-    fill_ours(view, t);
-    // Whatever the layout, the tensor fills view.elements floats from t.ours.
-    const float* bad = std::find_if(t.ours, t.ours + view.elements, [](float v) { return !std::isfinite(v); });
-    if (bad != t.ours + view.elements) {
-      throw std::runtime_error(where_.at(t.name)->path() + ": tensor '" + t.name + "' holds " + std::to_string(*bad) +
-                               ", not a finite number");
+    const auto not_finite = [&](float value) {
+      return std::runtime_error(where_.at(t.name)->path() + ": tensor '" + t.name + "' holds " + std::to_string(value) +
+                                ", not a finite number");
+    };
+    if (bf16 && t.shape.size() == 2) {
+      if (view.dtype != TensorDtype::bf16) throw std::logic_error(t.name + " is not BF16");
+      const std::uint16_t* values = stand_in_bf16(view, t, *bf16);
+      const std::uint16_t* bad = std::find_if_not(values, values + view.elements, bf16_is_finite);
+      if (bad != values + view.elements) throw not_finite(bf16_to_float(*bad));
+    } else {
+      fill_ours(view, t);
+      // Whatever the layout, the tensor fills view.elements floats from t.ours.
+      const float* bad = std::find_if(t.ours, t.ours + view.elements, [](float v) { return !std::isfinite(v); });
+      if (bad != t.ours + view.elements) throw not_finite(*bad);
     }
     used.insert(t.name);
   }
@@ -215,6 +268,14 @@ void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const
       throw std::runtime_error(file->path() + ": tensor '" + name + "' is not part of the model config.json describes");
     }
   }
+}
+
+bool HfWeights::matrices_are_bf16() const {
+  for (const auto& [name, file] : where_) {
+    const TensorView& view = file->tensor(name);
+    if (view.shape.size() == 2 && view.dtype != TensorDtype::bf16) return false;
+  }
+  return true;
 }
 
 void save_hf_files(const std::string& dir, const json& config, const std::vector<HfTensor>& table) {
@@ -253,11 +314,11 @@ bool is_llama(const HfConfig& config) {
 
 bool hf_folder_is_llama(const std::string& dir) { return is_llama(HfConfig(dir)); }
 
-std::unique_ptr<Model> load_hf_folder(const std::string& dir) {
+std::unique_ptr<Model> load_hf_folder(const std::string& dir, bool frozen_bf16) {
   const HfConfig config(dir);
   std::unique_ptr<Model> model;
   if (is_llama(config)) {
-    model = load_llama_folder(dir, config);
+    model = load_llama_folder(dir, config, frozen_bf16);
   } else {
     model = load_gpt2_folder(dir, config);
   }

@@ -14,6 +14,7 @@
 
 namespace adjoint {
 
+class Bf16Parameters;
 class GPT2;
 class Llama;
 
@@ -73,8 +74,13 @@ class HfWeights {
   explicit HfWeights(const std::string& dir);
   bool contains(const std::string& name) const { return where_.count(name) != 0; }
   // Fills every table entry from the folder (checking each shape), then refuses tensors the
-  // table does not have unless ignorable(name).
-  void load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name)) const;
+  // table does not have unless ignorable(name). With bf16, the matrices (2-D entries) are not
+  // written to ours but stand in bf16: mapped from the file where the layout is ours, else copied
+  // (into a block bf16 already owns for that range, or a new one).
+  void load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name),
+            Bf16Parameters* bf16 = nullptr) const;
+  // Whether every 2-D tensor of the folder is BF16 (a base that can stay bf16).
+  bool matrices_are_bf16() const;
 
  private:
   const TensorView& tensor(const HfTensor& wanted) const;
@@ -89,7 +95,9 @@ class HfWeights {
 void save_hf_files(const std::string& dir, const nlohmann::json& config, const std::vector<HfTensor>& table);
 
 // Each model's side: its config from config.json and its folder, loaded.
-std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config);
+// A Llama with frozen_bf16 keeps a folder of bf16 matrices in bf16 (Llama's frozen_bf16); a
+// folder holding other dtypes loads into fp32 as without it.
+std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16);
 std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config);
 
 }  // namespace adjoint

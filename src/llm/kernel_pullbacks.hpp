@@ -97,29 +97,33 @@ inline void softmax_crossentropy_forward_pullback(float*, float* probs, const fl
   clear(d_losses, (std::size_t)N);
 }
 
+// A request that leaves the weights inactive (LoRA's, "a") passes a null d_weight: then no
+// weight-gradient GEMM runs, only dinp += dout·W (adapted_projection_backward).
 inline void linear_forward_pullback(float* out, const float* inp, const float* weight, int N, int C, int OC,
                                     float* d_out, float* d_inp, float* d_weight) {
-  matmul_backward(d_inp, d_weight, static_cast<float*>(nullptr), d_out, inp, weight, N, C, OC);
+  adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, nullptr, 0, 0, N, C, OC);
   clear_consumed(out, d_out, (std::size_t)N * OC);
 }
 
-// Adapters train with the hand-written backward only (ArenaModel::attach_adapters refuses the
-// generated one), so here they are null.
-inline void adapted_linear_forward_pullback(float* out, const float* inp, const float* weight, const LoraAdapters*, int,
-                                            int, int N, int C, int OC, float* d_out, float* d_inp, float* d_weight,
-                                            LoraAdapters*) {
-  linear_forward_pullback(out, inp, weight, N, C, OC, d_out, d_inp, d_weight);
+// The adapters' gradients go into their own arena (LoraAdapters::backward), not through an
+// adjoint: the LoRA request differentiates the activations only.
+inline void adapted_linear_forward_pullback(float* out, const float* inp, const float* weight,
+                                            const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
+                                            float* d_out, float* d_inp, float* d_weight, LoraAdapters*) {
+  adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
+  clear_consumed(out, d_out, (std::size_t)N * OC);
 }
 
-inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float* bias,
-                                            const LoraAdapters*, int, int, int N, int C, int OC, float* d_out,
-                                            float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
-  matmul_forward_pullback(out, inp, weight, bias, N, C, OC, d_out, d_inp, d_weight, d_bias);
+inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*,
+                                            const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
+                                            float* d_out, float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
+  adapted_projection_backward(d_inp, d_weight, d_bias, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
+  clear_consumed(out, d_out, (std::size_t)N * OC);
 }
 
 inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,
                                        float* d_wte) {
-  encoder_backward(d_wte, static_cast<float*>(nullptr), d_out, inp, B, T, C);
+  if (d_wte) encoder_backward(d_wte, static_cast<float*>(nullptr), d_out, inp, B, T, C);
   clear(d_out, (std::size_t)B * T * C);
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "adjoint/gemm.hpp"
+#include "adjoint/kernels.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/random.hpp"
 
@@ -35,6 +36,17 @@ std::vector<LoraSite> sites_within_rank(const LoraConfig& lora, SiteOf site) {
 }
 
 }  // namespace
+
+void adapted_projection_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                                 const float* weight, const LoraAdapters* adapters, int tensor, int layer, int N, int C,
+                                 int OC) {
+  if (dweight) {
+    kernels::matmul_backward(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
+  } else {
+    gemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
+  }
+  if (adapters) adapters->backward(tensor, layer, dinp, dout, inp, N);
+}
 
 std::vector<std::string> parse_lora_targets(const std::string& list) {
   if (list.empty()) throw std::invalid_argument("--lora-targets: the list is empty (expected names like q,k,v,o)");

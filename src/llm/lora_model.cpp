@@ -35,7 +35,8 @@ std::string LoraModel::describe() const {
   const LoraConfig& c = adapters_->config();
   std::string targets;
   for (const std::string& t : c.targets) targets += (targets.empty() ? "" : ",") + t;
-  return fmt::format("{}; LoRA r={} alpha={} on {}", base_->describe(), c.rank, c.alpha, targets);
+  return fmt::format("{}; LoRA r={} alpha={} on {}{}", base_->describe(), c.rank, c.alpha, targets,
+                     base_->bf16_parameters() ? "; frozen matrices in bf16" : "");
 }
 
 float LoraModel::forward(const int* inputs, const int* targets, int B, int T) {
@@ -59,6 +60,7 @@ void LoraModel::save_hf_folder(const std::string& dir, const float*) const {
 std::unique_ptr<TokenGenerator> LoraModel::generator(int positions) const { return base_->generator(positions); }
 
 std::unique_ptr<Model> LoraModel::release_merged() {
+  if (base_->bf16_parameters()) throw std::logic_error("merging needs the base in fp32 (load it without frozen_bf16)");
   base_->attach_adapters(nullptr);
   adapters_->merge_into(base_->params_memory());
   adapters_.reset();

@@ -14,8 +14,8 @@ namespace adjoint {
 
 // ---- Which model
 
-std::unique_ptr<Model> load_any_model(const std::string& path) {
-  if (is_hf_folder(path)) return load_hf_folder(path);
+std::unique_ptr<Model> load_any_model(const std::string& path, bool frozen_bf16) {
+  if (is_hf_folder(path)) return load_hf_folder(path, frozen_bf16);
   if (file_magic(path) == kLlamaFileMagic) return load_llama(path);
   if (file_magic(path) == kLoraAdapterMagic) {
     throw std::invalid_argument(path + ": LoRA adapters, not a model; `adjoint merge --model BASE --adapters " + path +

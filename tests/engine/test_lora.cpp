@@ -216,20 +216,18 @@ TEST(LoraModel, InitialisationAndFrozenBase) {
   EXPECT_GT(largest, 0.1);
   for (int i = 0; i < 2 * 24 * 3; i++) EXPECT_EQ(a.B(a.params_memory(), 0, 0)[i], 0.0f);
   EXPECT_EQ(model.backward_pass(), adjoint::Backward::manual);
-  EXPECT_FALSE(model.has_backward(adjoint::Backward::generated));
-  if (adjoint::have_generated_backward()) {
-    EXPECT_EQ(error_of([&] { model.use_backward(adjoint::Backward::generated); }),
-              "--lora-rank needs --backward manual");
-  }
+  EXPECT_EQ(model.has_backward(adjoint::Backward::generated), adjoint::have_generated_backward());
 }
 
 // dB = scale·G·Aᵀ and dA = scale·Bᵀ·G, where G is the gradient of the target rows that the
 // ordinary backward (checked against PyTorch in tests/pytorch) computes for the merged model:
-// every target, both layers, odd B·T. The losses agree to rounding.
-TEST(LoraModel, AdapterGradientsMatchTheMergedModelsGradient) {
+// every target, both layers, odd B·T, the adapters trained by `backward`. The losses agree to
+// rounding.
+void check_adapter_gradients(adjoint::Backward backward) {
   const int B = 3, T = 5, r = 3;
   const std::vector<int> inputs = random_tokens(B * T, 53, 1), targets = random_tokens(B * T, 53, 2);
   auto model = tiny_lora_model({r, 5.0f, kAllTargets}, 11);
+  model->use_backward(backward);
   model->zero_grad();
   const float lora_loss = model->forward_backward(inputs.data(), targets.data(), B, T);
   const adjoint::LoraAdapters& a = model->adapters();
@@ -276,6 +274,21 @@ TEST(LoraModel, AdapterGradientsMatchTheMergedModelsGradient) {
       EXPECT_GT(largest, 1e-6) << "a vacuous check for " << site.target;
     }
   }
+}
+
+TEST(LoraModel, AdapterGradientsMatchTheMergedModelsGradient) { check_adapter_gradients(adjoint::Backward::manual); }
+
+// adjc's backward differentiates the activations only: the base's weights are inactive, so its
+// reverse sweep never names their adjoint (d_p), every weight's pullback gets a null d_weight and
+// runs no dW GEMM, and the base has no gradient arena to write.
+TEST(LoraModel, GeneratedBackwardGivesTheAdapterGradients) {
+  if (!adjoint::have_generated_backward()) GTEST_SKIP() << "a build without adjc";
+  check_adapter_gradients(adjoint::Backward::generated);
+  const std::string full = adjoint::llama_generated_backward_source();
+  const std::string lora = adjoint::llama_lora_generated_backward_source();
+  EXPECT_NE(full.find("(*_d_p).qkvw"), std::string::npos);  // the pattern is what the full one has
+  EXPECT_NE(lora.find("adapted_linear_forward_pullback"), std::string::npos);
+  EXPECT_EQ(lora.find("_d_p)"), std::string::npos);
 }
 
 // The adapted forward's logits equal the merged model's within 1e-5, and the KV-cached generator
@@ -339,6 +352,10 @@ TEST(LoraModel, Gpt2AdaptersForwardGenerateMergeAndFreeze) {
   const std::vector<float> base(gpt2->params_memory(), gpt2->params_memory() + gpt2->num_parameters());
   adjoint::LoraModel model(std::move(gpt2), {3, 6.0f, {"fcproj", "qkv", "attproj", "fc"}}, 32);
   EXPECT_EQ(model.base().grads_memory(), nullptr);
+  if (adjoint::have_generated_backward()) {
+    EXPECT_EQ(error_of([&] { model.use_backward(adjoint::Backward::generated); }),
+              "--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)");
+  }
   adjoint::AdamW optimizer(model, {});
   float first = 0, last = 0;
   for (int step = 1; step <= 5; step++) {

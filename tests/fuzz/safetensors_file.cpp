@@ -1,9 +1,12 @@
 // Safetensors files, read on their own and as a Hugging Face folder's model.safetensors beside a
 // fixed config.json (a tiny Llama, the one tests/fuzz/make_corpus.py writes seeds for): any bytes
 // load or give an exception, never a crash, a read outside the file, an allocation larger than the
-// file justifies, or a model holding a value that is not finite.
+// file justifies, or a model holding a value that is not finite; and what loads in fp32 loads as a
+// frozen bf16 base too.
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "adjoint/hf_checkpoint.hpp"
@@ -50,6 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     model = adjoint::load_hf_folder(dir);
   } catch (const std::exception&) {
     return 0;
+  }
+  try {
+    // As a frozen base: a folder of BF16 matrices then stays bf16, mapped or copied, every value
+    // read by the finiteness check (its fp32 arena is mostly unmapped: nothing else to read).
+    adjoint::load_hf_folder(dir, /*frozen_bf16=*/true);
+  } catch (const std::exception&) {
+    std::abort();  // the same file loaded in fp32: it must load as bf16 too
   }
   adjoint::fuzz::require_finite(model->params_memory(), model->num_parameters());
   return 0;

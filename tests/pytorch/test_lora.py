@@ -9,6 +9,12 @@ the moments after step 1. Pass: loss within LOSS_TOL relative; each adapter tens
 (ours: (m2 - beta1·m1) / (1 - beta1) from the states) within GRAD_TOL of the largest; the AdamW
 step from our gradient (its moments and the adapters) within ADAMW_TOL of the largest.
 
+The Llama cases also run with `--backward generated` (adjc's reverse sweep for the activations only,
+the base inactive), against the reference and the hand-written backward's state. Two BF16 Hugging
+Face folders (two shards) train with their base kept bf16 (train says so), against the reference
+and equal to the same run with --lora-fp32-base (BF16_TOL), one per backward; a value that is not
+finite in a BF16 matrix is refused as in fp32.
+
 Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
 was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
 as the reference computes it with the adapters; and every bad setting, and merge and sample given the
@@ -21,12 +27,15 @@ from pathlib import Path
 import cases
 import gpt2_reference
 import harness
+import hf_reference as hf
 import llama_reference as ref
 import numpy as np
 import torch
 from test_grad import parse_loss
 
 ADAMW_TOL = 1e-5
+# A bf16 base against the same values in fp32: equal but for the order GEMM sums in.
+BF16_TOL = 1e-6
 TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 UNTIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=2, channels=48,
                          multiple_of=32, ffn_dim_multiplier=1.3, rope_theta=10000.0)
@@ -36,6 +45,10 @@ TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6,
 CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
          ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2),
          ("gpt2_all_targets_B2_T7", cases.ODD, ("fcproj", "qkv", "attproj", "fc"), 3, 6.0, 2, 7, 3)]
+# Hugging Face folders of BF16 weights: the base stays bf16 (GQA; untied and tied heads; the first
+# with the hand-written backward, the second with adjc's).
+BF16_CASES = [("bf16_all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 4),
+              ("bf16_q_v_o_tied_B1_T9_generated", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5)]
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
 HEADER_BYTES = 128
 
@@ -124,11 +137,11 @@ def reference_adamw(params, grads, m, v):
             {k: optimizer.state[t]["exp_avg_sq"].numpy() for k, t in p.items()})
 
 
-def train_flags(model, token_file, out, targets, rank, alpha, B, T, steps):
+def train_flags(model, token_file, out, targets, rank, alpha, B, T, steps, backward="manual"):
     return ["train", "--model", model, "--train-tokens", token_file, "--out", out, "-B", B, "-T", T, "--steps",
             steps, "--lora-rank", rank, "--lora-alpha", alpha, "--lora-targets", ",".join(targets), "--lr", LR,
             "--warmup", 0, "--lr-min-fraction", 1, "--grad-clip", 0, "--beta1", BETA1, "--beta2", BETA2, "--eps",
-            EPS, "--weight-decay", WEIGHT_DECAY, "--val-every", 0, "--sample-tokens", 0, "--backward", "manual"]
+            EPS, "--weight-decay", WEIGHT_DECAY, "--val-every", 0, "--sample-tokens", 0, "--backward", backward]
 
 
 def logged_loss(log, step):
@@ -142,15 +155,90 @@ def logged_loss(log, step):
 def check_case(adjoint, workdir, case):
     name, cfg, targets, rank, alpha, B, T, seed = case
     params = random_params(cfg, seed)
-    tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
-    model, token_file, out = workdir / f"{name}.bin", workdir / f"{name}_tokens.bin", workdir / name
+    model = workdir / f"{name}.bin"
     write_model(model, cfg, params)
+    return check_training(adjoint, workdir, case, model, params)
+
+
+def bf16_folder(adjoint, workdir, name, cfg, seed):
+    """A HF folder of cfg's random weights in BF16 (two shards), and its values as fp32 params."""
+    folder, converted = workdir / f"{name}_hf", workdir / f"{name}_hf.bin"
+    tensors = {n: hf.rounded(v, "BF16") for n, v in hf.random_llama_tensors(cfg, seed).items()}
+    hf.write_folder(folder, hf.llama_config_json(cfg), tensors, "BF16", 2)
+    harness.run_ok(adjoint, "convert", "--model", folder, "--out", converted, "--format", "llmc")
+    return folder, ref.read_tensors(converted, cfg)
+
+
+def check_bf16_case(adjoint, workdir, case, backward):
+    """case on a BF16 folder: its base stays bf16 in memory (train says so) and trains as the
+    reference; with --lora-fp32-base (the base converted to fp32) the adapters and moments after
+    two steps are the same to BF16_TOL."""
+    name, cfg, targets, rank, alpha, B, T, seed = case
+    folder, params = bf16_folder(adjoint, workdir, name, cfg, seed)
+    failures, row = check_training(adjoint, workdir, case, folder, params, backward)
+    fp32_out = workdir / f"{name}_fp32_base"
+    tokens = workdir / f"{name}_tokens.bin"
+    flags = train_flags(folder, tokens, fp32_out, targets, rank, alpha, B, T, 2, backward)
+    harness.run_ok(adjoint, *flags, "--lora-fp32-base")
+    bf16_state = read_state(workdir / name / "state.bin", cfg, targets, rank)
+    fp32_state = read_state(fp32_out / "state.bin", cfg, targets, rank)
+    worst = max(gpt2_reference.relative_error(a[k], b[k]) for a, b in zip(bf16_state, fp32_state) for k in a)
+    row.append(f"{worst:.1e}")
+    if not worst <= BF16_TOL:
+        failures.append(f"{name}: bf16 base vs fp32 base differ by {worst:.2e} > {BF16_TOL}")
+    return failures, row
+
+
+def check_generated(adjoint, workdir, case):
+    """case (after check_case ran it) with adjc's backward, which differentiates the activations only:
+    against the reference, and the adapters and moments after two steps equal the hand-written
+    backward's to GRAD_TOL (RMSNorm's and RoPE's backward are adjc's own loops, summing in another
+    order: 8e-6 measured)."""
+    name, cfg, *rest = case
+    failures, row = check_training(adjoint, workdir, (f"{name}_generated", cfg, *rest), workdir / f"{name}.bin",
+                                   random_params(cfg, case[-1]), "generated")
+    targets, rank = rest[0], rest[1]
+    manual = read_state(workdir / name / "state.bin", cfg, targets, rank)
+    generated = read_state(workdir / f"{name}_generated" / "state.bin", cfg, targets, rank)
+    worst = max(gpt2_reference.relative_error(a[k], b[k]) for a, b in zip(generated, manual) for k in a)
+    if not worst <= cases.GRAD_TOL:
+        failures.append(f"{name}: generated vs manual backward differ by {worst:.2e} > {cases.GRAD_TOL}")
+    return failures, row + [f"{worst:.1e} (vs manual)"]
+
+
+def check_bf16_bad_values(adjoint, workdir):
+    """A value that is not finite in a BF16 matrix a bf16 base keeps (mapped; and copied: q_proj)
+    is refused as in fp32: one line naming the file and the tensor, exit 1, no output."""
+    failures = []
+    for tensor, value in (("model.layers.1.mlp.up_proj.weight", np.inf),
+                          ("model.layers.0.self_attn.q_proj.weight", np.nan)):
+        tensors = {n: hf.rounded(v, "BF16") for n, v in hf.random_llama_tensors(UNTIED, 6).items()}
+        tensors[tensor][3, 5] = value
+        folder, out = workdir / "bf16_bad", workdir / "never"
+        hf.write_folder(folder, hf.llama_config_json(UNTIED), tensors, "BF16")
+        result = harness.run(adjoint, "train", "--model", folder, "--train-tokens", workdir / f"{BF16_CASES[0][0]}_tokens.bin",
+                             "--out", out, "-B", 1, "-T", 4, "--lora-rank", 2)
+        line = f"adjoint: error: {folder / 'model.safetensors'}: tensor '{tensor}' holds {'inf' if value > 0 else 'nan'}, " \
+               "not a finite number"
+        if result.returncode != 1 or result.stderr.splitlines()[-1:] != [line] or out.exists():
+            failures.append(f"bf16 base holding {value}: exit {result.returncode}, stderr {result.stderr!r}")
+    return failures
+
+
+def check_training(adjoint, workdir, case, model, params, backward="manual"):
+    name, cfg, targets, rank, alpha, B, T, seed = case
+    tokens = np.random.default_rng(seed).integers(0, cfg.vocab_size, 4 * (B * T + 1))
+    token_file, out = workdir / f"{name}_tokens.bin", workdir / name
     gpt2_reference.write_tokens(token_file, tokens)
-    flags = train_flags(model, token_file, out, targets, rank, alpha, B, T, 2)
-    harness.run_ok(adjoint, *flags, "--stop-at", 1)
+    flags = train_flags(model, token_file, out, targets, rank, alpha, B, T, 2, backward)
+    first = harness.run_ok(adjoint, *flags, "--stop-at", 1)
     adapters1, m1, v1 = read_state(out / "state.bin", cfg, targets, rank)
     harness.run_ok(adjoint, *flags, "--resume", out / "state.bin")
     adapters2, m2, v2 = read_state(out / "state.bin", cfg, targets, rank)
+    # A BF16 folder's base stays bf16, any other is fp32: train's model line says which.
+    bf16_said = "frozen matrices in bf16" in first.stdout
+    wrong_storage = [f"{name}: train's output {'does not say' if not bf16_said else 'says'} the base is bf16"] \
+        if bf16_said != Path(model).is_dir() else []
 
     loss, grads = reference_step(cfg, params, tokens, targets, rank, alpha, B, T, adapters1, 1)
     ours = {k: (m2[k] - BETA1 * m1[k]) / (1 - BETA1) for k in m2}
@@ -167,6 +255,7 @@ def check_case(adjoint, workdir, case):
     def tolerance(what):
         return cases.LOSS_TOL if what == "loss" else ADAMW_TOL if what.startswith("adamw") else cases.GRAD_TOL
     failures = harness.out_of_tolerance(name, errors, tolerance) + [f"{name}: {k} is vacuous" for k in vacuous]
+    failures += wrong_storage
     return failures, [name, f"{errors['loss']:.1e}", f"{max(v for k, v in errors.items() if k.startswith('d')):.1e}",
                       f"{max(v for k, v in errors.items() if k.startswith('adamw')):.1e}"]
 
@@ -226,21 +315,22 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
               (["--lora-rank", 17, "--lora-targets", "q,k"], 1,
                "adjoint: error: --lora-rank 17 exceeds target k's smaller side min(48, 16)"),
               (["--lora-rank", 2, "--engine", "tensor"], 1, "adjoint: error: --lora-rank needs --engine arrays"),
-              (["--lora-alpha", 4], 1, "adjoint: error: --lora-alpha and --lora-targets need --lora-rank")]
-    if "generated" in harness.run(adjoint, "train", "--help").stdout:
-        cases_.append((["--lora-rank", 2, "--backward", "generated"], 1,
-                       "adjoint: error: --lora-rank needs --backward manual"))
+              (["--lora-alpha", 4], 1, "adjoint: error: --lora-alpha, --lora-targets and --lora-fp32-base need --lora-rank")]
     failures = []
     for extra, status, line in cases_:
         result = harness.run(adjoint, *base, *extra)
         lines = [l for l in result.stderr.splitlines() if "GEMM kernel" not in l]
         if result.returncode != status or lines != [line] or out.exists():
             failures.append(f"bad setting {extra}: exit {result.returncode}, stderr {result.stderr!r}")
-    result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
-                         "--lora-rank", 2, "--lora-targets", "qkv,o")
-    if result.returncode != 1 or "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj" not in result.stderr or \
-            out.exists():
-        failures.append(f"GPT-2 base: exit {result.returncode}, stderr {result.stderr!r}")
+    gpt2_cases = [(["--lora-targets", "qkv,o"], "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj")]
+    if "generated" in harness.run(adjoint, "train", "--help").stdout:
+        gpt2_cases.append((["--backward", "generated"],
+                           "--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)"))
+    for extra, message in gpt2_cases:
+        result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
+                             "--lora-rank", 2, *extra)
+        if result.returncode != 1 or message not in result.stderr or out.exists():
+            failures.append(f"GPT-2 base {extra}: exit {result.returncode}, stderr {result.stderr!r}")
     return failures
 
 
@@ -279,15 +369,25 @@ def main():
         for case in CASES:
             case_failures, row = check_case(adjoint, workdir, case)
             failures += case_failures
-            rows.append(row)
+            rows.append(row + ["-"])
             failures += check_merge(adjoint, workdir, case)
+        if "generated" in harness.run(adjoint, "train", "--help").stdout:
+            for case in CASES[:2]:
+                case_failures, row = check_generated(adjoint, workdir, case)
+                failures += case_failures
+                rows.append(row)
+        for case, backward in zip(BF16_CASES, ("manual", "generated")):
+            case_failures, row = check_bf16_case(adjoint, workdir, case, backward)
+            failures += case_failures
+            rows.append(row)
+        failures += check_bf16_bad_values(adjoint, workdir)
         model, token_file = workdir / f"{CASES[0][0]}.bin", workdir / f"{CASES[0][0]}_tokens.bin"
         failures += check_resume(adjoint, workdir, model, token_file)
         failures += check_bad_settings(adjoint, workdir, model, token_file, "d2")
         failures += check_bad_files(adjoint, workdir)
     print(f"relative error of `adjoint train --lora-rank` vs PyTorch fp64; tolerance: loss {cases.LOSS_TOL}, "
           f"gradients {cases.GRAD_TOL}, AdamW step {ADAMW_TOL}")
-    harness.print_table(["case", "loss", "worst gradient", "worst AdamW"], rows)
+    harness.print_table(["case", "loss", "worst gradient", "worst AdamW", "bf16 vs fp32 base"], rows)
     harness.exit_status(failures)
 
 

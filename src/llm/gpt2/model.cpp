@@ -160,7 +160,7 @@ std::size_t GPT2::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-GPT2::GPT2(const GPT2Config& config) : ArenaModel(total_parameters(config)), config_(config) {
+GPT2::GPT2(const GPT2Config& config) : ArenaModel(total_parameters(config), false), config_(config) {
   params_ = parameter_views(params_memory_.data(), config);
   grads_ = parameter_views(grads_memory_.data(), config);
 }

@@ -67,6 +67,13 @@ inline void llama_loss_reverse(const LlamaParameters& p, LlamaActivations& a, co
                                LlamaParameters* d_p, LlamaActivations* d_a, inactive d_rope_cos, inactive d_rope_sin,
                                inactive d_lora, inactive d_eps);
 
+// LoRA's: the activations only (the request "a"), so the base's weights are inactive.
+inline void llama_loss_reverse(const LlamaParameters& p, LlamaActivations& a, const int* inputs, const int* targets,
+                               const float* rope_cos, const float* rope_sin, const LoraAdapters* lora, int B, int T,
+                               int C, int NH, int NKV, int H, int L, int V, float eps, float d_loss, inactive d_p,
+                               LlamaActivations* d_a, inactive d_rope_cos, inactive d_rope_sin, inactive d_lora,
+                               inactive d_eps);
+
 float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
                                        const int* targets, const float* rope_cos, const float* rope_sin, int B, int T,
                                        int C, int NH, int NKV, int H, int L, int V, float eps, LlamaParameters& d_p,
@@ -79,11 +86,26 @@ float llama_generated_forward_backward(const LlamaParameters& p, LlamaActivation
   return loss;
 }
 
+float llama_lora_generated_forward_backward(const LlamaParameters& p, LlamaActivations& a, const int* inputs,
+                                            const int* targets, const float* rope_cos, const float* rope_sin,
+                                            const LoraAdapters& lora, int B, int T, int C, int NH, int NKV, int H,
+                                            int L, int V, float eps, LlamaActivations& d_a, std::size_t* tape_bytes) {
+  const float loss =
+      llama_loss_forward(p, a, inputs, targets, rope_cos, rope_sin, &lora, B, T, C, NH, NKV, H, L, V, eps);
+  *tape_bytes = thread_tape_bytes();
+  llama_loss_reverse(p, a, inputs, targets, rope_cos, rope_sin, &lora, B, T, C, NH, NKV, H, L, V, eps, 1.0f, inactive{},
+                     &d_a, inactive{}, inactive{}, inactive{}, inactive{});
+  return loss;
+}
+
 }  // namespace adjoint
 
 // The request that makes adjc generate llama_loss's sweeps (at global scope: adjc declares the
 // generated functions where the request stands). Returns the generated source, for people.
 static const char* llama_loss_gradient_source() { return adjoint::gradient(adjoint::llama_loss, "p, a").source(); }
+// LoRA's request: the weights inactive, so their pullbacks get no weight adjoint and run no dW GEMM.
+static const char* llama_lora_gradient_source() { return adjoint::gradient(adjoint::llama_loss, "a").source(); }
 
 const char* adjoint::llama_generated_backward_source() { return llama_loss_gradient_source(); }
+const char* adjoint::llama_lora_generated_backward_source() { return llama_lora_gradient_source(); }
 #endif

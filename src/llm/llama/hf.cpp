@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "../hf_folder.hpp"
+#include "adjoint/bf16.hpp"
 #include "adjoint/llama.hpp"
 
 namespace adjoint {
@@ -156,11 +157,21 @@ bool ignorable(const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config) {
+std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16) {
   const LlamaConfig c = llama_config(config);
-  const HfWeights weights(dir);  // every file checked before the model's memory is allocated
-  auto model = std::make_unique<Llama>(c);
-  weights.load(hf_table(c, model->params_memory()), ignorable);
+  // Every file is checked before the model's memory is allocated.
+  const auto weights = std::make_shared<const HfWeights>(dir);
+  if (!frozen_bf16 || !weights->matrices_are_bf16()) {
+    auto model = std::make_unique<Llama>(c);
+    weights->load(hf_table(c, model->params_memory()), ignorable);
+    return model;
+  }
+  // The mapped files live as long as the stand-ins; q, k and v are copied into one qkvw block.
+  auto model = std::make_unique<Llama>(c, /*frozen_bf16=*/true);
+  auto stand_ins = std::make_unique<Bf16Parameters>(weights);
+  stand_ins->copy(model->params().qkvw, parameter_sizes(c)[kLlamaQkvw]);
+  weights->load(hf_table(c, model->params_memory()), ignorable, stand_ins.get());
+  model->keep_bf16_parameters(std::move(stand_ins));
   return model;
 }
 

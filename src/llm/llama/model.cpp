@@ -228,10 +228,18 @@ std::size_t Llama::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-Llama::Llama(const LlamaConfig& config)
-    : ArenaModel(total_parameters(config)), config_(config), hidden_(llama_hidden_size(config)) {
+Llama::Llama(const LlamaConfig& config, bool frozen_bf16)
+    : ArenaModel(total_parameters(config), frozen_bf16), config_(config), hidden_(llama_hidden_size(config)) {
   params_ = parameter_views(params_memory_.data(), config);
-  grads_ = parameter_views(grads_memory_.data(), config);
+  if (!frozen_bf16) {
+    grads_ = parameter_views(grads_memory_.data(), config);
+    return;
+  }
+  // The RMSNorm gains stay fp32; every matrix is the bf16 stand-ins' to provide.
+  const auto sizes = parameter_sizes(config);
+  params_memory_.make_usable(params_.ln1w, sizes[kLlamaLn1w]);
+  params_memory_.make_usable(params_.ln2w, sizes[kLlamaLn2w]);
+  params_memory_.make_usable(params_.lnfw, sizes[kLlamaLnfw]);
 }
 
 void Llama::init_random(std::uint64_t seed) {
@@ -278,6 +286,11 @@ float Llama::run_forward(const int* inputs, const int* targets, int B, int T) {
 float Llama::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
   const LlamaConfig& c = config_;
+  if (adapters()) {
+    return llama_lora_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), *adapters(),
+                                                 B, T, c.channels, c.num_heads, c.num_kv_heads, hidden_, c.num_layers,
+                                                 c.vocab_size, c.norm_eps, dacts_, tape_bytes);
+  }
   return llama_generated_forward_backward(params_, acts_, inputs, targets, rope_cos(), rope_sin(), B, T, c.channels,
                                           c.num_heads, c.num_kv_heads, hidden_, c.num_layers, c.vocab_size, c.norm_eps,
                                           grads_, dacts_, tape_bytes);
@@ -289,6 +302,7 @@ float Llama::run_generated(const int* inputs, const int* targets, int B, int T, 
 
 #ifndef ADJOINT_HAVE_GENERATED_BACKWARD
 const char* llama_generated_backward_source() { return ""; }
+const char* llama_lora_generated_backward_source() { return ""; }
 #endif
 
 void Llama::run_backward(const int* inputs, const int* targets, int B, int T) {
