@@ -6,23 +6,6 @@
 
 namespace adjoint::kernels {
 
-template <typename F>
-void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, int T, int C) {
-#pragma omp parallel for collapse(2)
-  for (int b = 0; b < B; b++) {
-    for (int t = 0; t < T; t++) {
-      F* out_bt = out + ((std::size_t)b * T + t) * C;
-      const F* wte_row = wte + (std::size_t)inp[b * T + t] * C;
-      if (!wpe) {
-        for (int c = 0; c < C; c++) out_bt[c] = wte_row[c];
-        continue;
-      }
-      const F* wpe_row = wpe + (std::size_t)t * C;
-      for (int c = 0; c < C; c++) out_bt[c] = wte_row[c] + wpe_row[c];
-    }
-  }
-}
-
 // Tokens repeat, so rows of dwte are shared between positions: each thread owns a range of
 // channels instead of a range of positions, which needs no atomics and stays deterministic.
 template <typename F>
