@@ -14,10 +14,11 @@
 
 namespace adjoint::kernels {
 
-// The forward kernels defined in this header (encoder, layernorm, attention, RMSNorm, RoPE,
-// SwiGLU, GELU, the residual add, softmax + cross-entropy) are the loops adjc differentiates for
-// the generated backward (src/llm/gpt2/forward.cpp, src/llm/llama/forward.cpp); the others are
-// defined in src/kernels.
+// The models' forward kernels other than the matmuls are defined here, so that adjc sees their
+// loops from src/llm/gpt2/forward.cpp and src/llm/llama/forward.cpp: the generated backward derives
+// the reverse of the encoder, layernorm, RMSNorm, RoPE, SwiGLU, GELU and the residual add from them
+// (attention and softmax + cross-entropy still take their hand-written backward there). The
+// backward kernels and the matmuls are defined in src/kernels.
 
 // out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
 template <typename F>
@@ -172,9 +173,6 @@ void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH
   grouped_attention_forward(out, att, qkv, B, T, NH, NH, C / NH);
 }
 
-// RMSNorm, RoPE and SwiGLU, like GELU below, are defined here: the generated Llama backward
-// (src/llm/llama/forward.cpp) is derived by adjc from these loops.
-
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
 template <typename F>
 void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int C, float eps) {
@@ -225,8 +223,6 @@ void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N) {
 template <typename F>
 void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 
-// GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
-// backward (src/llm/gpt2/forward.cpp) is derived by adjc from these loops, so it needs their bodies.
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCube = 0.044715;
 
