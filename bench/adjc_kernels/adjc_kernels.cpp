@@ -1,10 +1,9 @@
 // adjc_kernels: the backward passes adjc generates for GELU, layernorm, softmax and
 // cross-entropy written as plain loops, against hand-written (llm.c-style) backwards of the same
-// kernels, and for the models' own kernels whose reverse the generated backward takes from adjc
-// (adjoint/kernels.hpp: "model ..." rows) against their hand-written backward in src/kernels. Both
-// sides run forward + backward; the table reports medians over repetitions, the ratio adjc /
-// hand-written, and the tape bytes adjc's forward sweep leaves for its reverse sweep. The times are
-// this thread's: run with OMP_NUM_THREADS=1 for the models' (OpenMP) kernels.
+// kernels, and (model_kernels.cpp, the "model" rows) for the models' own kernels whose reverse the
+// generated backward takes from adjc against their hand-written backward. Both sides run forward +
+// backward; the table reports medians over repetitions, the ratio adjc / hand-written, and the
+// tape bytes adjc's forward sweep leaves for its reverse sweep.
 #include <adjoint/ad.hpp>
 
 #include <algorithm>
@@ -16,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "adjoint/kernels.hpp"
+#include "timing.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // Kernels as plain loops (what adjc differentiates)
@@ -100,14 +99,6 @@ inline void layernorm_forward_reverse(float*, float*, float*, const float*, cons
 inline void softmax_forward_reverse(float*, const float*, int, int, float*, float*);
 inline void softmax_inplace_forward_reverse(float*, const float*, int, int, float*, float*);
 inline void crossentropy_forward_reverse(const float*, const int*, int, int, float, float*);
-namespace adjoint::kernels {
-inline void layernorm_forward_forward(float*, float*, float*, const float*, const float*, const float*, int, int);
-inline void layernorm_forward_reverse(float*, float*, float*, const float*, const float*, const float*, int, int,
-                                      float*, float*, float*, float*, float*, float*);
-inline void encoder_forward_forward(float*, const int*, const float*, const float*, int, int, int);
-inline void encoder_forward_reverse(float*, const int*, const float*, const float*, int, int, int, float*, float*,
-                                    float*);
-}  // namespace adjoint::kernels
 
 // ---------------------------------------------------------------------------------------------
 // Hand-written backwards (llm.c's formulas)
@@ -165,154 +156,8 @@ void crossentropy_backward(float* dprobs, const float* probs, const int* targets
   for (int bt = 0; bt < BT; bt++) dprobs[bt * V + targets[bt]] += -dloss / BT / probs[bt * V + targets[bt]];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Timing
-
-// This thread's CPU time: on the shared machine, time spent descheduled is not the kernels'.
-double cpu_ms() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-struct Timing {
-  double hand_ms, adjc_ms;              // medians
-  double ratio, ratio_low, ratio_high;  // median and quartiles of the per-repetition adjc / hand
-};
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::size_t(q * double(v.size() - 1) + 0.5)];
-}
-
-// Runs hand-written and adjc side by side, alternating which goes first, so that the machine's
-// drift (a shared VM) affects both alike; the ratio is taken per repetition.
-Timing compare(const std::function<void()>& prepare_hand, const std::function<void()>& run_hand,
-               const std::function<void()>& prepare_adjc, const std::function<void()>& run_adjc, int reps) {
-  std::vector<double> hand, adjc, ratio;
-  auto time = [](const std::function<void()>& prepare, const std::function<void()>& run) {
-    prepare();
-    double t0 = cpu_ms();
-    run();
-    return cpu_ms() - t0;
-  };
-  for (int r = 0; r < reps; r++) {
-    double h, a;
-    if (r % 2 == 0) {
-      h = time(prepare_hand, run_hand);
-      a = time(prepare_adjc, run_adjc);
-    } else {
-      a = time(prepare_adjc, run_adjc);
-      h = time(prepare_hand, run_hand);
-    }
-    hand.push_back(h);
-    adjc.push_back(a);
-    ratio.push_back(a / h);
-  }
-  return {quantile(hand, 0.5), quantile(adjc, 0.5), quantile(ratio, 0.5), quantile(ratio, 0.25),
-          quantile(ratio, 0.75)};
-}
-
-std::vector<float> random_vector(std::size_t n, float lo, float hi, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
-
-void zero(std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); }
-
-void row(const char* kernel, const char* shape, const Timing& t, std::size_t tape, double max_diff) {
-  std::printf("| %-13s | %-16s | %9.3f | %9.3f | %5.2fx [%4.2f-%4.2f] | %10zu | %9.2e |\n", kernel, shape, t.hand_ms,
-              t.adjc_ms, t.ratio, t.ratio_low, t.ratio_high, tape, max_diff);
-}
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); i++) m = std::max(m, double(std::fabs(a[i] - b[i])));
-  return m;
-}
-
-// The models' kernels (adjoint/kernels.hpp) at gpt2-124M's width, B=4 T=64 (adjoint bench's
-// first shape): adjc's reverse against the hand-written backward of src/kernels.
-void model_kernel_rows(int reps, std::mt19937& rng) {
-  namespace k = adjoint::kernels;
-  const int B = 4, T = 64, C = 768, V = 50257, N = B * T;
-  {  // layernorm
-    auto inp = random_vector(N * C, -2, 2, rng), weight = random_vector(C, 0.5, 1.5, rng),
-         bias = random_vector(C, -0.5, 0.5, rng), seed = random_vector(N * C, -1, 1, rng);
-    std::vector<float> out(N * C), mean(N), rstd(N), dout(N * C), dmean(N), drstd(N);
-    std::vector<float> dinp_h(N * C), dw_h(C), db_h(C), dinp_a(N * C), dw_a(C), db_a(C);
-    auto g = adjoint::gradient(k::layernorm_forward<float>);
-    auto prepare = [&] {
-      zero(dinp_a);
-      zero(dw_a);
-      zero(db_a);
-      zero(dmean);
-      zero(drstd);
-      dout = seed;
-    };
-    Timing t = compare(
-        [&] {
-          zero(dinp_h);
-          zero(dw_h);
-          zero(db_h);
-        },
-        [&] {
-          k::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), N, C);
-          k::layernorm_backward(dinp_h.data(), dw_h.data(), db_h.data(), seed.data(), inp.data(), weight.data(),
-                                mean.data(), rstd.data(), N, C);
-        },
-        prepare,
-        [&] {
-          g.execute(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), N, C, dout.data(),
-                    dmean.data(), drstd.data(), dinp_a.data(), dw_a.data(), db_a.data());
-        },
-        reps);
-    prepare();
-    k::layernorm_forward_forward(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), N, C);
-    std::size_t tape = adjoint::thread_tape_bytes();
-    k::layernorm_forward_reverse(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(), bias.data(), N, C,
-                                 dout.data(), dmean.data(), drstd.data(), dinp_a.data(), dw_a.data(), db_a.data());
-    double diff = std::max({max_abs_diff(dinp_h, dinp_a), max_abs_diff(dw_h, dw_a), max_abs_diff(db_h, db_a)});
-    row("model lnorm", "N=256 C=768", t, tape, diff);
-  }
-  {  // encoder: token + position embedding
-    auto wte = random_vector(std::size_t(V) * C, -1, 1, rng), wpe = random_vector(T * C, -1, 1, rng),
-         seed = random_vector(N * C, -1, 1, rng);
-    std::vector<int> tokens(N);
-    for (auto& token : tokens) token = int(rng() % 512);  // repeated tokens share rows of dwte
-    std::vector<float> out(N * C), dout(N * C), dwte_h(wte.size()), dwpe_h(wpe.size()), dwte_a(wte.size()),
-        dwpe_a(wpe.size());
-    auto g = adjoint::gradient(k::encoder_forward<float>, "out, wte, wpe");
-    auto prepare = [&] {
-      std::fill_n(dwte_a.begin(), 512 * C, 0.0f);
-      zero(dwpe_a);
-      dout = seed;
-    };
-    Timing t = compare(
-        [&] {
-          std::fill_n(dwte_h.begin(), 512 * C, 0.0f);
-          zero(dwpe_h);
-        },
-        [&] {
-          k::encoder_forward(out.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
-          k::encoder_backward(dwte_h.data(), dwpe_h.data(), seed.data(), tokens.data(), B, T, C);
-        },
-        prepare,
-        [&] {
-          g.execute(out.data(), tokens.data(), wte.data(), wpe.data(), B, T, C, dout.data(), dwte_a.data(),
-                    dwpe_a.data());
-        },
-        reps);
-    prepare();
-    k::encoder_forward_forward(out.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
-    std::size_t tape = adjoint::thread_tape_bytes();
-    k::encoder_forward_reverse(out.data(), tokens.data(), wte.data(), wpe.data(), B, T, C, dout.data(), dwte_a.data(),
-                               dwpe_a.data());
-    row("model encoder", "N=256 C=768", t, tape, std::max(max_abs_diff(dwte_h, dwte_a), max_abs_diff(dwpe_h, dwpe_a)));
-  }
-}
+// Rows for the models' kernels (model_kernels.cpp).
+void model_kernel_rows(int reps, std::mt19937& rng);
 
 int main(int argc, char** argv) {
   int reps = argc > 1 ? std::atoi(argv[1]) : 21;
