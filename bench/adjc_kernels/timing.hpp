@@ -28,7 +28,7 @@ inline double quantile(std::vector<double> v, double q) {
 // Runs hand-written and adjc side by side, alternating which goes first, so that the machine's
 // drift (a shared VM) affects both alike; the ratio is taken per repetition.
 inline Timing compare(const std::function<void()>& prepare_hand, const std::function<void()>& run_hand,
-               const std::function<void()>& prepare_adjc, const std::function<void()>& run_adjc, int reps) {
+                      const std::function<void()>& prepare_adjc, const std::function<void()>& run_adjc, int reps) {
   std::vector<double> hand, adjc, ratio;
   auto time = [](const std::function<void()>& prepare, const std::function<void()>& run) {
     prepare();
@@ -49,8 +49,7 @@ inline Timing compare(const std::function<void()>& prepare_hand, const std::func
     adjc.push_back(a);
     ratio.push_back(a / h);
   }
-  return {quantile(hand, 0.5), quantile(adjc, 0.5), quantile(ratio, 0.5), quantile(ratio, 0.25),
-          quantile(ratio, 0.75)};
+  return {quantile(hand, 0.5), quantile(adjc, 0.5), quantile(ratio, 0.5), quantile(ratio, 0.25), quantile(ratio, 0.75)};
 }
 
 inline std::vector<float> random_vector(std::size_t n, float lo, float hi, std::mt19937& rng) {
