@@ -66,6 +66,9 @@ struct HfTensor {
   float* ours;
   HfLayout layout = HfLayout::same;
   int heads = 0;  // rope_permuted: the heads its rows hold
+  // Read row by row by the embedding lookup, a loop adjc differentiates: fp32 also in a frozen
+  // bf16 base, where only the GEMMs' operands stay bf16.
+  bool looked_up = false;
 };
 
 // The tensors of a folder: model.safetensors, or the shards model.safetensors.index.json lists.
