@@ -260,6 +260,9 @@ void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const
       // Whatever the layout, the tensor fills view.elements floats from t.ours.
       const float* bad = std::find_if(t.ours, t.ours + view.elements, [](float v) { return !std::isfinite(v); });
       if (bad != t.ours + view.elements) throw not_finite(*bad);
+      // Never read again: the fp32 copy replaces it (the files stay mapped while loading, and
+      // for as long as bf16 stand-ins point into them).
+      release_mapped_pages(view.data, view.elements * (view.dtype == TensorDtype::f32 ? 4 : 2));
     }
     used.insert(t.name);
   }
