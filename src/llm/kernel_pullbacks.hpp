@@ -52,9 +52,10 @@ inline void clear_consumed(const float* out, float* d_out, std::size_t count) {
   if (d_out != out) clear(d_out, count);
 }
 
+// A request that leaves the embeddings inactive (LoRA's, "a") passes null d_wte and d_wpe.
 inline void encoder_forward_pullback(float*, const int* inp, const float*, const float*, int B, int T, int C,
                                      float* d_out, float* d_wte, float* d_wpe) {
-  encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
+  if (d_wte) encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
   clear(d_out, (std::size_t)B * T * C);
 }
 
