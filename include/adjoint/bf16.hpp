@@ -1,8 +1,8 @@
 // Frozen weights kept in bf16 with fp32 compute. A model whose base is frozen (LoRA) and stored as
 // bf16 keeps its fp32 parameter views (the forward's pointer arithmetic is unchanged), but the
 // address range of each bf16 matrix is registered with the bf16 values that stand for it: gemm()
-// and the embedding lookup see a registered pointer and convert the operand, a bounded panel at a
-// time, into fp32 scratch (reused). bf16 -> fp32 is exact, so results equal those of the
+// sees a registered pointer and converts the operand, a bounded panel at a time, into fp32 scratch
+// (reused). The embedding, read by row lookups adjc differentiates, stays fp32. bf16 -> fp32 is exact, so results equal those of the
 // fp32-converted base up to the order GEMM sums in. A read of such a matrix through any other path
 // faults (the arena's pages there are not mapped). See docs/finetuning.md.
 #pragma once

@@ -131,10 +131,10 @@ const char* gpt2_lora_generated_backward_source();
 // generated backward adjc's.
 class GPT2 : public ArenaModel {
  public:
-  // With frozen_bf16, a frozen base whose matrices are bf16 (adjoint/bf16.hpp): wte and the four
-  // projection weights are the stand-ins' to provide (the caller hands them to
-  // keep_bf16_parameters); the rest (wpe, biases, layernorm parameters) is in the fp32 arena, zero
-  // for the caller to fill; there are no gradients (it trains only adapters).
+  // With frozen_bf16, a frozen base whose matrices are bf16 (adjoint/bf16.hpp): the four
+  // projection weights per layer are the stand-ins' to provide (the caller hands them to
+  // keep_bf16_parameters); the rest (the embeddings, biases, layernorm parameters) is in the fp32
+  // arena, zero for the caller to fill; there are no gradients (it trains only adapters).
   explicit GPT2(const GPT2Config& config, bool frozen_bf16 = false);
 
   const GPT2Config& config() const { return config_; }

@@ -7,34 +7,78 @@
 // it as it consumes them). Each kernel is instantiated for float (training) and double
 // (finite-difference tests); all are deterministic for a fixed thread count.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace adjoint::kernels {
+
+// The models' forward kernels other than the matmuls are defined here, so that adjc sees their
+// loops from src/llm/gpt2/forward.cpp and src/llm/llama/forward.cpp: the generated backward derives
+// the reverse of the encoder, layernorm, RMSNorm, RoPE, SwiGLU, GELU and the residual add from them
+// (attention and softmax + cross-entropy still take their hand-written backward there). The
+// backward kernels and the matmuls are defined in src/kernels.
+
+// out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
+template <typename F>
+void embedding_forward(F* out, const int* inp, const F* wte, int B, int T, int C) {
+  // Parallel over channels: in adjc's reverse each thread then owns its channels of wte's adjoint,
+  // whose rows repeated tokens share, so it needs no atomics and stays deterministic.
+#pragma omp parallel for
+  for (int c = 0; c < C; c++)
+    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] = wte[(std::size_t)inp[bt] * C + c];
+}
+
+// out (B,T,C) += wpe[t] (maxT,C): the position embedding, parallel over channels as above.
+template <typename F>
+void add_position_embedding(F* out, const F* wpe, int B, int T, int C) {
+#pragma omp parallel for
+  for (int c = 0; c < C; c++)
+    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] += wpe[(std::size_t)(bt % T) * C + c];
+}
 
 // out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C); wpe (and dwpe) may be null: no position
 // embedding (Llama).
 template <typename F>
-void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, int T, int C);
+void encoder_forward(F* out, const int* inp, const F* wte, const F* wpe, int B, int T, int C) {
+  embedding_forward(out, inp, wte, B, T, C);
+  if (wpe) add_position_embedding(out, wpe, B, T, C);
+}
 template <typename F>
 void encoder_backward(F* dwte, F* dwpe, const F* dout, const int* inp, int B, int T, int C);
 
 // out (N,C) = (inp - mean) * rstd * weight (C) + bias (C); mean, rstd (N) are kept for backward.
 template <typename F>
-void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
-                       int N, int C);
+void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int N, int C) {
+  const F eps = 1e-5;
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    const F* x = inp + (std::size_t)i * C;
+    // Plain sums, so adjc's reverse runs their loops again rather than taping them per row.
+    F sum = 0;
+    for (int c = 0; c < C; c++) sum += x[c];
+    const F m = sum / C;
+    F sum_squares = 0;
+    for (int c = 0; c < C; c++) sum_squares += (x[c] - m) * (x[c] - m);
+    const F s = 1 / std::sqrt(sum_squares / C + eps);
+    F* y = out + (std::size_t)i * C;
+    for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * weight[c] + bias[c];
+    mean[i] = m;
+    rstd[i] = s;
+  }
+}
 // dweight and dbias may both be null (frozen).
 template <typename F>
-void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                        const F* weight, const F* mean, const F* rstd, int N, int C);
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, const F* mean,
+                        const F* rstd, int N, int C);
 
 // out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias (OC); bias may be null.
 template <typename F>
 void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int N, int C, int OC);
 // dbias may be null.
 template <typename F>
-void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                     const F* weight, int N, int C, int OC);
+void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int N, int C, int OC);
 
 // Causal self-attention. qkv (B,T,3C) holds q, k, v side by side; out (B,T,C);
 // att (B,NH,T,T) keeps the softmax probabilities (zero above the diagonal) for backward.
@@ -42,8 +86,7 @@ template <typename F>
 void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH);
 // dqkv (B,T,3C) accumulates; scratch holds B*NH*T elements.
 template <typename F>
-void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B,
-                        int T, int C, int NH);
+void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B, int T, int C, int NH);
 // One new query against a cache of the positions so far, for sampling with a KV cache:
 // qkv_cache (T,3C) holds rows 0..t (row t is the new position); out (C); att_row scratch (T).
 template <typename F>
@@ -68,8 +111,67 @@ template <typename F>
 void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* kv_cache, int t, int NH, int NKV,
                                       int hs);
 
-// RMSNorm, RoPE and SwiGLU, like GELU below, are defined here: the generated Llama backward
-// (src/llm/llama/forward.cpp) is derived by adjc from these loops.
+// Attention of one query q (hs) at position t over the keys and values of positions 0..t: key
+// and value of position t2 at k0 + t2·stride and v0 + t2·stride. Writes out_h (hs) and the
+// probabilities att_row (T, zero after t).
+template <typename F>
+void attend_one_query(F* out_h, F* att_row, const F* q, const F* k0, const F* v0, std::size_t stride, int t, int T,
+                      int hs) {
+  const F scale = 1 / std::sqrt(F(hs));
+  F maxval = std::numeric_limits<F>::lowest();
+  for (int t2 = 0; t2 <= t; t2++) {
+    const F* k = k0 + t2 * stride;
+    F dot = 0;
+    for (int i = 0; i < hs; i++) dot += q[i] * k[i];
+    dot *= scale;
+    att_row[t2] = dot;
+    maxval = std::max(maxval, dot);
+  }
+  F sum = 0;
+  for (int t2 = 0; t2 <= t; t2++) {
+    att_row[t2] = std::exp(att_row[t2] - maxval);
+    sum += att_row[t2];
+  }
+  const F inv_sum = 1 / sum;
+  for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
+  for (int t2 = t + 1; t2 < T; t2++) att_row[t2] = 0;
+
+  for (int i = 0; i < hs; i++) out_h[i] = 0;
+  for (int t2 = 0; t2 <= t; t2++) {
+    const F* v = v0 + t2 * stride;
+    const F p = att_row[t2];
+    for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
+  }
+}
+
+// Query head h of position t in packed qkv rows (stride (NH + 2·NKV)·hs): query head h at h·hs,
+// key head g = h / (NH/NKV) at (NH + g)·hs, value head g at (NH + NKV + g)·hs.
+template <typename F>
+void attend_packed(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH, int NKV, int hs, int h) {
+  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs;
+  const int g = h / (NH / NKV);
+  attend_one_query(out_h, att_row, qkv_b + t * stride + h * hs, qkv_b + (NH + g) * hs, qkv_b + (NH + NKV + g) * hs,
+                   stride, t, T, hs);
+}
+
+template <typename F>
+void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs) {
+  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs, C = (std::size_t)NH * hs;
+#pragma omp parallel for collapse(3)
+  for (int b = 0; b < B; b++)
+    for (int h = 0; h < NH; h++)
+      for (int t = 0; t < T; t++) {
+        const F* qkv_b = qkv + (std::size_t)b * T * stride;
+        F* out_h = out + ((std::size_t)b * T + t) * C + h * hs;
+        F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
+        attend_packed(out_h, att_row, qkv_b, t, T, NH, NKV, hs, h);
+      }
+}
+
+template <typename F>
+void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH) {
+  grouped_attention_forward(out, att, qkv, B, T, NH, NH, C / NH);
+}
 
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
 template <typename F>
@@ -85,8 +187,7 @@ void rmsnorm_forward(F* out, F* rstd, const F* inp, const F* weight, int N, int 
 }
 // dweight may be null (a frozen gain).
 template <typename F>
-void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N,
-                      int C);
+void rmsnorm_backward(F* dinp, F* dweight, const F* dout, const F* inp, const F* weight, const F* rstd, int N, int C);
 
 // Rotary position embedding, Meta's pairing: in each of the first rotated_heads heads of a row,
 // channels (2i, 2i+1) are rotated by angle t·freq_i, cos/sin (T, hs/2) holding cos and sin of it
@@ -122,8 +223,6 @@ void swiglu_forward(F* out, const F* gate, const F* up, std::size_t N) {
 template <typename F>
 void swiglu_backward(F* dgate, F* dup, const F* dout, const F* gate, const F* up, std::size_t N);
 
-// GELU and the residual add are defined here rather than in pointwise.cpp: the generated GPT-2
-// backward (src/llm/gpt2/forward.cpp) is derived by adjc from these loops, so it needs their bodies.
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCube = 0.044715;
 
@@ -173,12 +272,32 @@ F mean_loss(const F* losses, const int* targets, int N) {
 // probs (N,Vp) may alias logits (N,Vp); padded columns get probability 0. losses (N), 0 where the
 // target is no_target.
 template <typename F>
-void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N,
-                                  int V, int Vp);
+void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N, int V, int Vp) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    const F* z = logits + (std::size_t)i * Vp;
+    F* p = probs + (std::size_t)i * Vp;
+    F maxval = std::numeric_limits<F>::lowest();
+    for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
+    // Read before the loop below, which may overwrite logits in place.
+    const int target = targets[i];
+    const F target_logit = target != no_target ? z[target] : F(0);
+    F sum = 0;
+    for (int v = 0; v < V; v++) {
+      p[v] = std::exp(z[v] - maxval);
+      sum += p[v];
+    }
+    const F inv_sum = 1 / sum;
+    for (int v = 0; v < V; v++) p[v] *= inv_sum;
+    for (int v = V; v < Vp; v++) p[v] = 0;
+    // -log p[target] from the logit, accurate even where the probability underflows.
+    losses[i] = target != no_target ? std::log(sum) + maxval - target_logit : F(0);
+  }
+}
 // dlogits (N,Vp) is overwritten and may alias probs; dlosses (N) is the loss's adjoint. Rows whose
 // target is no_target get 0.
 template <typename F>
-void softmax_crossentropy_backward(F* dlogits, const F* probs, const int* targets,
-                                   const F* dlosses, int N, int V, int Vp);
+void softmax_crossentropy_backward(F* dlogits, const F* probs, const int* targets, const F* dlosses, int N, int V,
+                                   int Vp);
 
 }  // namespace adjoint::kernels

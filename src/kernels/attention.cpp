@@ -7,67 +7,6 @@
 #include "adjoint/kernels.hpp"
 
 namespace adjoint::kernels {
-namespace {
-
-// Attention of one query q (hs) at position t over the keys and values of positions 0..t: key
-// and value of position t2 at k0 + t2·stride and v0 + t2·stride. Writes out_h (hs) and the
-// probabilities att_row (T, zero after t).
-template <typename F>
-void attend_one_query(F* out_h, F* att_row, const F* q, const F* k0, const F* v0, std::size_t stride, int t, int T,
-                      int hs) {
-  const F scale = 1 / std::sqrt(F(hs));
-  F maxval = std::numeric_limits<F>::lowest();
-  for (int t2 = 0; t2 <= t; t2++) {
-    const F* k = k0 + t2 * stride;
-    F dot = 0;
-    for (int i = 0; i < hs; i++) dot += q[i] * k[i];
-    dot *= scale;
-    att_row[t2] = dot;
-    maxval = std::max(maxval, dot);
-  }
-  F sum = 0;
-  for (int t2 = 0; t2 <= t; t2++) {
-    att_row[t2] = std::exp(att_row[t2] - maxval);
-    sum += att_row[t2];
-  }
-  const F inv_sum = 1 / sum;
-  for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
-  for (int t2 = t + 1; t2 < T; t2++) att_row[t2] = 0;
-
-  for (int i = 0; i < hs; i++) out_h[i] = 0;
-  for (int t2 = 0; t2 <= t; t2++) {
-    const F* v = v0 + t2 * stride;
-    const F p = att_row[t2];
-    for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
-  }
-}
-
-// Query head h of position t in packed qkv rows (stride (NH + 2·NKV)·hs): query head h at h·hs,
-// key head g = h / (NH/NKV) at (NH + g)·hs, value head g at (NH + NKV + g)·hs.
-template <typename F>
-void attend_packed(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH, int NKV, int hs, int h) {
-  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs;
-  const int g = h / (NH / NKV);
-  attend_one_query(out_h, att_row, qkv_b + t * stride + h * hs, qkv_b + (NH + g) * hs, qkv_b + (NH + NKV + g) * hs,
-                   stride, t, T, hs);
-}
-
-}  // namespace
-
-template <typename F>
-void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs) {
-  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs, C = (std::size_t)NH * hs;
-#pragma omp parallel for collapse(3)
-  for (int b = 0; b < B; b++)
-    for (int h = 0; h < NH; h++)
-      for (int t = 0; t < T; t++) {
-        const F* qkv_b = qkv + (std::size_t)b * T * stride;
-        F* out_h = out + ((std::size_t)b * T + t) * C + h * hs;
-        F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
-        attend_packed(out_h, att_row, qkv_b, t, T, NH, NKV, hs, h);
-      }
-}
-
 template <typename F>
 void grouped_attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int NH, int NKV, int hs) {
   for (int h = 0; h < NH; h++) attend_packed(out + h * hs, att_row, qkv_cache, t, t + 1, NH, NKV, hs, h);
@@ -79,8 +18,8 @@ void grouped_attention_forward_cached(F* out, F* att_row, const F* q, const F* k
   const std::size_t stride = 2 * (std::size_t)NKV * hs;
   for (int h = 0; h < NH; h++) {
     const int g = h / (NH / NKV);
-    attend_one_query(out + h * hs, att_row, q + h * hs, kv_cache + g * hs, kv_cache + (NKV + g) * hs, stride, t,
-                     t + 1, hs);
+    attend_one_query(out + h * hs, att_row, q + h * hs, kv_cache + g * hs, kv_cache + (NKV + g) * hs, stride, t, t + 1,
+                     hs);
   }
 }
 
@@ -134,11 +73,6 @@ void grouped_attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv
 }
 
 template <typename F>
-void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH) {
-  grouped_attention_forward(out, att, qkv, B, T, NH, NH, C / NH);
-}
-
-template <typename F>
 void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, int C, int NH) {
   grouped_attention_forward_position(out, att_row, qkv_cache, t, NH, NH, C / NH);
 }
@@ -148,13 +82,13 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
   grouped_attention_backward(dqkv, scratch, dout, qkv, att, B, T, NH, NH, C / NH);
 }
 
-#define ADJOINT_INSTANTIATE(F)                                                                                    \
-  template void grouped_attention_forward<F>(F*, F*, const F*, int, int, int, int, int);                          \
-  template void grouped_attention_forward_position<F>(F*, F*, const F*, int, int, int, int);                      \
-  template void grouped_attention_forward_cached<F>(F*, F*, const F*, const F*, int, int, int, int);             \
-  template void grouped_attention_backward<F>(F*, F*, const F*, const F*, const F*, int, int, int, int, int);     \
-  template void attention_forward<F>(F*, F*, const F*, int, int, int, int);                                       \
-  template void attention_forward_position<F>(F*, F*, const F*, int, int, int);                                   \
+#define ADJOINT_INSTANTIATE(F)                                                                                \
+  template void grouped_attention_forward<F>(F*, F*, const F*, int, int, int, int, int);                      \
+  template void grouped_attention_forward_position<F>(F*, F*, const F*, int, int, int, int);                  \
+  template void grouped_attention_forward_cached<F>(F*, F*, const F*, const F*, int, int, int, int);          \
+  template void grouped_attention_backward<F>(F*, F*, const F*, const F*, const F*, int, int, int, int, int); \
+  template void attention_forward<F>(F*, F*, const F*, int, int, int, int);                                   \
+  template void attention_forward_position<F>(F*, F*, const F*, int, int, int);                               \
   template void attention_backward<F>(F*, F*, const F*, const F*, const F*, int, int, int, int);
 ADJOINT_INSTANTIATE(float)
 ADJOINT_INSTANTIATE(double)

@@ -7,29 +7,8 @@
 namespace adjoint::kernels {
 
 template <typename F>
-void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
-                       int N, int C) {
-  const F eps = 1e-5;
-#pragma omp parallel for
-  for (int i = 0; i < N; i++) {
-    const F* x = inp + (std::size_t)i * C;
-    F m = 0;
-    for (int c = 0; c < C; c++) m += x[c];
-    m /= C;
-    F var = 0;
-    for (int c = 0; c < C; c++) var += (x[c] - m) * (x[c] - m);
-    var /= C;
-    const F s = 1 / std::sqrt(var + eps);
-    F* y = out + (std::size_t)i * C;
-    for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * weight[c] + bias[c];
-    mean[i] = m;
-    rstd[i] = s;
-  }
-}
-
-template <typename F>
-void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                        const F* weight, const F* mean, const F* rstd, int N, int C) {
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, const F* mean,
+                        const F* rstd, int N, int C) {
 #pragma omp parallel
   {
     // Input gradient: rows are independent.
@@ -66,13 +45,12 @@ void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* i
   }
 }
 
-template void layernorm_forward<float>(float*, float*, float*, const float*, const float*,
-                                       const float*, int, int);
-template void layernorm_forward<double>(double*, double*, double*, const double*, const double*,
-                                        const double*, int, int);
-template void layernorm_backward<float>(float*, float*, float*, const float*, const float*,
-                                        const float*, const float*, const float*, int, int);
-template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,
-                                         const double*, const double*, const double*, int, int);
+template void layernorm_forward<float>(float*, float*, float*, const float*, const float*, const float*, int, int);
+template void layernorm_forward<double>(double*, double*, double*, const double*, const double*, const double*, int,
+                                        int);
+template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*, const float*,
+                                        const float*, int, int);
+template void layernorm_backward<double>(double*, double*, double*, const double*, const double*, const double*,
+                                         const double*, const double*, int, int);
 
 }  // namespace adjoint::kernels

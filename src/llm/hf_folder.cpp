@@ -250,7 +250,7 @@ void HfWeights::load(const std::vector<HfTensor>& table, bool (*ignorable)(const
       return std::runtime_error(where_.at(t.name)->path() + ": tensor '" + t.name + "' holds " + std::to_string(value) +
                                 ", not a finite number");
     };
-    if (bf16 && t.shape.size() == 2 && !t.kept_fp32) {
+    if (bf16 && t.shape.size() == 2 && !t.looked_up) {
       if (view.dtype != TensorDtype::bf16) throw std::logic_error(t.name + " is not BF16");
       const std::uint16_t* values = stand_in_bf16(view, t, *bf16);
       const std::uint16_t* bad = std::find_if_not(values, values + view.elements, bf16_is_finite);

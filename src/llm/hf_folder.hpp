@@ -66,9 +66,9 @@ struct HfTensor {
   float* ours;
   HfLayout layout = HfLayout::same;
   int heads = 0;  // rope_permuted: the heads its rows hold
-  // A matrix that stays fp32 when the others stand in bf16 (HfWeights::load): GPT-2's position
-  // embedding, which the encoder adds in fp32.
-  bool kept_fp32 = false;
+  // Read row by row by the embedding lookup, a loop adjc differentiates: fp32 also in a frozen
+  // bf16 base, where only the GEMMs' operands stay bf16.
+  bool looked_up = false;
 };
 
 // The tensors of a folder: model.safetensors, or the shards model.safetensors.index.json lists.
@@ -77,8 +77,8 @@ class HfWeights {
   explicit HfWeights(const std::string& dir);
   bool contains(const std::string& name) const { return where_.count(name) != 0; }
   // Fills every table entry from the folder (checking each shape), then refuses tensors the
-  // table does not have unless ignorable(name). With bf16, the matrices (2-D entries but those
-  // kept_fp32) are not written to ours but stand in bf16: mapped from the file where the layout is ours, else copied
+  // table does not have unless ignorable(name). With bf16, the matrices (2-D entries) are not
+  // written to ours but stand in bf16: mapped from the file where the layout is ours, else copied
   // (into a block bf16 already owns for that range, or a new one).
   void load(const std::vector<HfTensor>& table, bool (*ignorable)(const std::string& name),
             Bf16Parameters* bf16 = nullptr) const;
@@ -98,8 +98,8 @@ class HfWeights {
 void save_hf_files(const std::string& dir, const nlohmann::json& config, const std::vector<HfTensor>& table);
 
 // Each model's side: its config from config.json and its folder, loaded.
-// With frozen_bf16, a folder of bf16 matrices stays bf16 (the models' frozen_bf16); a folder
-// holding other dtypes loads into fp32 as without it.
+// With frozen_bf16, a folder of bf16 matrices keeps them in bf16 (the models' frozen_bf16); a
+// folder holding other dtypes loads into fp32 as without it.
 std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16);
 std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16);
 

@@ -33,11 +33,6 @@ inline void adapted_matmul_forward(float* out, const float* inp, const float* we
   kernels::matmul_forward(out, inp, weight, bias, N, C, OC);
   if (adapters) adapters->add_output(tensor, layer, out, inp, N);
 }
-// out (B,T,C) = wte[inp[b,t]]: the token embedding without position embedding (Llama).
-inline void embedding_forward(float* out, const int* inp, const float* wte, int B, int T, int C) {
-  kernels::encoder_forward(out, inp, wte, static_cast<const float*>(nullptr), B, T, C);
-}
-
 namespace custom_derivatives {
 
 using namespace kernels;
@@ -50,21 +45,6 @@ inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, c
 // over (B,T,V) floats for nothing.
 inline void clear_consumed(const float* out, float* d_out, std::size_t count) {
   if (d_out != out) clear(d_out, count);
-}
-
-// A request that leaves the embeddings inactive (LoRA's, "a") passes null d_wte and d_wpe.
-inline void encoder_forward_pullback(float*, const int* inp, const float*, const float*, int B, int T, int C,
-                                     float* d_out, float* d_wte, float* d_wpe) {
-  if (d_wte) encoder_backward(d_wte, d_wpe, d_out, inp, B, T, C);
-  clear(d_out, (std::size_t)B * T * C);
-}
-
-// mean and rstd only carry values to this pullback: their adjoints stay zero.
-inline void layernorm_forward_pullback(float*, float* mean, float* rstd, const float* inp, const float* weight,
-                                       const float*, int N, int C, float* d_out, float*, float*, float* d_inp,
-                                       float* d_weight, float* d_bias) {
-  layernorm_backward(d_inp, d_weight, d_bias, d_out, inp, weight, mean, rstd, N, C);
-  clear(d_out, (std::size_t)N * C);
 }
 
 inline void matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*, int N, int C,
@@ -120,12 +100,6 @@ inline void adapted_matmul_forward_pullback(float* out, const float* inp, const 
                                             float* d_out, float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
   adapted_projection_backward(d_inp, d_weight, d_bias, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
   clear_consumed(out, d_out, (std::size_t)N * OC);
-}
-
-inline void embedding_forward_pullback(float*, const int* inp, const float*, int B, int T, int C, float* d_out,
-                                       float* d_wte) {
-  if (d_wte) encoder_backward(d_wte, static_cast<float*>(nullptr), d_out, inp, B, T, C);
-  clear(d_out, (std::size_t)B * T * C);
 }
 
 }  // namespace custom_derivatives

@@ -1,8 +1,9 @@
 // The GPT-2 forward pass, written once as an ordinary function over the arenas and kernels. The
 // arrays engine runs it for every forward; with adjc (adjoint_add_gradients in src/CMakeLists.txt) its
-// backward is also generated at build time, the kernels taking their hand-optimised backward
-// through the custom pullbacks of kernel_pullbacks.hpp, except GELU and the residual add, whose
-// backward adjc derives from their loops (adjoint/kernels.hpp).
+// backward is also generated at build time: adjc derives the backward of the encoder, layernorm,
+// GELU and the residual add from their loops (adjoint/kernels.hpp), while the matmuls, attention
+// and the cross-entropy keep their hand-optimised backward through the custom pullbacks of
+// kernel_pullbacks.hpp.
 #include <adjoint/ad.hpp>
 
 #include <cstring>

@@ -1,5 +1,4 @@
 // GPT-2 in Hugging Face folders (GPT2LMHeadModel): config.json's keys and HF's tensor names.
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -63,8 +62,9 @@ json hf_config(const GPT2Config& c) {
 std::vector<HfTensor> hf_table(const GPT2Config& c, float* memory, const std::string& prefix) {
   const ParameterTensors p = parameter_views(memory, c);
   const std::int64_t C = c.channels;
-  std::vector<HfTensor> table = {{prefix + "wte.weight", {c.vocab_size, C}, p.wte},
-                                 {prefix + "wpe.weight", {c.max_seq_len, C}, p.wpe, HfLayout::same, 0, true}};
+  std::vector<HfTensor> table = {
+      {prefix + "wte.weight", {c.vocab_size, C}, p.wte, HfLayout::same, 0, /*looked_up=*/true},
+      {prefix + "wpe.weight", {c.max_seq_len, C}, p.wpe, HfLayout::same, 0, /*looked_up=*/true}};
   for (int l = 0; l < c.num_layers; ++l) {
     const std::string layer = prefix + "h." + std::to_string(l) + ".";
     table.push_back({layer + "ln_1.weight", {C}, p.ln1w + l * C});
@@ -104,15 +104,10 @@ std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& c
     weights->load(hf_table(c, model->params_memory(), prefix), ignorable);
     return model;
   }
-  // The mapped files live as long as the stand-ins. The Conv1D weights are copied (transposed);
-  // wte is mapped unless the vocabulary is padded: the head reads Vp rows, so it is copied with
-  // zero rows past V.
+  // The Conv1D weights, (in, out) in the file, become bf16 copies in our layout; the embeddings
+  // (looked up; wte is also the tied head) load into the fp32 arena.
   auto model = std::make_unique<GPT2>(c, /*frozen_bf16=*/true);
   auto stand_ins = std::make_unique<Bf16Parameters>(weights);
-  if (c.padded_vocab_size != c.vocab_size) {
-    std::uint16_t* wte = stand_ins->copy(model->params().wte, parameter_sizes(c)[kGpt2Wte]);
-    std::fill(wte + std::size_t(c.vocab_size) * c.channels, wte + std::size_t(c.padded_vocab_size) * c.channels, 0);
-  }
   weights->load(hf_table(c, model->params_memory(), prefix), ignorable, stand_ins.get());
   model->keep_bf16_parameters(std::move(stand_ins));
   return model;

@@ -167,11 +167,14 @@ GPT2::GPT2(const GPT2Config& config, bool frozen_bf16)
     grads_ = parameter_views(grads_memory_.data(), config);
     return;
   }
+  // The four projection weights are the stand-ins'; everything else stays fp32 (the embeddings are
+  // read by row lookups, not GEMMs).
   const auto sizes = parameter_sizes(config);
   float* tensor = params_memory_.data();
-  for (int i = 0; i < kNumParameterTensors; tensor += sizes[i++]) {
-    const bool bf16 = i == kGpt2Wte || i == kGpt2Qkvw || i == kGpt2Attprojw || i == kGpt2Fcw || i == kGpt2Fcprojw;
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    const bool bf16 = i == kGpt2Qkvw || i == kGpt2Attprojw || i == kGpt2Fcw || i == kGpt2Fcprojw;
     if (!bf16) params_memory_.make_usable(tensor, sizes[i]);
+    tensor += sizes[i];
   }
 }
 

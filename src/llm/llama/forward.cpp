@@ -1,8 +1,8 @@
 // The Llama forward pass, written once as an ordinary function over the arenas and kernels. The
 // arrays engine runs it for every forward; with adjc its backward is also generated at build time: the
-// matmuls, attention, embedding and cross-entropy keep their hand-written backward through the
-// custom pullbacks of kernel_pullbacks.hpp, while RMSNorm, RoPE, SwiGLU and the residual add are
-// differentiated by adjc from their loops (adjoint/kernels.hpp).
+// matmuls, attention and cross-entropy keep their hand-written backward through the custom
+// pullbacks of kernel_pullbacks.hpp, while the embedding, RMSNorm, RoPE, SwiGLU and the residual
+// add are differentiated by adjc from their loops (adjoint/kernels.hpp).
 #include <adjoint/ad.hpp>
 
 #include "adjoint/kernels.hpp"

@@ -129,7 +129,7 @@ std::vector<HfTensor> hf_table(const LlamaConfig& c, float* memory) {
   const LlamaParameters p = parameter_views(memory, c);
   const std::int64_t C = c.channels, hs = C / c.num_heads, H = llama_hidden_size(c), V = c.vocab_size;
   const std::int64_t NH = c.num_heads, NKV = c.num_kv_heads, QKV = (NH + 2 * NKV) * hs;
-  std::vector<HfTensor> table = {{"model.embed_tokens.weight", {V, C}, p.wte}};
+  std::vector<HfTensor> table = {{"model.embed_tokens.weight", {V, C}, p.wte, HfLayout::same, 0, /*looked_up=*/true}};
   for (int l = 0; l < c.num_layers; ++l) {
     const std::string layer = "model.layers." + std::to_string(l) + ".";
     float* qkv = p.qkvw + l * QKV * C;

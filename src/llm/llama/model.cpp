@@ -235,8 +235,10 @@ Llama::Llama(const LlamaConfig& config, bool frozen_bf16)
     grads_ = parameter_views(grads_memory_.data(), config);
     return;
   }
-  // The RMSNorm gains stay fp32; every matrix is the bf16 stand-ins' to provide.
+  // The embedding and the RMSNorm gains stay fp32; the other matrices are the bf16 stand-ins' to
+  // provide (the embedding is read by row lookups, not GEMMs).
   const auto sizes = parameter_sizes(config);
+  params_memory_.make_usable(params_.wte, sizes[kLlamaWte]);
   params_memory_.make_usable(params_.ln1w, sizes[kLlamaLn1w]);
   params_memory_.make_usable(params_.ln2w, sizes[kLlamaLn2w]);
   params_memory_.make_usable(params_.lnfw, sizes[kLlamaLnfw]);
