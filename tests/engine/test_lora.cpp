@@ -396,6 +396,8 @@ TEST(LoraModel, Gpt2AdaptersForwardGenerateMergeAndFreeze) {
   const std::vector<float> base(gpt2->params_memory(), gpt2->params_memory() + gpt2->num_parameters());
   adjoint::LoraModel model(std::move(gpt2), {3, 6.0f, kGpt2Targets}, 32);
   EXPECT_EQ(model.base().grads_memory(), nullptr);
+  // train's default backward is the generated one wherever the model has it, as for Llama.
+  EXPECT_EQ(model.has_backward(adjoint::Backward::generated), adjoint::have_generated_backward());
   if (adjoint::have_generated_backward()) model.use_backward(adjoint::Backward::generated);
   adjoint::AdamW optimizer(model, {});
   float first = 0, last = 0;
