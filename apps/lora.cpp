@@ -15,8 +15,7 @@ namespace adjoint::cli {
 
 void add_lora_flags(CLI::App& cmd, LoraFlags& flags) {
   auto given = [&flags](const std::string&) { flags.given = true; };
-  cmd.add_option("--lora-rank", flags.rank,
-                 "Train LoRA adapters of this rank on a frozen base (--engine arrays; GPT-2: --backward manual)")
+  cmd.add_option("--lora-rank", flags.rank, "Train LoRA adapters of this rank on a frozen base (--engine arrays)")
       ->check(whole_number(1, 65536))
       ->each(given);
   cmd.add_option("--lora-alpha", flags.alpha, "LoRA's alpha: the adapters' output is scaled by alpha / rank")

@@ -81,8 +81,8 @@ class ArenaModel : public Model {
   // projections they wrap and the backward computes their gradients (into
   // adapters->grads_memory()) and the input gradients, never a gradient of this model's own
   // parameters, which are frozen: the gradient arena is freed (grads_memory() is null after, and so
-  // are the gradients' views). The generated backward then differentiates the activations only
-  // (Llama; GPT-2 refuses it). Null detaches.
+  // are the gradients' views). The generated backward then differentiates the activations only.
+  // Null detaches.
   void attach_adapters(const LoraAdapters* adapters);
   const LoraAdapters* adapters() const { return adapters_; }
   // The bf16 stand-ins of a frozen base's matrices (null: every parameter is in the fp32 arena).
@@ -108,8 +108,6 @@ class ArenaModel : public Model {
   virtual void run_backward(const int* inputs, const int* targets, int B, int T) = 0;
   virtual float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) = 0;
   virtual int tokens() const = 0;  // the vocabulary ids are checked against
-  // Whether run_generated trains attached adapters (else the generated backward refuses them).
-  virtual bool generated_trains_adapters() const { return false; }
   // matmul_backward of the projection `tensor` (its index in parameter_tensors()) of layer l (dbias
   // may be null); with adapters attached, the input gradient through the frozen weight and the
   // adapters' backward, no dweight or dbias.

@@ -117,14 +117,25 @@ float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, Act
 void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
                              const int* inputs, const int* targets, int B, int T, ParameterTensors& d_p,
                              ActivationTensors& d_a);
-// The C++ that adjc generated for the GPT-2 backward, for people to read ("" without adjc).
+// The same with LoRA adapters (their gradients added into lora's arena): adjc's reverse sweep of
+// gpt2_loss for the activations only, so the base's weights are inactive and get no gradient.
+float gpt2_lora_generated_forward_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                                           const int* inputs, const int* targets, const LoraAdapters& lora, int B,
+                                           int T, ActivationTensors& d_a, std::size_t* tape_bytes);
+// The C++ that adjc generated for the GPT-2 backward, for people to read ("" without adjc); and for
+// LoRA's (the activations only: no weight's adjoint appears in it).
 const char* generated_backward_source();
+const char* gpt2_lora_generated_backward_source();
 
 // GPT-2 over the arrays engine's arenas (adjoint/arena_model.hpp): manual backward GPT2's own,
 // generated backward adjc's.
 class GPT2 : public ArenaModel {
  public:
-  explicit GPT2(const GPT2Config& config);
+  // With frozen_bf16, a frozen base whose matrices are bf16 (adjoint/bf16.hpp): the four
+  // projection weights per layer are the stand-ins' to provide (the caller hands them to
+  // keep_bf16_parameters); the rest (the embeddings, biases, layernorm parameters) is in the fp32
+  // arena, zero for the caller to fill; there are no gradients (it trains only adapters).
+  explicit GPT2(const GPT2Config& config, bool frozen_bf16 = false);
 
   const GPT2Config& config() const { return config_; }
   const ParameterTensors& params() const { return params_; }

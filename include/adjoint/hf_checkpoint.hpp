@@ -18,7 +18,7 @@ bool is_hf_folder(const std::string& path);
 bool hf_folder_is_llama(const std::string& dir);
 // Loads a folder; throws a one-line error naming config.json and the key, or the safetensors file
 // and the tensor, on anything it cannot use as it is (a value that is not finite included).
-// frozen_bf16: for a base that will only be read (LoRA), a Llama whose matrices are all BF16 keeps
+// frozen_bf16: for a base that will only be read (LoRA), a folder whose matrices are all BF16 keeps
 // them in bf16 (adjoint/bf16.hpp) instead of converting them to fp32; other folders load as usual.
 std::unique_ptr<Model> load_hf_folder(const std::string& dir, bool frozen_bf16 = false);
 

@@ -196,7 +196,6 @@ class Llama : public ArenaModel {
   void run_backward(const int* inputs, const int* targets, int B, int T) override;
   float run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) override;
   int tokens() const override { return config_.vocab_size; }
-  bool generated_trains_adapters() const override { return true; }
   const float* rope_cos() const { return rope_table_.data(); }
   const float* rope_sin() const { return rope_table_.data() + rope_table_.size() / 2; }
 

@@ -122,16 +122,7 @@ void ArenaModel::keep_bf16_parameters(std::unique_ptr<Bf16Parameters> parameters
   bf16_parameters_ = std::move(parameters);
 }
 
-namespace {
-
-[[noreturn]] void refuse_generated_lora() {
-  throw std::invalid_argument("--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)");
-}
-
-}  // namespace
-
 void ArenaModel::attach_adapters(const LoraAdapters* adapters) {
-  if (adapters && backward_ == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   adapters_ = adapters;
   if (adapters) grads_memory_ = FloatArena();
 }
@@ -164,11 +155,10 @@ void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int
 }
 
 bool ArenaModel::has_backward(Backward backward) const {
-  return backward == Backward::manual || (have_generated_backward() && (!adapters_ || generated_trains_adapters()));
+  return backward == Backward::manual || have_generated_backward();
 }
 
 void ArenaModel::use_backward(Backward backward) {
-  if (adapters_ && backward == Backward::generated && !generated_trains_adapters()) refuse_generated_lora();
   if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.

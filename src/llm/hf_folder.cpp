@@ -323,7 +323,7 @@ std::unique_ptr<Model> load_hf_folder(const std::string& dir, bool frozen_bf16) 
   if (is_llama(config)) {
     model = load_llama_folder(dir, config, frozen_bf16);
   } else {
-    model = load_gpt2_folder(dir, config);
+    model = load_gpt2_folder(dir, config, frozen_bf16);
   }
   return model;
 }

@@ -98,9 +98,9 @@ class HfWeights {
 void save_hf_files(const std::string& dir, const nlohmann::json& config, const std::vector<HfTensor>& table);
 
 // Each model's side: its config from config.json and its folder, loaded.
-// A Llama with frozen_bf16 keeps a folder of bf16 matrices in bf16 (Llama's frozen_bf16); a
+// With frozen_bf16, a folder of bf16 matrices keeps them in bf16 (the models' frozen_bf16); a
 // folder holding other dtypes loads into fp32 as without it.
 std::unique_ptr<Llama> load_llama_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16);
-std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config);
+std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16);
 
 }  // namespace adjoint

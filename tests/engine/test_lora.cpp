@@ -1,7 +1,8 @@
 // LoRA: the adapted projection's gradients against central finite differences (double) and its merge;
-// the settings' one-line errors; a Llama with adapters: its adapter gradients against the merged
-// model's own gradient, merge against the adapted forward, generation, a frozen base after training,
-// and the adapters' files (PyTorch checks the whole: tests/pytorch/test_lora.py).
+// the settings' one-line errors; a Llama and a GPT-2 with adapters: their adapter gradients (from
+// both backward passes) against the merged model's own gradient, merge against the adapted
+// forward, generation, a frozen base after training, and the adapters' files (PyTorch checks the
+// whole: tests/pytorch/test_lora.py).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "adjoint/gemm.hpp"
+#include "adjoint/gpt2.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/lora.hpp"
 #include "adjoint/optimizer.hpp"
@@ -175,12 +177,19 @@ adjoint::LlamaConfig tiny_llama() {
 
 const std::vector<std::string> kAllTargets = {"q", "k", "v", "o", "gate", "up", "down"};
 
-// A random tiny Llama with adapters whose B is random too (B starts at zero, which would hide
-// every A).
-std::unique_ptr<adjoint::LoraModel> tiny_lora_model(const LoraConfig& config, std::uint64_t seed) {
-  auto llama = std::make_unique<adjoint::Llama>(tiny_llama());
-  llama->init_random(seed);
-  auto model = std::make_unique<adjoint::LoraModel>(std::move(llama), config, seed + 1);
+// GPT-2 with 3 heads of 16 and a padded vocabulary (67 of 128).
+adjoint::GPT2Config tiny_gpt2() {
+  adjoint::GPT2Config c;
+  c.max_seq_len = 16, c.vocab_size = 67, c.padded_vocab_size = 128, c.num_layers = 2, c.num_heads = 3, c.channels = 48;
+  return c;
+}
+
+const std::vector<std::string> kGpt2Targets = {"fcproj", "qkv", "attproj", "fc"};
+
+// base with adapters whose B is random too (B starts at zero, which would hide every A).
+std::unique_ptr<adjoint::LoraModel> with_adapters(std::unique_ptr<adjoint::Model> base, const LoraConfig& config,
+                                                  std::uint64_t seed) {
+  auto model = std::make_unique<adjoint::LoraModel>(std::move(base), config, seed + 1);
   const adjoint::LoraAdapters& adapters = model->adapters();
   adjoint::Rng rng(seed + 2);
   for (std::size_t s = 0; s < adapters.sites().size(); s++)
@@ -189,6 +198,23 @@ std::unique_ptr<adjoint::LoraModel> tiny_lora_model(const LoraConfig& config, st
       for (int i = 0; i < adapters.sites()[s].out * config.rank; i++) b[i] = float(0.05 * rng.normal());
     }
   return model;
+}
+
+// A random tiny Llama (the same for a seed) and GPT-2.
+std::unique_ptr<adjoint::ArenaModel> random_llama(std::uint64_t seed) {
+  auto llama = std::make_unique<adjoint::Llama>(tiny_llama());
+  llama->init_random(seed);
+  return llama;
+}
+
+std::unique_ptr<adjoint::ArenaModel> random_gpt2(std::uint64_t seed) {
+  auto gpt2 = std::make_unique<adjoint::GPT2>(tiny_gpt2());
+  gpt2->init_random(seed);
+  return gpt2;
+}
+
+std::unique_ptr<adjoint::LoraModel> tiny_lora_model(const LoraConfig& config, std::uint64_t seed) {
+  return with_adapters(random_llama(seed), config, seed);
 }
 
 // A rank above a target's smaller side (k's 8 rows) is refused, naming the target.
@@ -221,12 +247,14 @@ TEST(LoraModel, InitialisationAndFrozenBase) {
 
 // dB = scale·G·Aᵀ and dA = scale·Bᵀ·G, where G is the gradient of the target rows that the
 // ordinary backward (checked against PyTorch in tests/pytorch) computes for the merged model:
-// every target, both layers, odd B·T, the adapters trained by `backward`. The losses agree to
-// rounding.
-void check_adapter_gradients(adjoint::Backward backward) {
+// every target, both layers, odd B·T, the adapters trained by `backward` on random_base(11) (two
+// layers, vocabulary V). The losses agree to rounding.
+void check_adapter_gradients(adjoint::Backward backward,
+                             std::unique_ptr<adjoint::ArenaModel> (*random_base)(std::uint64_t seed), int V,
+                             const std::vector<std::string>& all_targets) {
   const int B = 3, T = 5, r = 3;
-  const std::vector<int> inputs = random_tokens(B * T, 53, 1), targets = random_tokens(B * T, 53, 2);
-  auto model = tiny_lora_model({r, 5.0f, kAllTargets}, 11);
+  const std::vector<int> inputs = random_tokens(B * T, V, 1), targets = random_tokens(B * T, V, 2);
+  auto model = with_adapters(random_base(11), {r, 5.0f, all_targets}, 11);
   model->use_backward(backward);
   model->zero_grad();
   const float lora_loss = model->forward_backward(inputs.data(), targets.data(), B, T);
@@ -235,13 +263,14 @@ void check_adapter_gradients(adjoint::Backward backward) {
   const std::vector<float> grads(a.grads_memory(), a.grads_memory() + a.num_parameters());
   const std::vector<adjoint::LoraSite> sites = a.sites();
   const double scale = 5.0 / r;
-  const auto lora = std::make_unique<adjoint::LoraAdapters>(sites, 2, LoraConfig{r, 5.0f, kAllTargets}, 0);
+  const auto lora = std::make_unique<adjoint::LoraAdapters>(sites, 2, LoraConfig{r, 5.0f, all_targets}, 0);
   std::copy(A.begin(), A.end(), lora->params_memory());
   std::copy(grads.begin(), grads.end(), lora->grads_memory());
 
-  // A fresh Llama with the merged weights (release_merged hands over the base without gradients).
+  // A fresh model with the merged weights (release_merged hands over the base without gradients).
   const std::unique_ptr<adjoint::Model> merged_base = model->release_merged();
-  adjoint::Llama merged(tiny_llama());
+  const std::unique_ptr<adjoint::ArenaModel> fresh = random_base(11);
+  adjoint::ArenaModel& merged = *fresh;
   std::copy(merged_base->params_memory(), merged_base->params_memory() + merged.num_parameters(),
             merged.params_memory());
   merged.zero_grad();
@@ -276,19 +305,37 @@ void check_adapter_gradients(adjoint::Backward backward) {
   }
 }
 
-TEST(LoraModel, AdapterGradientsMatchTheMergedModelsGradient) { check_adapter_gradients(adjoint::Backward::manual); }
+TEST(LoraModel, AdapterGradientsMatchTheMergedModelsGradient) {
+  check_adapter_gradients(adjoint::Backward::manual, random_llama, 53, kAllTargets);
+}
+
+TEST(LoraModel, Gpt2AdapterGradientsMatchTheMergedModelsGradient) {
+  check_adapter_gradients(adjoint::Backward::manual, random_gpt2, 67, kGpt2Targets);
+}
+
+// The generated source for the full gradient names the weights' adjoint (d_p) and LoRA's, which
+// passes the adapted projections' pullback, never does.
+void expect_no_weight_adjoint(const std::string& full, const std::string& lora, const char* pullback) {
+  EXPECT_NE(full.find("(*_d_p).qkvw"), std::string::npos);  // the pattern is what the full one has
+  EXPECT_NE(lora.find(pullback), std::string::npos);
+  EXPECT_EQ(lora.find("_d_p)"), std::string::npos);
+}
 
 // adjc's backward differentiates the activations only: the base's weights are inactive, so its
 // reverse sweep never names their adjoint (d_p), every weight's pullback gets a null d_weight and
 // runs no dW GEMM, and the base has no gradient arena to write.
 TEST(LoraModel, GeneratedBackwardGivesTheAdapterGradients) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "a build without adjc";
-  check_adapter_gradients(adjoint::Backward::generated);
-  const std::string full = adjoint::llama_generated_backward_source();
-  const std::string lora = adjoint::llama_lora_generated_backward_source();
-  EXPECT_NE(full.find("(*_d_p).qkvw"), std::string::npos);  // the pattern is what the full one has
-  EXPECT_NE(lora.find("adapted_linear_forward_pullback"), std::string::npos);
-  EXPECT_EQ(lora.find("_d_p)"), std::string::npos);
+  check_adapter_gradients(adjoint::Backward::generated, random_llama, 53, kAllTargets);
+  expect_no_weight_adjoint(adjoint::llama_generated_backward_source(), adjoint::llama_lora_generated_backward_source(),
+                           "adapted_linear_forward_pullback");
+}
+
+TEST(LoraModel, Gpt2GeneratedBackwardGivesTheAdapterGradients) {
+  if (!adjoint::have_generated_backward()) GTEST_SKIP() << "a build without adjc";
+  check_adapter_gradients(adjoint::Backward::generated, random_gpt2, 67, kGpt2Targets);
+  expect_no_weight_adjoint(adjoint::generated_backward_source(), adjoint::gpt2_lora_generated_backward_source(),
+                           "adapted_matmul_forward_pullback");
 }
 
 // The adapted forward's logits equal the merged model's within 1e-5, and the KV-cached generator
@@ -340,22 +387,18 @@ TEST(LoraModel, TrainingLeavesTheBaseBitIdentical) {
 }
 
 // GPT-2 (3 heads of 16, a padded vocabulary) with adapters on its four projections: the adapted
-// forward against the KV-cached generator and the merged model (1e-5), and AdamW steps that
-// lower the loss and leave the base bit for bit.
+// forward against the KV-cached generator and the merged model (1e-5), and AdamW steps (with adjc's
+// backward where built, as train's default) that lower the loss and leave the base bit for bit.
 TEST(LoraModel, Gpt2AdaptersForwardGenerateMergeAndFreeze) {
-  adjoint::GPT2Config c;
-  c.max_seq_len = 16, c.vocab_size = 67, c.padded_vocab_size = 128, c.num_layers = 2, c.num_heads = 3, c.channels = 48;
   const int B = 2, T = 7, Vp = 128;
   const std::vector<int> inputs = random_tokens(B * T, 67, 7), targets = random_tokens(B * T, 67, 8);
-  auto gpt2 = std::make_unique<adjoint::GPT2>(c);
-  gpt2->init_random(31);
+  std::unique_ptr<adjoint::ArenaModel> gpt2 = random_gpt2(31);
   const std::vector<float> base(gpt2->params_memory(), gpt2->params_memory() + gpt2->num_parameters());
-  adjoint::LoraModel model(std::move(gpt2), {3, 6.0f, {"fcproj", "qkv", "attproj", "fc"}}, 32);
+  adjoint::LoraModel model(std::move(gpt2), {3, 6.0f, kGpt2Targets}, 32);
   EXPECT_EQ(model.base().grads_memory(), nullptr);
-  if (adjoint::have_generated_backward()) {
-    EXPECT_EQ(error_of([&] { model.use_backward(adjoint::Backward::generated); }),
-              "--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)");
-  }
+  // train's default backward is the generated one wherever the model has it, as for Llama.
+  EXPECT_EQ(model.has_backward(adjoint::Backward::generated), adjoint::have_generated_backward());
+  if (adjoint::have_generated_backward()) model.use_backward(adjoint::Backward::generated);
   adjoint::AdamW optimizer(model, {});
   float first = 0, last = 0;
   for (int step = 1; step <= 5; step++) {

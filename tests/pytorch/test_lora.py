@@ -9,11 +9,12 @@ the moments after step 1. Pass: loss within LOSS_TOL relative; each adapter tens
 (ours: (m2 - beta1·m1) / (1 - beta1) from the states) within GRAD_TOL of the largest; the AdamW
 step from our gradient (its moments and the adapters) within ADAMW_TOL of the largest.
 
-The Llama cases also run with `--backward generated` (adjc's reverse sweep for the activations only,
-the base inactive), against the reference and the hand-written backward's state. Two BF16 Hugging
-Face folders (two shards) train with their base kept bf16 (train says so), against the reference
-and equal to the same run with --lora-fp32-base (BF16_TOL), one per backward; a value that is not
-finite in a BF16 matrix is refused as in fp32.
+Every case also runs with `--backward generated` (adjc's reverse sweep for the activations only,
+the base inactive), against the reference and the hand-written backward's state. BF16 Hugging Face
+folders (two shards; Llama and GPT-2, whose Conv1D weights become bf16 copies) train with their base
+kept bf16 (train says so), against the reference and equal to the same run with --lora-fp32-base
+(BF16_TOL), with either backward; a value that is not finite in a BF16 matrix (mapped, copied, or
+an embedding, kept fp32) is refused as in fp32.
 
 Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
 was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
@@ -37,6 +38,7 @@ ADAMW_TOL = 1e-5
 # A bf16 base against the same values in fp32: equal but for the order GEMM sums in.
 BF16_TOL = 1e-6
 TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+GPT2_TARGETS = ("fcproj", "qkv", "attproj", "fc")
 UNTIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=2, channels=48,
                          multiple_of=32, ffn_dim_multiplier=1.3, rope_theta=10000.0)
 TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6, num_kv_heads=3, channels=48,
@@ -44,11 +46,13 @@ TIED = ref.LlamaConfig(max_seq_len=16, vocab_size=97, num_layers=2, num_heads=6,
 # name, config, targets (in the order given), rank, alpha, B, T, seed
 CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
          ("v_q_down_tied_B3_T5", TIED, ("v", "q", "down"), 2, 7.0, 3, 5, 2),
-         ("gpt2_all_targets_B2_T7", cases.ODD, ("fcproj", "qkv", "attproj", "fc"), 3, 6.0, 2, 7, 3)]
-# Hugging Face folders of BF16 weights: the base stays bf16 (GQA; untied and tied heads; the first
-# with the hand-written backward, the second with adjc's).
-BF16_CASES = [("bf16_all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 4),
-              ("bf16_q_v_o_tied_B1_T9_generated", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5)]
+         ("gpt2_all_targets_B2_T7", cases.ODD, GPT2_TARGETS, 3, 6.0, 2, 7, 3)]
+# Hugging Face folders of BF16 weights: the base stays bf16 (Llama: GQA, untied and tied heads;
+# GPT-2: two shapes), each with a backward.
+BF16_CASES = [(("bf16_all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 4), "manual"),
+              (("bf16_q_v_o_tied_B1_T9_generated", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5), "generated"),
+              (("gpt2_bf16_all_targets_B2_T7_generated", cases.ODD, GPT2_TARGETS, 3, 6.0, 2, 7, 6), "generated"),
+              (("gpt2_bf16_qkv_fc_deeper_B3_T5", cases.DEEPER, ("qkv", "fc"), 2, 4.0, 3, 5, 7), "manual")]
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
 HEADER_BYTES = 128
 
@@ -160,13 +164,20 @@ def check_case(adjoint, workdir, case):
     return check_training(adjoint, workdir, case, model, params)
 
 
+def bf16_tensors(cfg, seed):
+    """HF-named random weights of cfg (Llama or GPT-2), rounded to BF16, and its config.json."""
+    random, config = (hf.random_gpt2_tensors, hf.gpt2_config_json) if is_gpt2(cfg) else \
+        (hf.random_llama_tensors, hf.llama_config_json)
+    return {n: hf.rounded(v, "BF16") for n, v in random(cfg, seed).items()}, config(cfg)
+
+
 def bf16_folder(adjoint, workdir, name, cfg, seed):
     """A HF folder of cfg's random weights in BF16 (two shards), and its values as fp32 params."""
     folder, converted = workdir / f"{name}_hf", workdir / f"{name}_hf.bin"
-    tensors = {n: hf.rounded(v, "BF16") for n, v in hf.random_llama_tensors(cfg, seed).items()}
-    hf.write_folder(folder, hf.llama_config_json(cfg), tensors, "BF16", 2)
+    tensors, config = bf16_tensors(cfg, seed)
+    hf.write_folder(folder, config, tensors, "BF16", 2)
     harness.run_ok(adjoint, "convert", "--model", folder, "--out", converted, "--format", "llmc")
-    return folder, ref.read_tensors(converted, cfg)
+    return folder, gpt2_reference.read_model(converted)[1] if is_gpt2(cfg) else ref.read_tensors(converted, cfg)
 
 
 def check_bf16_case(adjoint, workdir, case, backward):
@@ -192,8 +203,8 @@ def check_bf16_case(adjoint, workdir, case, backward):
 def check_generated(adjoint, workdir, case):
     """case (after check_case ran it) with adjc's backward, which differentiates the activations only:
     against the reference, and the adapters and moments after two steps equal the hand-written
-    backward's to GRAD_TOL (RMSNorm's and RoPE's backward are adjc's own loops, summing in another
-    order: 8e-6 measured)."""
+    backward's to GRAD_TOL (the norms', RoPE's, GELU's and the embeddings' backward are adjc's own
+    loops, summing in another order: 4e-5 measured)."""
     name, cfg, *rest = case
     failures, row = check_training(adjoint, workdir, (f"{name}_generated", cfg, *rest), workdir / f"{name}.bin",
                                    random_params(cfg, case[-1]), "generated")
@@ -207,17 +218,22 @@ def check_generated(adjoint, workdir, case):
 
 
 def check_bf16_bad_values(adjoint, workdir):
-    """A value that is not finite in a BF16 matrix a bf16 base keeps (mapped; and copied: q_proj)
-    is refused as in fp32: one line naming the file and the tensor, exit 1, no output."""
+    """A value that is not finite in a BF16 matrix a bf16 base keeps (mapped: up_proj; copied: q_proj,
+    c_fc) or in an embedding it converts to fp32 (GPT-2's wte and wpe) is refused as in fp32: one
+    line naming the file and the tensor, exit 1, no output."""
     failures = []
-    for tensor, value in (("model.layers.1.mlp.up_proj.weight", np.inf),
-                          ("model.layers.0.self_attn.q_proj.weight", np.nan)):
-        tensors = {n: hf.rounded(v, "BF16") for n, v in hf.random_llama_tensors(UNTIED, 6).items()}
+    for cfg, tensor, value in ((UNTIED, "model.layers.1.mlp.up_proj.weight", np.inf),
+                               (UNTIED, "model.layers.0.self_attn.q_proj.weight", np.nan),
+                               (cases.ODD, "transformer.h.1.mlp.c_fc.weight", np.nan),
+                               (cases.ODD, "transformer.wte.weight", np.inf),
+                               (cases.ODD, "transformer.wpe.weight", np.nan)):
+        tensors, config = bf16_tensors(cfg, 6)
         tensors[tensor][3, 5] = value
         folder, out = workdir / "bf16_bad", workdir / "never"
-        hf.write_folder(folder, hf.llama_config_json(UNTIED), tensors, "BF16")
-        result = harness.run(adjoint, "train", "--model", folder, "--train-tokens", workdir / f"{BF16_CASES[0][0]}_tokens.bin",
-                             "--out", out, "-B", 1, "-T", 4, "--lora-rank", 2)
+        hf.write_folder(folder, config, tensors, "BF16")
+        tokens = workdir / f"{BF16_CASES[2 if is_gpt2(cfg) else 0][0][0]}_tokens.bin"
+        result = harness.run(adjoint, "train", "--model", folder, "--train-tokens", tokens, "--out", out, "-B", 1,
+                             "-T", 4, "--lora-rank", 2)
         line = f"adjoint: error: {folder / 'model.safetensors'}: tensor '{tensor}' holds {'inf' if value > 0 else 'nan'}, " \
                "not a finite number"
         if result.returncode != 1 or result.stderr.splitlines()[-1:] != [line] or out.exists():
@@ -322,15 +338,11 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
         lines = [l for l in result.stderr.splitlines() if "GEMM kernel" not in l]
         if result.returncode != status or lines != [line] or out.exists():
             failures.append(f"bad setting {extra}: exit {result.returncode}, stderr {result.stderr!r}")
-    gpt2_cases = [(["--lora-targets", "qkv,o"], "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj")]
-    if "generated" in harness.run(adjoint, "train", "--help").stdout:
-        gpt2_cases.append((["--backward", "generated"],
-                           "--lora-rank with --backward generated is Llama's only (GPT-2: --backward manual)"))
-    for extra, message in gpt2_cases:
-        result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
-                             "--lora-rank", 2, *extra)
-        if result.returncode != 1 or message not in result.stderr or out.exists():
-            failures.append(f"GPT-2 base {extra}: exit {result.returncode}, stderr {result.stderr!r}")
+    result = harness.run(adjoint, "train", "--model", gpt2_model, "--train-tokens", token_file, "--out", out,
+                         "--lora-rank", 2, "--lora-targets", "qkv,o")
+    if result.returncode != 1 or "'o' is Llama's; GPT-2's are qkv, attproj, fc, fcproj" not in result.stderr or \
+            out.exists():
+        failures.append(f"GPT-2 base: exit {result.returncode}, stderr {result.stderr!r}")
     return failures
 
 
@@ -372,11 +384,11 @@ def main():
             rows.append(row + ["-"])
             failures += check_merge(adjoint, workdir, case)
         if "generated" in harness.run(adjoint, "train", "--help").stdout:
-            for case in CASES[:2]:
+            for case in CASES:
                 case_failures, row = check_generated(adjoint, workdir, case)
                 failures += case_failures
                 rows.append(row)
-        for case, backward in zip(BF16_CASES, ("manual", "generated")):
+        for case, backward in BF16_CASES:
             case_failures, row = check_bf16_case(adjoint, workdir, case, backward)
             failures += case_failures
             rows.append(row)

@@ -69,6 +69,10 @@ inline float gpt2_loss_forward(const ParameterTensors& p, ActivationTensors& a, 
 inline void gpt2_loss_reverse(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets,
                               const LoraAdapters* lora, int B, int T, int C, int NH, int L, int V, int Vp, float d_loss,
                               ParameterTensors* d_p, ActivationTensors* d_a, inactive d_lora);
+// LoRA's: the activations only (the request "a"), so the base's weights are inactive.
+inline void gpt2_loss_reverse(const ParameterTensors& p, ActivationTensors& a, const int* inputs, const int* targets,
+                              const LoraAdapters* lora, int B, int T, int C, int NH, int L, int V, int Vp, float d_loss,
+                              inactive d_p, ActivationTensors* d_a, inactive d_lora);
 
 float gpt2_generated_forward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
                              const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
@@ -85,11 +89,24 @@ void gpt2_generated_backward(const GPT2Config& c, const ParameterTensors& p, Act
                     c.padded_vocab_size, 1.0f, &d_p, &d_a, inactive{});
 }
 
+float gpt2_lora_generated_forward_backward(const GPT2Config& c, const ParameterTensors& p, ActivationTensors& a,
+                                           const int* inputs, const int* targets, const LoraAdapters& lora, int B,
+                                           int T, ActivationTensors& d_a, std::size_t* tape_bytes) {
+  const int C = c.channels, NH = c.num_heads, L = c.num_layers, V = c.vocab_size, Vp = c.padded_vocab_size;
+  const float loss = gpt2_loss_forward(p, a, inputs, targets, &lora, B, T, C, NH, L, V, Vp);
+  *tape_bytes = thread_tape_bytes();
+  gpt2_loss_reverse(p, a, inputs, targets, &lora, B, T, C, NH, L, V, Vp, 1.0f, inactive{}, &d_a, inactive{});
+  return loss;
+}
+
 }  // namespace adjoint
 
 // The request that makes adjc generate gpt2_loss's sweeps (at global scope: adjc declares the
 // generated functions where the request stands). Returns the generated source, for people.
 static const char* gpt2_loss_gradient_source() { return adjoint::gradient(adjoint::gpt2_loss, "p, a").source(); }
+// LoRA's request: the weights inactive, so their pullbacks get no weight adjoint and run no dW GEMM.
+static const char* gpt2_lora_gradient_source() { return adjoint::gradient(adjoint::gpt2_loss, "a").source(); }
 
 const char* adjoint::generated_backward_source() { return gpt2_loss_gradient_source(); }
+const char* adjoint::gpt2_lora_generated_backward_source() { return gpt2_lora_gradient_source(); }
 #endif

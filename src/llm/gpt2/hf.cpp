@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "../hf_folder.hpp"
+#include "adjoint/bf16.hpp"
 #include "adjoint/gpt2.hpp"
 
 namespace adjoint {
@@ -61,8 +62,9 @@ json hf_config(const GPT2Config& c) {
 std::vector<HfTensor> hf_table(const GPT2Config& c, float* memory, const std::string& prefix) {
   const ParameterTensors p = parameter_views(memory, c);
   const std::int64_t C = c.channels;
-  std::vector<HfTensor> table = {{prefix + "wte.weight", {c.vocab_size, C}, p.wte},
-                                 {prefix + "wpe.weight", {c.max_seq_len, C}, p.wpe}};
+  std::vector<HfTensor> table = {
+      {prefix + "wte.weight", {c.vocab_size, C}, p.wte, HfLayout::same, 0, /*looked_up=*/true},
+      {prefix + "wpe.weight", {c.max_seq_len, C}, p.wpe, HfLayout::same, 0, /*looked_up=*/true}};
   for (int l = 0; l < c.num_layers; ++l) {
     const std::string layer = prefix + "h." + std::to_string(l) + ".";
     table.push_back({layer + "ln_1.weight", {C}, p.ln1w + l * C});
@@ -92,12 +94,22 @@ bool ignorable(const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config) {
+std::unique_ptr<GPT2> load_gpt2_folder(const std::string& dir, const HfConfig& config, bool frozen_bf16) {
   const GPT2Config c = gpt2_config(config);
-  const HfWeights weights(dir);  // every file checked before the model's memory is allocated
-  auto model = std::make_unique<GPT2>(c);
-  const std::string prefix = weights.contains("transformer.wte.weight") ? "transformer." : "";
-  weights.load(hf_table(c, model->params_memory(), prefix), ignorable);
+  // Every file is checked before the model's memory is allocated.
+  const auto weights = std::make_shared<const HfWeights>(dir);
+  const std::string prefix = weights->contains("transformer.wte.weight") ? "transformer." : "";
+  if (!frozen_bf16 || !weights->matrices_are_bf16()) {
+    auto model = std::make_unique<GPT2>(c);
+    weights->load(hf_table(c, model->params_memory(), prefix), ignorable);
+    return model;
+  }
+  // The Conv1D weights, (in, out) in the file, become bf16 copies in our layout; the embeddings
+  // (looked up; wte is also the tied head) load into the fp32 arena.
+  auto model = std::make_unique<GPT2>(c, /*frozen_bf16=*/true);
+  auto stand_ins = std::make_unique<Bf16Parameters>(weights);
+  weights->load(hf_table(c, model->params_memory(), prefix), ignorable, stand_ins.get());
+  model->keep_bf16_parameters(std::move(stand_ins));
   return model;
 }
 

@@ -160,9 +160,22 @@ std::size_t GPT2::activation_floats(int B, int T) const {
   return activation_views(a, layers, nullptr, config_, B, T);
 }
 
-GPT2::GPT2(const GPT2Config& config) : ArenaModel(total_parameters(config), false), config_(config) {
+GPT2::GPT2(const GPT2Config& config, bool frozen_bf16)
+    : ArenaModel(total_parameters(config), frozen_bf16), config_(config) {
   params_ = parameter_views(params_memory_.data(), config);
-  grads_ = parameter_views(grads_memory_.data(), config);
+  if (!frozen_bf16) {
+    grads_ = parameter_views(grads_memory_.data(), config);
+    return;
+  }
+  // The four projection weights are the stand-ins'; everything else stays fp32 (the embeddings are
+  // read by row lookups, not GEMMs).
+  const auto sizes = parameter_sizes(config);
+  float* tensor = params_memory_.data();
+  for (int i = 0; i < kNumParameterTensors; i++) {
+    const bool bf16 = i == kGpt2Qkvw || i == kGpt2Attprojw || i == kGpt2Fcw || i == kGpt2Fcprojw;
+    if (!bf16) params_memory_.make_usable(tensor, sizes[i]);
+    tensor += sizes[i];
+  }
 }
 
 void GPT2::init_random(std::uint64_t seed) {
@@ -211,6 +224,10 @@ float GPT2::run_forward(const int* inputs, const int* targets, int B, int T) {
 
 float GPT2::run_generated(const int* inputs, const int* targets, int B, int T, std::size_t* tape_bytes) {
 #ifdef ADJOINT_HAVE_GENERATED_BACKWARD
+  if (adapters()) {
+    return gpt2_lora_generated_forward_backward(config_, params_, acts_, inputs, targets, *adapters(), B, T, dacts_,
+                                                tape_bytes);
+  }
   const float loss = gpt2_generated_forward(config_, params_, acts_, inputs, targets, B, T, tape_bytes);
   gpt2_generated_backward(config_, params_, acts_, inputs, targets, B, T, grads_, dacts_);
   return loss;
@@ -222,6 +239,7 @@ float GPT2::run_generated(const int* inputs, const int* targets, int B, int T, s
 
 #ifndef ADJOINT_HAVE_GENERATED_BACKWARD
 const char* generated_backward_source() { return ""; }
+const char* gpt2_lora_generated_backward_source() { return ""; }
 #endif
 
 void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
