@@ -48,6 +48,10 @@ class TangentGenerator {
   ~TangentGenerator();
   // The derivative function of `fn`'s result along `seed` (`f_darg0`); nothing useful after an error.
   GeneratedGradient request(const clang::FunctionDecl* fn, const TangentSeed& seed, clang::SourceLocation where);
+  // The pushforward of `fn` under `mask` (a Jacobian's, jacobian_request.cpp): its qualified name
+  // in `function_value`, its declaration and that of a function returning its code (named in
+  // `source_function`) in `declaration`, on one line; nothing useful after an error.
+  GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask);
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 
@@ -56,10 +60,18 @@ class TangentGenerator {
   std::unique_ptr<Impl> impl_;
 };
 
+// The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
+unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
+
 // A derivative request (adjoint::derivative, clad::differentiate; tangent_request.cpp): the text
 // that replaces the call, and in `declaration` what must be declared before it ("" after an error).
 std::string derivative_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                TangentGenerator& tangents, std::string& declaration);
+
+// A Jacobian request (adjoint::jacobian, clad::jacobian; jacobian_request.cpp): as
+// derivative_request, its pullback built by `generator` and its pushforward by `tangents`.
+std::string jacobian_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                             Generator& generator, TangentGenerator& tangents, std::string& declaration);
 
 // Emits the pushforward of one function for one activity pattern.
 class PushforwardEmitter {

@@ -22,7 +22,8 @@ std::string without_line_directives(const std::string& s) {
   return out;
 }
 
-// The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
+}  // namespace
+
 unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
   QualType t = p->getOriginalType().getNonReferenceType();
   if (auto* a = context.getAsConstantArrayType(t)) return a->getSize().getZExtValue();
@@ -32,8 +33,6 @@ unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
   return 0;
 }
 
-}  // namespace
-
 struct TangentGenerator::Impl {
   Generator& planned;
   ASTContext& context;
@@ -42,6 +41,7 @@ struct TangentGenerator::Impl {
   TypePrinter types;
   std::set<const FunctionDecl*> checked;
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> pushforwards;  // (fn, mask) -> definition
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> signatures;    // (fn, mask) -> signature
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations, definitions, sources;
   std::set<std::string> requested;  // derivative functions already defined
@@ -78,6 +78,7 @@ struct TangentGenerator::Impl {
       PushforwardEmitter emitter(*s->ir, act, m, types, diags);
       pushforwards[key] = emitter.definition(names);
       if (diags.failed()) return false;
+      signatures[key] = emitter.signature(names);
       declarations.push_back(wrap(f, "inline " + emitter.signature(names) + ";\n"));
       definitions.push_back(wrap(f, pushforwards[key]));
       for (auto& c : emitter.callees) {
@@ -221,6 +222,24 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   for (char& c : out.declaration)
     if (c == '\n') c = ' ';
   out.function_value = "static_cast<" + result + " (*)(" + param_types + ")>(&" + qualifier(fn) + name + ")";
+  out.source_function = qualifier(fn) + source_fn;
+  return out;
+}
+
+GeneratedGradient TangentGenerator::pushforward(const FunctionDecl* fn, const Mask& mask) {
+  Impl& I = *impl_;
+  GeneratedGradient out;
+  fn = fn->getDefinition();
+  if (!I.generate(fn, mask)) return out;
+  auto key = std::make_pair(fn, mask_key(mask));
+  std::string source_fn = "_adjc_tangent_source_" + base_name(fn, I.unit) + "_" + std::to_string(I.sources.size());
+  std::set<std::pair<const FunctionDecl*, std::string>> seen;
+  I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
+                                     without_line_directives(I.source_of(key, seen)) + ")adjc_source\";\n}\n"));
+  out.declaration = I.wrap(fn, "inline " + I.signatures[key] + "; inline const char* " + source_fn + "();\n");
+  for (char& c : out.declaration)
+    if (c == '\n') c = ' ';
+  out.function_value = qualifier(fn) + pushforward_name(fn, mask, I.unit);
   out.source_function = qualifier(fn) + source_fn;
   return out;
 }
