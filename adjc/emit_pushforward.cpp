@@ -166,7 +166,7 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   const FunctionDecl* f = n->call->getDirectCallee();
   const NamedDecl* custom = custom_pushforward(f, ir_.unit);
   bool generated = !custom && callee_kind(f, ir_.unit) != CalleeKind::Plain && f->getDefinition();
-  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n)) {
+  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) || carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);
     code.line(n->result ? assignment(use(n->result->name), s, n->result->type) : s + ";");
     return;

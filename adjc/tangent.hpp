@@ -32,6 +32,10 @@ std::vector<Pass> tangent_passes();
 // forward mode does not support in `state`'s function (tangent_check.cpp).
 void check_tangents(FunctionState& state);
 
+// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter:
+// nothing of it carries a tangent, so forward mode calls it as written (tangent_check.cpp).
+bool carries_no_tangent(const Node* call);
+
 // What a derivative request differentiates with respect to: parameter `param` (an ad_params
 // index); a whole floating scalar or array when `element` < 0, else that element of an array.
 struct TangentSeed {
