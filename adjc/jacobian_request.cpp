@@ -130,6 +130,17 @@ bool lengths_known(const std::vector<JacobianParam>& params, const FunctionDecl*
   return true;
 }
 
+// Directions per forward sweep: vector mode's lanes when every tangent is of floating scalars
+// (a std::vector's or std::array's tangent is one object: scalar mode, one column per sweep).
+int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context) {
+  constexpr int lanes = 4;
+  for (const JacobianParam& p : params)
+    if (p.role != Role::constant && p.role != Role::passive && p.form == Form::object &&
+        !is_floating(Emitter::adjoint_pointee(p.var->param_type, context)))
+      return 0;
+  return lanes;
+}
+
 std::string param_text(const JacobianParam& p) {
   static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
   static const char* forms[] = {"scalar", "elements", "object"};
@@ -176,7 +187,8 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   }
   GeneratedGradient reverse = generator.request(fn, std::vector<bool>(mask.begin(), mask.end()), at);
   if (diags.failed() || reverse.declaration.empty()) return "";
-  GeneratedGradient forward = tangents.pushforward(fn, mask);
+  const int lanes = jacobian_lanes(params, state->context);
+  GeneratedGradient forward = tangents.pushforward(fn, mask, lanes);
   if (diags.failed() || forward.declaration.empty()) return "";
   TypePrinter types(state->context);
   Emitter emitter(*state->ir, state->plan, state->loops, state->iteration, types, state->context.getSourceManager());
@@ -188,8 +200,8 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   std::string roles;
   for (const JacobianParam& p : params) roles += ", " + param_text(p);
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  return "(::adjoint::detail::make_jacobian<" + std::string(result_row ? "true" : "false") + roles + ">(" +
-         forwarding_lambda(forward.function_value) + ", " +
+  return "(::adjoint::detail::make_jacobian<" + std::string(result_row ? "true" : "false") + ", " +
+         std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
          forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " + forward.source_function +
          "(), " + reverse.source_function + "()))";
 }

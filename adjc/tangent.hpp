@@ -55,7 +55,8 @@ class TangentGenerator {
   // The pushforward of `fn` under `mask` (a Jacobian's, jacobian_request.cpp): its qualified name
   // in `function_value`, its declaration and that of a function returning its code (named in
   // `source_function`) in `declaration`, on one line; nothing useful after an error.
-  GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask);
+  // `lanes` > 0: in vector mode, each tangent carrying that many directions.
+  GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask, int lanes = 0);
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 
@@ -80,9 +81,11 @@ std::string jacobian_request(const clang::CallExpr* call, const UnitFacts& unit,
 // Emits the pushforward of one function for one activity pattern.
 class PushforwardEmitter {
  public:
+  // `lanes` > 0: vector mode, each tangent an adjoint::tangent_vector of that many directions
+  // (tangent_vector.cpp).
   PushforwardEmitter(const FunctionIR& ir, const Activity& act, const Mask& mask, const TypePrinter& types,
-                     Diagnostics& diags)
-      : ir_(ir), act_(act), mask_(mask), types_(types), diags_(diags), print_(ir, types) {}
+                     Diagnostics& diags, int lanes = 0)
+      : ir_(ir), act_(act), mask_(mask), types_(types), diags_(diags), print_(ir, types), lanes_(lanes) {}
 
   // The pushforwards of callees the emitted code calls, by activity pattern.
   std::vector<CalleeRequest> callees;
@@ -99,6 +102,7 @@ class PushforwardEmitter {
   Diagnostics& diags_;
   Printer print_;
   int temp_ = 0;
+  int lanes_ = 0;
 
   std::string tangent_params() const;
   void node(Node* n, Code& code);
@@ -114,6 +118,14 @@ class PushforwardEmitter {
   // The tangent memory (an lvalue) mirroring lvalue `e`, or the tangent pointer of pointer `e`.
   std::string tangent_place(const clang::Expr* e) const;
   std::string zero_of(clang::QualType t) const;
+  // The declaration of a tangent of type `t` named `name` (a tangent_vector's in vector mode), and
+  // of a parameter's tangent; "" in vector mode for what it does not support.
+  std::string tangent_declaration(clang::QualType t, const std::string& name) const;
+  std::string tangent_parameter(const Var* v, const std::string& name) const;
+  std::string name_of(const clang::FunctionDecl* fn, const Mask& mask) const;
 };
+
+// The pushforward's name in vector mode with `lanes` directions: pushforward_name + `_v<lanes>`.
+std::string vector_pushforward_name(const clang::FunctionDecl* fn, const Mask& mask, int lanes, const UnitFacts& unit);
 
 }  // namespace adjc

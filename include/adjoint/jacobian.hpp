@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "adjoint/tangent_vector.hpp"
+
 namespace adjoint {
 
 // A dense row-major matrix: `J[i][j]` (Clad's clad::matrix spelling) or `J(i, j)`.
@@ -78,19 +80,22 @@ requires requires(A& a) {
 };
 
 // One parameter's tangent (forward) or adjoint (reverse) storage, its place in the matrix, and
-// its primal values before the first sweep (outputs, restored before every sweep).
-template <jacobian_param P, class A>
+// its primal values before the first sweep (outputs, restored before every sweep). With `Lanes` >
+// 0 each tangent element is a tangent_vector of that many directions (vector forward mode).
+template <jacobian_param P, class A, int Lanes = 0>
 struct jacobian_slot {
   using Arg = std::remove_cvref_t<A>;
   using E = typename jacobian_element<A>::type;
+  // A scalar's tangent is of the parameter's floating type even when the argument is an integer.
+  using Number = std::conditional_t<std::is_floating_point_v<E>, E, double>;
+  using T = std::conditional_t<Lanes == 0, Number, tangent_vector<Number, (Lanes > 0 ? Lanes : 1)>>;
   static constexpr bool in = P.role == jacobian_role::input || P.role == jacobian_role::input_output;
   static constexpr bool out = P.role == jacobian_role::output || P.role == jacobian_role::input_output;
   static constexpr bool whole_scalar = P.form == tangent_form::scalar || std::is_arithmetic_v<Arg>;
   static constexpr bool active = in || out;
-  using Storage =
-      std::conditional_t<!active, char,
-                         std::conditional_t<P.form == tangent_form::object, Arg,
-                                            std::conditional_t<P.form == tangent_form::scalar, E, std::vector<E>>>>;
+  using Storage = std::conditional_t<
+      !active, char,
+      std::conditional_t<whole_scalar, T, std::conditional_t<P.form == tangent_form::object, Arg, std::vector<T>>>>;
 
   Storage d{};
   std::vector<E> saved;
@@ -101,18 +106,23 @@ struct jacobian_slot {
     else if constexpr (whole_scalar) length = 1;
     else if constexpr (requires { arg.size(); }) length = long(arg.size());
     else length = P.length > 0 ? P.length : -1;
-    if constexpr (active && P.form == tangent_form::object) d = arg;  // its shape (a std::vector's size)
+    if constexpr (active && !whole_scalar && P.form == tangent_form::object) d = arg;  // its shape
   }
   void allocate() {
-    if constexpr (P.form == tangent_form::elements) d.assign(std::size_t(length), E{});
+    if constexpr (active && !whole_scalar && P.form == tangent_form::elements) d.assign(std::size_t(length), T{});
   }
-  E& at(long k) {
+  T& at(long k) {
     if constexpr (whole_scalar) return d;
     else return d[k];
   }
+  // Direction `lane` of element k.
+  Number& at(long k, int lane) {
+    if constexpr (Lanes == 0) return at(k);
+    else return at(k)[lane];
+  }
   void zero() {
     if constexpr (active)
-      for (long k = 0; k < length; ++k) at(k) = E{};
+      for (long k = 0; k < length; ++k) at(k) = T{};
   }
   static decltype(auto) primal(A& arg, long k) {
     if constexpr (std::is_arithmetic_v<Arg>) return (arg);
@@ -127,33 +137,42 @@ struct jacobian_slot {
       if constexpr (!std::is_const_v<std::remove_reference_t<decltype(primal(arg, 0))>>)
         for (long k = 0; k < length; ++k) primal(arg, k) = saved[std::size_t(k)];
   }
-  // Its argument of the pushforward (forward) or pullback (reverse), as a tuple of none or one.
-  auto tangent_argument(bool reverse) {
+  // Its argument of the pushforward, as a tuple of none or one.
+  auto tangent_argument() {
     if constexpr (P.role == jacobian_role::constant) return std::tuple<>{};
     else if constexpr (P.role == jacobian_role::passive) {
-      if constexpr (P.form == tangent_form::scalar) return std::tuple<E>{E{}};
+      if constexpr (P.form == tangent_form::scalar) return std::tuple<T>{T{}};
       else return std::tuple<std::nullptr_t>{nullptr};
-    } else if constexpr (P.form == tangent_form::scalar) {
-      (void)reverse;
-      return std::tuple<E>{d};
-    } else if constexpr (P.form == tangent_form::elements) return std::tuple<E*>{d.data()};
+    } else if constexpr (P.form == tangent_form::scalar) return std::tuple<T>{d};
+    else if constexpr (P.form == tangent_form::elements) return std::tuple<T*>{d.data()};
     else return std::tuple<Storage*>{&d};
   }
+  // Its argument of the pullback.
   auto adjoint_argument() {
     if constexpr (P.role == jacobian_role::constant) return std::tuple<>{};
     else if constexpr (P.role == jacobian_role::passive) return std::tuple<inactive>{};
-    else if constexpr (P.form == tangent_form::scalar) return std::tuple<E*>{&d};
-    else return tangent_argument(true);
+    else if constexpr (P.form == tangent_form::scalar) return std::tuple<T*>{&d};
+    else return tangent_argument();
   }
 };
+
+template <class T>
+T lane_of(const T& value, int) {
+  return value;
+}
+template <class T, int N>
+T lane_of(const tangent_vector<T, N>& value, int lane) {
+  return value[lane];
+}
 
 }  // namespace detail
 
 // A generated Jacobian: `execute(f's arguments..., J)` fills J (an adjoint::matrix, by reference
 // or pointer; or a row-major T* when every length is known to adjc) with d(outputs)/d(inputs):
 // a row per output element (output parameters in order, then f's floating result), a column per
-// input element (inputs in order).
-template <class Pushforward, class Pullback, bool ResultRow, jacobian_param... Params>
+// input element (inputs in order). `Lanes` > 0: the pushforward is vector mode's, `Lanes` columns
+// per forward sweep.
+template <class Pushforward, class Pullback, bool ResultRow, int Lanes, jacobian_param... Params>
 struct jacobian_function {
   Pushforward pushforward;
   Pullback pullback;
@@ -187,16 +206,36 @@ struct jacobian_function {
                   "adjoint::jacobian: execute takes f's arguments, then the matrix");
     std::tuple<detail::jacobian_slot<Params, std::tuple_element_t<I, Tuple>>...> slots{
         detail::jacobian_slot<Params, std::tuple_element_t<I, Tuple>>(std::get<I>(args))...};
-    long unknown_in = 0, unknown_out = 0, cols = 0, rows = 0;
+    long rows = 0, cols = 0;
+    auto* out = layout(std::get<sizeof...(Params)>(args), slots, rows, cols, std::index_sequence<I...>{});
+    ((std::get<I>(slots).allocate(), std::get<I>(slots).save(std::get<I>(args))), ...);
+    if (mode == jacobian_mode::reverse || (mode == jacobian_mode::by_shape && cols > rows))
+      return reverse_sweeps(args, slots, out, rows, cols, std::index_sequence<I...>{});
+    if constexpr (Lanes == 0) {
+      forward_sweeps(args, slots, slots, out, rows, cols, std::index_sequence<I...>{});
+    } else {
+      std::tuple<detail::jacobian_slot<Params, std::tuple_element_t<I, Tuple>, Lanes>...> lanes{
+          detail::jacobian_slot<Params, std::tuple_element_t<I, Tuple>, Lanes>(std::get<I>(args))...};
+      ((std::get<I>(lanes).length = std::get<I>(slots).length, std::get<I>(lanes).col = std::get<I>(slots).col,
+        std::get<I>(lanes).row = std::get<I>(slots).row, std::get<I>(lanes).allocate()),
+       ...);
+      forward_sweeps(args, lanes, slots, out, rows, cols, std::index_sequence<I...>{});
+    }
+  }
+
+  // Each slot's length and place, checked against the matrix (sized here when it is empty); the
+  // matrix's elements.
+  template <class Matrix, class Slots, std::size_t... I>
+  static auto* layout(Matrix& J, Slots& slots, long& rows, long& cols, std::index_sequence<I...>) {
+    using M = std::decay_t<Matrix>;
+    constexpr bool raw = std::is_pointer_v<M> && std::is_arithmetic_v<std::remove_pointer_t<M>>;
+    long unknown_in = 0, unknown_out = 0, matrix_rows = 0, matrix_cols = 0;
     (count(std::get<I>(slots), unknown_in, unknown_out, cols, rows), ...);
     if constexpr (ResultRow) rows += 1;
-    auto& J = std::get<sizeof...(Params)>(args);
-    using Matrix = std::decay_t<decltype(J)>;
-    long matrix_rows = 0, matrix_cols = 0;
-    if constexpr (std::is_pointer_v<Matrix> && !std::is_arithmetic_v<std::remove_pointer_t<Matrix>>) {
+    if constexpr (std::is_pointer_v<M> && !raw) {
       matrix_rows = long(J->rows());
       matrix_cols = long(J->cols());
-    } else if constexpr (!std::is_pointer_v<Matrix>) {
+    } else if constexpr (!raw) {
       matrix_rows = long(J.rows());
       matrix_cols = long(J.cols());
     }
@@ -208,50 +247,53 @@ struct jacobian_function {
     (resolve(std::get<I>(slots), matrix_cols - cols, matrix_rows - rows), ...);
     cols += unknown_in ? matrix_cols - cols : 0;
     rows += unknown_out ? matrix_rows - rows : 0;
-    if (cols <= 0 || rows <= 0 || (unknown_in && cols != matrix_cols) || (unknown_out && rows != matrix_rows))
-      detail::jacobian_error("the matrix is too small for the function's inputs and outputs");
-    if (matrix_rows || matrix_cols) {
-      if (matrix_rows != rows || matrix_cols != cols)
-        detail::jacobian_error("the matrix's shape is not outputs x inputs");
-    }
+    if (cols <= 0 || rows <= 0) detail::jacobian_error("the matrix is too small for the function's inputs and outputs");
+    if ((matrix_rows || matrix_cols) && (matrix_rows != rows || matrix_cols != cols))
+      detail::jacobian_error("the matrix's shape is not outputs x inputs");
     long next_in = 0, next_out = 0;
-    ((place(std::get<I>(slots), next_in, next_out), std::get<I>(slots).allocate(),
-      std::get<I>(slots).save(std::get<I>(args))),
-     ...);
-    auto* out = [&] {
-      if constexpr (std::is_pointer_v<Matrix> && std::is_arithmetic_v<std::remove_pointer_t<Matrix>>) return Matrix(J);
-      else if constexpr (std::is_pointer_v<Matrix>) return J->data();
-      else {
-        if (J.rows() == 0) J.resize(std::size_t(rows), std::size_t(cols));
-        return J.data();
+    (place(std::get<I>(slots), next_in, next_out), ...);
+    if constexpr (raw) return M(J);
+    else if constexpr (std::is_pointer_v<M>) return J->data();
+    else {
+      if (J.rows() == 0) J.resize(std::size_t(rows), std::size_t(cols));
+      return J.data();
+    }
+  }
+
+  // One pushforward per `Lanes` columns (one when scalar), with the outputs restored from `primal`.
+  template <class Tuple, class Tangents, class Primal, class T, std::size_t... I>
+  void forward_sweeps(Tuple& args, Tangents& tangents, Primal& primal, T* out, long rows, long cols,
+                      std::index_sequence<I...>) const {
+    constexpr int width = Lanes > 0 ? Lanes : 1;
+    for (long first = 0; first < cols; first += width) {
+      const int used = int(cols - first < width ? cols - first : width);
+      ((std::get<I>(primal).restore(std::get<I>(args)), std::get<I>(tangents).zero()), ...);
+      for (int lane = 0; lane < used; ++lane) (seed_input(std::get<I>(tangents), first + lane, lane), ...);
+      auto call = [&] {
+        return std::apply(pushforward,
+                          std::tuple_cat(select(std::get<I>(args))..., std::get<I>(tangents).tangent_argument()...));
+      };
+      if constexpr (ResultRow) {
+        const auto result = call().pushforward;
+        for (int lane = 0; lane < used; ++lane) out[(rows - 1) * cols + first + lane] = detail::lane_of(result, lane);
+      } else {
+        call();
       }
-    }();
-    const bool forward = mode == jacobian_mode::forward || (mode == jacobian_mode::by_shape && cols <= rows);
-    if (forward) {
-      for (long c = 0; c < cols; ++c) {
-        ((std::get<I>(slots).restore(std::get<I>(args)), std::get<I>(slots).zero(), seed_input(std::get<I>(slots), c)),
-         ...);
-        auto call = [&] {
-          return std::apply(pushforward, std::tuple_cat(select(std::get<I>(args), std::get<I>(slots))...,
-                                                        std::get<I>(slots).tangent_argument(false)...));
-        };
-        if constexpr (ResultRow) out[(rows - 1) * cols + c] = call().pushforward;
-        else call();
-        (read_output(std::get<I>(slots), out, cols, c), ...);
-      }
-    } else {
-      for (long r = 0; r < rows; ++r) {
-        ((std::get<I>(slots).restore(std::get<I>(args)), std::get<I>(slots).zero(), seed_output(std::get<I>(slots), r)),
-         ...);
-        if constexpr (ResultRow)
-          std::apply(pullback, std::tuple_cat(select(std::get<I>(args), std::get<I>(slots))...,
-                                              std::make_tuple(r == rows - 1 ? 1.0 : 0.0),
-                                              std::get<I>(slots).adjoint_argument()...));
-        else
-          std::apply(pullback, std::tuple_cat(select(std::get<I>(args), std::get<I>(slots))...,
-                                              std::get<I>(slots).adjoint_argument()...));
-        (read_input(std::get<I>(slots), out, cols, r), ...);
-      }
+      for (int lane = 0; lane < used; ++lane) (read_output(std::get<I>(tangents), out, cols, first + lane, lane), ...);
+    }
+  }
+
+  // One pullback per row.
+  template <class Tuple, class Slots, class T, std::size_t... I>
+  void reverse_sweeps(Tuple& args, Slots& slots, T* out, long rows, long cols, std::index_sequence<I...>) const {
+    for (long r = 0; r < rows; ++r) {
+      ((std::get<I>(slots).restore(std::get<I>(args)), std::get<I>(slots).zero(), seed_output(std::get<I>(slots), r)),
+       ...);
+      if constexpr (ResultRow)
+        std::apply(pullback, std::tuple_cat(select(std::get<I>(args))..., std::make_tuple(r == rows - 1 ? 1.0 : 0.0),
+                                            std::get<I>(slots).adjoint_argument()...));
+      else std::apply(pullback, std::tuple_cat(select(std::get<I>(args))..., std::get<I>(slots).adjoint_argument()...));
+      (read_input(std::get<I>(slots), out, cols, r), ...);
     }
   }
 
@@ -273,23 +315,23 @@ struct jacobian_function {
     if (Slot::out) s.row = next_out, next_out += s.length;
   }
   template <class Slot>
-  static void seed_input(Slot& s, long c) {
+  static void seed_input(Slot& s, long c, int lane) {
     if constexpr (Slot::in)
-      if (c >= s.col && c < s.col + s.length) s.at(c - s.col) = 1;
+      if (c >= s.col && c < s.col + s.length) s.at(c - s.col, lane) = 1;
   }
   template <class Slot>
   static void seed_output(Slot& s, long r) {
     if constexpr (Slot::out)
       if (r >= s.row && r < s.row + s.length) s.at(r - s.row) = 1;
   }
-  template <class A, class Slot>
-  static std::tuple<A&> select(A& arg, const Slot&) {
+  template <class A>
+  static std::tuple<A&> select(A& arg) {
     return std::tuple<A&>(arg);
   }
   template <class Slot, class T>
-  static void read_output(Slot& s, T* out, long cols, long c) {
+  static void read_output(Slot& s, T* out, long cols, long c, int lane) {
     if constexpr (Slot::out)
-      for (long k = 0; k < s.length; ++k) out[(s.row + k) * cols + c] = s.at(k);
+      for (long k = 0; k < s.length; ++k) out[(s.row + k) * cols + c] = s.at(k, lane);
   }
   template <class Slot, class T>
   static void read_input(Slot& s, T* out, long cols, long r) {
@@ -301,10 +343,10 @@ struct jacobian_function {
 namespace detail {
 
 // What adjc writes in place of a request: the roles explicit, the two callables deduced.
-template <bool ResultRow, jacobian_param... Params, class Pushforward, class Pullback>
-jacobian_function<Pushforward, Pullback, ResultRow, Params...> make_jacobian(Pushforward pf, Pullback pb,
-                                                                             const char* forward_source,
-                                                                             const char* reverse_source) {
+template <bool ResultRow, int Lanes, jacobian_param... Params, class Pushforward, class Pullback>
+jacobian_function<Pushforward, Pullback, ResultRow, Lanes, Params...> make_jacobian(Pushforward pf, Pullback pb,
+                                                                                    const char* forward_source,
+                                                                                    const char* reverse_source) {
   return {pf, pb, forward_source, reverse_source};
 }
 
