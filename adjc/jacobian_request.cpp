@@ -141,6 +141,36 @@ int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context
   return lanes;
 }
 
+// Vector mode's checks: f's result is its only output, and every input's length is known.
+bool vector_derivative_checks(const std::vector<JacobianParam>& params, const FunctionDecl* fn, bool result_row,
+                              Diagnostics& diags, SourceLocation at) {
+  if (!result_row) {
+    diags.error(at, Diag::derivative_result_not_floating, {quoted(fn->getNameAsString())});
+    return false;
+  }
+  for (const JacobianParam& p : params) {
+    if (p.role == Role::output || p.role == Role::input_output) {
+      diags.error(at, Diag::vector_mode_writes_parameter,
+                  {quoted(p.var->source_name()), quoted(fn->getNameAsString())});
+      return false;
+    }
+    if (p.role == Role::input && p.form != Form::scalar && p.length == 0) {
+      diags.error(at, Diag::vector_mode_length_unknown,
+                  {quoted(p.var->source_name()), quoted(p.var->param_type.getAsString())});
+      return false;
+    }
+  }
+  return true;
+}
+
+// Vector mode's lanes: every input direction in one sweep (up to 64).
+int vector_lanes(const std::vector<JacobianParam>& params) {
+  long lanes = 0;
+  for (const JacobianParam& p : params)
+    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : long(p.length);
+  return int(std::min(lanes, 64L));
+}
+
 std::string param_text(const JacobianParam& p) {
   static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
   static const char* forms[] = {"scalar", "elements", "object"};
@@ -155,8 +185,24 @@ std::string forwarding_lambda(const std::string& function) {
 
 }  // namespace
 
+bool vector_mode_requested(const CallExpr* call) {
+  const TemplateArgumentList* args = call->getDirectCallee()->getTemplateSpecializationArgs();
+  if (!args || args->size() == 0) return false;
+  const TemplateArgument& first = args->get(0);
+  if (first.getKind() == TemplateArgument::Type) {
+    const CXXRecordDecl* tag = first.getAsType()->getAsCXXRecordDecl();
+    return tag && tag->getQualifiedNameAsString() == "adjoint::vector_mode";
+  }
+  // Clad's options word: vector_mode is bit 9 (include/clad/Differentiator/CladConfig.h).
+  if (first.getKind() == TemplateArgument::Pack)
+    for (const TemplateArgument& option : first.pack_elements())
+      if (option.getKind() == TemplateArgument::Integral && (option.getAsIntegral().getZExtValue() & (1u << 9)))
+        return true;
+  return false;
+}
+
 std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Generator& generator,
-                             TangentGenerator& tangents, std::string& declaration) {
+                             TangentGenerator& tangents, std::string& declaration, bool vector_derivative) {
   SourceLocation at = call->getBeginLoc();
   const FunctionDecl* fn = requested_function(call, unit, diags);
   std::vector<bool> listed;
@@ -173,6 +219,7 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   if (!state || diags.failed()) return "";
   std::vector<JacobianParam> params;
   if (!describe(*state, listed, all, params, diags, at) || !lengths_known(params, fn, diags, at)) return "";
+  if (vector_derivative && !vector_derivative_checks(params, fn, result_row, diags, at)) return "";
   Mask mask(ad_params(fn).size(), false);
   bool inputs = false, outputs = result_row;
   for (const JacobianParam& p : params) {
@@ -187,7 +234,7 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   }
   GeneratedGradient reverse = generator.request(fn, std::vector<bool>(mask.begin(), mask.end()), at);
   if (diags.failed() || reverse.declaration.empty()) return "";
-  const int lanes = jacobian_lanes(params, state->context);
+  const int lanes = vector_derivative ? vector_lanes(params) : jacobian_lanes(params, state->context);
   GeneratedGradient forward = tangents.pushforward(fn, mask, lanes);
   if (diags.failed() || forward.declaration.empty()) return "";
   TypePrinter types(state->context);
@@ -199,11 +246,12 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   declaration = reverse.declaration + " " + forward.declaration + " " + pullback;
   std::string roles;
   for (const JacobianParam& p : params) roles += ", " + param_text(p);
+  std::string jacobian = "::adjoint::detail::make_jacobian<" + std::string(result_row ? "true" : "false") + ", " +
+                         std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
+                         forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " +
+                         forward.source_function + "(), " + reverse.source_function + "())";
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  return "(::adjoint::detail::make_jacobian<" + std::string(result_row ? "true" : "false") + ", " +
-         std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
-         forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " + forward.source_function +
-         "(), " + reverse.source_function + "()))";
+  return vector_derivative ? "(::adjoint::detail::make_vector_derivative(" + jacobian + "))" : "(" + jacobian + ")";
 }
 
 }  // namespace adjc

@@ -74,9 +74,15 @@ std::string derivative_request(const clang::CallExpr* call, const UnitFacts& uni
                                TangentGenerator& tangents, std::string& declaration);
 
 // A Jacobian request (adjoint::jacobian, clad::jacobian; jacobian_request.cpp): as
-// derivative_request, its pullback built by `generator` and its pushforward by `tangents`.
+// derivative_request, its pullback built by `generator` and its pushforward by `tangents`. With
+// `vector_derivative`, a vector-mode derivative request (adjoint::derivative<adjoint::vector_mode>,
+// Clad's differentiate<clad::opts::vector_mode>): the one-row Jacobian of f's result, in one sweep.
 std::string jacobian_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                             Generator& generator, TangentGenerator& tangents, std::string& declaration);
+                             Generator& generator, TangentGenerator& tangents, std::string& declaration,
+                             bool vector_derivative = false);
+
+// Whether a derivative request asks for vector mode (jacobian_request.cpp).
+bool vector_mode_requested(const clang::CallExpr* call);
 
 // Emits the pushforward of one function for one activity pattern.
 class PushforwardEmitter {

@@ -199,7 +199,38 @@ struct jacobian_function {
   }
   void dump() const { std::printf("The code is: \n%s\n", source()); }
 
+  // Vector mode's derivative request (adjoint::derivative<adjoint::vector_mode>): f's arguments,
+  // then one pointer per input (the inputs' lengths known to adjc), filled with the derivatives of
+  // f's result.
+  template <class... Args>
+  void execute_derivatives(Args&&... args) const {
+    constexpr std::size_t n = sizeof...(Params);
+    auto all = std::forward_as_tuple(args...);
+    matrix<double> row;
+    [&]<std::size_t... I>(std::index_sequence<I...>) { execute_forward(std::get<I>(all)..., row); }
+    (std::make_index_sequence<n>{});
+    constexpr long lengths[] = {(Params.form == tangent_form::scalar ? 1 : Params.length)...};
+    constexpr bool inputs[] = {(Params.role == jacobian_role::input)...};
+    std::size_t param = 0;
+    long column = 0;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto fill = [&](auto* out) {
+        while (!inputs[param]) ++param;
+        for (long k = 0; k < lengths[param]; ++k) out[k] = row(row.rows() - 1, std::size_t(column + k));
+        column += lengths[param++];
+      };
+      (fill(to_elements(std::get<n + K>(all))), ...);
+    }
+    (std::make_index_sequence<sizeof...(Args) - n>{});
+  }
+
  private:
+  template <class T>
+  static auto* to_elements(T* out) {
+    if constexpr (std::is_arithmetic_v<T>) return out;
+    else return out->data();  // a std::array's derivative
+  }
+
   template <class Tuple, std::size_t... I>
   void run(jacobian_mode mode, Tuple args, std::index_sequence<I...>) const {
     static_assert(std::tuple_size_v<Tuple> == sizeof...(Params) + 1,
@@ -340,6 +371,19 @@ struct jacobian_function {
   }
 };
 
+// What adjoint::derivative<adjoint::vector_mode> returns: execute takes f's arguments, then a
+// pointer per named parameter (`&d_x` for a scalar, the array for an array), and fills them.
+template <class Jacobian>
+struct vector_derivative_function {
+  Jacobian jacobian;
+  template <class... Args>
+  void execute(Args&&... args) const {
+    jacobian.execute_derivatives(std::forward<Args>(args)...);
+  }
+  const char* source() const { return jacobian.source(); }
+  void dump() const { jacobian.dump(); }
+};
+
 namespace detail {
 
 // What adjc writes in place of a request: the roles explicit, the two callables deduced.
@@ -348,6 +392,11 @@ jacobian_function<Pushforward, Pullback, ResultRow, Lanes, Params...> make_jacob
                                                                                     const char* forward_source,
                                                                                     const char* reverse_source) {
   return {pf, pb, forward_source, reverse_source};
+}
+
+template <class Jacobian>
+vector_derivative_function<Jacobian> make_vector_derivative(Jacobian jacobian) {
+  return {jacobian};
 }
 
 // What adjoint::jacobian returns to code that is only being parsed by adjc.
