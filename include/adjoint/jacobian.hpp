@@ -63,9 +63,11 @@ enum class jacobian_mode { by_shape, forward, reverse };
 
 namespace detail {
 
+// Bad arguments to execute: one line, and the program's exit (what it printed so far flushed).
 [[noreturn]] inline void jacobian_error(const char* what) {
+  std::fflush(stdout);
   std::fprintf(stderr, "adjoint::jacobian: %s\n", what);
-  std::abort();
+  std::exit(EXIT_FAILURE);
 }
 
 template <class A>
@@ -306,7 +308,8 @@ struct jacobian_function {
       };
       if constexpr (ResultRow) {
         const auto result = call().pushforward;
-        for (int lane = 0; lane < used; ++lane) out[(rows - 1) * cols + first + lane] = detail::lane_of(result, lane);
+        for (int lane = 0; lane < used; ++lane)
+          out[(rows - 1) * cols + first + lane] = detail::lane_of(result, lane) + T(0);
       } else {
         call();
       }
@@ -359,15 +362,16 @@ struct jacobian_function {
   static std::tuple<A&> select(A& arg) {
     return std::tuple<A&>(arg);
   }
+  // `+ 0` turns a zero derivative's -0 (0 times a negative partial) into 0.
   template <class Slot, class T>
   static void read_output(Slot& s, T* out, long cols, long c, int lane) {
     if constexpr (Slot::out)
-      for (long k = 0; k < s.length; ++k) out[(s.row + k) * cols + c] = s.at(k, lane);
+      for (long k = 0; k < s.length; ++k) out[(s.row + k) * cols + c] = s.at(k, lane) + T(0);
   }
   template <class Slot, class T>
   static void read_input(Slot& s, T* out, long cols, long r) {
     if constexpr (Slot::in)
-      for (long k = 0; k < s.length; ++k) out[r * cols + s.col + k] = s.at(k);
+      for (long k = 0; k < s.length; ++k) out[r * cols + s.col + k] = s.at(k) + T(0);
   }
 };
 
