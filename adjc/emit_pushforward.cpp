@@ -50,22 +50,19 @@ std::string pushforward_name(const FunctionDecl* fn, const Mask& mask, const Uni
 
 std::string PushforwardEmitter::tangent_params() const {
   std::string s;
-  for (const Var* v : ir_.params) {
-    if (!v->differentiable) continue;
-    std::string name = "_d_" + v->name;
-    s += ", [[maybe_unused]] ";
-    if (scalar_tangent(v)) s += types_.str(v->param_type.getUnqualifiedType()) + " " + name;
-    else s += Emitter::adjoint_param(v->param_type, name, types_, ir_.fn->getASTContext());
-  }
+  for (const Var* v : ir_.params)
+    if (v->differentiable) s += ", [[maybe_unused]] " + tangent_parameter(v, "_d_" + v->name);
   return s;
 }
 
 std::string PushforwardEmitter::signature(const Emitter& names) const {
-  std::string result = types_.str(result_type(ir_.fn).getUnqualifiedType());
-  if (ir_.returns_value) result = "::adjoint::value_and_pushforward<" + result + ">";
+  QualType r = result_type(ir_.fn).getUnqualifiedType();
+  std::string result = types_.str(r);
+  if (ir_.returns_value)
+    result = "::adjoint::value_and_pushforward<" + result + (lanes_ ? ", " + tangent_declaration(r, "") : "") + ">";
   std::string params = names.params() + tangent_params();
   if (ir_.params.empty() && !params.empty()) params = params.substr(2);
-  return result + " " + pushforward_name(ir_.fn, mask_, ir_.unit) + "(" + params + ")";
+  return result + " " + name_of(ir_.fn, mask_) + "(" + params + ")";
 }
 
 std::string PushforwardEmitter::definition(const Emitter& names) {
@@ -85,7 +82,9 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
     if (v->kind == VarKind::Param) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
       if (!body.uses(name)) continue;
-      std::string declared = "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name);
+      std::string declared =
+          "[[maybe_unused]] " + (name == v->name || !lanes_ ? types_.declare(v->type.getUnqualifiedType(), name)
+                                                            : tangent_declaration(v->type.getUnqualifiedType(), name));
       std::string z = v->type->isRecordType() && !is_container(v->type) ? zero_struct(v->type, types_) : "";
       code.line(!z.empty() && z.back() != '}' ? declared + " = " + z + ";" : declared + "{};");
     }
@@ -166,7 +165,7 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   const FunctionDecl* f = n->call->getDirectCallee();
   const NamedDecl* custom = custom_pushforward(f, ir_.unit);
   bool generated = !custom && callee_kind(f, ir_.unit) != CalleeKind::Plain && f->getDefinition();
-  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n)) {
+  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) || carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);
     code.line(n->result ? assignment(use(n->result->name), s, n->result->type) : s + ";");
     return;
@@ -177,8 +176,9 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   std::string args;
   for (const AdArg& a : ad_args(n->call)) args += (args.empty() ? "" : ", ") + print_.argument(a);
   if (!args.empty() && !targs.empty()) args += ", ";
-  std::string name = custom ? qualifier(custom) + custom->getNameAsString()
-                            : qualifier(f) + pushforward_name(f, callee_mask, ir_.unit);
+  if (custom && lanes_)
+    diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression, {"a custom pushforward in vector mode"});
+  std::string name = custom ? qualifier(custom) + custom->getNameAsString() : qualifier(f) + name_of(f, callee_mask);
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
   if (n->result && !is_floating(result_type(f)) && act_.of(n->result)) {
@@ -226,7 +226,7 @@ std::string PushforwardEmitter::call_tangent_args(Node* n, Mask& callee_mask, Co
       // A `const T&` bound to a value: its tangent in a temporary of ours.
       QualType vt = pt.getNonReferenceType().getUnqualifiedType();
       std::string temp = "_dv" + std::to_string(temp_++), dt = varied ? tangent(arg) : "";
-      code.line(types_.str(vt) + " " + temp + " = " + (dt.empty() ? zero_of(vt) : dt) + ";");
+      code.line(tangent_declaration(vt, temp) + " = " + (dt.empty() ? zero_of(vt) : dt) + ";");
       d = "&" + temp;
     } else if (!varied) {
       d = "nullptr";

@@ -47,7 +47,8 @@ class Consumer : public ASTConsumer {
     RequestContext requests{context, unit, diags, generator, rewriter, {}, {}};
     for (auto& r : finder.requests) handle(r, requests);
     TangentGenerator tangents(generator, context, unit, diags);
-    for (auto& r : finder.derivatives) handle_derivative(r, tangents, requests);
+    for (auto& r : finder.derivatives) handle_derivative(r, generator, tangents, requests);
+    for (auto& r : finder.jacobians) handle_jacobian(r, generator, tangents, requests);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
     write_output(context.getSourceManager(), rewriter, generator, tangents);
@@ -79,14 +80,28 @@ class Consumer : public ASTConsumer {
                   {call->getDirectCallee()->getQualifiedNameAsString()});
     for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     for (auto& r : elsewhere.derivatives) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
+    for (auto& r : elsewhere.jacobians) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     return !diags.failed();
   }
 
   // A derivative request: its pushforward built, its replacement recorded and its function
   // declared before the declaration the request is in (once per function).
-  static void handle_derivative(const RequestFinder::Request& r, TangentGenerator& tangents, RequestContext& rc) {
+  static void handle_derivative(const RequestFinder::Request& r, Generator& generator, TangentGenerator& tangents,
+                                RequestContext& rc) {
     std::string declaration;
-    const std::string text = derivative_request(r.call, rc.unit, rc.diags, tangents, declaration);
+    if (vector_mode_requested(r.call))
+      record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration, true), declaration, rc);
+    else record(r, derivative_request(r.call, rc.unit, rc.diags, tangents, declaration), declaration, rc);
+  }
+
+  static void handle_jacobian(const RequestFinder::Request& r, Generator& generator, TangentGenerator& tangents,
+                              RequestContext& rc) {
+    std::string declaration;
+    record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration), declaration, rc);
+  }
+
+  static void record(const RequestFinder::Request& r, const std::string& text, const std::string& declaration,
+                     RequestContext& rc) {
     if (text.empty()) return;
     rc.replacements.push_back({r.call, text});
     if (rc.inserted.insert(declaration).second)

@@ -32,6 +32,10 @@ std::vector<Pass> tangent_passes();
 // forward mode does not support in `state`'s function (tangent_check.cpp).
 void check_tangents(FunctionState& state);
 
+// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter:
+// nothing of it carries a tangent, so forward mode calls it as written (tangent_check.cpp).
+bool carries_no_tangent(const Node* call);
+
 // What a derivative request differentiates with respect to: parameter `param` (an ad_params
 // index); a whole floating scalar or array when `element` < 0, else that element of an array.
 struct TangentSeed {
@@ -48,6 +52,11 @@ class TangentGenerator {
   ~TangentGenerator();
   // The derivative function of `fn`'s result along `seed` (`f_darg0`); nothing useful after an error.
   GeneratedGradient request(const clang::FunctionDecl* fn, const TangentSeed& seed, clang::SourceLocation where);
+  // The pushforward of `fn` under `mask` (a Jacobian's, jacobian_request.cpp): its qualified name
+  // in `function_value`, its declaration and that of a function returning its code (named in
+  // `source_function`) in `declaration`, on one line; nothing useful after an error.
+  // `lanes` > 0: in vector mode, each tangent carrying that many directions.
+  GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask, int lanes = 0);
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 
@@ -56,17 +65,33 @@ class TangentGenerator {
   std::unique_ptr<Impl> impl_;
 };
 
+// The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
+unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
+
 // A derivative request (adjoint::derivative, clad::differentiate; tangent_request.cpp): the text
 // that replaces the call, and in `declaration` what must be declared before it ("" after an error).
 std::string derivative_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                TangentGenerator& tangents, std::string& declaration);
 
+// A Jacobian request (adjoint::jacobian, clad::jacobian; jacobian_request.cpp): as
+// derivative_request, its pullback built by `generator` and its pushforward by `tangents`. With
+// `vector_derivative`, a vector-mode derivative request (adjoint::derivative<adjoint::vector_mode>,
+// Clad's differentiate<clad::opts::vector_mode>): the one-row Jacobian of f's result, in one sweep.
+std::string jacobian_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                             Generator& generator, TangentGenerator& tangents, std::string& declaration,
+                             bool vector_derivative = false);
+
+// Whether a derivative request asks for vector mode (jacobian_request.cpp).
+bool vector_mode_requested(const clang::CallExpr* call);
+
 // Emits the pushforward of one function for one activity pattern.
 class PushforwardEmitter {
  public:
+  // `lanes` > 0: vector mode, each tangent an adjoint::tangent_vector of that many directions
+  // (tangent_vector.cpp).
   PushforwardEmitter(const FunctionIR& ir, const Activity& act, const Mask& mask, const TypePrinter& types,
-                     Diagnostics& diags)
-      : ir_(ir), act_(act), mask_(mask), types_(types), diags_(diags), print_(ir, types) {}
+                     Diagnostics& diags, int lanes = 0)
+      : ir_(ir), act_(act), mask_(mask), types_(types), diags_(diags), print_(ir, types), lanes_(lanes) {}
 
   // The pushforwards of callees the emitted code calls, by activity pattern.
   std::vector<CalleeRequest> callees;
@@ -83,6 +108,7 @@ class PushforwardEmitter {
   Diagnostics& diags_;
   Printer print_;
   int temp_ = 0;
+  int lanes_ = 0;
 
   std::string tangent_params() const;
   void node(Node* n, Code& code);
@@ -98,6 +124,14 @@ class PushforwardEmitter {
   // The tangent memory (an lvalue) mirroring lvalue `e`, or the tangent pointer of pointer `e`.
   std::string tangent_place(const clang::Expr* e) const;
   std::string zero_of(clang::QualType t) const;
+  // The declaration of a tangent of type `t` named `name` (a tangent_vector's in vector mode), and
+  // of a parameter's tangent; "" in vector mode for what it does not support.
+  std::string tangent_declaration(clang::QualType t, const std::string& name) const;
+  std::string tangent_parameter(const Var* v, const std::string& name) const;
+  std::string name_of(const clang::FunctionDecl* fn, const Mask& mask) const;
 };
+
+// The pushforward's name in vector mode with `lanes` directions: pushforward_name + `_v<lanes>`.
+std::string vector_pushforward_name(const clang::FunctionDecl* fn, const Mask& mask, int lanes, const UnitFacts& unit);
 
 }  // namespace adjc

@@ -33,6 +33,13 @@ std::string unsupported_variable(const Var* v, const UnitFacts& unit) {
 
 }  // namespace
 
+bool carries_no_tangent(const Node* call) {
+  const FunctionDecl* f = call->call->getDirectCallee();
+  QualType result = f->getReturnType().getNonReferenceType();
+  return call->result && !call->result->memory && result->isIntegralOrEnumerationType() &&
+         !writes_through_parameters(f);
+}
+
 void check_tangents(FunctionState& s) {
   const FunctionIR& ir = *s.ir;
   for (auto& v : ir.vars)
@@ -41,7 +48,9 @@ void check_tangents(FunctionState& s) {
         s.diags.error(v->decl ? v->decl->getLocation() : ir.fn->getLocation(), Diag::tangent_unsupported_variable,
                       {what, v->source_name()});
   for (const Node* n : s.all) {
-    if (n->kind != NodeKind::Call || !n->call || !ir.hoisted.count(n->call) || !call_active(ir, s.full, n)) continue;
+    if (n->kind != NodeKind::Call || !n->call || !ir.hoisted.count(n->call) || !call_active(ir, s.full, n) ||
+        carries_no_tangent(n))
+      continue;
     const FunctionDecl* f = n->call->getDirectCallee();
     if (custom_pushforward(f, ir.unit) || (callee_kind(f, ir.unit) != CalleeKind::Plain && f->getDefinition()))
       continue;

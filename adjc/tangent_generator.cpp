@@ -22,7 +22,8 @@ std::string without_line_directives(const std::string& s) {
   return out;
 }
 
-// The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
+}  // namespace
+
 unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
   QualType t = p->getOriginalType().getNonReferenceType();
   if (auto* a = context.getAsConstantArrayType(t)) return a->getSize().getZExtValue();
@@ -32,8 +33,6 @@ unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
   return 0;
 }
 
-}  // namespace
-
 struct TangentGenerator::Impl {
   Generator& planned;
   ASTContext& context;
@@ -42,6 +41,7 @@ struct TangentGenerator::Impl {
   TypePrinter types;
   std::set<const FunctionDecl*> checked;
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> pushforwards;  // (fn, mask) -> definition
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> signatures;    // (fn, mask) -> signature
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations, definitions, sources;
   std::set<std::string> requested;  // derivative functions already defined
@@ -62,26 +62,32 @@ struct TangentGenerator::Impl {
     return open + text + close;
   }
 
-  // The pushforwards of `fn` under `mask` and of every callee they call.
-  bool generate(const FunctionDecl* fn, const Mask& mask) {
+  // The key of a pushforward: the mask, and the lanes in vector mode.
+  static std::string key_of(const Mask& m, int lanes) {
+    return mask_key(m) + (lanes ? "v" + std::to_string(lanes) : "");
+  }
+
+  // The pushforwards of `fn` under `mask` and of every callee they call (`lanes` > 0: vector mode).
+  bool generate(const FunctionDecl* fn, const Mask& mask, int lanes = 0) {
     std::vector<std::pair<const FunctionDecl*, Mask>> work = {{fn, mask}};
     while (!work.empty()) {
       auto [f, m] = work.back();
       work.pop_back();
       f = f->getDefinition();
-      auto key = std::make_pair(f, mask_key(m));
+      auto key = std::make_pair(f, key_of(m, lanes));
       if (pushforwards.count(key)) continue;  // recursion ends here
       FunctionState* s = state_of(f);
       if (!s) return false;
       Activity act = analyze_activity(*s->ir, m);
       Emitter names(*s->ir, s->plan, s->loops, s->iteration, types, context.getSourceManager());
-      PushforwardEmitter emitter(*s->ir, act, m, types, diags);
+      PushforwardEmitter emitter(*s->ir, act, m, types, diags, lanes);
       pushforwards[key] = emitter.definition(names);
       if (diags.failed()) return false;
+      signatures[key] = emitter.signature(names);
       declarations.push_back(wrap(f, "inline " + emitter.signature(names) + ";\n"));
       definitions.push_back(wrap(f, pushforwards[key]));
       for (auto& c : emitter.callees) {
-        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
+        deps[key].push_back({c.fn->getDefinition(), key_of(c.mask, lanes)});
         work.push_back({c.fn, c.mask});
       }
     }
@@ -221,6 +227,25 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   for (char& c : out.declaration)
     if (c == '\n') c = ' ';
   out.function_value = "static_cast<" + result + " (*)(" + param_types + ")>(&" + qualifier(fn) + name + ")";
+  out.source_function = qualifier(fn) + source_fn;
+  return out;
+}
+
+GeneratedGradient TangentGenerator::pushforward(const FunctionDecl* fn, const Mask& mask, int lanes) {
+  Impl& I = *impl_;
+  GeneratedGradient out;
+  fn = fn->getDefinition();
+  if (!I.generate(fn, mask, lanes)) return out;
+  auto key = std::make_pair(fn, Impl::key_of(mask, lanes));
+  std::string source_fn = "_adjc_tangent_source_" + base_name(fn, I.unit) + "_" + std::to_string(I.sources.size());
+  std::set<std::pair<const FunctionDecl*, std::string>> seen;
+  I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
+                                     without_line_directives(I.source_of(key, seen)) + ")adjc_source\";\n}\n"));
+  out.declaration = I.wrap(fn, "inline " + I.signatures[key] + "; inline const char* " + source_fn + "();\n");
+  for (char& c : out.declaration)
+    if (c == '\n') c = ' ';
+  out.function_value =
+      qualifier(fn) + (lanes ? vector_pushforward_name(fn, mask, lanes, I.unit) : pushforward_name(fn, mask, I.unit));
   out.source_function = qualifier(fn) + source_fn;
   return out;
 }

@@ -55,6 +55,10 @@ inline constexpr bool derivative_requires_adjc = false;
 
 }  // namespace detail
 
+// `adjoint::derivative<adjoint::vector_mode>(f, "x, y")`: vector forward mode, the derivatives of
+// f's result in every named parameter from one sweep (docs/adjc.md, "Vector forward mode").
+struct vector_mode {};
+
 // Requests the derivative of `fn`'s result with respect to one parameter: a floating scalar ("x"
 // or by position "0"), an element of a fixed-size array parameter ("x[2]"), or a whole array
 // parameter ("x": execute then takes a direction after f's arguments). `Order` must be 1 for now.
@@ -64,9 +68,19 @@ template <int Order = 1, class F, class Spec = const char*>
 constexpr detail::derivative_request derivative(F&&, Spec = "") {
   return {};
 }
+template <class Mode, class F, class Spec = const char*>
+requires std::is_same_v<Mode, vector_mode>
+constexpr detail::derivative_request derivative(F&&, Spec = "") { return {}; }
 #else
 template <int Order = 1, class F, class Spec = const char*>
 detail::derivative_request derivative(F&&, Spec = "") {
+  static_assert(detail::derivative_requires_adjc<F>,
+                "adjoint::derivative needs the adjc compiler: build this file with "
+                "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
+  return {};
+}
+template <class Mode, class F, class Spec = const char*>
+requires std::is_same_v<Mode, vector_mode> detail::derivative_request derivative(F&&, Spec = "") {
   static_assert(detail::derivative_requires_adjc<F>,
                 "adjoint::derivative needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");

@@ -10,8 +10,8 @@
 // in clad::custom_derivatives (and its class_functions and std) are read as adjoint's. Forward
 // mode: clad::differentiate(f, "x") (or by position, clad::differentiate(f, 0)) is
 // adjoint::derivative (adjoint/tangent.hpp): execute returns the derivative, as Clad's does.
-// Hessians and Jacobians (clad::hessian, jacobian) are not supported yet: adjc reports each such
-// call. What differs from Clad: docs/adjc.md, "For Clad users".
+// clad::jacobian is adjoint::jacobian (adjoint/jacobian.hpp). Hessians (clad::hessian) are not
+// supported yet: adjc reports each such call. What differs from Clad: docs/adjc.md, "For Clad users".
 
 #include "adjoint/ad.hpp"
 #include "clad/Differentiator/Array.h"
@@ -54,17 +54,25 @@ constexpr adjoint::detail::derivative_request differentiate(F&&, Spec = "") {
   return {};
 }
 
-// Clad's other modes, not supported yet: adjc reports each call ("'clad::hessian' is not supported
+// Clad's Hessians, not supported yet: adjc reports each call ("'clad::hessian' is not supported
 // yet by adjc"), as does the compiler without adjc.
 template <unsigned... Options, class F>
 constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
   static_assert(detail::parsed_by_adjc<Options...>, "clad::hessian is not supported yet by adjc");
   return {};
 }
+
+// Requests the Jacobian of `fn`'s outputs (the arrays it writes) with respect to the parameters
+// `args` names (none = the others): adjoint::jacobian (adjoint/jacobian.hpp); execute takes f's
+// arguments, then `&J` for a clad::matrix J sized outputs x inputs.
 template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request jacobian(F&&, const char* = "") {
-  static_assert(detail::parsed_by_adjc<Options...>, "clad::jacobian is not supported yet by adjc");
+constexpr adjoint::detail::jacobian_request jacobian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::jacobian needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
+                "adjoint_add_gradients() in CMake");
   return {};
 }
+template <class T>
+using matrix = adjoint::matrix<T>;
 
 }  // namespace clad

@@ -1,0 +1,257 @@
+// A Jacobian request (`adjoint::jacobian(f, "x, y")`, Clad's `clad::jacobian(f)`): the inputs the
+// list names, the outputs (the parameters f writes, then its floating result), and the expression
+// that replaces the request: an adjoint::jacobian_function (include/adjoint/jacobian.hpp) holding
+// f's pushforward (one sweep per column) and its pullback (one per row), each generated for the
+// inputs and outputs together by the existing generators, and a description of each parameter.
+#include <clang/AST/ExprCXX.h>
+
+#include "containers.hpp"
+#include "emit.hpp"
+#include "tangent.hpp"
+
+namespace adjc {
+
+using namespace clang;
+
+namespace {
+
+enum class Role { constant, passive, input, output, input_output };
+enum class Form { scalar, elements, object };
+
+struct JacobianParam {
+  const Var* var;
+  Role role = Role::constant;
+  Form form = Form::scalar;
+  unsigned long length = 0;
+};
+
+// The function the request names (f, &f); nullptr (reported) for anything else.
+const FunctionDecl* requested_function(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
+  const Expr* target = strip(call->getArg(0), unit);
+  if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
+    target = strip(u->getSubExpr(), unit);
+  auto* ref = dyn_cast<DeclRefExpr>(target);
+  const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+  if (!fn || isa<CXXMethodDecl>(fn)) {
+    diags.error(call->getArg(0)->getBeginLoc(), Diag::jacobian_target_not_a_function);
+    return nullptr;
+  }
+  if (!fn->getDefinition()) {
+    diags.error(call->getArg(0)->getBeginLoc(), Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
+    return nullptr;
+  }
+  return fn->getDefinition();
+}
+
+// The parameters the list names, by name or position; empty with `all` set when there is no list.
+bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
+                      std::vector<bool>& inputs, bool& all) {
+  inputs.assign(fn->getNumParams(), false);
+  const Expr* spec = call->getNumArgs() < 2 ? nullptr : strip(call->getArg(1), unit);
+  if (!spec || isa<CXXDefaultArgExpr>(call->getArg(1))) return all = true;
+  auto* lit = dyn_cast<StringLiteral>(spec);
+  if (!lit) {
+    diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
+    return false;
+  }
+  std::string list = lit->getString().str();
+  all = list.find_first_not_of(" \t,") == std::string::npos;
+  for (size_t start = 0; start < list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (name.empty()) continue;
+    bool position = name.find_first_not_of("0123456789") == std::string::npos;
+    bool found = false;
+    for (unsigned i = 0; i < fn->getNumParams() && !found; ++i)
+      if (position ? name.size() <= 4 && std::stoul(name) == i : fn->getParamDecl(i)->getName() == name)
+        found = inputs[i] = true;
+    if (found) continue;
+    if (position)
+      diags.error(call->getBeginLoc(), Diag::request_no_parameter_at_position,
+                  {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams())});
+    else
+      diags.error(call->getBeginLoc(), Diag::request_no_parameter_named, {quoted(fn->getNameAsString()), quoted(name)});
+    return false;
+  }
+  return true;
+}
+
+// Each parameter's role and how its tangent is passed; false (reported) for what a Jacobian does
+// not handle.
+bool describe(const FunctionState& state, const std::vector<bool>& listed, bool all, std::vector<JacobianParam>& out,
+              Diagnostics& diags, SourceLocation at) {
+  const FunctionIR& ir = *state.ir;
+  ASTContext& context = state.context;
+  for (const Var* v : ir.params) {
+    JacobianParam p{v};
+    out.push_back(p);
+    if (!v->differentiable) continue;
+    JacobianParam& d = out.back();
+    bool scalar = v->floating && !v->memory && !v->pointer && !v->reference;
+    QualType pointee = Emitter::adjoint_pointee(v->param_type, context);
+    bool written = !scalar && state.written.count(const_cast<Var*>(v));
+    bool in = all ? !written : listed[v->param_index];
+    d.role = in && written ? Role::input_output : in ? Role::input : written ? Role::output : Role::passive;
+    d.form = scalar                                                ? Form::scalar
+             : is_floating(pointee) && v->pointer && !v->reference ? Form::elements
+                                                                   : Form::object;
+    if (auto* decl = dyn_cast_or_null<ParmVarDecl>(v->decl)) d.length = fixed_length(decl, context);
+    if (d.role == Role::passive || scalar) continue;
+    bool numbers = is_floating(pointee) || (is_container(pointee) && d.length > 0) ||
+                   (is_container(pointee) && pointee->getAsCXXRecordDecl()->getName() == "vector");
+    if (pointee->isArrayType() || !numbers) {
+      diags.error(at, Diag::jacobian_parameter_unsupported,
+                  {quoted(v->source_name()), quoted(v->param_type.getAsString())});
+      return false;
+    }
+  }
+  return true;
+}
+
+// At most one pointer of unknown length among the inputs and one among the outputs (the matrix's
+// shape gives it); false (reported) otherwise.
+bool lengths_known(const std::vector<JacobianParam>& params, const FunctionDecl* fn, Diagnostics& diags,
+                   SourceLocation at) {
+  for (bool inputs : {true, false}) {
+    std::vector<std::string> unknown;
+    for (const JacobianParam& p : params) {
+      bool side = inputs ? p.role == Role::input || p.role == Role::input_output
+                         : p.role == Role::output || p.role == Role::input_output;
+      if (side && p.form == Form::elements && p.length == 0) unknown.push_back(quoted(p.var->source_name()));
+    }
+    if (unknown.size() > 1) {
+      diags.error(at, Diag::jacobian_lengths_unknown, {unknown[0], unknown[1], quoted(fn->getNameAsString())});
+      return false;
+    }
+  }
+  return true;
+}
+
+// Directions per forward sweep: vector mode's lanes when every tangent is of floating scalars
+// (a std::vector's or std::array's tangent is one object: scalar mode, one column per sweep).
+int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context) {
+  constexpr int lanes = 4;
+  for (const JacobianParam& p : params)
+    if (p.role != Role::constant && p.role != Role::passive && p.form == Form::object &&
+        !is_floating(Emitter::adjoint_pointee(p.var->param_type, context)))
+      return 0;
+  return lanes;
+}
+
+// Vector mode's checks: f's result is its only output, and every input's length is known.
+bool vector_derivative_checks(const std::vector<JacobianParam>& params, const FunctionDecl* fn, bool result_row,
+                              Diagnostics& diags, SourceLocation at) {
+  if (!result_row) {
+    diags.error(at, Diag::derivative_result_not_floating, {quoted(fn->getNameAsString())});
+    return false;
+  }
+  for (const JacobianParam& p : params) {
+    if (p.role == Role::output || p.role == Role::input_output) {
+      diags.error(at, Diag::vector_mode_writes_parameter,
+                  {quoted(p.var->source_name()), quoted(fn->getNameAsString())});
+      return false;
+    }
+    if (p.role == Role::input && p.form != Form::scalar && p.length == 0) {
+      diags.error(at, Diag::vector_mode_length_unknown,
+                  {quoted(p.var->source_name()), quoted(p.var->param_type.getAsString())});
+      return false;
+    }
+  }
+  return true;
+}
+
+// Vector mode's lanes: every input direction in one sweep (up to 64).
+int vector_lanes(const std::vector<JacobianParam>& params) {
+  long lanes = 0;
+  for (const JacobianParam& p : params)
+    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : long(p.length);
+  return int(std::min(lanes, 64L));
+}
+
+std::string param_text(const JacobianParam& p) {
+  static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
+  static const char* forms[] = {"scalar", "elements", "object"};
+  return "::adjoint::jacobian_param{::adjoint::jacobian_role::" + std::string(roles[int(p.role)]) +
+         ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) + "}";
+}
+
+// `[](auto&&... a) { return f(a...); }`: the generated function, overloads resolved where it is called.
+std::string forwarding_lambda(const std::string& function) {
+  return "[](auto&&... _a) { return " + function + "(_a...); }";
+}
+
+}  // namespace
+
+bool vector_mode_requested(const CallExpr* call) {
+  const TemplateArgumentList* args = call->getDirectCallee()->getTemplateSpecializationArgs();
+  if (!args || args->size() == 0) return false;
+  const TemplateArgument& first = args->get(0);
+  if (first.getKind() == TemplateArgument::Type) {
+    const CXXRecordDecl* tag = first.getAsType()->getAsCXXRecordDecl();
+    return tag && tag->getQualifiedNameAsString() == "adjoint::vector_mode";
+  }
+  // Clad's options word: vector_mode is bit 9 (include/clad/Differentiator/CladConfig.h).
+  if (first.getKind() == TemplateArgument::Pack)
+    for (const TemplateArgument& option : first.pack_elements())
+      if (option.getKind() == TemplateArgument::Integral && (option.getAsIntegral().getZExtValue() & (1u << 9)))
+        return true;
+  return false;
+}
+
+std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Generator& generator,
+                             TangentGenerator& tangents, std::string& declaration, bool vector_derivative) {
+  SourceLocation at = call->getBeginLoc();
+  const FunctionDecl* fn = requested_function(call, unit, diags);
+  std::vector<bool> listed;
+  bool all = false;
+  if (!fn || !requested_inputs(call, fn, unit, diags, listed, all)) return "";
+  Diagnostics::InDerivative requested(diags, fn, nullptr, at);
+  QualType result = result_type(fn);
+  bool result_row = is_floating(result);
+  if (!result_row && !result->isVoidType() && !result->isIntegralOrEnumerationType()) {
+    diags.error(at, Diag::request_result_not_floating);
+    return "";
+  }
+  const FunctionState* state = generator.planned(fn);
+  if (!state || diags.failed()) return "";
+  std::vector<JacobianParam> params;
+  if (!describe(*state, listed, all, params, diags, at) || !lengths_known(params, fn, diags, at)) return "";
+  if (vector_derivative && !vector_derivative_checks(params, fn, result_row, diags, at)) return "";
+  Mask mask(ad_params(fn).size(), false);
+  bool inputs = false, outputs = result_row;
+  for (const JacobianParam& p : params) {
+    if (p.role == Role::constant || p.role == Role::passive) continue;
+    mask[p.var->param_index] = true;
+    inputs |= p.role != Role::output;
+    outputs |= p.role != Role::input;
+  }
+  if (!inputs || !outputs) {
+    diags.error(at, inputs ? Diag::jacobian_no_outputs : Diag::jacobian_no_inputs, {quoted(fn->getNameAsString())});
+    return "";
+  }
+  GeneratedGradient reverse = generator.request(fn, std::vector<bool>(mask.begin(), mask.end()), at);
+  if (diags.failed() || reverse.declaration.empty()) return "";
+  const int lanes = vector_derivative ? vector_lanes(params) : jacobian_lanes(params, state->context);
+  GeneratedGradient forward = tangents.pushforward(fn, mask, lanes);
+  if (diags.failed() || forward.declaration.empty()) return "";
+  TypePrinter types(state->context);
+  Emitter emitter(*state->ir, state->plan, state->loops, state->iteration, types, state->context.getSourceManager());
+  auto [open, close] = namespaces(fn);
+  std::string pullback = open + "inline " + emitter.reverse_signature(mask, "_pullback") + ";" + close;
+  for (char& c : pullback)
+    if (c == '\n') c = ' ';
+  declaration = reverse.declaration + " " + forward.declaration + " " + pullback;
+  std::string roles;
+  for (const JacobianParam& p : params) roles += ", " + param_text(p);
+  std::string jacobian = "::adjoint::detail::make_jacobian<" + std::string(result_row ? "true" : "false") + ", " +
+                         std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
+                         forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " +
+                         forward.source_function + "(), " + reverse.source_function + "())";
+  // In parentheses: the request may be a macro's argument, which a bare comma would split.
+  return vector_derivative ? "(::adjoint::detail::make_vector_derivative(" + jacobian + "))" : "(" + jacobian + ")";
+}
+
+}  // namespace adjc

@@ -1,0 +1,242 @@
+// adjc_jvp: forward mode of the engine's row kernels (GELU, softmax, RMSNorm, layernorm, RoPE as
+// plain double loops) against hand-written Jacobian-vector products of the same kernels. adjc's
+// side is the vector-mode pushforward a Jacobian request generates (`f_pushforward..._v4`, four
+// directions per sweep, called by name as docs/adjc.md "Generated names" allows); the hand-written
+// side pushes the same four directions through loops of its own. Both compute the values too. The
+// table: medians over repetitions (the two sides interleaved), and the ratio adjc / hand-written.
+#include <adjoint/ad.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <vector>
+
+using Lanes = adjoint::tangent_vector<double, 4>;
+
+// ---------------------------------------------------------------------------------------------
+// Kernels (what adjc differentiates), one row of n
+
+void gelu(const double* x, double* y, int n) {
+  for (int i = 0; i < n; i++) {
+    double u = 0.7978845608 * (x[i] + 0.044715 * x[i] * x[i] * x[i]);
+    y[i] = 0.5 * x[i] * (1 + std::tanh(u));
+  }
+}
+
+void softmax(const double* x, double* y, int n) {
+  double top = x[0];
+  for (int i = 1; i < n; i++) top = std::fmax(top, x[i]);
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    y[i] = std::exp(x[i] - top);
+    sum += y[i];
+  }
+  double inv = 1 / sum;
+  for (int i = 0; i < n; i++) y[i] *= inv;
+}
+
+void rmsnorm(const double* x, const double* w, double* y, int n) {
+  double ms = 0;
+  for (int i = 0; i < n; i++) ms += x[i] * x[i];
+  double r = 1 / std::sqrt(ms / n + 1e-5);
+  for (int i = 0; i < n; i++) y[i] = x[i] * r * w[i];
+}
+
+void layernorm(const double* x, const double* w, const double* b, double* y, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m += x[i];
+  m /= n;
+  double v = 0;
+  for (int i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
+  double s = 1 / std::sqrt(v / n + 1e-5);
+  for (int i = 0; i < n; i++) y[i] = (x[i] - m) * s * w[i] + b[i];
+}
+
+// Pairs (x[2i], x[2i+1]) rotated by pos * theta_i.
+void rope(const double* x, double* y, int n, int pos) {
+  for (int i = 0; i < n / 2; i++) {
+    double angle = pos * std::pow(10000.0, -2.0 * i / n);
+    double c = std::cos(angle), s = std::sin(angle);
+    y[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
+    y[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+  }
+}
+
+// The generated pushforwards (their names: docs/adjc.md, "Vector forward mode").
+inline void gelu_pushforward_v4(const double* x, double* y, int n, Lanes* _d_x, Lanes* _d_y);
+inline void softmax_pushforward_v4(const double* x, double* y, int n, Lanes* _d_x, Lanes* _d_y);
+inline void rmsnorm_pushforward_1010_v4(const double* x, const double* w, double* y, int n, Lanes* _d_x, Lanes* _d_w,
+                                        Lanes* _d_y);
+inline void layernorm_pushforward_10010_v4(const double* x, const double* w, const double* b, double* y, int n,
+                                           Lanes* _d_x, Lanes* _d_w, Lanes* _d_b, Lanes* _d_y);
+inline void rope_pushforward_v4(const double* x, double* y, int n, int pos, Lanes* _d_x, Lanes* _d_y);
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written JVPs: values and four tangents
+
+void gelu_jvp(const double* x, double* y, int n, const Lanes* dx, Lanes* dy) {
+  for (int i = 0; i < n; i++) {
+    double u = 0.7978845608 * (x[i] + 0.044715 * x[i] * x[i] * x[i]);
+    double t = std::tanh(u);
+    y[i] = 0.5 * x[i] * (1 + t);
+    double g = 0.5 * (1 + t) + 0.5 * x[i] * (1 - t * t) * 0.7978845608 * (1 + 3 * 0.044715 * x[i] * x[i]);
+    for (int l = 0; l < 4; l++) dy[i][l] = g * dx[i][l];
+  }
+}
+
+void softmax_jvp(const double* x, double* y, int n, const Lanes* dx, Lanes* dy) {
+  double top = x[0];
+  for (int i = 1; i < n; i++) top = std::fmax(top, x[i]);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += (y[i] = std::exp(x[i] - top));
+  for (int i = 0; i < n; i++) y[i] /= sum;
+  double dot[4] = {};
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < 4; l++) dot[l] += y[i] * dx[i][l];
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < 4; l++) dy[i][l] = y[i] * (dx[i][l] - dot[l]);
+}
+
+void rmsnorm_jvp(const double* x, const double* w, double* y, int n, const Lanes* dx, Lanes* dy) {
+  double ms = 0, dms[4] = {};
+  for (int i = 0; i < n; i++) {
+    ms += x[i] * x[i];
+    for (int l = 0; l < 4; l++) dms[l] += 2 * x[i] * dx[i][l];
+  }
+  double r = 1 / std::sqrt(ms / n + 1e-5), dr[4];
+  for (int l = 0; l < 4; l++) dr[l] = -0.5 * r * r * r * dms[l] / n;
+  for (int i = 0; i < n; i++) {
+    y[i] = x[i] * r * w[i];
+    for (int l = 0; l < 4; l++) dy[i][l] = (dx[i][l] * r + x[i] * dr[l]) * w[i];
+  }
+}
+
+void layernorm_jvp(const double* x, const double* w, const double* b, double* y, int n, const Lanes* dx, Lanes* dy) {
+  double m = 0, dm[4] = {};
+  for (int i = 0; i < n; i++) {
+    m += x[i];
+    for (int l = 0; l < 4; l++) dm[l] += dx[i][l];
+  }
+  m /= n;
+  for (int l = 0; l < 4; l++) dm[l] /= n;
+  double v = 0, dv[4] = {};
+  for (int i = 0; i < n; i++) {
+    v += (x[i] - m) * (x[i] - m);
+    for (int l = 0; l < 4; l++) dv[l] += 2 * (x[i] - m) * (dx[i][l] - dm[l]);
+  }
+  double s = 1 / std::sqrt(v / n + 1e-5), ds[4];
+  for (int l = 0; l < 4; l++) ds[l] = -0.5 * s * s * s * dv[l] / n;
+  for (int i = 0; i < n; i++) {
+    y[i] = (x[i] - m) * s * w[i] + b[i];
+    for (int l = 0; l < 4; l++) dy[i][l] = ((dx[i][l] - dm[l]) * s + (x[i] - m) * ds[l]) * w[i];
+  }
+}
+
+void rope_jvp(const double* x, double* y, int n, int pos, const Lanes* dx, Lanes* dy) {
+  for (int i = 0; i < n / 2; i++) {
+    double angle = pos * std::pow(10000.0, -2.0 * i / n);
+    double c = std::cos(angle), s = std::sin(angle);
+    y[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
+    y[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+    for (int l = 0; l < 4; l++) {
+      dy[2 * i][l] = dx[2 * i][l] * c - dx[2 * i + 1][l] * s;
+      dy[2 * i + 1][l] = dx[2 * i][l] * s + dx[2 * i + 1][l] * c;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+double seconds(const std::function<void()>& f, int reps) {
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; r++) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Runs both sides `rounds` times, interleaved; prints the medians and the ratio, and checks that
+// the two tangents agree (1e-10 relative).
+void row(const char* name, const std::function<void(std::vector<Lanes>&)>& adjc,
+         const std::function<void(std::vector<Lanes>&)>& hand, int n, int reps) {
+  std::vector<Lanes> a(n), h(n);
+  adjc(a);
+  hand(h);
+  double err = 0;
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < 4; l++) err = std::fmax(err, std::fabs(a[i][l] - h[i][l]) / std::fmax(1.0, std::fabs(h[i][l])));
+  std::vector<double> ta, th;
+  for (int round = 0; round < 15; round++) {
+    ta.push_back(seconds([&] { adjc(a); }, reps));
+    th.push_back(seconds([&] { hand(h); }, reps));
+  }
+  const double ma = median(ta), mh = median(th);
+  std::printf("%-10s %8d %12.2f %12.2f %8.2f %10.1e\n", name, n, ma * 1e6, mh * 1e6, ma / mh, err);
+}
+
+}  // namespace
+
+int main() {
+  const int n = 4096, reps = 200, pos = 7;
+  std::mt19937 rng(1);
+  std::normal_distribution<double> normal;
+  std::vector<double> x(n), w(n), b(n), y(n);
+  std::vector<Lanes> dx(n);
+  for (int i = 0; i < n; i++) {
+    x[i] = normal(rng);
+    w[i] = 1 + 0.1 * normal(rng);
+    b[i] = 0.1 * normal(rng);
+    for (int l = 0; l < 4; l++) dx[i][l] = normal(rng);
+  }
+  // The requests that make adjc generate the pushforwards (and a check that they run).
+  adjoint::matrix<double> J(4, 4);
+  adjoint::jacobian(gelu, "x").execute(x.data(), y.data(), 4, J);
+  adjoint::jacobian(softmax, "x").execute(x.data(), y.data(), 4, J);
+  adjoint::jacobian(rmsnorm, "x").execute(x.data(), w.data(), y.data(), 4, J);
+  adjoint::jacobian(layernorm, "x").execute(x.data(), w.data(), b.data(), y.data(), 4, J);
+  adjoint::jacobian(rope, "x").execute(x.data(), y.data(), 4, pos, J);
+
+  std::printf("forward mode (4 directions) of one row, double, single thread: medians in microseconds\n");
+  std::printf("%-10s %8s %12s %12s %8s %10s\n", "kernel", "n", "adjc", "hand", "ratio", "max diff");
+  auto fill = [&](std::vector<Lanes>& d) { std::fill(d.begin(), d.end(), Lanes{}); };
+  row(
+      "gelu", [&](std::vector<Lanes>& d) { gelu_pushforward_v4(x.data(), y.data(), n, dx.data(), d.data()); },
+      [&](std::vector<Lanes>& d) { gelu_jvp(x.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
+  row(
+      "softmax", [&](std::vector<Lanes>& d) { softmax_pushforward_v4(x.data(), y.data(), n, dx.data(), d.data()); },
+      [&](std::vector<Lanes>& d) { softmax_jvp(x.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
+  row(
+      "rmsnorm",
+      [&](std::vector<Lanes>& d) {
+        rmsnorm_pushforward_1010_v4(x.data(), w.data(), y.data(), n, dx.data(), nullptr, d.data());
+      },
+      [&](std::vector<Lanes>& d) { rmsnorm_jvp(x.data(), w.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
+  row(
+      "layernorm",
+      [&](std::vector<Lanes>& d) {
+        layernorm_pushforward_10010_v4(x.data(), w.data(), b.data(), y.data(), n, dx.data(), nullptr, nullptr,
+                                       d.data());
+      },
+      [&](std::vector<Lanes>& d) { layernorm_jvp(x.data(), w.data(), b.data(), y.data(), n, dx.data(), d.data()); }, n,
+      reps);
+  row(
+      "rope",
+      [&](std::vector<Lanes>& d) {
+        fill(d);
+        rope_pushforward_v4(x.data(), y.data(), n, pos, dx.data(), d.data());
+      },
+      [&](std::vector<Lanes>& d) {
+        fill(d);
+        rope_jvp(x.data(), y.data(), n, pos, dx.data(), d.data());
+      },
+      n, reps);
+  return 0;
+}
