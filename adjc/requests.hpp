@@ -26,6 +26,7 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
   };
   std::vector<Request> requests;
   std::vector<Request> derivatives;  // forward mode (tangent.hpp)
+  std::vector<Request> hessians;     // built from the others in stages (hessian_request.cpp)
   std::vector<const clang::CallExpr*> other_modes;
   const clang::Decl* top = nullptr;
 
@@ -35,6 +36,8 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     const std::string name = f->getQualifiedNameAsString();
     if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
     if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
+    if (name == "adjoint::hessian" || name == "adjoint::hessian_diagonal" || name == "adjoint::hessian_vector")
+      hessians.push_back({call, top});
     if (name == "clad::hessian" || name == "clad::jacobian") other_modes.push_back(call);
     return true;
   }

@@ -589,6 +589,7 @@ detail::gradient_request gradient(F&&, const char* = "") {
 }  // namespace adjoint
 
 #include "adjoint/tangent.hpp"
+#include "adjoint/hessian.hpp"
 
 // std::complex in differentiated code needs adjoint/complex.hpp (docs/adjc.md, "std::complex");
 // included here when <complex> came first, so that units not using it do not pay for it.
