@@ -3,6 +3,7 @@
 //
 //   pinn [--steps N] [--width W] [--interior N] [--boundary N] [--boundary-weight L] [--lr RATE]
 //        [--seed S] [--out DIR]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +20,7 @@
 namespace {
 
 struct Settings {
-  int steps = 4000, width = 64, interior = 400, boundary = 160;
+  int steps = 3000, width = 64, interior = 400, boundary = 160;
   double lr = 2e-3, boundary_weight = 100;
   unsigned seed = 1;
   std::string out;
@@ -117,8 +118,10 @@ int main(int argc, char** argv) {
               "%d interior and %d boundary points, Adam lr %g, %d steps\n",
               s.width, s.width, s.width, w.size(), s.interior, s.boundary, s.lr, s.steps);
   Adam adam;
+  std::vector<double> step_seconds;
   const auto start = std::chrono::steady_clock::now();
   for (int step = 1; step <= s.steps; ++step) {
+    const auto step_start = std::chrono::steady_clock::now();
     std::fill(grad.begin(), grad.end(), 0.0);
     const double l = pinn::loss_and_gradient(w.data(), s.width, interior.data(), s.interior, boundary.data(),
                                              s.boundary, s.boundary_weight, grad.data());
@@ -128,12 +131,17 @@ int main(int argc, char** argv) {
     }
     const double lr = s.lr * (0.55 + 0.45 * std::cos(std::numbers::pi * (step - 1) / std::max(1, s.steps)));
     adam.step(w, grad, lr);
+    step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
     if (step == 1 || step % 100 == 0 || step == s.steps) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::printf("step %5d  loss %.4e  rel L2 error %.3e  %.1f s\n", step, l, relative_error(w, s.width, 41, nullptr),
                   seconds);
       std::fflush(stdout);
     }
+  }
+  if (!step_seconds.empty()) {
+    std::nth_element(step_seconds.begin(), step_seconds.begin() + step_seconds.size() / 2, step_seconds.end());
+    std::printf("median step: %.2f ms (loss, gradient and Adam update)\n", 1e3 * step_seconds[step_seconds.size() / 2]);
   }
   std::ofstream csv;
   if (!s.out.empty()) {
