@@ -29,6 +29,10 @@ bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
   return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
 }
 
+// A local pointer assigned once: declared where it is assigned, as the source declares it, since adjc
+// reads a local pointer only with its initialiser (an outer request differentiates this code).
+bool declared_in_place(const Var* v) { return v->kind == VarKind::Local && v->pointer && v->assignments == 1; }
+
 // `s` as an operand: in parentheses unless it is a name, a literal, a call or already in them.
 std::string parenthesised(const std::string& s) {
   const std::string text = Code::parse(s, 0).text;
@@ -87,6 +91,7 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
   for (auto& v : ir_.vars) {
     if (v->kind == VarKind::Param) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
+      if (name == v->name && declared_in_place(v.get())) continue;
       if (!body.uses(name)) continue;
       std::string declared = "[[maybe_unused]] " + types_.declare(v->type.getUnqualifiedType(), name);
       std::string z = v->type->isRecordType() && !is_container(v->type) ? zero_struct(v->type, types_) : "";
@@ -174,6 +179,8 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
     }
   }
   if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
+  else if (n->target && n->op == BO_Assign && declared_in_place(n->target))
+    code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
 }
 

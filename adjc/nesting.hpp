@@ -35,7 +35,8 @@ bool resolve_derivative_calls(const clang::FunctionDecl* fn, const UnitFacts& un
 // its own) nor in `used` (this stage's), which gets it: `stem` + "_<index>", from `index` on.
 std::string fresh_name(clang::ASTContext& context, const std::string& stem, size_t index, std::set<std::string>& used);
 
-// Whether the unit already declares a function `name` beside `fn` (an earlier stage generated it).
+// Whether an earlier stage generated a function `name` beside `fn` (in the generated code after
+// the unit, which this stage parsed again).
 bool declared_beside(const clang::FunctionDecl* fn, const std::string& name);
 
 }  // namespace adjc

@@ -44,6 +44,18 @@ double walk(double x, int n) {
 }
 double walk_slope(double x, int n) { return adjoint::derivative(walk, "x").execute(x, n); }
 
+// Local pointers into a parameter, in the code each stage differentiates again.
+double layer(const double* w, double x) {
+  const double* second = w + 2;
+  double s = 0;
+  for (int i = 0; i < 2; ++i) {
+    const double* bias = second + i;
+    s += std::tanh(w[i] * x + bias[0]) * w[4 + i];
+  }
+  return s;
+}
+double curvature(const double* w, double x) { return adjoint::derivative<2>(layer, "x").execute(w, x); }
+
 double on_array(const double* a) { return a[0] * a[1] * a[2] + std::sin(a[1]) * a[0] * a[0]; }
 double cubic(const double* a) { return a[0] * a[0] * a[1] + a[1] * a[1] * a[1]; }
 
@@ -98,6 +110,18 @@ TEST(AdjcNesting, ControlFlowThroughStages) {
     double dx = 0;
     g.execute(x, 6, &dx);
     EXPECT_NEAR(dx, d2.execute(x, 6), 1e-12 * (1 + std::fabs(dx)));
+  }
+}
+
+TEST(AdjcNesting, GradientOverSecondDerivativeThroughLocalPointers) {
+  double w[6] = {0.5, -0.3, 1.2, 0.1, 0.7, -0.4}, g[6] = {};
+  adjoint::gradient(curvature, "w").execute(w, 0.4, g);
+  for (int i = 0; i < 6; ++i) {
+    double moved[6] = {w[0], w[1], w[2], w[3], w[4], w[5]};
+    expect<double>("d curvature/dw", g[i], [&](double t) {
+      moved[i] = w[i] + t;
+      return curvature(moved, 0.4);
+    });
   }
 }
 
