@@ -56,6 +56,17 @@ double layer(const double* w, double x) {
 }
 double curvature(const double* w, double x) { return adjoint::derivative<2>(layer, "x").execute(w, x); }
 
+// A call returning a struct: its pushforward returns the struct with its tangent (as the
+// pushforwards a nested request differentiates do, value_and_pushforward<S>).
+struct Pair {
+  double a, b;
+};
+Pair pair_of(double x) { return Pair{std::sin(x), x * x}; }
+double pair_product(double x) {
+  Pair p = pair_of(x);
+  return p.a * p.b;
+}
+
 double on_array(const double* a) { return a[0] * a[1] * a[2] + std::sin(a[1]) * a[0] * a[0]; }
 double cubic(const double* a) { return a[0] * a[0] * a[1] + a[1] * a[1] * a[1]; }
 
@@ -122,6 +133,15 @@ TEST(AdjcNesting, GradientOverSecondDerivativeThroughLocalPointers) {
       moved[i] = w[i] + t;
       return curvature(moved, 0.4);
     });
+  }
+}
+
+TEST(AdjcNesting, StructResults) {
+  auto d = adjoint::derivative(pair_product, "x");
+  auto d2 = adjoint::derivative<2>(pair_product, "x");
+  for (double x : points) {
+    expect<double>("d pair_product", d.execute(x), [&](double t) { return pair_product(x + t); });
+    expect<double>("d2 pair_product", d2.execute(x), [&](double t) { return d.execute(x + t); });
   }
 }
 
