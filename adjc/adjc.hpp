@@ -23,6 +23,7 @@ struct GeneratedGradient {
   std::string function_value;   // expression of the grad's exact function-pointer type
   std::string source_function;  // qualified name of the function returning the generated text
   int object_adjoint = -1;      // the index of the object's adjoint among the grad's parameters, if it has one
+  std::string qualified_name;   // the generated function's name, with its namespaces
 };
 
 // Builds derivative functions on demand and prints them at the end of the translation unit.

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <unistd.h>
 
 #include "depfile.hpp"
@@ -147,15 +148,14 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cl) {
   return std::nullopt;
 }
 
-// Parses the input with clang and runs the front end on it; an exit status when that failed.
-std::optional<int> run_front_end(const CommandLine& cl, const char* argv0, Output& out) {
+// Stages at most: a derivative of order 8 nested in one more request, and one to spare.
+constexpr int kMaxStages = 10;
+
+// Parses `unit_text` as the input with clang and runs the front end on it (one stage); false when
+// that failed.
+bool run_stage(const CommandLine& cl, const char* argv0, std::string unit_text, PipelineRunner& pipeline, Output& out) {
   clang::tooling::FixedCompilationDatabase db(".", cl.flags);
   clang::tooling::ClangTool tool(db, {cl.input});
-  std::string unit_text;
-  if (!llvm::sys::fs::exists(cl.input) || !read_file(cl.input, unit_text)) {
-    std::fprintf(stderr, "adjc: error: cannot read '%s'\n", cl.input.c_str());
-    return 1;
-  }
   llvm::SmallString<256> absolute_input(cl.input);
   llvm::sys::fs::make_absolute(absolute_input);
   unit_text += kComplexSupport;
@@ -165,13 +165,43 @@ std::optional<int> run_front_end(const CommandLine& cl, const char* argv0, Outpu
   extra.insert(extra.end(), {"-idirafter", parse_include_dir(argv0)});
   tool.appendArgumentsAdjuster(
       clang::tooling::getInsertArgumentAdjuster(extra, clang::tooling::ArgumentInsertPosition::END));
+  return tool.run(front_end_action(out, pipeline).get()) == 0 && out.ok;
+}
+
+// Runs the stages (nesting.hpp): each parses the previous one's output until no request is left;
+// an exit status when that failed.
+std::optional<int> run_front_end(const CommandLine& cl, const char* argv0, Output& out) {
+  std::string unit_text;
+  if (!llvm::sys::fs::exists(cl.input) || !read_file(cl.input, unit_text)) {
+    std::fprintf(stderr, "adjc: error: cannot read '%s'\n", cl.input.c_str());
+    return 1;
+  }
   PipelineRunner pipeline(cl.options);
-  int status = tool.run(front_end_action(out, pipeline).get());
+  std::vector<std::string> inputs;
+  bool ok = true;
+  for (int stage = 0; ok; ++stage) {
+    if (stage == kMaxStages) {
+      std::fprintf(stderr, "adjc: error: requests in '%s' are still nested after %d stages\n", cl.input.c_str(),
+                   kMaxStages);
+      ok = false;
+      break;
+    }
+    out = Output{};
+    ok = run_stage(cl, argv0, unit_text, pipeline, out);
+    inputs.insert(inputs.end(), out.inputs.begin(), out.inputs.end());
+    if (!ok || out.pending == 0) break;
+    unit_text = out.text;
+  }
   pipeline.print_times();
-  if (status != 0 || !out.ok) {
+  if (!ok) {
     std::fprintf(stderr, "adjc: no output written for '%s'\n", cl.input.c_str());
     return 1;
   }
+  // Every file any stage read, once, in the order first read.
+  std::set<std::string> seen;
+  out.inputs.clear();
+  for (const std::string& f : inputs)
+    if (seen.insert(f).second) out.inputs.push_back(f);
   return std::nullopt;
 }
 

@@ -22,6 +22,17 @@ bool has_place(const Expr* e) {
   return false;
 }
 
+// A function whose pushforward returns its struct result with the struct's tangent, as it returns
+// a floating result with its tangent (value_and_pushforward<S>).
+bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
+  QualType t = result_type(f);
+  return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
+}
+
+// A local pointer assigned once: declared where it is assigned, as the source declares it, since adjc
+// reads a local pointer only with its initialiser (an outer request differentiates this code).
+bool declared_in_place(const Var* v) { return v->kind == VarKind::Local && v->pointer && v->assignments == 1; }
+
 // `s` as an operand: in parentheses unless it is a name, a literal, a call or already in them.
 std::string parenthesised(const std::string& s) {
   const std::string text = Code::parse(s, 0).text;
@@ -55,12 +66,16 @@ std::string PushforwardEmitter::tangent_params() const {
   return s;
 }
 
-std::string PushforwardEmitter::signature(const Emitter& names) const {
+// The type a pushforward of result type `r` returns: its value and its tangent (a vector of
+// tangents in vector mode).
+std::string PushforwardEmitter::value_and_pushforward(QualType r) const {
+  return "::adjoint::value_and_pushforward<" + types_.str(r) + (lanes_ ? ", " + tangent_declaration(r, "") : "") + ">";
+}
+
+std::string PushforwardEmitter::signature(const Emitter& names, const Code* body) const {
   QualType r = result_type(ir_.fn).getUnqualifiedType();
-  std::string result = types_.str(r);
-  if (ir_.returns_value)
-    result = "::adjoint::value_and_pushforward<" + result + (lanes_ ? ", " + tangent_declaration(r, "") : "") + ">";
-  std::string params = names.params() + tangent_params();
+  std::string result = ir_.returns_value || struct_result(ir_.fn, ir_.unit) ? value_and_pushforward(r) : types_.str(r);
+  std::string params = names.params(body) + tangent_params();
   if (ir_.params.empty() && !params.empty()) params = params.substr(2);
   return result + " " + name_of(ir_.fn, mask_) + "(" + params + ")";
 }
@@ -69,29 +84,38 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
   Code body;
   body.depth = 1;
   for (Node* c : ir_.body->children) node(c, body);
-  if (!ir_.returns.empty()) body.line("_pushforward_end:;");
-  if (ir_.returns_value) {
-    std::string d = act_.of(ir_.ret) ? use("_d_" + ir_.ret->name) : zero_of(ir_.ret->type);
-    body.line("return {" + use(ir_.ret->name) + ", " + d + "};");
-  } else if (ir_.ret) {
-    body.line("return " + use(ir_.ret->name) + ";");
-  }
+  const auto& top = ir_.body->children;
+  bool ends_in_return = !top.empty() && top.back()->kind == NodeKind::Jump && top.back()->jump == JumpKind::Return;
+  if (!ends_in_return && ir_.ret) body.line(return_statement());
   Code code;
-  code.open("inline " + signature(names) + " {");
+  code.open("inline " + signature(names, &body) + " {");
   for (auto& v : ir_.vars) {
     if (v->kind == VarKind::Param) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
+      if (name == v->name && declared_in_place(v.get())) continue;
       if (!body.uses(name)) continue;
       std::string declared =
           "[[maybe_unused]] " + (name == v->name || !lanes_ ? types_.declare(v->type.getUnqualifiedType(), name)
                                                             : tangent_declaration(v->type.getUnqualifiedType(), name));
       std::string z = v->type->isRecordType() && !is_container(v->type) ? zero_struct(v->type, types_) : "";
+      // A scalar initialised by `=`: the pushforward stays in the language adjc reads, so an outer
+      // request can differentiate it (docs/adjc-internals.md, "Nested requests").
+      if (v->type->isScalarType())
+        z = v->type->isFloatingType() ? literal(0, v->type) : v->type->isPointerType() ? "nullptr" : "0";
       code.line(!z.empty() && z.back() != '}' ? declared + " = " + z + ";" : declared + "{};");
     }
   }
   code.append(body);
   code.close();
   return code.str();
+}
+
+// Returns at the return itself (no tape to unwind): the pushforward needs no goto.
+std::string PushforwardEmitter::return_statement() const {
+  if (!ir_.ret) return "return;";
+  if (!ir_.returns_value && !struct_result(ir_.fn, ir_.unit)) return "return " + use(ir_.ret->name) + ";";
+  std::string d = act_.of(ir_.ret) ? use("_d_" + ir_.ret->name) : zero_of(ir_.ret->type);
+  return "return {" + use(ir_.ret->name) + ", " + d + "};";
 }
 
 void PushforwardEmitter::node(Node* n, Code& code) {
@@ -158,6 +182,8 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
     }
   }
   if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
+  else if (n->target && n->op == BO_Assign && declared_in_place(n->target))
+    code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
 }
 
@@ -181,21 +207,30 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   std::string name = custom ? qualifier(custom) + custom->getNameAsString() : qualifier(f) + name_of(f, callee_mask);
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
-  if (n->result && !is_floating(result_type(f)) && act_.of(n->result)) {
+  // A generated pushforward returns a struct result with its tangent, as a floating one.
+  bool with_tangent = is_floating(result_type(f)) || (generated && struct_result(f, ir_.unit));
+  if (n->result && !with_tangent && act_.of(n->result)) {
     // Its pushforward returns the value alone.
     diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,
                  {"a call whose result of type '" + result_type(f).getAsString() + "' carries a derivative"});
     return;
   }
-  if (!n->result || !is_floating(result_type(f))) {
+  if (!n->result || !with_tangent) {
     code.line(n->result ? assignment(use(n->result->name), text, n->result->type) : text + ";");
     return;
   }
   std::string t = "_pf" + std::to_string(temp_++);
   code.open("{");
-  code.line("const auto " + t + " = " + text + ";");
-  code.line(use(n->result->name) + " = " + t + ".value;");
-  if (act_.of(n->result)) code.line(use("_d_" + n->result->name) + " = " + t + ".pushforward;");
+  // Of its type, written out: an outer request reads this pushforward too.
+  // A custom pushforward returns what it declares (Clad's ValueAndPushforward, say).
+  const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
+  const std::string type = !custom ? value_and_pushforward(result_type(f).getUnqualifiedType())
+                           : custom_fn && !custom_fn->getReturnType()->isDependentType()
+                               ? types_.str(custom_fn->getReturnType().getUnqualifiedType())
+                               : "auto";
+  code.line(type + " " + t + " = " + text + ";");
+  code.line(assignment(use(n->result->name), t + ".value", n->result->type));
+  if (act_.of(n->result)) code.line(assignment(use("_d_" + n->result->name), t + ".pushforward", n->result->type));
   code.close();
 }
 
@@ -270,7 +305,7 @@ void PushforwardEmitter::loop(Node* n, Code& code) {
 }
 
 void PushforwardEmitter::jump(Node* n, Code& code) {
-  if (n->jump == JumpKind::Return) return code.line("goto _pushforward_end;");
+  if (n->jump == JumpKind::Return) return code.line(return_statement());
   if (n->jump == JumpKind::Break) return code.line("break;");
   if (n->target_loop->counter) return code.line("continue;");
   code.line("goto _continue" + std::to_string(n->target_loop->id) + ";");

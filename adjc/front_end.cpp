@@ -11,6 +11,7 @@
 
 #include "classify.hpp"
 #include "pipeline.hpp"
+#include "nesting.hpp"
 #include "requests.hpp"
 #include "tangent.hpp"
 
@@ -36,6 +37,7 @@ class Consumer : public ASTConsumer {
     Diagnostics diags(context.getDiagnostics());
     RequestFinder finder;
     if (!find_requests(context, diags, finder)) return;
+    if (!leave_waiting_requests(context, diags, finder)) return;
     for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
@@ -47,8 +49,12 @@ class Consumer : public ASTConsumer {
     RequestContext requests{context, unit, diags, generator, rewriter, {}, {}};
     for (auto& r : finder.requests) handle(r, requests);
     TangentGenerator tangents(generator, context, unit, diags);
-    for (auto& r : finder.derivatives) handle_derivative(r, generator, tangents, requests);
-    for (auto& r : finder.jacobians) handle_jacobian(r, generator, tangents, requests);
+    for (auto& r : finder.derivatives) {
+      if (vector_mode_requested(r.call)) handle_jacobian(r, generator, tangents, requests, /*vector_mode=*/true);
+      else handle_derivative(r, tangents, requests, derivative_request);
+    }
+    for (auto& r : finder.jacobians) handle_jacobian(r, generator, tangents, requests, /*vector_mode=*/false);
+    for (auto& r : finder.hessians) handle_derivative(r, tangents, requests, hessian_request);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
     write_output(context.getSourceManager(), rewriter, generator, tangents);
@@ -81,25 +87,52 @@ class Consumer : public ASTConsumer {
     for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     for (auto& r : elsewhere.derivatives) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     for (auto& r : elsewhere.jacobians) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
+    for (auto& r : elsewhere.hessians) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     return !diags.failed();
   }
 
-  // A derivative request: its pushforward built, its replacement recorded and its function
-  // declared before the declaration the request is in (once per function).
-  static void handle_derivative(const RequestFinder::Request& r, Generator& generator, TangentGenerator& tangents,
-                                RequestContext& rc) {
-    std::string declaration;
-    if (vector_mode_requested(r.call))
-      record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration, true), declaration, rc);
-    else record(r, derivative_request(r.call, rc.unit, rc.diags, tangents, declaration), declaration, rc);
+  // Takes the requests that reach another request out of this stage (nesting.hpp), counting them
+  // and the derivatives of order above 1 (each leaves one of the next order) as pending; false
+  // (reported) when every request waits, so no stage could make progress.
+  bool leave_waiting_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder) {
+    const auto lists = {&finder.requests, &finder.derivatives, &finder.jacobians, &finder.hessians};
+    std::vector<const CallExpr*> calls;
+    for (auto* list : lists)
+      for (auto& r : *list) calls.push_back(r.call);
+    std::set<const CallExpr*> waiting = waiting_requests(calls, context);
+    if (!waiting.empty() && waiting.size() == calls.size()) {
+      for (const CallExpr* call : waiting) diags.error(call->getBeginLoc(), Diag::nested_request_never_ready);
+      return false;
+    }
+    out_.pending = waiting.size();
+    for (auto* list : lists)
+      std::erase_if(*list, [&](const RequestFinder::Request& r) { return waiting.count(r.call) != 0; });
+    for (auto& r : finder.derivatives) out_.pending += derivative_order(r.call) > 1;
+    out_.pending += finder.hessians.size();  // each leaves requests of the next stage
+    return true;
   }
 
+  // A derivative or Hessian request (`request`, tangent.hpp): its pushforwards built, its
+  // replacement recorded and its functions declared before the declaration the request is in (once).
+  using TangentRequest = std::string (*)(const CallExpr*, const UnitFacts&, Diagnostics&, TangentGenerator&,
+                                         std::string&);
+  static void handle_derivative(const RequestFinder::Request& r, TangentGenerator& tangents, RequestContext& rc,
+                                TangentRequest request) {
+    std::string declaration;
+    record(r, request(r.call, rc.unit, rc.diags, tangents, declaration), declaration, rc);
+  }
+
+  // A Jacobian request, or a derivative request in vector mode: its pullback built by `generator`
+  // and its pushforward by `tangents` (jacobian_request.cpp).
   static void handle_jacobian(const RequestFinder::Request& r, Generator& generator, TangentGenerator& tangents,
-                              RequestContext& rc) {
+                              RequestContext& rc, bool vector_mode) {
     std::string declaration;
-    record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration), declaration, rc);
+    record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration, vector_mode),
+           declaration, rc);
   }
 
+  // The request's replacement `text` recorded, and `declaration` inserted before the declaration the
+  // request is in (once).
   static void record(const RequestFinder::Request& r, const std::string& text, const std::string& declaration,
                      RequestContext& rc) {
     if (text.empty()) return;

@@ -17,6 +17,8 @@ struct Output {
   bool ok = false;
   std::string text;
   std::vector<std::string> inputs;  // every file the unit read, for the depfile
+  // Requests left in `text` for the next stage (nesting.hpp): adjc parses its output again.
+  size_t pending = 0;
 };
 
 // Appended to the unit for the parse: std::complex is differentiated with adjoint/complex.hpp's

@@ -8,6 +8,7 @@
 
 #include "containers.hpp"
 #include "emit.hpp"
+#include "nesting.hpp"
 #include "pipeline.hpp"
 
 namespace adjc {
@@ -33,6 +34,7 @@ struct Generator::Impl {
   std::vector<std::string> declarations;
   std::vector<std::string> definitions;
   std::vector<std::string> sources;  // per request
+  std::set<std::string> source_names;
   std::set<std::string> grads;
   std::map<std::string, std::string> grad_masks;  // f_grad's parameter types -> the mask that has that name
 
@@ -91,7 +93,7 @@ struct Generator::Impl {
       if (!state || diags.failed()) return false;
       const FunctionIR* ir = state->ir.get();
       Emitter emitter(*ir, state->plan, state->loops, state->iteration, types, context.getSourceManager());
-      if (!forwards.count(f)) {
+      if (!forwards.count(f) && !declared_beside(f, base_name(f, unit) + "_forward")) {
         if (!distinct_overload(f)) return false;
         forwards[f] = emitter.forward();
         declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
@@ -201,7 +203,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string signature = "void " + grad_name + "(" + all_params + ")";
   std::string key = qualifier(fn) + signature;
   size_t index = I.sources.size();
-  std::string source_fn = "_adjc_source_" + name + "_" + std::to_string(index);
+  std::string source_fn = fresh_name(I.context, "_adjc_source_" + name, index, I.source_names);
   std::set<std::pair<const FunctionDecl*, std::string>> seen;
   std::string grad_def = signature + " {\n  " + name + "_pullback(" + pass + ");\n}\n";
   std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "lowering.hpp"
+#include "nesting.hpp"
 
 namespace adjc {
 
@@ -45,6 +46,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (closure->capture_size() != 0) return lower_closure(vd, stmt, block);
     return;
   }
+  if (derivative_object_function(vd->getType())) return;  // its execute calls name the function
   if (function_pointer_chain(vd->getType())) {
     if (followed_function_pointer(vd)) return;  // its uses name the function
     return fail(at, Diag::function_pointer_variable_not_constant, {vd->getName().str()});

@@ -10,6 +10,7 @@
 #include "containers.hpp"
 #include "function_pointers.hpp"
 #include "lowering.hpp"
+#include "nesting.hpp"
 #include "pointer_results.hpp"
 #include "tangent.hpp"
 
@@ -25,6 +26,11 @@ FunctionState::~FunctionState() = default;
 // marks the IR invalid; lowering still runs, to report what else it finds.
 std::vector<Pass> rewrite_passes() {
   return {
+      {"resolve-derivative-calls", "calls of an earlier stage's generated derivatives (execute) made direct", "AST",
+       "AST",
+       [](FunctionState& s) {
+         if (!resolve_derivative_calls(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;
+       }},
       {"resolve-function-pointers", "calls through function pointers whose function is known made direct", "AST", "AST",
        [](FunctionState& s) {
          if (!resolve_function_pointers(s.ir->fn, s.ir->unit, s.context, s.diags)) s.ir->valid = false;

@@ -27,6 +27,7 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
   std::vector<Request> requests;
   std::vector<Request> derivatives;  // forward mode (tangent.hpp)
   std::vector<Request> jacobians;    // jacobian_request.cpp
+  std::vector<Request> hessians;     // built from the others in stages (hessian_request.cpp)
   std::vector<const clang::CallExpr*> other_modes;
   const clang::Decl* top = nullptr;
 
@@ -37,6 +38,8 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
     if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
     if (name == "adjoint::jacobian" || name == "clad::jacobian") jacobians.push_back({call, top});
+    if (name == "adjoint::hessian" || name == "adjoint::hessian_diagonal" || name == "adjoint::hessian_vector")
+      hessians.push_back({call, top});
     if (name == "clad::hessian") other_modes.push_back(call);
     return true;
   }

@@ -68,8 +68,27 @@ class TangentGenerator {
 // The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
 unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
 
+// The function a derivative or Hessian request names (a function or member function, by name),
+// defined; nullptr (reported) otherwise.
+const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
+
+// The parameter `spec` names ("x", "x[2]", "0"), as an ad_params index and element; false after
+// an error.
+bool parse_seed(const clang::FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags,
+                clang::SourceLocation at);
+
+// A Hessian request (adjoint::hessian, hessian_diagonal, hessian_vector; hessian_request.cpp): the
+// first derivatives it needs generated (their declarations in `declaration`), and the text that
+// replaces it, which holds the requests of the next stage (nesting.hpp); "" after an error.
+std::string hessian_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                            TangentGenerator& tangents, std::string& declaration);
+
+// The order a derivative request asks for (adjoint::derivative<N>'s N; Clad's option word's order).
+long derivative_order(const clang::CallExpr* request);
+
 // A derivative request (adjoint::derivative, clad::differentiate; tangent_request.cpp): the text
 // that replaces the call, and in `declaration` what must be declared before it ("" after an error).
+// Of order N > 1, the text is a request of order N-1 of the first derivative (nesting.hpp).
 std::string derivative_request(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                TangentGenerator& tangents, std::string& declaration);
 
@@ -97,7 +116,9 @@ class PushforwardEmitter {
   std::vector<CalleeRequest> callees;
 
   // `R f_pushforward(params..., tangents...)`; R is value_and_pushforward<T> for a floating result T.
-  std::string signature(const Emitter& names) const;
+  // With `body`, a parameter it does not use is [[maybe_unused]].
+  std::string signature(const Emitter& names, const Code* body = nullptr) const;
+  std::string value_and_pushforward(clang::QualType result) const;
   std::string definition(const Emitter& names);
 
  private:
@@ -111,6 +132,7 @@ class PushforwardEmitter {
   int lanes_ = 0;
 
   std::string tangent_params() const;
+  std::string return_statement() const;
   void node(Node* n, Code& code);
   void children(Node* block, Code& code);
   void assign(Node* n, Code& code);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "containers.hpp"
+#include "nesting.hpp"
 #include "tangent.hpp"
 
 namespace adjc {
@@ -44,7 +45,8 @@ struct TangentGenerator::Impl {
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> signatures;    // (fn, mask) -> signature
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations, definitions, sources;
-  std::set<std::string> requested;  // derivative functions already defined
+  std::set<std::string> requested;     // derivative functions already defined
+  std::set<std::string> source_names;  // the source-text functions
 
   Impl(Generator& g, ASTContext& c, const UnitFacts& u, Diagnostics& d)
       : planned(g), context(c), unit(u), diags(d), types(c) {}
@@ -76,6 +78,7 @@ struct TangentGenerator::Impl {
       f = f->getDefinition();
       auto key = std::make_pair(f, key_of(m, lanes));
       if (pushforwards.count(key)) continue;  // recursion ends here
+      if (!lanes && declared_beside(f, pushforward_name(f, m, unit))) continue;  // an earlier stage's
       FunctionState* s = state_of(f);
       if (!s) return false;
       Activity act = analyze_activity(*s->ir, m);
@@ -212,12 +215,13 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   std::string result = I.types.str(result_type(fn).getUnqualifiedType());
   std::string definition = "inline " + result + " " + name + "(" + params + ") {\n" + setup + "  return " +
                            pushforward_name(fn, mask, I.unit) + "(" + call_args + args + ").pushforward;\n}\n";
-  std::string source_fn = "_adjc_tangent_source_" + base + "_" + std::to_string(I.sources.size());
+  std::string source_fn = fresh_name(I.context, "_adjc_tangent_source_" + base, I.sources.size(), I.source_names);
   std::set<std::pair<const FunctionDecl*, std::string>> seen;
   std::string text = definition + "\n" + I.source_of({fn, mask_key(mask)}, seen);
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
                                      without_line_directives(text) + ")adjc_source\";\n}\n"));
-  if (I.requested.insert(qualifier(fn) + name).second) {
+  // Defined once; an earlier stage's output may hold it already (nesting.hpp).
+  if (I.requested.insert(qualifier(fn) + name).second && !declared_beside(fn, name)) {
     I.declarations.push_back(I.wrap(fn, "inline " + result + " " + name + "(" + params + ");\n"));
     I.definitions.push_back(I.wrap(fn, definition));
   }
@@ -228,6 +232,7 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
     if (c == '\n') c = ' ';
   out.function_value = "static_cast<" + result + " (*)(" + param_types + ")>(&" + qualifier(fn) + name + ")";
   out.source_function = qualifier(fn) + source_fn;
+  out.qualified_name = qualifier(fn) + name;
   return out;
 }
 

@@ -11,7 +11,6 @@ using namespace clang;
 
 namespace {
 
-
 // The order the request asks for: adjoint::derivative<N>'s N; Clad's first option when it is an
 // order (`clad::differentiate<2>`); else 1.
 long requested_order(const FunctionDecl* request) {
@@ -26,8 +25,8 @@ long requested_order(const FunctionDecl* request) {
   return 1;
 }
 
-// The parameter `spec` names ("x", "x[2]", "0"), as an ad_params index and element; false after
-// an error.
+}  // namespace
+
 bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags, SourceLocation at) {
   spec.erase(0, spec.find_first_not_of(" \t"));
   spec.erase(spec.find_last_not_of(" \t") + 1);
@@ -61,10 +60,27 @@ bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Dia
   return false;
 }
 
+namespace {
+
+// Of a request of order N > 1 naming "x" (each derivative along x) or N parameters "x, y" (one
+// along each, in order): the first parameter in `spec`, the request of order N-1 in `rest`.
+bool split_orders(std::string& spec, long order, std::string& rest, Diagnostics& diags, SourceLocation at) {
+  rest = spec;
+  if (order == 1 || spec.find(',') == std::string::npos) return true;
+  size_t names = size_t(std::count(spec.begin(), spec.end(), ',')) + 1;
+  if (names != size_t(order)) {
+    diags.error(at, Diag::derivative_order_parameters, {std::to_string(order), std::to_string(names)});
+    return false;
+  }
+  rest = spec.substr(spec.find(',') + 1);
+  spec = spec.substr(0, spec.find(','));
+  return true;
+}
+
 // The parameter the request's second argument names; with none (or an empty list), the function's only
-// differentiable parameter.
+// differentiable parameter. `rest`: what the request of the next lower order names.
 bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
-                    TangentSeed& seed) {
+                    TangentSeed& seed, std::string& rest) {
   SourceLocation at = call->getBeginLoc();
   const Expr* spec = call->getNumArgs() < 2 ? nullptr : strip(call->getArg(1), unit);
   auto* lit = dyn_cast_or_null<StringLiteral>(spec);
@@ -78,22 +94,18 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
     seed.param = size_t(found);
     return found >= 0;
   }
-  if (lit) return parse_seed(fn, lit->getString().str(), seed, diags, at);
-  if (auto* number = dyn_cast<IntegerLiteral>(spec))
-    return parse_seed(fn, std::to_string(number->getValue().getZExtValue()), seed, diags, at);
+  std::string text;
+  if (lit) text = lit->getString().str();
+  else if (auto* number = dyn_cast<IntegerLiteral>(spec)) text = std::to_string(number->getValue().getZExtValue());
+  if (lit || isa<IntegerLiteral>(spec))
+    return split_orders(text, derivative_order(call), rest, diags, at) && parse_seed(fn, text, seed, diags, at);
   diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
   return false;
 }
 
 }  // namespace
 
-std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                               TangentGenerator& tangents, std::string& declaration) {
-  SourceLocation at = call->getBeginLoc();
-  if (long order = requested_order(call->getDirectCallee()); order != 1) {
-    diags.error(at, Diag::derivative_order_not_supported, {std::to_string(order)});
-    return "";
-  }
+const FunctionDecl* derivative_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
   const Expr* target = strip(call->getArg(0), unit);
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
     target = strip(u->getSubExpr(), unit);
@@ -101,15 +113,37 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
   if (!fn || (isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->getParent()->isLambda())) {
     diags.error(call->getArg(0)->getBeginLoc(), Diag::derivative_target_not_a_function);
-    return "";
+    return nullptr;
   }
   if (!fn->getDefinition()) {
     diags.error(call->getArg(0)->getBeginLoc(), Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
+    return nullptr;
+  }
+  return fn->getDefinition();
+}
+
+long derivative_order(const CallExpr* request) { return requested_order(request->getDirectCallee()); }
+
+std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                               TangentGenerator& tangents, std::string& declaration) {
+  SourceLocation at = call->getBeginLoc();
+  const long order = derivative_order(call);
+  if (order < 1 || order > 8) {
+    diags.error(at, Diag::derivative_order_not_supported, {std::to_string(order)});
     return "";
   }
-  fn = fn->getDefinition();
+  const FunctionDecl* fn = derivative_target(call, unit, diags);
+  if (!fn) return "";
   TangentSeed seed;
-  if (!requested_seed(call, fn, unit, diags, seed)) return "";
+  std::string rest;
+  if (!requested_seed(call, fn, unit, diags, seed, rest)) return "";
+  if (order > 1 && seed.element >= 0) {
+    diags.error(
+        at, Diag::derivative_order_of_element,
+        {std::to_string(order), quoted(fn->getParamDecl(seed.param - (with_object(fn) ? 1 : 0))->getName().str() + "[" +
+                                       std::to_string(seed.element) + "]")});
+    return "";
+  }
   QualType type = ad_params(fn)[seed.param].type;
   if (!is_differentiable(type)) {
     diags.error(at, Diag::request_parameter_not_differentiable,
@@ -124,6 +158,9 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   }
   if (diags.failed() || g.declaration.empty()) return "";
   declaration = g.declaration;
+  // The next stage differentiates the first derivative, a function with a body in adjc's output.
+  if (order > 1)
+    return "(::adjoint::derivative<" + std::to_string(order - 1) + ">(" + g.qualified_name + ", \"" + rest + "\"))";
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
   return "(::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()})";
 }

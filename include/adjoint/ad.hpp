@@ -589,6 +589,7 @@ detail::gradient_request gradient(F&&, const char* = "") {
 }  // namespace adjoint
 
 #include "adjoint/tangent.hpp"
+#include "adjoint/hessian.hpp"
 #include "adjoint/jacobian.hpp"
 #include "adjoint/tangent_vector.hpp"
 

@@ -45,7 +45,8 @@ constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
 }
 
 // Requests the derivative of `fn`'s result in one parameter (forward mode): "x", "x[2]" or its
-// position (0). Options: Clad's order in the low 8 bits (only 1 is supported).
+// position (0). Options: Clad's order in the low 8 bits (1 to 8: clad::differentiate<2> is the second
+// derivative, generated in stages as adjoint::derivative<2>).
 template <unsigned... Options, class F, class Spec = const char*>
 constexpr adjoint::detail::derivative_request differentiate(F&&, Spec = "") {
   static_assert(detail::parsed_by_adjc<Options...>,

@@ -1,7 +1,7 @@
-// The N-th derivative (adjoint::derivative<N>) is not supported yet.
+// A derivative's order must be between 1 and 8 (each order is one stage of generation).
 #include <adjoint/ad.hpp>
 double f(double x) { return x * x * x; }
 void request() {
-  auto d = adjoint::derivative<3>(f, "x");  // error: derivatives of order 3 are not supported yet by adjc's forward mode (only order 1)
+  auto d = adjoint::derivative<9>(f, "x");  // error: a derivative of order 9 was requested; the order must be between 1 and 8
   (void)d;
 }
