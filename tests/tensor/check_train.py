@@ -2,8 +2,8 @@
 (AdamW with weight decay and clipping; warmup, cosine and data wrap-around), plus gradient
 accumulation, and on two small Llamas over 20 steps (test_llama_grad's odd shapes: grouped heads,
 RoPE scaling, tied and untied heads): every logged step's loss and gradient norm agree to
-relative 1e-5 (~5 significant digits), the model files have the same header and size and weights
-within relative 1e-5 (2-norm per tensor; for GPT-2's qkvb the query and value biases: see
+relative 1e-5 (~5 significant digits; 3e-5 for the Llamas, see LLAMA_TOLERANCE), the model files
+have the same header and size and weights within the same (2-norm per tensor; for GPT-2's qkvb the query and value biases: see
 KEY_BIAS), the training-state files the same size, and `adjoint sample` loads the tensor engine's
 GPT-2 and Llama models."""
 import os
@@ -21,6 +21,11 @@ import numpy as np  # noqa: E402
 from test_llama_grad import SCALED, TIED  # noqa: E402
 
 TOLERANCE = 1e-5
+# The arrays engine's generated backward sums a repeated token's embedding gradient in reverse
+# position order (adjc's reverse sweep runs the lookup's loop backwards), the tensor engine's in
+# forward order: a last-bit difference in wte's gradient, which 20 steps at lr 1e-2 grow to 1.4e-5
+# in the tied Llama, whose wte is also its head (2.5e-6 while both summed forwards).
+LLAMA_TOLERANCE = 3e-5
 HEADER_BYTES = 4 * ref.HEADER_INTS
 # The key bias's gradient is zero in exact arithmetic (softmax ignores a constant added to every
 # score of a row), so each engine's is rounding noise (~1e-9), which AdamW's m/sqrt(v) turns into
@@ -67,10 +72,10 @@ def compare_llama_case(adjoint, name, cfg, seed, num_tokens, flags, workdir):
     llama_reference.write_model(model, cfg, llama_reference.random_params(cfg, seed))
     ref.write_tokens(token_file, np.random.default_rng(seed).integers(0, cfg.vocab_size, num_tokens))
     return compare_case(adjoint, name, model, token_file, lambda path: llama_reference.read_tensors(path, cfg), flags,
-                        workdir)
+                        workdir, LLAMA_TOLERANCE)
 
 
-def compare_case(adjoint, name, model, token_file, read_tensors, flags, workdir):
+def compare_case(adjoint, name, model, token_file, read_tensors, flags, workdir, tolerance=TOLERANCE):
     """Trains model with both engines; returns the failures. read_tensors(path): a model file's
     tensors by name, as compared."""
     outs = {}
@@ -90,7 +95,7 @@ def compare_case(adjoint, name, model, token_file, read_tensors, flags, workdir)
         for key in ["loss", "grad_norm"]:
             error = harness.relative_difference(t[key], a[key])
             worst = max(worst, error)
-            if not error < TOLERANCE:
+            if not error < tolerance:
                 failures.append(f"{name} step {a['step']}: {key} {t[key]} vs {a[key]} (error {error:.1e})")
     model_a, model_t = (outs[e] / "model.bin" for e in ["arrays", "tensor"])
     bytes_a, bytes_t = model_a.read_bytes(), model_t.read_bytes()
@@ -102,7 +107,7 @@ def compare_case(adjoint, name, model, token_file, read_tensors, flags, workdir)
             a, t = params_a[tensor_name].astype(np.float64), params_t[tensor_name].astype(np.float64)
             error = np.linalg.norm(t - a) / max(np.linalg.norm(a), 1e-30)
             worst = max(worst, error)
-            if not error < TOLERANCE:
+            if not error < tolerance:
                 failures.append(f"{name}: trained {tensor_name} differs (error {error:.1e})")
     state_a, state_t = ((outs[e] / "state.bin").stat().st_size for e in ["arrays", "tensor"])
     if state_a != state_t:
