@@ -33,6 +33,8 @@ float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const i
 TensorGPT2::TensorGPT2(adjoint::GPT2& arrays_model)
     : model_(arrays_model.config(), arrays_model.params()), grads_(arrays_model.config(), arrays_model.grads()) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+  // Its modules have no adapters: it would train nothing (the frozen base has no gradients).
+  if (arrays_model.adapters()) throw std::invalid_argument("--engine tensor trains LoRA adapters on Llama models only");
 }
 
 float TensorGPT2::forward_backward(const int* inputs, const int* targets, int B, int T) {
