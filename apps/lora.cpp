@@ -32,18 +32,14 @@ void add_lora_flags(CLI::App& cmd, LoraFlags& flags) {
       ->each(given);
 }
 
-std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, const std::string& engine,
-                                  std::uint64_t seed) {
+std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, std::uint64_t seed) {
   if (flags.rank == 0)
     throw std::invalid_argument("--lora-alpha, --lora-targets and --lora-fp32-base need --lora-rank");
   LoraConfig config{flags.rank, flags.alpha, {}};
   if (!flags.targets.empty()) config.targets = parse_lora_targets(flags.targets);
   std::unique_ptr<Model> base = make_model(model_spec, seed, /*frozen_bf16=*/!flags.fp32_base);
-  const bool llama = dynamic_cast<const Llama*>(base.get()) != nullptr;
-  // The tensor engine's GPT-2 modules have no adapters.
-  if (engine == "tensor" && !llama)
-    throw std::invalid_argument("--engine tensor trains LoRA adapters on Llama models only");
   if (config.targets.empty()) {  // PEFT's defaults
+    const bool llama = dynamic_cast<const Llama*>(base.get()) != nullptr;
     config.targets = llama ? std::vector<std::string>{"q", "v"} : std::vector<std::string>{"qkv"};
   }
   return std::make_unique<LoraModel>(std::move(base), config, seed);

@@ -29,18 +29,6 @@ struct Rotary {
   }
 };
 
-// x (..., C) -> (..., OC): a projection without bias plus the outputs of the LoRA adapters in its
-// matrix, the arrays engine's parameter tensor `tensor` of layer `layer` (adjoint/lora.hpp). lora
-// is the adapters' parameters (empty, and adapters null, for none).
-struct AdaptedLinear {
-  Tensor weight;                 // (OC, C)
-  const LoraAdapters* adapters;  // null: none
-  int tensor, layer;
-  Tensor forward(const Tensor& x, const Tensor& lora) const {
-    return adapted_linear(x, weight, lora, adapters, tensor, layer);
-  }
-};
-
 // x (B, T, C) -> (B, T, C): NH query heads over NKV key/value heads, q and k rotated.
 struct GroupedQueryAttention {
   AdaptedLinear c_attn, c_proj;  // C -> (NH + 2·NKV)·hs (q, k, v), C -> C

@@ -107,9 +107,9 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
 }
 
 // The adapters' outputs (if any) added to linear's: lora must be their parameters.
-Tensor adapted_linear(const Tensor& x_in, const Tensor& weight, const Tensor& lora, const LoraAdapters* adapters,
-                      int tensor, int layer) {
-  Tensor out = linear(x_in, weight, Tensor{});
+Tensor adapted_linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias, const Tensor& lora,
+                      const LoraAdapters* adapters, int tensor, int layer) {
+  Tensor out = linear(x_in, weight, bias);
   if (!adapters) return out;
   require(lora.data == adapters->params_memory() && lora.numel() == adapters->num_parameters(), "adapted_linear",
           [&] { return std::string("lora " + shape_string(lora) + " is not the adapters' parameters"); });
@@ -156,14 +156,13 @@ void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bia
   projection_pullback("linear", x_in, weight, bias, nullptr, 0, 0, d_result, d_x, d_weight, d_bias);
 }
 
-void adapted_linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor&, const LoraAdapters* adapters,
-                             int tensor, int layer, Tensor d_result, Tensor* d_x, Tensor* d_weight, Tensor* d_lora,
-                             LoraAdapters*) {
+void adapted_linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, const Tensor&,
+                             const LoraAdapters* adapters, int tensor, int layer, Tensor d_result, Tensor* d_x,
+                             Tensor* d_weight, Tensor* d_bias, Tensor* d_lora, LoraAdapters*) {
   // The adapters add their gradients into their own arena, which the request's adjoint of lora views.
   require(!adapters || (d_lora && d_lora->data == adapters->grads_memory()), "adapted_linear",
           [&] { return std::string("the adjoint of lora is not the adapters' gradients"); });
-  projection_pullback("adapted_linear", x_in, weight, Tensor{}, adapters, tensor, layer, d_result, d_x, d_weight,
-                      nullptr);
+  projection_pullback("adapted_linear", x_in, weight, bias, adapters, tensor, layer, d_result, d_x, d_weight, d_bias);
 }
 
 }  // namespace custom_derivatives

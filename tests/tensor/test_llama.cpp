@@ -4,14 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "adjoint/llama.hpp"
-#include "adjoint/lora.hpp"
-#include "adjoint/random.hpp"
+#include "lora_gradients.hpp"
 #include "adjoint/nn_llama.hpp"
 #include "../common/random_tokens.hpp"
 
@@ -29,14 +26,8 @@ LlamaConfig odd_config(int NKV, bool tied, bool scaled) {
   return c;
 }
 
-double relative_error(const float* a, const float* b, std::size_t n) {
-  double err = 0, ref = 0;
-  for (std::size_t i = 0; i < n; i++) {
-    err += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    ref += double(b[i]) * b[i];
-  }
-  return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
-}
+using lora_gradients::relative_error;
+const std::vector<std::string> kAllLoraTargets = {"q", "k", "v", "o", "gate", "up", "down"};
 
 // Every parameter tensor of `ours` against `reference` (arrays-engine layout): rel. err. (2-norm) < 1e-5 each.
 void expect_same_gradients(const LlamaConfig& config, const float* ours, const float* reference, const char* what) {
@@ -126,64 +117,18 @@ TEST(TensorLlama, RejectsTokenIdsAndLengthsOutOfRange) {
   EXPECT_THROW(tensor.forward_backward(long_inputs.data(), long_targets.data(), 1, 65), std::invalid_argument);
 }
 
-// LoRA on every Llama target (q, k, v in the fused qkvw; o; gate, up, down): the tensor engine's
-// adapter gradients (llama_lora_loss differentiated for "lora") against both of the arrays engine's
-// backward passes, rel. err. < 1e-5 per adapter tensor, and the base bit-identical (it is only read).
-void expect_same_adapter_gradients(const LlamaConfig& config, int B, int T) {
-  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
-  auto base = std::make_unique<adjoint::Llama>(config);
-  base->init_random(7);
-  const std::vector<float> base_before(base->params_memory(), base->params_memory() + base->num_parameters());
-  LoraModel lora(std::move(base), {3, 5.0f, {"q", "k", "v", "o", "gate", "up", "down"}}, 11);
-  // B starts at zero, which would leave every A's gradient zero: random adapters (within ±0.1) instead.
-  Rng rng(3);
-  for (std::size_t i = 0; i < lora.num_parameters(); i++) lora.params_memory()[i] = float(0.2 * (rng.uniform() - 0.5));
-  const std::vector<int> inputs = random_tokens(std::size_t(B) * T, config.vocab_size, 1);
-  const std::vector<int> targets = random_tokens(std::size_t(B) * T, config.vocab_size, 2);
-  std::vector<std::vector<float>> arrays_grads;
-  float arrays_loss = 0;
-  for (Backward backward : {Backward::manual, Backward::generated}) {
-    if (!lora.has_backward(backward)) continue;
-    lora.zero_grad();
-    lora.use_backward(backward);
-    arrays_loss = lora.forward_backward(inputs.data(), targets.data(), B, T);
-    arrays_grads.emplace_back(lora.grads_memory(), lora.grads_memory() + lora.num_parameters());
-  }
-  auto& arrays_model = static_cast<adjoint::Llama&>(lora.base());
-  nn::TensorLlama tensor(arrays_model);
-  lora.zero_grad();
-  const float loss = tensor.forward_backward(inputs.data(), targets.data(), B, T);
-  EXPECT_NEAR(loss, arrays_loss, 1e-6 * arrays_loss);
-  for (const auto& reference : arrays_grads) {
-    std::size_t offset = 0;
-    for (const ParameterTensor& t : lora.parameter_tensors()) {
-      double norm = 0;
-      for (std::size_t j = 0; j < t.size; j++) norm += double(reference[offset + j]) * reference[offset + j];
-      EXPECT_GT(norm, 0) << t.name << ": the reference is zero";
-      EXPECT_LT(relative_error(lora.grads_memory() + offset, reference.data() + offset, t.size), 1e-5) << t.name;
-      offset += t.size;
-    }
-    EXPECT_EQ(offset, lora.num_parameters());
-  }
-  EXPECT_EQ(arrays_model.grads_memory(), nullptr);  // a frozen base has no gradient arena
-  EXPECT_EQ(std::memcmp(arrays_model.params_memory(), base_before.data(), base_before.size() * sizeof(float)), 0);
-}
-
+// LoRA on every Llama target (q, k, v in the fused qkvw; o; gate, up, down).
 TEST(TensorLlama, LoraAdapterGradientsSameAsEngineNKV2ScaledUntied) {
-  expect_same_adapter_gradients(odd_config(2, false, true), 3, 13);
+  lora_gradients::expect_same_adapter_gradients<nn::TensorLlama>(
+      std::make_unique<adjoint::Llama>(odd_config(2, false, true)), kAllLoraTargets, 3, 13);
 }
 TEST(TensorLlama, LoraAdapterGradientsSameAsEngineNKV3Tied) {
-  expect_same_adapter_gradients(odd_config(3, true, false), 2, 7);
+  lora_gradients::expect_same_adapter_gradients<nn::TensorLlama>(
+      std::make_unique<adjoint::Llama>(odd_config(3, true, false)), kAllLoraTargets, 2, 7);
 }
 
-// The LoRA request leaves the base's weights inactive: the generated reverse sweep never names
-// the model's adjoint (the full request's does), so no weight-gradient product or memory exists.
 TEST(TensorLlama, LoraGradientHasNoWeightAdjoint) {
-  if (!nn::have_tensor_gradient()) GTEST_SKIP() << "this build has no adjc-generated tensor gradient";
-  const std::string full = nn::llama_tensor_gradient_source(), lora = nn::llama_lora_tensor_gradient_source();
-  EXPECT_NE(full.find("(*_d_model).lm_head"), std::string::npos);  // the pattern is the full one's
-  EXPECT_NE(lora.find("adapted_linear_pullback"), std::string::npos);
-  EXPECT_EQ(lora.find("(*_d_model)"), std::string::npos);
+  lora_gradients::expect_no_weight_adjoint(nn::llama_tensor_gradient_source(), nn::llama_lora_tensor_gradient_source());
 }
 
 }  // namespace

@@ -17,14 +17,14 @@ LlamaViews::LlamaViews(const LlamaConfig& c, const LlamaParameters& p, const Lor
   for (int l = 0; l < c.num_layers; l++) {
     LlamaBlock& b = blocks_[l];
     b.ln_1 = {tensor_view(p.ln1w + l * C, {C}), c.norm_eps};
-    b.attn.c_attn = {tensor_view(p.qkvw + l * std::size_t(QKV) * C, {QKV, C}), adapters, kLlamaQkvw, l};
-    b.attn.c_proj = {tensor_view(p.attprojw + l * CC, {C, C}), adapters, kLlamaAttprojw, l};
+    b.attn.c_attn = {tensor_view(p.qkvw + l * std::size_t(QKV) * C, {QKV, C}), Tensor{}, adapters, kLlamaQkvw, l};
+    b.attn.c_proj = {tensor_view(p.attprojw + l * CC, {C, C}), Tensor{}, adapters, kLlamaAttprojw, l};
     b.attn.n_head = c.num_heads;
     b.attn.n_kv_head = c.num_kv_heads;
     b.ln_2 = {tensor_view(p.ln2w + l * C, {C}), c.norm_eps};
-    b.mlp.c_fc = {tensor_view(p.fcw + l * HC, {H, C}), adapters, kLlamaFcw, l};
-    b.mlp.c_fc2 = {tensor_view(p.fc2w + l * HC, {H, C}), adapters, kLlamaFc2w, l};
-    b.mlp.c_proj = {tensor_view(p.fcprojw + l * HC, {C, H}), adapters, kLlamaFcprojw, l};
+    b.mlp.c_fc = {tensor_view(p.fcw + l * HC, {H, C}), Tensor{}, adapters, kLlamaFcw, l};
+    b.mlp.c_fc2 = {tensor_view(p.fc2w + l * HC, {H, C}), Tensor{}, adapters, kLlamaFc2w, l};
+    b.mlp.c_proj = {tensor_view(p.fcprojw + l * HC, {C, H}), Tensor{}, adapters, kLlamaFcprojw, l};
   }
 }
 
