@@ -127,6 +127,33 @@ TEST(TensorLlama, LoraAdapterGradientsSameAsEngineNKV3Tied) {
       std::make_unique<adjoint::Llama>(odd_config(3, true, false)), kAllLoraTargets, 2, 7);
 }
 
+// adapted_linear reads the adapters from their own arena and its pullback adds into it: a lora
+// tensor, or an adjoint of it, that is not that arena is refused rather than silently ignored.
+TEST(TensorLlama, AdaptedLinearRefusesALoraTensorNotTheAdapters) {
+  auto base = std::make_unique<adjoint::Llama>(odd_config(2, false, false));
+  base->init_random(1);
+  LoraModel lora(std::move(base), {2, 4.0f, {"o"}}, 1);
+  const int C = 48, n = int(lora.num_parameters());
+  std::vector<float> x_values(2 * C, 0.5f), other(n, 0.0f);
+  Arena arena;
+  ArenaScope scope(arena);
+  const Tensor x = tensor_view(x_values.data(), {2, C}), weight = tensor_view(lora.base().params_memory(), {C, C});
+  const Tensor params = tensor_view(lora.params_memory(), {n}), wrong = tensor_view(other.data(), {n});
+  try {
+    adapted_linear(x, weight, Tensor{}, wrong, &lora.adapters(), kLlamaAttprojw, 0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "adapted_linear: lora (" + std::to_string(n) + ") is not the adapters' parameters");
+  }
+  const Tensor y = adapted_linear(x, weight, Tensor{}, params, &lora.adapters(), kLlamaAttprojw, 0);
+  Tensor d_x, d_lora = wrong;
+  EXPECT_THROW(
+      custom_derivatives::adapted_linear_pullback(x, weight, Tensor{}, params, &lora.adapters(), kLlamaAttprojw, 0, y,
+                                                  &d_x, nullptr, nullptr, &d_lora, nullptr),
+      std::invalid_argument);
+}
+
 TEST(TensorLlama, LoraGradientHasNoWeightAdjoint) {
   lora_gradients::expect_no_weight_adjoint(nn::llama_tensor_gradient_source(), nn::llama_lora_tensor_gradient_source());
 }
