@@ -17,8 +17,8 @@ kept bf16 (train says so), against the reference and equal to the same run with 
 (BF16_TOL), with either backward or the tensor engine; a value that is not finite in a BF16 matrix (mapped, copied, or
 an embedding, kept fp32) is refused as in fp32.
 
-Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
-was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
+Also: a run stopped at step 2 and resumed (arrays and tensor engines) ends with the same files, byte
+for byte, as one that was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
 as the reference computes it with the adapters; and every bad setting, and merge and sample given the
 wrong file, give their one line, exit status and no output."""
 import json
@@ -281,14 +281,14 @@ def check_training(adjoint, workdir, case, model, params, backward="manual"):
                       f"{max(v for k, v in errors.items() if k.startswith('adamw')):.1e}"]
 
 
-def check_resume(adjoint, workdir, model, token_file):
+def check_resume(adjoint, workdir, model, token_file, backward="manual"):
     """Four steps in one run, and two, stopped, then resumed: the same files, byte for byte."""
-    flags = train_flags(model, token_file, None, TARGETS, 3, 5.0, 2, 7, 4)
-    straight, resumed = workdir / "straight", workdir / "resumed"
+    flags = train_flags(model, token_file, None, TARGETS, 3, 5.0, 2, 7, 4, backward)
+    straight, resumed = workdir / f"straight_{backward}", workdir / f"resumed_{backward}"
     harness.run_ok(adjoint, *[straight if f is None else f for f in flags])
     harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--stop-at", 2)
     harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--resume", resumed / "state.bin")
-    return [f"resume: {name} differs" for name in ("model.bin", "state.bin")
+    return [f"resume ({backward}): {name} differs" for name in ("model.bin", "state.bin")
             if (straight / name).read_bytes() != (resumed / name).read_bytes()]
 
 
@@ -403,6 +403,8 @@ def main():
         failures += check_bf16_bad_values(adjoint, workdir)
         model, token_file = workdir / f"{CASES[0][0]}.bin", workdir / f"{CASES[0][0]}_tokens.bin"
         failures += check_resume(adjoint, workdir, model, token_file)
+        if "generated" in harness.run(adjoint, "train", "--help").stdout:
+            failures += check_resume(adjoint, workdir, model, token_file, "tensor")
         failures += check_bad_settings(adjoint, workdir, model, token_file, "d2")
         failures += check_bad_files(adjoint, workdir)
     print(f"relative error of `adjoint train --lora-rank` vs PyTorch fp64; tolerance: loss {cases.LOSS_TOL}, "
