@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "adjoint/lora.hpp"
+
 namespace adjoint::cli {
 
 Engine engine_from_name(const std::string& name) {
@@ -16,12 +18,14 @@ void check_backward_applies(Engine engine, bool backward_given) {
   }
 }
 
-ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward)
-    : model_(model), engine_(engine) {
+ForwardBackward::ForwardBackward(Model& model, Engine engine, Backward backward) : model_(model), engine_(engine) {
   if (engine == Engine::tensor) {
-    if (auto* gpt2 = dynamic_cast<GPT2*>(&model)) {
+    // With LoRA the tensor engine runs the base, whose projections add the adapters.
+    auto* lora = dynamic_cast<LoraModel*>(&model);
+    Model& arrays = lora ? static_cast<Model&>(lora->base()) : model;
+    if (auto* gpt2 = dynamic_cast<GPT2*>(&arrays)) {
       tensor_ = std::make_unique<nn::TensorGPT2>(*gpt2);
-    } else if (auto* llama = dynamic_cast<Llama*>(&model)) {
+    } else if (auto* llama = dynamic_cast<Llama*>(&arrays)) {
       tensor_ = std::make_unique<nn::TensorLlama>(*llama);
     } else {
       throw std::invalid_argument("--engine tensor runs GPT-2 and Llama models only (use --engine arrays)");

@@ -15,7 +15,7 @@ namespace adjoint::cli {
 
 void add_lora_flags(CLI::App& cmd, LoraFlags& flags) {
   auto given = [&flags](const std::string&) { flags.given = true; };
-  cmd.add_option("--lora-rank", flags.rank, "Train LoRA adapters of this rank on a frozen base (--engine arrays)")
+  cmd.add_option("--lora-rank", flags.rank, "Train LoRA adapters of this rank on a frozen base")
       ->check(whole_number(1, 65536))
       ->each(given);
   cmd.add_option("--lora-alpha", flags.alpha, "LoRA's alpha: the adapters' output is scaled by alpha / rank")
@@ -32,13 +32,11 @@ void add_lora_flags(CLI::App& cmd, LoraFlags& flags) {
       ->each(given);
 }
 
-std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, const std::string& engine,
-                                  std::uint64_t seed) {
+std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, std::uint64_t seed) {
   if (flags.rank == 0)
     throw std::invalid_argument("--lora-alpha, --lora-targets and --lora-fp32-base need --lora-rank");
   LoraConfig config{flags.rank, flags.alpha, {}};
   if (!flags.targets.empty()) config.targets = parse_lora_targets(flags.targets);
-  if (engine != "arrays") throw std::invalid_argument("--lora-rank needs --engine arrays");
   std::unique_ptr<Model> base = make_model(model_spec, seed, /*frozen_bf16=*/!flags.fp32_base);
   if (config.targets.empty()) {  // PEFT's defaults
     const bool llama = dynamic_cast<const Llama*>(base.get()) != nullptr;

@@ -19,9 +19,7 @@ struct LoraFlags {
 };
 void add_lora_flags(CLI::App& cmd, LoraFlags& flags);
 // The model spec's base with fresh adapters (A seeded, B zero). Throws one line for a setting LoRA
-// cannot take: bad targets, --engine other than arrays, a base it does not support, a rank above a
-// target's smaller side.
-std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, const std::string& engine,
-                                  std::uint64_t seed);
+// cannot take: bad targets, a base it does not support, a rank above a target's smaller side.
+std::unique_ptr<Model> lora_model(const std::string& model_spec, const LoraFlags& flags, std::uint64_t seed);
 
 }  // namespace adjoint::cli

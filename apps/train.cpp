@@ -235,7 +235,7 @@ class TrainingRun {
   // engine and backward.
   void load_model() {
     if (o_.lora.given) {
-      model_ = lora_model(o_.model, o_.lora, o_.engine, o_.seed);
+      model_ = lora_model(o_.model, o_.lora, o_.seed);
     } else if (!o_.resume.empty()) {
       model_ = model_from_training_state(o_.resume);
       if (o_.model_given) check_model_matches_state(o_.model, *model_, o_.resume);

@@ -18,6 +18,8 @@
 
 namespace adjoint {
 
+class LoraAdapters;  // adjoint/lora.hpp
+
 constexpr int kMaxTensorDims = 4;
 // Marks an unused trailing dimension of Tensor::view and reshape.
 constexpr int kNoDim = INT_MIN;
@@ -158,6 +160,12 @@ Tensor operator-(const Tensor& a);
 Tensor matmul(const Tensor& a, const Tensor& b);
 // x (..., C) · weight (OC, C)ᵀ + bias (OC) -> (..., OC); bias may be empty. The arrays engine's layout.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// linear plus the outputs of the LoRA adapters in the base's parameter tensor `tensor` of layer
+// `layer` (LoraAdapters::add_output); adapters null: linear alone. lora is the adapters'
+// parameters as one tensor (params_memory(), or empty without adapters): what a LoRA gradient
+// request differentiates, whose adjoint must be the adapters' gradient arena (grads_memory()).
+Tensor adapted_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& lora,
+                      const LoraAdapters* adapters, int tensor, int layer);
 // Sum or mean of all elements (a 0-dim tensor), or over one dimension (which is dropped).
 Tensor sum(const Tensor& x);
 Tensor sum(const Tensor& x, int dim);
@@ -202,6 +210,9 @@ void operator_minus_pullback(const Tensor& a, Tensor d_result, Tensor* d_a);
 void matmul_pullback(const Tensor& a, const Tensor& b, Tensor d_result, Tensor* d_a, Tensor* d_b);
 void linear_pullback(const Tensor& x, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                      Tensor* d_weight, Tensor* d_bias);
+void adapted_linear_pullback(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& lora,
+                             const LoraAdapters* adapters, int tensor, int layer, Tensor d_result, Tensor* d_x,
+                             Tensor* d_weight, Tensor* d_bias, Tensor* d_lora, LoraAdapters* d_adapters);
 void sum_pullback(const Tensor& x, Tensor d_result, Tensor* d_x);
 void sum_pullback(const Tensor& x, int dim, Tensor d_result, Tensor* d_x);
 void mean_pullback(const Tensor& x, Tensor d_result, Tensor* d_x);

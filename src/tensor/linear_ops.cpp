@@ -8,6 +8,7 @@
 
 #include "../kernels/parallel.hpp"
 #include "adjoint/kernels.hpp"
+#include "adjoint/lora.hpp"
 #include "adjoint/tensor.hpp"
 #include "op_support.hpp"
 
@@ -105,15 +106,63 @@ Tensor linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias) {
   return out;
 }
 
+// The adapters' outputs (if any) added to linear's: lora must be their parameters.
+Tensor adapted_linear(const Tensor& x_in, const Tensor& weight, const Tensor& bias, const Tensor& lora,
+                      const LoraAdapters* adapters, int tensor, int layer) {
+  Tensor out = linear(x_in, weight, bias);
+  if (!adapters) return out;
+  require(lora.data == adapters->params_memory() && lora.numel() == adapters->num_parameters(), "adapted_linear",
+          [&] { return std::string("lora " + shape_string(lora) + " is not the adapters' parameters"); });
+  Temporaries scratch;
+  const Tensor x = x_in.contiguous();
+  adapters->add_output(tensor, layer, out.data, x.data, int(x.numel() / std::size_t(weight.shape[1])));
+  return out;
+}
+
+namespace {
+
+// The pullback of linear and adapted_linear: dx += g·W (when x's adjoint is asked for, or as
+// scratch for the adapters' input gradient), dW and db only when their adjoints are asked for (a
+// frozen weight gets none: no weight-gradient GEMM runs), and the adapters' gradients into their
+// arena (adapted_projection_backward, shared with the arrays engine).
+void projection_pullback(const char* op, const Tensor& x_in, const Tensor& weight, const Tensor& bias,
+                         const LoraAdapters* adapters, int tensor, int layer, const Tensor& d_result, Tensor* d_x,
+                         Tensor* d_weight, Tensor* d_bias) {
+  if (d_result.empty() || (!d_x && !d_weight && !d_bias && !adapters)) return;
+  int N, C;
+  rows_and_channels(x_in, op, &N, &C);
+  const int OC = weight.shape[0];
+  const Tensor dx = kernel_target(d_x, x_in);
+  const bool weights = d_weight || (d_bias && !bias.empty());
+  const Tensor dw = weights ? kernel_target(d_weight, weight) : Tensor{};
+  const Tensor db = weights && !bias.empty() ? kernel_target(d_bias, bias) : Tensor{};
+  {
+    Temporaries scratch;
+    const Tensor x = x_in.contiguous(), g = d_result.contiguous();
+    adapted_projection_backward(dx.data, dw.empty() ? nullptr : dw.data, db.empty() ? nullptr : db.data, g.data, x.data,
+                                weight.data, adapters, tensor, layer, N, C, OC);
+  }
+  finish_kernel_target(d_x, dx);
+  if (!dw.empty()) finish_kernel_target(d_weight, dw);
+  if (!db.empty()) finish_kernel_target(d_bias, db);
+}
+
+}  // namespace
+
 namespace custom_derivatives {
 
 void linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, Tensor d_result, Tensor* d_x,
                      Tensor* d_weight, Tensor* d_bias) {
-  const int OC = weight.shape[0];
-  weighted_rows_pullback("linear", x_in, weight, bias, d_result, d_x, d_weight, d_bias,
-                         [&](float* dx, float* dw, float* db, const Tensor& g, const Tensor& x, int N, int C) {
-                           kernels::matmul_backward(dx, dw, db, g.data, x.data, weight.data, N, C, OC);
-                         });
+  projection_pullback("linear", x_in, weight, bias, nullptr, 0, 0, d_result, d_x, d_weight, d_bias);
+}
+
+void adapted_linear_pullback(const Tensor& x_in, const Tensor& weight, const Tensor& bias, const Tensor&,
+                             const LoraAdapters* adapters, int tensor, int layer, Tensor d_result, Tensor* d_x,
+                             Tensor* d_weight, Tensor* d_bias, Tensor* d_lora, LoraAdapters*) {
+  // The adapters add their gradients into their own arena, which the request's adjoint of lora views.
+  require(!adapters || (d_lora && d_lora->data == adapters->grads_memory()), "adapted_linear",
+          [&] { return std::string("the adjoint of lora is not the adapters' gradients"); });
+  projection_pullback("adapted_linear", x_in, weight, bias, adapters, tensor, layer, d_result, d_x, d_weight, d_bias);
 }
 
 }  // namespace custom_derivatives

@@ -10,14 +10,15 @@ the moments after step 1. Pass: loss within LOSS_TOL relative; each adapter tens
 step from our gradient (its moments and the adapters) within ADAMW_TOL of the largest.
 
 Every case also runs with `--backward generated` (adjc's reverse sweep for the activations only,
-the base inactive), against the reference and the hand-written backward's state. BF16 Hugging Face
+the base inactive), and with `--engine tensor` (adjc's gradient of the Tensor modules for the
+adapters alone), against the reference and the hand-written backward's state. BF16 Hugging Face
 folders (two shards; Llama and GPT-2, whose Conv1D weights become bf16 copies) train with their base
 kept bf16 (train says so), against the reference and equal to the same run with --lora-fp32-base
-(BF16_TOL), with either backward; a value that is not finite in a BF16 matrix (mapped, copied, or
+(BF16_TOL), with either backward or the tensor engine; a value that is not finite in a BF16 matrix (mapped, copied, or
 an embedding, kept fp32) is refused as in fp32.
 
-Also: a run stopped at step 2 and resumed ends with the same files, byte for byte, as one that
-was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
+Also: a run stopped at step 2 and resumed (arrays and tensor engines) ends with the same files, byte
+for byte, as one that was not; `adjoint merge` (llm.c file and HF folder) gives a model whose loss `adjoint grad` computes
 as the reference computes it with the adapters; and every bad setting, and merge and sample given the
 wrong file, give their one line, exit status and no output."""
 import json
@@ -51,8 +52,10 @@ CASES = [("all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 1),
 # GPT-2: two shapes), each with a backward.
 BF16_CASES = [(("bf16_all_targets_untied_B2_T7", UNTIED, TARGETS, 3, 5.0, 2, 7, 4), "manual"),
               (("bf16_q_v_o_tied_B1_T9_generated", TIED, ("q", "v", "o"), 2, 3.0, 1, 9, 5), "generated"),
+              (("bf16_k_up_down_untied_B2_T6_tensor", UNTIED, ("k", "up", "down"), 2, 4.0, 2, 6, 8), "tensor"),
               (("gpt2_bf16_all_targets_B2_T7_generated", cases.ODD, GPT2_TARGETS, 3, 6.0, 2, 7, 6), "generated"),
-              (("gpt2_bf16_qkv_fc_deeper_B3_T5", cases.DEEPER, ("qkv", "fc"), 2, 4.0, 3, 5, 7), "manual")]
+              (("gpt2_bf16_qkv_fc_deeper_B3_T5", cases.DEEPER, ("qkv", "fc"), 2, 4.0, 3, 5, 7), "manual"),
+              (("gpt2_bf16_attproj_fcproj_B2_T6_tensor", cases.ODD, ("attproj", "fcproj"), 2, 3.0, 2, 6, 9), "tensor")]
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 2e-2, 0.5, 0.95, 1e-8, 0.1
 HEADER_BYTES = 128
 
@@ -145,7 +148,8 @@ def train_flags(model, token_file, out, targets, rank, alpha, B, T, steps, backw
     return ["train", "--model", model, "--train-tokens", token_file, "--out", out, "-B", B, "-T", T, "--steps",
             steps, "--lora-rank", rank, "--lora-alpha", alpha, "--lora-targets", ",".join(targets), "--lr", LR,
             "--warmup", 0, "--lr-min-fraction", 1, "--grad-clip", 0, "--beta1", BETA1, "--beta2", BETA2, "--eps",
-            EPS, "--weight-decay", WEIGHT_DECAY, "--val-every", 0, "--sample-tokens", 0, "--backward", backward]
+            EPS, "--weight-decay", WEIGHT_DECAY, "--val-every", 0, "--sample-tokens", 0,
+            *(["--engine", "tensor"] if backward == "tensor" else ["--backward", backward])]
 
 
 def logged_loss(log, step):
@@ -200,20 +204,21 @@ def check_bf16_case(adjoint, workdir, case, backward):
     return failures, row
 
 
-def check_generated(adjoint, workdir, case):
-    """case (after check_case ran it) with adjc's backward, which differentiates the activations only:
-    against the reference, and the adapters and moments after two steps equal the hand-written
-    backward's to GRAD_TOL (the norms', RoPE's, GELU's and the embeddings' backward are adjc's own
-    loops, summing in another order: 4e-5 measured)."""
+def check_generated(adjoint, workdir, case, backward="generated"):
+    """case (after check_case ran it) with adjc's backward, which differentiates the activations only
+    (backward "generated"), or with the tensor engine, whose adjc gradient is the adapters' alone
+    ("tensor"): against the reference, and the adapters and moments after two steps equal the
+    hand-written backward's to GRAD_TOL (the norms', RoPE's, GELU's and the embeddings' backward are
+    adjc's own loops, summing in another order: 4e-5 measured)."""
     name, cfg, *rest = case
-    failures, row = check_training(adjoint, workdir, (f"{name}_generated", cfg, *rest), workdir / f"{name}.bin",
-                                   random_params(cfg, case[-1]), "generated")
+    failures, row = check_training(adjoint, workdir, (f"{name}_{backward}", cfg, *rest), workdir / f"{name}.bin",
+                                   random_params(cfg, case[-1]), backward)
     targets, rank = rest[0], rest[1]
     manual = read_state(workdir / name / "state.bin", cfg, targets, rank)
-    generated = read_state(workdir / f"{name}_generated" / "state.bin", cfg, targets, rank)
+    generated = read_state(workdir / f"{name}_{backward}" / "state.bin", cfg, targets, rank)
     worst = max(gpt2_reference.relative_error(a[k], b[k]) for a, b in zip(generated, manual) for k in a)
     if not worst <= cases.GRAD_TOL:
-        failures.append(f"{name}: generated vs manual backward differ by {worst:.2e} > {cases.GRAD_TOL}")
+        failures.append(f"{name}: {backward} vs manual backward differ by {worst:.2e} > {cases.GRAD_TOL}")
     return failures, row + [f"{worst:.1e} (vs manual)"]
 
 
@@ -276,14 +281,14 @@ def check_training(adjoint, workdir, case, model, params, backward="manual"):
                       f"{max(v for k, v in errors.items() if k.startswith('adamw')):.1e}"]
 
 
-def check_resume(adjoint, workdir, model, token_file):
+def check_resume(adjoint, workdir, model, token_file, backward="manual"):
     """Four steps in one run, and two, stopped, then resumed: the same files, byte for byte."""
-    flags = train_flags(model, token_file, None, TARGETS, 3, 5.0, 2, 7, 4)
-    straight, resumed = workdir / "straight", workdir / "resumed"
+    flags = train_flags(model, token_file, None, TARGETS, 3, 5.0, 2, 7, 4, backward)
+    straight, resumed = workdir / f"straight_{backward}", workdir / f"resumed_{backward}"
     harness.run_ok(adjoint, *[straight if f is None else f for f in flags])
     harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--stop-at", 2)
     harness.run_ok(adjoint, *[resumed if f is None else f for f in flags], "--resume", resumed / "state.bin")
-    return [f"resume: {name} differs" for name in ("model.bin", "state.bin")
+    return [f"resume ({backward}): {name} differs" for name in ("model.bin", "state.bin")
             if (straight / name).read_bytes() != (resumed / name).read_bytes()]
 
 
@@ -330,7 +335,6 @@ def check_bad_settings(adjoint, workdir, model, token_file, gpt2_model):
               (["--lora-rank", 2, "--lora-targets", "q,v,q"], 1, "adjoint: error: --lora-targets: 'q' is given twice"),
               (["--lora-rank", 17, "--lora-targets", "q,k"], 1,
                "adjoint: error: --lora-rank 17 exceeds target k's smaller side min(48, 16)"),
-              (["--lora-rank", 2, "--engine", "tensor"], 1, "adjoint: error: --lora-rank needs --engine arrays"),
               (["--lora-alpha", 4], 1, "adjoint: error: --lora-alpha, --lora-targets and --lora-fp32-base need --lora-rank")]
     failures = []
     for extra, status, line in cases_:
@@ -388,6 +392,10 @@ def main():
                 case_failures, row = check_generated(adjoint, workdir, case)
                 failures += case_failures
                 rows.append(row)
+            for case in CASES:
+                case_failures, row = check_generated(adjoint, workdir, case, "tensor")
+                failures += case_failures
+                rows.append(row)
         for case, backward in BF16_CASES:
             case_failures, row = check_bf16_case(adjoint, workdir, case, backward)
             failures += case_failures
@@ -395,6 +403,8 @@ def main():
         failures += check_bf16_bad_values(adjoint, workdir)
         model, token_file = workdir / f"{CASES[0][0]}.bin", workdir / f"{CASES[0][0]}_tokens.bin"
         failures += check_resume(adjoint, workdir, model, token_file)
+        if "generated" in harness.run(adjoint, "train", "--help").stdout:
+            failures += check_resume(adjoint, workdir, model, token_file, "tensor")
         failures += check_bad_settings(adjoint, workdir, model, token_file, "d2")
         failures += check_bad_files(adjoint, workdir)
     print(f"relative error of `adjoint train --lora-rank` vs PyTorch fp64; tolerance: loss {cases.LOSS_TOL}, "

@@ -29,14 +29,14 @@ float gpt2_loss_backward_by_hand(const GPT2& m, GPT2& g, const int* idx, const i
     BlockActivations& a = acts[l];
     a.x = x;
     a.ln1 = b.ln_1.forward(a.x);
-    a.qkv = b.attn.c_attn.forward(a.ln1);
+    a.qkv = b.attn.c_attn.forward(a.ln1, Tensor{});
     a.att = causal_attention(a.qkv, b.attn.n_head);
-    a.proj = b.attn.c_proj.forward(a.att);
+    a.proj = b.attn.c_proj.forward(a.att, Tensor{});
     a.y = a.x + a.proj;
     a.ln2 = b.ln_2.forward(a.y);
-    a.fc = b.mlp.c_fc.forward(a.ln2);
+    a.fc = b.mlp.c_fc.forward(a.ln2, Tensor{});
     a.act = gelu(a.fc);
-    a.mlp = b.mlp.c_proj.forward(a.act);
+    a.mlp = b.mlp.c_proj.forward(a.act, Tensor{});
     x = a.y + a.mlp;
   }
   const Tensor lnf = m.ln_f.forward(x);

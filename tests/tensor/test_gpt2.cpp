@@ -9,6 +9,7 @@
 #include "adjoint/gpt2.hpp"
 #include "adjoint/nn.hpp"
 #include "gpt2_backward_by_hand.hpp"
+#include "lora_gradients.hpp"
 #include "../common/random_tokens.hpp"
 
 namespace {
@@ -107,6 +108,16 @@ TEST(TensorGPT2, RejectsTokenIdsBetweenVAndPaddedV) {
 }
 
 TEST(TensorGPT2, SameAsEngineOnOddTinyConfig) { expect_tensor_backwards_same_as_engine(odd_tiny_config(), 3, 7, true); }
+
+// LoRA on every GPT-2 target (qkv, attproj, fc, fcproj; each with its bias).
+TEST(TensorGPT2, LoraAdapterGradientsSameAsEngine) {
+  lora_gradients::expect_same_adapter_gradients<nn::TensorGPT2>(std::make_unique<adjoint::GPT2>(odd_tiny_config()),
+                                                                {"qkv", "attproj", "fc", "fcproj"}, 3, 7);
+}
+
+TEST(TensorGPT2, LoraGradientHasNoWeightAdjoint) {
+  lora_gradients::expect_no_weight_adjoint(nn::tensor_gradient_source(), nn::gpt2_lora_tensor_gradient_source());
+}
 
 TEST(TensorGPT2, SameAsEngineOnGpt2_124M) {
   expect_tensor_backwards_same_as_engine(gpt2_config_from_name("gpt2-124M"), 4, 64, false);

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "adjoint/llama.hpp"
+#include "lora_gradients.hpp"
 #include "adjoint/nn_llama.hpp"
 #include "../common/random_tokens.hpp"
 
@@ -24,14 +26,8 @@ LlamaConfig odd_config(int NKV, bool tied, bool scaled) {
   return c;
 }
 
-double relative_error(const float* a, const float* b, std::size_t n) {
-  double err = 0, ref = 0;
-  for (std::size_t i = 0; i < n; i++) {
-    err += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    ref += double(b[i]) * b[i];
-  }
-  return std::sqrt(err) / std::max(std::sqrt(ref), 1e-30);
-}
+using lora_gradients::relative_error;
+const std::vector<std::string> kAllLoraTargets = {"q", "k", "v", "o", "gate", "up", "down"};
 
 // Every parameter tensor of `ours` against `reference` (arrays-engine layout): rel. err. (2-norm) < 1e-5 each.
 void expect_same_gradients(const LlamaConfig& config, const float* ours, const float* reference, const char* what) {
@@ -119,6 +115,47 @@ TEST(TensorLlama, RejectsTokenIdsAndLengthsOutOfRange) {
   inputs[2] = 1;
   std::vector<int> long_inputs(65, 1), long_targets(65, 1);
   EXPECT_THROW(tensor.forward_backward(long_inputs.data(), long_targets.data(), 1, 65), std::invalid_argument);
+}
+
+// LoRA on every Llama target (q, k, v in the fused qkvw; o; gate, up, down).
+TEST(TensorLlama, LoraAdapterGradientsSameAsEngineNKV2ScaledUntied) {
+  lora_gradients::expect_same_adapter_gradients<nn::TensorLlama>(
+      std::make_unique<adjoint::Llama>(odd_config(2, false, true)), kAllLoraTargets, 3, 13);
+}
+TEST(TensorLlama, LoraAdapterGradientsSameAsEngineNKV3Tied) {
+  lora_gradients::expect_same_adapter_gradients<nn::TensorLlama>(
+      std::make_unique<adjoint::Llama>(odd_config(3, true, false)), kAllLoraTargets, 2, 7);
+}
+
+// adapted_linear reads the adapters from their own arena and its pullback adds into it: a lora
+// tensor, or an adjoint of it, that is not that arena is refused rather than silently ignored.
+TEST(TensorLlama, AdaptedLinearRefusesALoraTensorNotTheAdapters) {
+  auto base = std::make_unique<adjoint::Llama>(odd_config(2, false, false));
+  base->init_random(1);
+  LoraModel lora(std::move(base), {2, 4.0f, {"o"}}, 1);
+  const int C = 48, n = int(lora.num_parameters());
+  std::vector<float> x_values(2 * C, 0.5f), other(n, 0.0f);
+  Arena arena;
+  ArenaScope scope(arena);
+  const Tensor x = tensor_view(x_values.data(), {2, C}), weight = tensor_view(lora.base().params_memory(), {C, C});
+  const Tensor params = tensor_view(lora.params_memory(), {n}), wrong = tensor_view(other.data(), {n});
+  try {
+    adapted_linear(x, weight, Tensor{}, wrong, &lora.adapters(), kLlamaAttprojw, 0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "adapted_linear: lora (" + std::to_string(n) + ") is not the adapters' parameters");
+  }
+  const Tensor y = adapted_linear(x, weight, Tensor{}, params, &lora.adapters(), kLlamaAttprojw, 0);
+  Tensor d_x, d_lora = wrong;
+  EXPECT_THROW(
+      custom_derivatives::adapted_linear_pullback(x, weight, Tensor{}, params, &lora.adapters(), kLlamaAttprojw, 0, y,
+                                                  &d_x, nullptr, nullptr, &d_lora, nullptr),
+      std::invalid_argument);
+}
+
+TEST(TensorLlama, LoraGradientHasNoWeightAdjoint) {
+  lora_gradients::expect_no_weight_adjoint(nn::llama_tensor_gradient_source(), nn::llama_lora_tensor_gradient_source());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "adjoint/lora.hpp"
 #include "adjoint/nn.hpp"
 
 namespace adjoint::nn {
@@ -16,6 +17,9 @@ namespace adjoint::nn {
 // tape (Tensor handles and loop counts), the most it holds.
 static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B,
                                         int T, std::size_t* tape_bytes);
+// The same for the adapters alone: their gradient added into d_lora (the adapters' gradient arena).
+static float lora_forward_and_reverse_sweeps(const GPT2& model, const Tensor& lora, Tensor& d_lora, const int* idx,
+                                             const int* targets, int B, int T, std::size_t* tape_bytes);
 
 bool have_tensor_gradient() {
 #ifdef ADJOINT_HAVE_TENSOR_GRADIENT
@@ -31,8 +35,15 @@ float gpt2_loss_gradient(const GPT2& model, GPT2& grads, const int* idx, const i
 }
 
 TensorGPT2::TensorGPT2(adjoint::GPT2& arrays_model)
-    : model_(arrays_model.config(), arrays_model.params()), grads_(arrays_model.config(), arrays_model.grads()) {
+    : adapters_(arrays_model.adapters()), model_(arrays_model.config(), arrays_model.params(), adapters_) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+  if (adapters_) {
+    const int n = int(adapters_->num_parameters());
+    lora_ = tensor_view(adapters_->params_memory(), {n});
+    d_lora_ = tensor_view(adapters_->grads_memory(), {n});
+  } else {
+    grads_ = std::make_unique<GPT2Views>(arrays_model.config(), arrays_model.grads());
+  }
 }
 
 float TensorGPT2::forward_backward(const int* inputs, const int* targets, int B, int T) {
@@ -44,7 +55,10 @@ float TensorGPT2::forward_backward(const int* inputs, const int* targets, int B,
   check_token_ids(inputs, targets, std::size_t(B) * T, model_.model().vocab_size);
   arena_.reset();  // the previous step's activations and adjoints
   ArenaScope scope(arena_);
-  return forward_and_reverse_sweeps(model_.model(), grads_.model(), inputs, targets, B, T, &tape_bytes_);
+  if (adapters_) {
+    return lora_forward_and_reverse_sweeps(model_.model(), lora_, d_lora_, inputs, targets, B, T, &tape_bytes_);
+  }
+  return forward_and_reverse_sweeps(model_.model(), grads_->model(), inputs, targets, B, T, &tape_bytes_);
 }
 
 }  // namespace adjoint::nn
@@ -58,6 +72,10 @@ namespace adjoint::nn {
 inline float gpt2_loss_forward(const GPT2& model, const int* idx, const int* targets, int B, int T);
 inline void gpt2_loss_reverse(const GPT2& model, const int* idx, const int* targets, int B, int T, float d_loss,
                               GPT2* d_model);
+inline float gpt2_lora_loss_forward(const GPT2& model, const Tensor& lora, const int* idx, const int* targets, int B,
+                                    int T);
+inline void gpt2_lora_loss_reverse(const GPT2& model, const Tensor& lora, const int* idx, const int* targets, int B,
+                                   int T, float d_loss, inactive d_model, Tensor* d_lora);
 
 static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const int* idx, const int* targets, int B,
                                         int T, std::size_t* tape_bytes) {
@@ -69,13 +87,28 @@ static float forward_and_reverse_sweeps(const GPT2& model, GPT2& grads, const in
   return loss;
 }
 
+static float lora_forward_and_reverse_sweeps(const GPT2& model, const Tensor& lora, Tensor& d_lora, const int* idx,
+                                             const int* targets, int B, int T, std::size_t* tape_bytes) {
+  const PrivateIntermediates intermediates;
+  const float loss = gpt2_lora_loss_forward(model, lora, idx, targets, B, T);
+  *tape_bytes = thread_tape_bytes();
+  gpt2_lora_loss_reverse(model, lora, idx, targets, B, T, 1.0f, inactive{}, &d_lora);
+  return loss;
+}
+
 }  // namespace adjoint::nn
 
 // The request (at global scope: adjc declares the generated functions where it stands). Returns
 // the generated source, for people.
 static const char* gpt2_loss_gradient_source() { return adjoint::gradient(adjoint::nn::gpt2_loss, "model").source(); }
 
+// LoRA's: the adapters alone, so the base's weights are inactive (their pullbacks get no d_weight).
+static const char* gpt2_lora_gradient_source() {
+  return adjoint::gradient(adjoint::nn::gpt2_lora_loss, "lora").source();
+}
+
 const char* adjoint::nn::tensor_gradient_source() { return gpt2_loss_gradient_source(); }
+const char* adjoint::nn::gpt2_lora_tensor_gradient_source() { return gpt2_lora_gradient_source(); }
 #else
 namespace adjoint::nn {
 
@@ -83,7 +116,13 @@ static float forward_and_reverse_sweeps(const GPT2&, GPT2&, const int*, const in
   throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 
+static float lora_forward_and_reverse_sweeps(const GPT2&, const Tensor&, Tensor&, const int*, const int*, int, int,
+                                             std::size_t*) {
+  throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+}
+
 const char* tensor_gradient_source() { return ""; }
+const char* gpt2_lora_tensor_gradient_source() { return ""; }
 
 }  // namespace adjoint::nn
 #endif

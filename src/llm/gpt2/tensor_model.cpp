@@ -3,7 +3,7 @@
 
 namespace adjoint::nn {
 
-GPT2Views::GPT2Views(const GPT2Config& c, const ParameterTensors& p)
+GPT2Views::GPT2Views(const GPT2Config& c, const ParameterTensors& p, const LoraAdapters* adapters)
     : blocks_(std::make_unique<Block[]>(c.num_layers)) {
   validate_config(c);
   const int C = c.channels;
@@ -17,12 +17,16 @@ GPT2Views::GPT2Views(const GPT2Config& c, const ParameterTensors& p)
     const std::size_t cc = std::size_t(C) * C;
     Block& b = blocks_[l];
     b.ln_1 = {tensor_view(p.ln1w + l * C, {C}), tensor_view(p.ln1b + l * C, {C})};
-    b.attn.c_attn = {tensor_view(p.qkvw + l * 3 * cc, {3 * C, C}), tensor_view(p.qkvb + l * 3 * C, {3 * C})};
-    b.attn.c_proj = {tensor_view(p.attprojw + l * cc, {C, C}), tensor_view(p.attprojb + l * C, {C})};
+    b.attn.c_attn = {tensor_view(p.qkvw + l * 3 * cc, {3 * C, C}), tensor_view(p.qkvb + l * 3 * C, {3 * C}), adapters,
+                     kGpt2Qkvw, l};
+    b.attn.c_proj = {tensor_view(p.attprojw + l * cc, {C, C}), tensor_view(p.attprojb + l * C, {C}), adapters,
+                     kGpt2Attprojw, l};
     b.attn.n_head = c.num_heads;
     b.ln_2 = {tensor_view(p.ln2w + l * C, {C}), tensor_view(p.ln2b + l * C, {C})};
-    b.mlp.c_fc = {tensor_view(p.fcw + l * 4 * cc, {4 * C, C}), tensor_view(p.fcb + l * 4 * C, {4 * C})};
-    b.mlp.c_proj = {tensor_view(p.fcprojw + l * 4 * cc, {C, 4 * C}), tensor_view(p.fcprojb + l * C, {C})};
+    b.mlp.c_fc = {tensor_view(p.fcw + l * 4 * cc, {4 * C, C}), tensor_view(p.fcb + l * 4 * C, {4 * C}), adapters,
+                  kGpt2Fcw, l};
+    b.mlp.c_proj = {tensor_view(p.fcprojw + l * 4 * cc, {C, 4 * C}), tensor_view(p.fcprojb + l * C, {C}), adapters,
+                    kGpt2Fcprojw, l};
   }
 }
 

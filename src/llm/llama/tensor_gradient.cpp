@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "adjoint/lora.hpp"
 #include "adjoint/nn_llama.hpp"
 #include "../../tensor/kernel_gradients.hpp"
 
@@ -17,6 +18,9 @@ namespace adjoint::nn {
 // tape (Tensor handles and loop counts), the most it holds.
 static float forward_and_reverse_sweeps(const Llama& model, Llama& grads, const Rotary& rope, const int* idx,
                                         const int* targets, int B, int T, std::size_t* tape_bytes);
+// The same for the adapters alone: their gradient added into d_lora (the adapters' gradient arena).
+static float lora_forward_and_reverse_sweeps(const Llama& model, const Tensor& lora, Tensor& d_lora, const Rotary& rope,
+                                             const int* idx, const int* targets, int B, int T, std::size_t* tape_bytes);
 
 float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, const int* idx, const int* targets,
                           int B, int T) {
@@ -25,8 +29,17 @@ float llama_loss_gradient(const Llama& model, Llama& grads, const Rotary& rope, 
 }
 
 TensorLlama::TensorLlama(adjoint::Llama& arrays_model)
-    : config_(arrays_model.config()), model_(config_, arrays_model.params()), grads_(config_, arrays_model.grads()) {
+    : config_(arrays_model.config()),
+      adapters_(arrays_model.adapters()),
+      model_(config_, arrays_model.params(), adapters_) {
   if (!have_tensor_gradient()) throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+  if (adapters_) {
+    const int n = int(adapters_->num_parameters());
+    lora_ = tensor_view(adapters_->params_memory(), {n});
+    d_lora_ = tensor_view(adapters_->grads_memory(), {n});
+  } else {
+    grads_ = std::make_unique<LlamaViews>(config_, arrays_model.grads());
+  }
 }
 
 float TensorLlama::forward_backward(const int* inputs, const int* targets, int B, int T) {
@@ -39,7 +52,11 @@ float TensorLlama::forward_backward(const int* inputs, const int* targets, int B
   if (!rope_ || rope_->positions() < T) rope_ = std::make_unique<RotaryTable>(config_, T);
   arena_.reset();  // the previous step's activations and adjoints
   ArenaScope scope(arena_);
-  return forward_and_reverse_sweeps(model_.model(), grads_.model(), rope_->rotary(), inputs, targets, B, T,
+  if (adapters_) {
+    return lora_forward_and_reverse_sweeps(model_.model(), lora_, d_lora_, rope_->rotary(), inputs, targets, B, T,
+                                           &tape_bytes_);
+  }
+  return forward_and_reverse_sweeps(model_.model(), grads_->model(), rope_->rotary(), inputs, targets, B, T,
                                     &tape_bytes_);
 }
 
@@ -51,8 +68,13 @@ namespace adjoint::nn {
 // The generated sweeps (adjc defines them below this file's code in its output).
 inline float llama_loss_forward(const Llama& model, const Rotary& rope, const int* idx, const int* targets, int B,
                                 int T);
-inline void llama_loss_reverse(const Llama& model, const Rotary& rope, const int* idx, const int* targets, int B,
-                               int T, float d_loss, Llama* d_model, inactive d_rope);
+inline void llama_loss_reverse(const Llama& model, const Rotary& rope, const int* idx, const int* targets, int B, int T,
+                               float d_loss, Llama* d_model, inactive d_rope);
+inline float llama_lora_loss_forward(const Llama& model, const Tensor& lora, const Rotary& rope, const int* idx,
+                                     const int* targets, int B, int T);
+inline void llama_lora_loss_reverse(const Llama& model, const Tensor& lora, const Rotary& rope, const int* idx,
+                                    const int* targets, int B, int T, float d_loss, inactive d_model, Tensor* d_lora,
+                                    inactive d_rope);
 
 static float forward_and_reverse_sweeps(const Llama& model, Llama& grads, const Rotary& rope, const int* idx,
                                         const int* targets, int B, int T, std::size_t* tape_bytes) {
@@ -64,16 +86,30 @@ static float forward_and_reverse_sweeps(const Llama& model, Llama& grads, const 
   return loss;
 }
 
+static float lora_forward_and_reverse_sweeps(const Llama& model, const Tensor& lora, Tensor& d_lora, const Rotary& rope,
+                                             const int* idx, const int* targets, int B, int T,
+                                             std::size_t* tape_bytes) {
+  const PrivateIntermediates intermediates;
+  const float loss = llama_lora_loss_forward(model, lora, rope, idx, targets, B, T);
+  *tape_bytes = thread_tape_bytes();
+  llama_lora_loss_reverse(model, lora, rope, idx, targets, B, T, 1.0f, inactive{}, &d_lora, inactive{});
+  return loss;
+}
+
 }  // namespace adjoint::nn
 
 // The request (at global scope: adjc declares the generated functions where it stands).
-static const char* llama_loss_gradient_source() {
-  return adjoint::gradient(adjoint::nn::llama_loss, "model").source();
+static const char* llama_loss_gradient_source() { return adjoint::gradient(adjoint::nn::llama_loss, "model").source(); }
+// LoRA's: the adapters alone, so the base's weights are inactive (their pullbacks get no d_weight).
+static const char* llama_lora_gradient_source() {
+  return adjoint::gradient(adjoint::nn::llama_lora_loss, "lora").source();
 }
 
 std::string adjoint::nn::llama_tensor_gradient_source() {
   return std::string(llama_loss_gradient_source()) + "\n" + tensor_detail::kernel_gradients_source();
 }
+
+std::string adjoint::nn::llama_lora_tensor_gradient_source() { return llama_lora_gradient_source(); }
 #else
 namespace adjoint::nn {
 
@@ -82,7 +118,13 @@ static float forward_and_reverse_sweeps(const Llama&, Llama&, const Rotary&, con
   throw std::invalid_argument("this build has no adjc-generated tensor gradient");
 }
 
+static float lora_forward_and_reverse_sweeps(const Llama&, const Tensor&, Tensor&, const Rotary&, const int*,
+                                             const int*, int, int, std::size_t*) {
+  throw std::invalid_argument("this build has no adjc-generated tensor gradient");
+}
+
 std::string llama_tensor_gradient_source() { return ""; }
+std::string llama_lora_tensor_gradient_source() { return ""; }
 
 }  // namespace adjoint::nn
 #endif

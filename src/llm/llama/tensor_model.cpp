@@ -3,7 +3,7 @@
 
 namespace adjoint::nn {
 
-LlamaViews::LlamaViews(const LlamaConfig& c, const LlamaParameters& p)
+LlamaViews::LlamaViews(const LlamaConfig& c, const LlamaParameters& p, const LoraAdapters* adapters)
     : blocks_(std::make_unique<LlamaBlock[]>(c.num_layers)) {
   validate_config(c);
   const int C = c.channels, V = c.vocab_size, H = llama_hidden_size(c), hs = C / c.num_heads;
@@ -17,14 +17,14 @@ LlamaViews::LlamaViews(const LlamaConfig& c, const LlamaParameters& p)
   for (int l = 0; l < c.num_layers; l++) {
     LlamaBlock& b = blocks_[l];
     b.ln_1 = {tensor_view(p.ln1w + l * C, {C}), c.norm_eps};
-    b.attn.c_attn.weight = tensor_view(p.qkvw + l * std::size_t(QKV) * C, {QKV, C});
-    b.attn.c_proj.weight = tensor_view(p.attprojw + l * CC, {C, C});
+    b.attn.c_attn = {tensor_view(p.qkvw + l * std::size_t(QKV) * C, {QKV, C}), Tensor{}, adapters, kLlamaQkvw, l};
+    b.attn.c_proj = {tensor_view(p.attprojw + l * CC, {C, C}), Tensor{}, adapters, kLlamaAttprojw, l};
     b.attn.n_head = c.num_heads;
     b.attn.n_kv_head = c.num_kv_heads;
     b.ln_2 = {tensor_view(p.ln2w + l * C, {C}), c.norm_eps};
-    b.mlp.c_fc.weight = tensor_view(p.fcw + l * HC, {H, C});
-    b.mlp.c_fc2.weight = tensor_view(p.fc2w + l * HC, {H, C});
-    b.mlp.c_proj.weight = tensor_view(p.fcprojw + l * HC, {C, H});
+    b.mlp.c_fc = {tensor_view(p.fcw + l * HC, {H, C}), Tensor{}, adapters, kLlamaFcw, l};
+    b.mlp.c_fc2 = {tensor_view(p.fc2w + l * HC, {H, C}), Tensor{}, adapters, kLlamaFc2w, l};
+    b.mlp.c_proj = {tensor_view(p.fcprojw + l * HC, {C, H}), Tensor{}, adapters, kLlamaFcprojw, l};
   }
 }
 
