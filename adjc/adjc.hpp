@@ -53,6 +53,12 @@ class Generator {
   std::unique_ptr<Impl> impl_;
 };
 
+// A section of generated code as both modes print it: the marker comment naming `what`, the
+// includes, the accessors of private members, then the declarations, definitions and sources.
+std::string generated_section(const std::string& what, const std::string& private_members,
+                              const std::vector<std::string>& declarations, const std::vector<std::string>& definitions,
+                              const std::vector<std::string>& sources);
+
 // Whether a parameter of type `t` can get an adjoint (floating scalars, value classes,
 // pointers/references/arrays to floating data or to structs, structs).
 bool is_differentiable(clang::QualType t);
