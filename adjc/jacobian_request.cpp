@@ -25,24 +25,6 @@ struct JacobianParam {
   unsigned long length = 0;
 };
 
-// The function the request names (f, &f); nullptr (reported) for anything else.
-const FunctionDecl* requested_function(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
-  const Expr* target = strip(call->getArg(0), unit);
-  if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
-    target = strip(u->getSubExpr(), unit);
-  auto* ref = dyn_cast<DeclRefExpr>(target);
-  const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-  if (!fn || isa<CXXMethodDecl>(fn)) {
-    diags.error(call->getArg(0)->getBeginLoc(), Diag::jacobian_target_not_a_function);
-    return nullptr;
-  }
-  if (!fn->getDefinition()) {
-    diags.error(call->getArg(0)->getBeginLoc(), Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
-    return nullptr;
-  }
-  return fn->getDefinition();
-}
-
 // The parameters the list names, by name or position; empty with `all` set when there is no list.
 bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
                       std::vector<bool>& inputs, bool& all) {
@@ -204,7 +186,7 @@ bool vector_mode_requested(const CallExpr* call) {
 std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Generator& generator,
                              TangentGenerator& tangents, std::string& declaration, bool vector_derivative) {
   SourceLocation at = call->getBeginLoc();
-  const FunctionDecl* fn = requested_function(call, unit, diags);
+  const FunctionDecl* fn = requested_target(call, unit, diags, Diag::jacobian_target_not_a_function, /*members=*/false);
   std::vector<bool> listed;
   bool all = false;
   if (!fn || !requested_inputs(call, fn, unit, diags, listed, all)) return "";

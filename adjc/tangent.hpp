@@ -71,6 +71,10 @@ unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& conte
 // The function a derivative or Hessian request names (a function or member function, by name),
 // defined; nullptr (reported) otherwise.
 const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
+// The function a request names (f, &f, &S::f), defined; nullptr (reported as `not_a_function`) for
+// anything else, a lambda, or a member function unless `members`.
+const clang::FunctionDecl* requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                                            Diag not_a_function, bool members);
 
 // The parameter `spec` names ("x", "x[2]", "0"), as an ad_params index and element; false after
 // an error.

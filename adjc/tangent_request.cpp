@@ -105,14 +105,16 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
 
 }  // namespace
 
-const FunctionDecl* derivative_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
+const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                                     Diag not_a_function, bool members) {
   const Expr* target = strip(call->getArg(0), unit);
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
     target = strip(u->getSubExpr(), unit);
   auto* ref = dyn_cast<DeclRefExpr>(target);
   const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-  if (!fn || (isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->getParent()->isLambda())) {
-    diags.error(call->getArg(0)->getBeginLoc(), Diag::derivative_target_not_a_function);
+  const auto* method = dyn_cast_or_null<CXXMethodDecl>(fn);
+  if (!fn || (method && (!members || method->getParent()->isLambda()))) {
+    diags.error(call->getArg(0)->getBeginLoc(), not_a_function);
     return nullptr;
   }
   if (!fn->getDefinition()) {
@@ -120,6 +122,10 @@ const FunctionDecl* derivative_target(const CallExpr* call, const UnitFacts& uni
     return nullptr;
   }
   return fn->getDefinition();
+}
+
+const FunctionDecl* derivative_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
+  return requested_target(call, unit, diags, Diag::derivative_target_not_a_function, /*members=*/true);
 }
 
 long derivative_order(const CallExpr* request) { return requested_order(request->getDirectCallee()); }

@@ -143,9 +143,6 @@ struct hessian_request {
   constexpr const char* source() const { return ""; }
 };
 
-template <class>
-inline constexpr bool hessian_requires_adjc = false;
-
 }  // namespace detail
 
 // Requests f's Hessian with respect to scalar parameters ("x, y") or N elements of an array
@@ -169,7 +166,7 @@ constexpr detail::hessian_request hessian_vector(F&&, Spec = "") {
 #define ADJOINT_HESSIAN_NEEDS_ADJC(name)                                                                      \
   template <class F, class Spec = const char*>                                                                \
   detail::hessian_request name(F&&, Spec = "") {                                                              \
-    static_assert(detail::hessian_requires_adjc<F>,                                                           \
+    static_assert(detail::requires_adjc<F>,                                                                   \
                   "adjoint::" #name " needs the adjc compiler: build this file with adjoint_add_gradients() " \
                   "in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");                                    \
     return {};                                                                                                \

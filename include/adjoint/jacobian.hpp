@@ -415,9 +415,6 @@ struct jacobian_request {
   constexpr void dump() const {}
 };
 
-template <class>
-inline constexpr bool jacobian_requires_adjc = false;
-
 }  // namespace detail
 
 // Requests the Jacobian of `fn`'s outputs (the arrays and references it writes, then its floating
@@ -431,7 +428,7 @@ constexpr detail::jacobian_request jacobian(F&&, Spec = "") {
 #else
 template <class F, class Spec = const char*>
 detail::jacobian_request jacobian(F&&, Spec = "") {
-  static_assert(detail::jacobian_requires_adjc<F>,
+  static_assert(detail::requires_adjc<F>,
                 "adjoint::jacobian needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
   return {};

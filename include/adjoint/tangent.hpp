@@ -50,9 +50,6 @@ struct derivative_request {
   constexpr void dump() const {}
 };
 
-template <class>
-inline constexpr bool derivative_requires_adjc = false;
-
 }  // namespace detail
 
 // `adjoint::derivative<adjoint::vector_mode>(f, "x, y")`: vector forward mode, the derivatives of
@@ -74,14 +71,14 @@ constexpr detail::derivative_request derivative(F&&, Spec = "") { return {}; }
 #else
 template <int Order = 1, class F, class Spec = const char*>
 detail::derivative_request derivative(F&&, Spec = "") {
-  static_assert(detail::derivative_requires_adjc<F>,
+  static_assert(detail::requires_adjc<F>,
                 "adjoint::derivative needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
   return {};
 }
 template <class Mode, class F, class Spec = const char*>
 requires std::is_same_v<Mode, vector_mode> detail::derivative_request derivative(F&&, Spec = "") {
-  static_assert(detail::derivative_requires_adjc<F>,
+  static_assert(detail::requires_adjc<F>,
                 "adjoint::derivative needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
   return {};
