@@ -54,7 +54,7 @@ def gpt2_byte_alphabet():
     return chars
 
 
-# Keep in step with kConfig in safetensors_file.cpp: a tied Llama, C=8, NH=2, NKV=1, hidden 16, V=16.
+# Keep in step with kLlamaConfig in safetensors_file.cpp: a tied Llama, C=8, NH=2, NKV=1, hidden 16, V=16.
 LLAMA_CONFIG_TENSORS = [("model.embed_tokens.weight", [16, 8]), ("model.layers.0.input_layernorm.weight", [8]),
                         ("model.layers.0.self_attn.q_proj.weight", [8, 8]),
                         ("model.layers.0.self_attn.k_proj.weight", [4, 8]),
@@ -64,13 +64,22 @@ LLAMA_CONFIG_TENSORS = [("model.embed_tokens.weight", [16, 8]), ("model.layers.0
                         ("model.layers.0.mlp.gate_proj.weight", [16, 8]), ("model.layers.0.mlp.up_proj.weight", [16, 8]),
                         ("model.layers.0.mlp.down_proj.weight", [8, 16]), ("model.norm.weight", [8])]
 
+# Keep in step with kGpt2Config in safetensors_file.cpp: C=8, NH=2, L=1, V=16, 4 positions; Conv1D
+# weights are (in, out).
+GPT2_CONFIG_TENSORS = [("wte.weight", [16, 8]), ("wpe.weight", [4, 8]), ("h.0.ln_1.weight", [8]), ("h.0.ln_1.bias", [8]),
+                       ("h.0.attn.c_attn.weight", [8, 24]), ("h.0.attn.c_attn.bias", [24]),
+                       ("h.0.attn.c_proj.weight", [8, 8]), ("h.0.attn.c_proj.bias", [8]), ("h.0.ln_2.weight", [8]),
+                       ("h.0.ln_2.bias", [8]), ("h.0.mlp.c_fc.weight", [8, 32]), ("h.0.mlp.c_fc.bias", [32]),
+                       ("h.0.mlp.c_proj.weight", [32, 8]), ("h.0.mlp.c_proj.bias", [8]), ("ln_f.weight", [8]),
+                       ("ln_f.bias", [8])]
 
-def safetensors(dtype, shift=0):
-    """A safetensors file of LLAMA_CONFIG_TENSORS in dtype (F32, BF16 or F16); shift moves every
-    tensor's data_offsets that many bytes (a near miss)."""
+
+def safetensors(dtype, shift=0, tensors=LLAMA_CONFIG_TENSORS):
+    """A safetensors file of tensors in dtype (F32, BF16 or F16); shift moves every tensor's
+    data_offsets that many bytes (a near miss)."""
     size = {"F32": 4, "BF16": 2, "F16": 2}[dtype]
     header, data = {"__metadata__": {"format": "pt"}}, b""
-    for name, shape in LLAMA_CONFIG_TENSORS:
+    for name, shape in tensors:
         n = shape[0] * (shape[1] if len(shape) > 1 else 1)
         values = floats(n, 0.1)
         if dtype == "BF16":
@@ -162,6 +171,9 @@ def main():
         write("safetensors_file", dtype.lower(), safetensors(dtype))
     write("safetensors_file", "f32_truncated", safetensors("F32")[:-6])
     write("safetensors_file", "f32_shifted", safetensors("F32", shift=2))
+    for dtype in ("F32", "BF16"):
+        write("safetensors_file", "gpt2_" + dtype.lower(), safetensors(dtype, tensors=GPT2_CONFIG_TENSORS))
+    write("safetensors_file", "gpt2_f32_truncated", safetensors("F32", tensors=GPT2_CONFIG_TENSORS)[:-6])
 
 
 if __name__ == "__main__":
