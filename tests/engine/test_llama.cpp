@@ -293,4 +293,28 @@ TEST(LlamaCommand, PrintBackwardFollowsTheModel) {
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
 }
 
+// `--lora` prints the backward that trains adapters only: the weights' adjoint is inactive in the
+// arrays engine's sweep, and the tensor engine's request is the adapters' own.
+TEST(LlamaCommand, PrintBackwardOfAdapters) {
+  if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED LOUDLY: this build has no adjc";
+  TempDir dir;
+  const std::string print = adjoint_bin() + " grad --print-backward";
+  for (const std::string model : {"d2", "llama-d1"}) {
+    const std::string name = model == "d2" ? "gpt2" : "llama";
+    const Output full = run_output(print + " --model " + model, dir);
+    const Output lora = run_output(print + " --lora --model " + model, dir);
+    EXPECT_EQ(lora.status, 0) << lora.err;
+    EXPECT_NE(lora.out.find(name + "_loss_reverse"), std::string::npos) << model;
+    EXPECT_NE(lora.out.find("::adjoint::inactive _d_p"), std::string::npos) << model;
+    EXPECT_EQ(full.out.find("::adjoint::inactive _d_p"), std::string::npos) << model;
+    const Output tensor = run_output(print + " --lora --engine tensor --model " + model, dir);
+    EXPECT_EQ(tensor.status, 0) << tensor.err;
+    EXPECT_EQ(tensor.out.rfind("void " + name + "_lora_loss_grad", 0), 0u) << tensor.out.substr(0, 200);
+  }
+  const Output alone = run_output(adjoint_bin() + " grad --lora --model d2", dir);
+  EXPECT_NE(alone.status, 0);
+  EXPECT_NE(alone.err.find("--print-backward"), std::string::npos) << alone.err;
+  EXPECT_EQ(std::count(alone.err.begin(), alone.err.end(), '\n'), 1) << alone.err;
+}
+
 }  // namespace
