@@ -54,8 +54,8 @@ const GemmInfo& gemm_info();
 
 // Which library runs an sgemm of that shape. For products of few rows by a weight-sized B
 // (n·k >= 2^19), on an AVX2 or AVX-512 CPU, our few-row kernel: the forward's inp W^T with at most
-// kFewRowsMaxRows rows and the backward's dinp = dout W with at most kRowsTimesWeightMaxRows.
-// Otherwise oneDNN (when loaded) for dinp = dout W of at most kOnednnMaxRows rows and, on one
+// kFewRowsMaxRows rows, and where oneDNN is not loaded the backward's dinp = dout W with at most
+// kRowsTimesWeightMaxRows. Otherwise oneDNN (when loaded) for dinp = dout W of at most kOnednnMaxRows rows and, on one
 // OpenMP thread, for inp W^T of at most kOnednnMaxForwardRows (k <= kOnednnMaxForwardDepth: a CPU
 // without AVX2); OpenBLAS for the rest.
 // few_rows_*: our own kernel for a · bᵀ and a · b (src/kernels/few_rows.hpp), per instruction set.

@@ -252,12 +252,13 @@ Isa openblas_core_isa(const std::string& core) {
 
 std::string GemmInfo::line(int threads) const {
   const bool avx512 = cpu.isa >= Isa::avx512;
-  const std::string ours = !few_rows || cpu.isa < Isa::avx2
-                               ? ""
-                               : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
-                                     ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) +
-                                     " rows), dinp = dout W (<= " + std::to_string(kRowsTimesWeightMaxRows) +
-                                     " rows) and bf16 weights (<= " + std::to_string(kBf16DirectMaxRows) + " rows)";
+  const std::string ours =
+      !few_rows || cpu.isa < Isa::avx2
+          ? ""
+          : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
+                ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) + " rows)" +
+                (onednn.empty() ? ", dinp = dout W (<= " + std::to_string(kRowsTimesWeightMaxRows) + " rows)" : "") +
+                " and bf16 weights (<= " + std::to_string(kBf16DirectMaxRows) + " rows)";
   return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + ")" +
          (user_coretype ? " from OPENBLAS_CORETYPE" : "") + ours +
          (onednn.empty() ? "" : "; " + onednn + " for " + onednn_shapes()) + ", " + std::to_string(threads) +
@@ -287,12 +288,14 @@ bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
 }
 
 // Decided by `gemm_bench --forward` and `--backward` (docs/performance.md, "Few-row products"):
-// with the weight read from memory, as in a step, our kernel beats OpenBLAS and oneDNN on inp W^T
-// up to 64 rows and on dinp = dout W up to 128 rows (one thread, CPU time).
+// with the weight read from memory, as in a step, our kernel is 1.0-1.5x OpenBLAS and oneDNN on
+// inp W^T up to 64 rows (one thread, CPU time); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
+// 128 rows but 0.6-0.9x oneDNN, so it runs those only where oneDNN is not loaded.
 GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
   const Isa isa = cpu_features().isa;
-  const int max_rows = trans_b ? kFewRowsMaxRows : kRowsTimesWeightMaxRows;
-  if (!libraries().info.few_rows || trans_a || m > max_rows || double(n) * k < double(1 << 19) || isa < Isa::avx2) {
+  const Libraries& libs = libraries();
+  const bool ours = trans_b ? m <= kFewRowsMaxRows : m <= kRowsTimesWeightMaxRows && !libs.onednn_sgemm;
+  if (!libs.info.few_rows || trans_a || !ours || double(n) * k < double(1 << 19) || isa < Isa::avx2) {
     return GemmLibrary::openblas;
   }
   return isa >= Isa::avx512 ? GemmLibrary::few_rows_avx512 : GemmLibrary::few_rows_avx2;
