@@ -8,13 +8,17 @@
 // The last column is adjoint::gemm, which picks a library per shape (src/kernels/gemm.cpp).
 //
 // Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick] [--backward] [--forward] [--threads N]
-//                   [--cpu-time]
+//                   [--cpu-time] [--rows M1,M2] [--isa avx512|avx2|both]
 //   --backward: the backward's products (dinp = dout W, dW += dout^T inp, accumulating as the
-//   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 64, 256 rows, for OpenBLAS with
-//   the ISA's kernel, oneDNN and adjoint::gemm.
+//   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 32, 64, 128, 256 rows, for
+//   OpenBLAS with the ISA's kernel, oneDNN, our few-row kernel (dinp only) and adjoint::gemm.
 //   --forward: the forward's inp W^T of every GPT-2 124M, llama3-bench and llama3.2-1B matmul at
-//   M = 16, 32, 64, 128 rows, for OpenBLAS with the ISA's kernel, oneDNN, our few-row kernel on
-//   each instruction set the CPU has, and adjoint::gemm.
+//   M = 16, 32, 48, 64, 96, 128 rows, for OpenBLAS with the ISA's kernel, oneDNN, our few-row
+//   kernel and adjoint::gemm.
+//   In both, products with a weight read it from memory (the next of enough copies to pass
+//   128 MB), and our kernel runs twice: W in fp32, and W in bf16 (a frozen base's).
+//   --rows: those row counts instead. --isa: our kernel's bodies to time (default: the best this
+//   CPU has; avx2 is what an AVX2-only CPU runs).
 //   --cpu-time: time by the process's CPU time instead of the wall clock. With --threads 1 on a
 //   machine other jobs share, this is the kernel's own time whatever the preemption.
 #include <dlfcn.h>
