@@ -90,8 +90,7 @@ void* private_instance(const std::string& source, const char* package, const cha
   std::filesystem::copy_file(source, copy, std::filesystem::copy_options::overwrite_existing);
   const char* user = std::getenv(env_var);
   const std::string saved = user ? user : "";
-  if (value.empty()) unsetenv(env_var);
-  else setenv(env_var, value.c_str(), 1);
+  if (value.empty()) unsetenv(env_var); else setenv(env_var, value.c_str(), 1);
   void* handle = nullptr;
   try {
     handle = open_private(copy, package);
@@ -100,16 +99,15 @@ void* private_instance(const std::string& source, const char* package, const cha
     std::filesystem::remove(copy);
     throw;
   }
-  if (user) setenv(env_var, saved.c_str(), 1);
-  else unsetenv(env_var);
+  if (user) setenv(env_var, saved.c_str(), 1); else unsetenv(env_var);
   std::filesystem::remove(copy);
   return handle;
 }
 
 // OpenBLAS picks its kernel in its constructor, from OPENBLAS_CORETYPE or the CPU model.
 Library openblas(const std::string& core) {
-  void* handle = private_instance("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0", "libopenblas0-openmp",
-                                  "OPENBLAS_CORETYPE", core, [](void*) {});
+  void* handle = private_instance("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+                                  "libopenblas0-openmp", "OPENBLAS_CORETYPE", core, [](void*) {});
   const auto corename = symbol<char* (*)()>(handle, "openblas_get_corename");
   return cblas_library(core.empty() ? "OpenBLAS as detected" : "OpenBLAS " + core, handle, corename());
 }

@@ -61,8 +61,8 @@ CpuFeatures read_cpu_features() {
   cpu.isa = Isa::avx;
   if (max_leaf < 7) return cpu;
   __get_cpuid_count(7, 0, &a, &b, &c, &d);
-  const bool avx2 = b & (1u << 5), avx512f = b & (1u << 16), avx512dq = b & (1u << 17), avx512bw = b & (1u << 30),
-             avx512vl = b & (1u << 31);
+  const bool avx2 = b & (1u << 5), avx512f = b & (1u << 16), avx512dq = b & (1u << 17),
+             avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
   if (avx2 && fma) cpu.isa = Isa::avx2;
   const bool zmm_state = (state & 0xe0) == 0xe0;  // opmask and both halves of ZMM
   if (!(cpu.isa == Isa::avx2 && avx512f && avx512dq && avx512bw && avx512vl && zmm_state)) return cpu;
@@ -78,8 +78,8 @@ Isa sgemm_level(Isa isa) { return isa == Isa::avx512_bf16 ? Isa::avx512 : isa; }
 
 using Sgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, float, const float*,
                        blasint, const float*, blasint, float, float*, blasint);
-using Dgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double, const double*,
-                       blasint, const double*, blasint, double, double*, blasint);
+using Dgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
+                       const double*, blasint, const double*, blasint, double, double*, blasint);
 
 // oneDNN's row-major sgemm and version record (oneapi/dnnl/dnnl.h; declared here so that only the
 // library, not its headers, is needed).
@@ -223,26 +223,14 @@ std::string openblas_core_for(Isa isa) {
 }
 
 Isa openblas_core_isa(const std::string& core) {
-  static const std::pair<const char*, Isa> kCores[] = {{"sapphirerapids", Isa::avx512_bf16},
-                                                       {"cooperlake", Isa::avx512_bf16},
-                                                       {"skylakex", Isa::avx512},
-                                                       {"haswell", Isa::avx2},
-                                                       {"zen", Isa::avx2},
-                                                       {"excavator", Isa::avx2},
-                                                       {"sandybridge", Isa::avx},
-                                                       {"bulldozer", Isa::avx},
-                                                       {"piledriver", Isa::avx},
-                                                       {"steamroller", Isa::avx},
-                                                       {"prescott", Isa::sse3},
-                                                       {"core2", Isa::sse3},
-                                                       {"penryn", Isa::sse3},
-                                                       {"dunnington", Isa::sse3},
-                                                       {"nehalem", Isa::sse3},
-                                                       {"atom", Isa::sse3},
-                                                       {"barcelona", Isa::sse3},
-                                                       {"opteron_sse3", Isa::sse3},
-                                                       {"nano", Isa::sse3},
-                                                       {"bobcat", Isa::sse3}};
+  static const std::pair<const char*, Isa> kCores[] = {
+      {"sapphirerapids", Isa::avx512_bf16}, {"cooperlake", Isa::avx512_bf16}, {"skylakex", Isa::avx512},
+      {"haswell", Isa::avx2},     {"zen", Isa::avx2},         {"excavator", Isa::avx2},
+      {"sandybridge", Isa::avx},  {"bulldozer", Isa::avx},    {"piledriver", Isa::avx},
+      {"steamroller", Isa::avx},  {"prescott", Isa::sse3},    {"core2", Isa::sse3},
+      {"penryn", Isa::sse3},      {"dunnington", Isa::sse3},  {"nehalem", Isa::sse3},
+      {"atom", Isa::sse3},        {"barcelona", Isa::sse3},   {"opteron_sse3", Isa::sse3},
+      {"nano", Isa::sse3},        {"bobcat", Isa::sse3}};
   std::string lower;
   for (char ch : core) lower += char(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
   for (const auto& [name, isa] : kCores)
