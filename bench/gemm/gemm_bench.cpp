@@ -8,13 +8,17 @@
 // The last column is adjoint::gemm, which picks a library per shape (src/kernels/gemm.cpp).
 //
 // Usage: gemm_bench [--reps N] [--openblas-cores Core1,Core2] [--quick] [--backward] [--forward] [--threads N]
-//                   [--cpu-time]
+//                   [--cpu-time] [--rows M1,M2] [--isa avx512|avx2|both]
 //   --backward: the backward's products (dinp = dout W, dW += dout^T inp, accumulating as the
-//   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 64, 256 rows, for OpenBLAS with
-//   the ISA's kernel, oneDNN and adjoint::gemm.
+//   engine does) of every GPT-2 and llama3-bench matmul at M = 16, 32, 64, 128, 256 rows, for
+//   OpenBLAS with the ISA's kernel, oneDNN, our few-row kernel (dinp only) and adjoint::gemm.
 //   --forward: the forward's inp W^T of every GPT-2 124M, llama3-bench and llama3.2-1B matmul at
-//   M = 16, 32, 64, 128 rows, for OpenBLAS with the ISA's kernel, oneDNN, our few-row kernel on
-//   each instruction set the CPU has, and adjoint::gemm.
+//   M = 16, 32, 48, 64, 96, 128 rows, for OpenBLAS with the ISA's kernel, oneDNN, our few-row
+//   kernel and adjoint::gemm.
+//   In both, products with a weight read it from memory (the next of enough copies to pass
+//   128 MB), and our kernel runs twice: W in fp32, and W in bf16 (a frozen base's).
+//   --rows: those row counts instead. --isa: our kernel's bodies to time (default: the best this
+//   CPU has; avx2 is what an AVX2-only CPU runs).
 //   --cpu-time: time by the process's CPU time instead of the wall clock. With --threads 1 on a
 //   machine other jobs share, this is the kernel's own time whatever the preemption.
 #include <dlfcn.h>
@@ -24,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,10 +49,12 @@ using DnnlSgemm = int (*)(char, char, long, long, long, float, const float*, lon
                           long);
 
 struct Library {
-  std::string name;     // the table's column
-  std::string kernel;   // what the library says it runs
-  std::function<void(bool, bool, int, int, int, const float*, const float*, float, float*)> sgemm;  // C = op(A) op(B) + beta C
+  std::string name;    // the table's column
+  std::string kernel;  // what the library says it runs
+  // C = op(A) op(B) + beta C, B in fp32 (b) and the same values in bf16 (b16: for the bf16 columns)
+  std::function<void(bool, bool, int, int, int, const float*, const float*, const std::uint16_t*, float, float*)> sgemm;
   std::function<void(int)> set_threads;
+  bool transposed_a = true;  // whether it computes op(A) = Aᵀ (our kernel does not)
 };
 
 void* open_private(const std::string& path, const char* package) {
@@ -65,7 +72,8 @@ Fn symbol(void* handle, const char* name) {
 Library cblas_library(const std::string& name, void* handle, std::string kernel) {
   auto sgemm = symbol<CblasSgemm>(handle, "cblas_sgemm");
   return {name, std::move(kernel),
-          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, const std::uint16_t*,
+                  float beta, float* c) {
             sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
                   tb ? k : n, beta, c, n);
           },
@@ -119,13 +127,21 @@ Library blis() {
   return lib;
 }
 
-// adjoint::gemm_with on one library (our few-row kernel, which no other library has).
-Library adjoint_library(const std::string& name, adjoint::GemmLibrary library, std::string kernel) {
-  return {name, std::move(kernel),
-          [library](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
-            adjoint::gemm_with(library, ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
-          },
-          [](int t) { omp_set_num_threads(t); }};
+// adjoint::gemm_with on one library (our few-row kernel, which no other library has), reading B in
+// fp32 or, with bf16, in bf16.
+Library adjoint_library(const std::string& name, adjoint::GemmLibrary library, bool bf16) {
+  Library lib{name, bf16 ? "ours, B in bf16" : "ours",
+              [library, bf16](bool ta, bool tb, int m, int n, int k, const float* a, const float* b,
+                              const std::uint16_t* b16, float beta, float* c) {
+                if (bf16) {
+                  adjoint::gemm_with_bf16(library, ta, tb, m, n, k, 1.0f, a, k, b16, tb ? k : n, beta, c, n);
+                } else {
+                  adjoint::gemm_with(library, ta, tb, m, n, k, 1.0f, a, k, b, tb ? k : n, beta, c, n);
+                }
+              },
+              [](int t) { omp_set_num_threads(t); }};
+  lib.transposed_a = false;
+  return lib;
 }
 
 Library dnnl() {
@@ -140,7 +156,8 @@ Library dnnl() {
                                : level == 0xe7 ? "avx512_core_bf16"
                                                : "isa " + std::to_string(level);
   return {"oneDNN", isa_name,
-          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
+          [sgemm](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, const std::uint16_t*,
+                  float beta, float* c) {
             sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
           },
           [](int t) { omp_set_num_threads(t); }};
@@ -160,6 +177,16 @@ double seconds_now(bool cpu_time) {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    parts.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -172,6 +199,11 @@ int main(int argc, char** argv) {
   bool quick = false, backward = false, forward = false, cpu_time = false;
   std::vector<int> thread_counts = {1, 2};
   std::vector<std::string> cores;
+  const adjoint::CpuFeatures cpu = adjoint::cpu_features();
+  std::vector<adjoint::Isa> our_isas;
+  if (cpu.isa >= adjoint::Isa::avx512) our_isas = {adjoint::Isa::avx512};
+  else if (cpu.isa >= adjoint::Isa::avx2) our_isas = {adjoint::Isa::avx2};
+  std::vector<int> row_counts;  // empty: each table's own
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -180,22 +212,34 @@ int main(int argc, char** argv) {
     else if (arg == "--forward") forward = true;
     else if (arg == "--cpu-time") cpu_time = true;
     else if (arg == "--threads" && i + 1 < argc) thread_counts = {std::max(1, std::atoi(argv[++i]))};
-    else if (arg == "--openblas-cores" && i + 1 < argc) {
-      std::string list = argv[++i];
-      for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        cores.push_back(list.substr(start, comma - start));
-        start = comma + 1;
+    else if (arg == "--rows" && i + 1 < argc) {
+      row_counts.clear();
+      for (const std::string& count : split(argv[++i])) row_counts.push_back(std::max(1, std::atoi(count.c_str())));
+    } else if (arg == "--isa" && i + 1 < argc) {
+      const std::string isa = argv[++i];
+      if (isa == "avx512") our_isas = {adjoint::Isa::avx512};
+      else if (isa == "avx2") our_isas = {adjoint::Isa::avx2};
+      else if (isa == "both") our_isas = {adjoint::Isa::avx512, adjoint::Isa::avx2};
+      else {
+        std::fprintf(stderr, "gemm_bench: error: --isa '%s' is not one of avx512, avx2, both\n", isa.c_str());
+        return 2;
       }
-    } else {
+    } else if (arg == "--openblas-cores" && i + 1 < argc) cores = split(argv[++i]);
+    else {
       std::fprintf(stderr,
                    "gemm_bench: error: unknown argument '%s' (usage: gemm_bench [--reps N] "
-                   "[--openblas-cores A,B] [--quick] [--backward] [--forward] [--threads N] [--cpu-time])\n",
+                   "[--openblas-cores A,B] [--quick] [--backward] [--forward] [--threads N] [--cpu-time] "
+                   "[--rows M1,M2] [--isa avx512|avx2|both])\n",
                    arg.c_str());
       return 2;
     }
   }
-  const adjoint::CpuFeatures cpu = adjoint::cpu_features();
+  for (const adjoint::Isa isa : our_isas) {
+    if (cpu.isa < isa) {
+      std::fprintf(stderr, "gemm_bench: error: --isa asks for %s, which this CPU lacks\n", adjoint::isa_name(isa));
+      return 2;
+    }
+  }
   if (cores.empty()) cores = {adjoint::openblas_core_for(cpu.isa)};
 
   if (backward && forward) {
@@ -210,17 +254,19 @@ int main(int argc, char** argv) {
     for (const std::string& core : cores) libs.push_back(openblas(core));
     libs.push_back(dnnl());
     if (all_libraries) libs.push_back(blis());
-    if (forward && cpu.isa >= adjoint::Isa::avx512) {
-      libs.push_back(adjoint_library("few rows AVX-512", adjoint::GemmLibrary::few_rows_avx512, "ours"));
+    // Our kernel on the ISAs asked for (default: the best this CPU has), B in fp32 and in bf16.
+    for (const adjoint::Isa isa : backward || forward ? our_isas : std::vector<adjoint::Isa>{}) {
+      const bool avx512 = isa == adjoint::Isa::avx512;
+      const auto library = avx512 ? adjoint::GemmLibrary::few_rows_avx512 : adjoint::GemmLibrary::few_rows_avx2;
+      const std::string name = avx512 ? "ours AVX-512" : "ours AVX2";
+      libs.push_back(adjoint_library(name, library, false));
+      libs.push_back(adjoint_library(name + " bf16", library, true));
     }
-    if (forward && cpu.isa >= adjoint::Isa::avx2) {
-      libs.push_back(adjoint_library("few rows AVX2", adjoint::GemmLibrary::few_rows_avx2, "ours"));
-    }
-    libs.push_back({"adjoint::gemm", adjoint::gemm_info().line(0),
-                    [](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, float beta, float* c) {
-                      adjoint::gemm(ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
-                    },
-                    [](int t) { omp_set_num_threads(t); }});
+    libs.push_back(
+        {"adjoint::gemm", adjoint::gemm_info().line(0),
+         [](bool ta, bool tb, int m, int n, int k, const float* a, const float* b, const std::uint16_t*, float beta,
+            float* c) { adjoint::gemm(ta, tb, m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, beta, c, n); },
+         [](int t) { omp_set_num_threads(t); }});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemm_bench: error: %s\n", e.what());
     return 1;
@@ -241,14 +287,16 @@ int main(int argc, char** argv) {
     shapes.push_back({m, 768, 3072, false, true, "fc proj"});
     if (m <= 1024) shapes.push_back({m, 50304, 768, false, true, "lm head"});
     shapes.push_back({m, 768, 3072, false, false, "fc dinp", 1.0f});  // accumulating, as the engine does
-    shapes.push_back({3072, 768, m, true, false, "fc dW", 1.0f});  // accumulating, as the engine does
+    shapes.push_back({3072, 768, m, true, false, "fc dW", 1.0f});     // accumulating, as the engine does
   }
   // (in, out) of each matmul: GPT-2's qkv, attention projection, MLP up, MLP down, LM head; llama3-bench's
   // qkv (12 + 2 x 4 heads), SwiGLU up (w1, w3) and down (w2), LM head (tied, Llama 3's vocabulary).
-  const struct { int in, out; const char* what; } layers[] = {
-      {768, 2304, "qkv"},          {768, 768, "attn proj"},       {768, 3072, "fc"},
-      {3072, 768, "fc proj"},      {768, 50304, "lm head"},       {768, 1280, "llama qkv"},
-      {768, 2048, "llama w1"},     {2048, 768, "llama w2"},       {768, 128256, "llama head"}};
+  const struct {
+    int in, out;
+    const char* what;
+  } layers[] = {{768, 2304, "qkv"},      {768, 768, "attn proj"}, {768, 3072, "fc"},
+                {3072, 768, "fc proj"},  {768, 50304, "lm head"}, {768, 1280, "llama qkv"},
+                {768, 2048, "llama w1"}, {2048, 768, "llama w2"}, {768, 128256, "llama head"}};
   // The forward's (in, out) of llama3.2-1B: qkv (32 + 2 x 8 heads of 64), attention projection,
   // SwiGLU up (w1, w3) and down (w2), LM head (tied).
   const struct {
@@ -259,11 +307,13 @@ int main(int argc, char** argv) {
                     {2048, 8192, "1B w1"},
                     {8192, 2048, "1B w2"},
                     {2048, 128256, "1B head"}};
-  for (int m : forward ? std::vector<int>{16, 32, 64, 128} : std::vector<int>{}) {
+  const std::vector<int> forward_rows = row_counts.empty() ? std::vector<int>{16, 32, 48, 64, 96, 128} : row_counts;
+  const std::vector<int> backward_rows = row_counts.empty() ? std::vector<int>{16, 32, 64, 128, 256} : row_counts;
+  for (int m : forward ? forward_rows : std::vector<int>{}) {
     for (const auto& layer : layers) shapes.push_back({m, layer.out, layer.in, false, true, layer.what});
     for (const auto& layer : big_layers) shapes.push_back({m, layer.out, layer.in, false, true, layer.what});
   }
-  for (int m : backward ? std::vector<int>{16, 64, 256} : std::vector<int>{}) {
+  for (int m : backward ? backward_rows : std::vector<int>{}) {
     for (const auto& layer : layers) {
       shapes.push_back({m, layer.in, layer.out, false, false, std::string(layer.what) + " dinp", 1.0f});  // += dout W
       shapes.push_back({layer.out, layer.in, m, true, false, std::string(layer.what) + " dW", 1.0f});  // += dout^T inp
@@ -279,34 +329,45 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < libs.size(); i++) std::printf("---:|");
     std::printf("\n");
     for (const Shape& s : shapes) {
-      // The forward reads each weight from memory (a model's weights are far larger than L3), so
-      // there every call takes the next of enough copies of b to pass 128 MB.
+      // A step reads each weight from memory (a model's weights are far larger than L3), so the
+      // products with a weight (the forward's and dinp's: no transposed a) take the next of enough
+      // copies of b to pass 128 MB at every call.
       const std::size_t b_size = (std::size_t)s.k * s.n;
-      const std::size_t copies = forward ? std::max<std::size_t>(1, (std::size_t(128) << 20) / (4 * b_size) + 1) : 1;
+      const std::size_t copies = s.ta ? 1 : std::max<std::size_t>(1, (std::size_t(128) << 20) / (4 * b_size) + 1);
       std::vector<float> a((std::size_t)s.m * s.k), b(b_size * copies), c((std::size_t)s.m * s.n);
       for (std::size_t i = 0; i < a.size(); i++) a[i] = 0.001f * float(i % 97);
       for (std::size_t i = 0; i < b.size(); i++) b[i] = 0.002f * float(i % 89);
+      std::vector<std::uint16_t> b16(s.ta ? 0 : b.size());
+      for (std::size_t i = 0; i < b16.size(); i++) {  // the upper halves (truncated: timing only)
+        std::uint32_t bits;
+        std::memcpy(&bits, &b[i], sizeof(bits));
+        b16[i] = std::uint16_t(bits >> 16);
+      }
       const double flops = 2.0 * s.m * s.n * s.k;
       // Enough calls per timing to last ~20 ms on a fast kernel.
       const int calls = std::max(1, int(20e-3 * 100e9 * threads / flops));
       std::vector<std::vector<double>> seconds(libs.size());
       for (int r = -1; r < reps; r++) {
         for (std::size_t l = 0; l < libs.size(); l++) {
+          if (s.ta && !libs[l].transposed_a) continue;
           libs[l].set_threads(threads);
           const double start = seconds_now(cpu_time);
           for (int call = 0; call < calls; call++) {
-            const float* b_copy = b.data() + b_size * ((std::size_t(r + 1) * calls + call) % copies);
-            libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b_copy, s.beta, c.data());
+            const std::size_t copy = b_size * ((std::size_t(r + 1) * calls + call) % copies);
+            libs[l].sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), b.data() + copy, b16.data() + copy, s.beta, c.data());
           }
           const double t = (seconds_now(cpu_time) - start) / calls;
           if (r >= 0) seconds[l].push_back(t);
         }
       }
-      std::vector<double> gflops;
-      for (auto& t : seconds) gflops.push_back(flops / median(t) / 1e9);
+      std::vector<double> gflops;  // 0: the library does not compute this transpose
+      for (auto& t : seconds) gflops.push_back(t.empty() ? 0.0 : flops / median(t) / 1e9);
       const double best = *std::max_element(gflops.begin(), gflops.end());
       std::printf("| %-9s | %5d | %5d | %5d |", s.what.c_str(), s.m, s.n, s.k);
-      for (double g : gflops) std::printf(" %9.1f (%.2f) |", g, g / best);
+      for (double g : gflops) {
+        if (g == 0.0) std::printf(" %16s |", "-");
+        else std::printf(" %9.1f (%.2f) |", g, g / best);
+      }
       std::printf("\n");
       std::fflush(stdout);
     }

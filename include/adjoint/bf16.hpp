@@ -1,9 +1,11 @@
 // Frozen weights kept in bf16 with fp32 compute. A model whose base is frozen (LoRA) and stored as
 // bf16 keeps its fp32 parameter views (the forward's pointer arithmetic is unchanged), but the
 // address range of each bf16 matrix is registered with the bf16 values that stand for it: gemm()
-// sees a registered pointer and converts the operand, a bounded panel at a time, into fp32 scratch
-// (reused). The embedding, read by row lookups adjc differentiates, stays fp32. bf16 -> fp32 is exact, so results equal those of the
-// fp32-converted base up to the order GEMM sums in. A read of such a matrix through any other path
+// sees a registered pointer and hands the bf16 values to our few-row kernel, which widens them in
+// registers, for products of at most kBf16DirectMaxRows rows (adjoint/gemm.hpp); larger ones
+// convert the operand, a bounded panel at a time, into fp32 scratch (reused). The embedding, read
+// by row lookups adjc differentiates, stays fp32. bf16 -> fp32 is exact, so results equal those of
+// the fp32-converted base up to the order GEMM sums in (bit for bit where our kernel runs both). A read of such a matrix through any other path
 // faults (the arena's pages there are not mapped). See docs/finetuning.md.
 #pragma once
 #include <cstddef>
@@ -30,7 +32,8 @@ inline bool bf16_is_finite(std::uint16_t value) { return (value & 0x7f80) != 0x7
 const std::uint16_t* registered_bf16(const float* at);
 
 // C = alpha·op(A)·op(B) + beta·C as adjoint::gemm, for a B operand inside a registered range;
-// returns false (doing nothing) when B is not registered. B is converted a panel of whole rows at
+// returns false (doing nothing) when B is not registered. Where bf16_weight_library names our
+// kernel it reads B directly; elsewhere B is converted a panel of whole rows at
 // a time into scratch of about kBf16PanelFloats floats (at least 16 rows): for inp·Wᵀ a block of
 // C's columns (each element summed as in one product), for dout·W a slice of the sum over k (the
 // sums then go in slices: equal to one product's to rounding). Throws std::logic_error when B runs

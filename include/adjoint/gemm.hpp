@@ -10,6 +10,7 @@
 // loads the library. An OPENBLAS_CORETYPE that the user set is kept (and reported, with a warning
 // when its kernel is weaker than the CPU supports).
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace adjoint {
@@ -52,17 +53,25 @@ struct GemmInfo {
 const GemmInfo& gemm_info();
 
 // Which library runs an sgemm of that shape. For products of few rows by a weight-sized B
-// (n·k >= 2^19): our few-row kernel for the forward's inp W^T with at most kFewRowsMaxRows rows
-// (on an AVX2 or AVX-512 CPU); oneDNN (when loaded) for the backward's dinp = dout W (no transpose,
-// at most kOnednnMaxRows rows) and, on one OpenMP thread, for the forward's inp W^T of more rows (at
-// most kOnednnMaxForwardRows, k <= kOnednnMaxForwardDepth); OpenBLAS otherwise.
-// few_rows_*: our own kernel for a · bᵀ (src/kernels/few_rows.hpp), per instruction set.
+// (n·k >= 2^19), on an AVX2 or AVX-512 CPU, our few-row kernel: the forward's inp W^T with at most
+// kFewRowsMaxRows rows, and where oneDNN is not loaded the backward's dinp = dout W with at most
+// kRowsTimesWeightMaxRows. Otherwise oneDNN (when loaded) for dinp = dout W of at most kOnednnMaxRows rows and, on one
+// OpenMP thread, for inp W^T of at most kOnednnMaxForwardRows (k <= kOnednnMaxForwardDepth: a CPU
+// without AVX2); OpenBLAS for the rest.
+// few_rows_*: our own kernel for a · bᵀ and a · b (src/kernels/few_rows.hpp), per instruction set.
 enum class GemmLibrary { openblas, onednn, few_rows_avx2, few_rows_avx512 };
-constexpr int kFewRowsMaxRows = 32;
+constexpr int kFewRowsMaxRows = 64;
+constexpr int kRowsTimesWeightMaxRows = 128;
 constexpr int kOnednnMaxRows = 256;
 constexpr int kOnednnMaxForwardRows = 64;
 constexpr int kOnednnMaxForwardDepth = 1024;
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k);
+// Which library runs a product whose B is a bf16 weight: our kernel, which reads it directly, for
+// a · Wᵀ and a · W of at most kBf16DirectMaxRows rows (on an AVX2 or AVX-512 CPU, unless
+// ADJOINT_GEMM=openblas); otherwise openblas, meaning B is converted to fp32 panels first
+// (adjoint/bf16.hpp).
+constexpr int kBf16DirectMaxRows = 128;
+GemmLibrary bf16_weight_library(bool trans_a, bool trans_b, int m, int n, int k);
 std::string onednn_shapes();
 
 // Row-major C (m,n) = alpha op(A) op(B) + beta C, op(A) (m,k), op(B) (k,n); ld* as in CBLAS.
@@ -76,6 +85,11 @@ void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, in
                int lda, const float* b, int ldb, float beta, float* c, int ldc);
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc);
+// gemm_with for a B operand in bf16 (the upper half of each fp32 value, widened exactly as it is
+// read): our few-row kernel only (std::invalid_argument for another library or trans_a). The same
+// bits as gemm_with on B converted to fp32.
+void gemm_with_bf16(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
+                    int lda, const std::uint16_t* b, int ldb, float beta, float* c, int ldc);
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
           int ldb, double beta, double* c, int ldc);
 

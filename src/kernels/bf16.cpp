@@ -1,5 +1,5 @@
-// bf16 frozen weights: the registry of their fp32 address ranges and the panel-wise conversion that
-// feeds them to the fp32 GEMM (adjoint/bf16.hpp).
+// bf16 frozen weights: the registry of their fp32 address ranges, handed to our few-row kernel as
+// they are or converted panel-wise for the fp32 GEMM (adjoint/bf16.hpp).
 #include "adjoint/bf16.hpp"
 
 #include <algorithm>
@@ -77,6 +77,11 @@ bool gemm_registered_bf16(bool trans_a, bool trans_b, int m, int n, int k, float
   const std::size_t last = trans_b ? std::size_t(n - 1) * ldb + k : std::size_t(k - 1) * ldb + n;
   if (n <= 0 || k <= 0 || b + last > range.end) throw std::logic_error("gemm: B runs past its bf16 weight");
   const std::uint16_t* b16 = range.values + (b - range.begin);
+  const GemmLibrary direct = bf16_weight_library(trans_a, trans_b, m, n, k);
+  if (direct != GemmLibrary::openblas) {  // our kernel reads the bf16 values as they are
+    gemm_with_bf16(direct, trans_a, trans_b, m, n, k, alpha, a, lda, b16, ldb, beta, c, ldc);
+    return true;
+  }
   // W's rows (n of them when transposed, else k) a panel at a time, contiguous in the stand-in.
   // Transposed, a panel is a block of C's columns; else a slice of the sum over k, added to C
   // after the first. (Panels small enough to stay in cache between conversion and product measured

@@ -1,7 +1,8 @@
-// The few-row product (few_rows.hpp) on AVX2+FMA: 8 floats a vector, 4 rows × 3 columns of
-// accumulators (12 of the 16 registers; the 3 of b and 1 of a take the rest). Compiled with
-// AVX2+FMA and without AVX-512 whatever the build machine (src/CMakeLists.txt), so that this is
-// the code an AVX2-only CPU runs, and the tests can run it on an AVX-512 one.
+// The few-row products (few_rows.hpp) on AVX2+FMA: 8 floats a vector; for a · Wᵀ 4 rows × 3
+// columns of accumulators (12 of the 16 registers; the 3 of W and 1 of a take the rest), for a · W
+// 6 rows × 2 vectors (12, with 2 of W and 1 broadcast). Compiled with AVX2+FMA and without AVX-512
+// whatever the build machine (cmake/AdjointKernelFlags.cmake), so that this is the code an
+// AVX2-only CPU runs, and the tests can run it on an AVX-512 one.
 #include <immintrin.h>
 
 #include "few_rows.hpp"
@@ -10,14 +11,27 @@ namespace adjoint::kernels::avx2 {
 
 struct Simd {
   using V = __m256;
-  static constexpr int kWidth = 8, kRows = 4, kColumns = 3;
+  static constexpr int kWidth = 8, kRows = 4, kColumns = 3, kOuterRows = 6, kOuterVectors = 2;
+  static __m256i first(int count) {
+    static const int kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - count));
+  }
   static V zero() { return _mm256_setzero_ps(); }
   static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static V load_first(const float* p, int count) {
-    static const int kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-    return _mm256_maskload_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - count)));
+  static V load_first(const float* p, int count) { return _mm256_maskload_ps(p, first(count)); }
+  // bf16 is the upper half of an fp32 value: widened to 32 bits and shifted up, exactly.
+  static V widen(__m128i bf16) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bf16), 16)); }
+  static V load(const unsigned short* p) { return widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  static V load_first(const unsigned short* p, int count) {  // no 16-bit masked load before AVX-512
+    unsigned short part[8] = {};
+    for (int i = 0; i < count; i++) part[i] = p[i];
+    return load(part);
   }
+  static void store_first(float* p, V v, int count) { _mm256_maskstore_ps(p, first(count), v); }
+  static V broadcast(float x) { return _mm256_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static float sum(V v) {
     const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));

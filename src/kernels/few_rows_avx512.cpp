@@ -1,6 +1,7 @@
-// The few-row product (few_rows.hpp) on AVX-512: 16 floats a vector, 4 rows × 4 columns of
-// accumulators (16 of the 32 registers). Compiled with AVX-512 flags whatever the build machine
-// (src/CMakeLists.txt); gemm.cpp calls it only when cpuid reports AVX-512.
+// The few-row products (few_rows.hpp) on AVX-512: 16 floats a vector; for a · Wᵀ 4 rows × 6
+// columns of accumulators (24 of the 32 registers, with 6 of W and 1 of a), for a · W 6 rows × 4
+// vectors (24, with 4 of W and 1 broadcast). Compiled with AVX-512 flags whatever the build machine
+// (cmake/AdjointKernelFlags.cmake); gemm.cpp calls it only when cpuid reports AVX-512.
 #include <immintrin.h>
 
 #include "few_rows.hpp"
@@ -9,11 +10,24 @@ namespace adjoint::kernels::avx512 {
 
 struct Simd {
   using V = __m512;
-  static constexpr int kWidth = 16, kRows = 4, kColumns = 4;
+  static constexpr int kWidth = 16, kRows = 4, kColumns = 6, kOuterRows = 6, kOuterVectors = 4;
+  static __mmask16 first(int count) { return __mmask16((1u << count) - 1); }
   static V zero() { return _mm512_setzero_ps(); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
-  static V load_first(const float* p, int count) { return _mm512_maskz_loadu_ps(__mmask16((1u << count) - 1), p); }
+  static V load_first(const float* p, int count) { return _mm512_maskz_loadu_ps(first(count), p); }
+  // bf16 is the upper half of an fp32 value: widened to 32 bits and shifted up, exactly (the
+  // zero-masked forms: GCC 12 warns of the undefined vector the unmasked ones pass).
+  static V widen(__m256i bf16) {
+    const __mmask16 all = 0xffff;
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(all, _mm512_maskz_cvtepu16_epi32(all, bf16), 16));
+  }
+  static V load(const unsigned short* p) { return widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+  static V load_first(const unsigned short* p, int count) { return widen(_mm256_maskz_loadu_epi16(first(count), p)); }
+  static void store_first(float* p, V v, int count) { _mm512_mask_storeu_ps(p, first(count), v); }
+  static V broadcast(float x) { return _mm512_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
   // Halves added down to one lane (GCC 12's _mm512_reduce_add_ps and cast to 256 bits warn of an
   // uninitialized value).
   static float sum(V v) {

@@ -160,24 +160,30 @@ const Libraries& libraries() {
 
 CBLAS_TRANSPOSE transpose(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
-// The few-row kernel for the CPU's instruction set, split over the threads at panel boundaries.
-void few_rows_with(GemmLibrary library, const kernels::FewRowsProduct& product) {
+// Our few-row kernel for the CPU's instruction set (a · bᵀ when trans_b, else a · b), split over the
+// threads at column-block boundaries.
+void few_rows_with(GemmLibrary library, bool trans_b, const kernels::FewRowsProduct& product) {
   const bool avx512 = library == GemmLibrary::few_rows_avx512;
   if (cpu_features().isa < (avx512 ? Isa::avx512 : Isa::avx2)) {
     throw std::runtime_error(std::string("the few-row GEMM kernel needs ") +
                              isa_name(avx512 ? Isa::avx512 : Isa::avx2) + ", which this CPU lacks (" +
                              describe(cpu_features()) + ")");
   }
-  const auto run = avx512 ? kernels::avx512::few_rows_product : kernels::avx2::few_rows_product;
-  const int panels = (product.n + kernels::kFewRowsColumnBlock - 1) / kernels::kFewRowsColumnBlock;
+  const auto run = trans_b ? (avx512 ? kernels::avx512::few_rows_product : kernels::avx2::few_rows_product)
+                           : (avx512 ? kernels::avx512::rows_times_weight : kernels::avx2::rows_times_weight);
+  const int block = trans_b ? kernels::kFewRowsColumnBlock : kernels::kRowsTimesWeightColumnBlock;
+  const int blocks = (product.n + block - 1) / block;
   // A product too small to pay for waking the other threads runs on this one.
   const bool parallel = double(product.m) * product.n * product.k >= double(1 << 20);
 #pragma omp parallel if (parallel)
   {
-    const auto [first, last] = kernels::thread_range(panels);
-    run(product, std::min(product.n, first * kernels::kFewRowsColumnBlock),
-        std::min(product.n, last * kernels::kFewRowsColumnBlock));
+    const auto [first, last] = kernels::thread_range(blocks);
+    run(product, std::min(product.n, first * block), std::min(product.n, last * block));
   }
+}
+
+void check_few_rows_transposes(bool trans_a) {
+  if (trans_a) throw std::invalid_argument("the few-row GEMM kernel computes a · bᵀ and a · b only");
 }
 
 }  // namespace
@@ -234,10 +240,13 @@ Isa openblas_core_isa(const std::string& core) {
 
 std::string GemmInfo::line(int threads) const {
   const bool avx512 = cpu.isa >= Isa::avx512;
-  const std::string ours = !few_rows || cpu.isa < Isa::avx2
-                               ? ""
-                               : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
-                                     ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) + " rows)";
+  const std::string ours =
+      !few_rows || cpu.isa < Isa::avx2
+          ? ""
+          : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
+                ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) + " rows)" +
+                (onednn.empty() ? ", dinp = dout W (<= " + std::to_string(kRowsTimesWeightMaxRows) + " rows)" : "") +
+                " and bf16 weights (<= " + std::to_string(kBf16DirectMaxRows) + " rows)";
   return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + ")" +
          (user_coretype ? " from OPENBLAS_CORETYPE" : "") + ours +
          (onednn.empty() ? "" : "; " + onednn + " for " + onednn_shapes()) + ", " + std::to_string(threads) +
@@ -266,21 +275,29 @@ bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
   return m <= kOnednnMaxForwardRows && k <= kOnednnMaxForwardDepth && omp_get_max_threads() == 1;
 }
 
-// Decided by `gemm_bench --forward` (docs/performance.md, "Few-row products"): with the weight
-// read from memory, as in a step, our kernel is 1.07-1.8x OpenBLAS and oneDNN on inp W^T at 16
-// rows and 0.97-1.5x at 32 (one thread); from 64 rows on, their packed kernels win at K >= 2048.
+// Decided by `gemm_bench --forward` and `--backward` (docs/performance.md, "Few-row products"):
+// with the weight read from memory, as in a step, our kernel is 1.0-1.5x OpenBLAS and oneDNN on
+// inp W^T up to 64 rows (one thread, CPU time); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
+// 128 rows but 0.6-0.9x oneDNN, so it runs those only where oneDNN is not loaded.
 GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
   const Isa isa = cpu_features().isa;
-  if (!libraries().info.few_rows || trans_a || !trans_b || m > kFewRowsMaxRows || double(n) * k < double(1 << 19) ||
-      isa < Isa::avx2) {
+  const Libraries& libs = libraries();
+  const bool ours = trans_b ? m <= kFewRowsMaxRows : m <= kRowsTimesWeightMaxRows && !libs.onednn_sgemm;
+  if (!libs.info.few_rows || trans_a || !ours || double(n) * k < double(1 << 19) || isa < Isa::avx2) {
     return GemmLibrary::openblas;
   }
   return isa >= Isa::avx512 ? GemmLibrary::few_rows_avx512 : GemmLibrary::few_rows_avx2;
 }
 
+GemmLibrary bf16_weight_library(bool trans_a, bool /*trans_b*/, int m, int /*n*/, int /*k*/) {
+  const Isa isa = cpu_features().isa;
+  if (!libraries().info.few_rows || trans_a || m > kBf16DirectMaxRows || isa < Isa::avx2) return GemmLibrary::openblas;
+  return isa >= Isa::avx512 ? GemmLibrary::few_rows_avx512 : GemmLibrary::few_rows_avx2;
+}
+
 std::string onednn_shapes() {
-  return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) + " rows), and inp W^T (<= " +
-         std::to_string(kOnednnMaxForwardRows) + " rows) on one thread";
+  return "dinp = dout W (<= " + std::to_string(kOnednnMaxRows) +
+         " rows), and inp W^T (<= " + std::to_string(kOnednnMaxForwardRows) + " rows) on one thread";
 }
 
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k) {
@@ -293,19 +310,28 @@ GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k) {
 void gemm_with(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
                int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   if (library == GemmLibrary::few_rows_avx2 || library == GemmLibrary::few_rows_avx512) {
-    if (trans_a || !trans_b) throw std::invalid_argument("the few-row GEMM kernel computes a · bᵀ only");
-    few_rows_with(library, {m, n, k, alpha, a, lda, b, ldb, beta, c, ldc});
+    check_few_rows_transposes(trans_a);
+    few_rows_with(library, trans_b, {m, n, k, alpha, a, lda, b, nullptr, ldb, beta, c, ldc});
     return;
   }
   const Libraries& libs = libraries();
   if (library == GemmLibrary::onednn) {
     if (!libs.onednn_sgemm) throw std::runtime_error("oneDNN (" ADJOINT_ONEDNN_LIBRARY ") is not loaded");
-    const int status = libs.onednn_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
-                                         beta, c, ldc);
+    const int status =
+        libs.onednn_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (status != 0) throw std::runtime_error("oneDNN's sgemm failed (status " + std::to_string(status) + ")");
     return;
   }
   libs.sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_with_bf16(GemmLibrary library, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
+                    int lda, const std::uint16_t* b, int ldb, float beta, float* c, int ldc) {
+  if (library != GemmLibrary::few_rows_avx2 && library != GemmLibrary::few_rows_avx512) {
+    throw std::invalid_argument("only the few-row GEMM kernel reads a bf16 B operand");
+  }
+  check_few_rows_transposes(trans_a);
+  few_rows_with(library, trans_b, {m, n, k, alpha, a, lda, nullptr, b, ldb, beta, c, ldc});
 }
 
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
@@ -326,7 +352,7 @@ void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const fl
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
           int ldb, double beta, double* c, int ldc) {
   libraries().dgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
-                   ldc);
+                    ldc);
 }
 
 }  // namespace adjoint

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "adjoint/arena_model.hpp"
@@ -72,20 +73,22 @@ struct RegisteredWeight {
   std::vector<float> dense;  // the same values in fp32, unregistered
 };
 
-// The forward's out = alpha·inp·Wᵀ + beta·out and the backward's dinp += dout·W, with k large
-// enough that W goes in several panels (kBf16PanelFloats), an odd leading dimension and offset.
+// The forward's out = alpha·inp·Wᵀ + beta·out and the backward's dinp += dout·W, with an odd
+// leading dimension and offset: read directly by our kernel (few rows), and converted with k large
+// enough that W goes in several panels (kBf16PanelFloats) (more rows than the kernel takes).
 TEST(Bf16, GemmOnARegisteredWeightEqualsTheFp32Weight) {
-  const int m = 5, n = 2500, k = 4001, ld = 4003;
+  const int n = 2500, k = 4001, ld = 4003;
   ASSERT_GT(std::size_t(n) * k, 2 * kBf16PanelFloats);  // three panels at least
   RegisteredWeight w(n, ld, 13);
-  for (const bool trans_b : {true, false}) {
+  for (const auto& [m, trans_b] : {std::pair{5, true}, std::pair{5, false}, std::pair{kBf16DirectMaxRows + 1, true},
+                                  std::pair{kBf16DirectMaxRows + 1, false}}) {
     // trans_b: B = W (n, k) rows (inp·Wᵀ); else B = W (depth = n rows, k columns) (dout·W).
     const int rows_out = m, cols_out = trans_b ? n : k, depth = trans_b ? k : n;
     const std::vector<float> a = random_floats(std::size_t(m) * depth, 1);
     std::vector<float> c = random_floats(std::size_t(rows_out) * cols_out, 2), want = c;
     gemm(false, trans_b, m, cols_out, depth, 0.5f, a.data(), depth, w.fp32(), ld, 1.0f, want.data(), cols_out);
     gemm(false, trans_b, m, cols_out, depth, 0.5f, a.data(), depth, w.weight, ld, 1.0f, c.data(), cols_out);
-    EXPECT_LE(relative_error(c, want), 1e-6) << (trans_b ? "inp·Wᵀ" : "dout·W");
+    EXPECT_LE(relative_error(c, want), 1e-6) << (trans_b ? "inp·Wᵀ" : "dout·W") << " m=" << m;
     EXPECT_GT(relative_error(c, random_floats(c.size(), 2)), 1e-2);  // the product changed c
   }
 }
