@@ -546,8 +546,10 @@ bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, con
   for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
        ++depth) {
     const Node* loop = a->loops[depth];
-    // The forward of a parallel loop is race-free: no iteration touches an element another writes.
-    if (loop->parallel && loop_writes(ir, loop, region)) continue;
+    // The forward of a parallel loop is race-free: no iteration touches an element of shared
+    // memory (a parameter's) that another writes. Memory of the loop's own, like a local array in
+    // its body, is each thread's and reused by its iterations.
+    if (loop->parallel && region->kind == VarKind::Param && loop_writes(ir, loop, region)) continue;
     if (!same_iteration_elements(ir, accesses, loop, all)) return false;
   }
   return true;
