@@ -40,8 +40,8 @@ using namespace kernels;
 
 inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, count * sizeof(float)); }
 
-inline void matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*, int N, int C,
-                                    int OC, float* d_out, float* d_inp, float* d_weight, float* d_bias) {
+inline void matmul_forward_pullback(float*, const float* inp, const float* weight, const float*, int N, int C, int OC,
+                                    float* d_out, float* d_inp, float* d_weight, float* d_bias) {
   matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
   clear(d_out, (std::size_t)N * OC);
 }
@@ -65,22 +65,22 @@ inline void grouped_attention_forward_pullback(float*, float* att, const float* 
 
 // A request that leaves the weights inactive (LoRA's, "a") passes a null d_weight: then no
 // weight-gradient GEMM runs, only dinp += dout·W (adapted_projection_backward).
-inline void linear_forward_pullback(float* out, const float* inp, const float* weight, int N, int C, int OC,
-                                    float* d_out, float* d_inp, float* d_weight) {
+inline void linear_forward_pullback(float*, const float* inp, const float* weight, int N, int C, int OC, float* d_out,
+                                    float* d_inp, float* d_weight) {
   adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, nullptr, 0, 0, N, C, OC);
   clear(d_out, (std::size_t)N * OC);
 }
 
 // The adapters' gradients go into their own arena (LoraAdapters::backward), not through an
 // adjoint: the LoRA request differentiates the activations only.
-inline void adapted_linear_forward_pullback(float* out, const float* inp, const float* weight,
-                                            const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
-                                            float* d_out, float* d_inp, float* d_weight, LoraAdapters*) {
+inline void adapted_linear_forward_pullback(float*, const float* inp, const float* weight, const LoraAdapters* adapters,
+                                            int tensor, int layer, int N, int C, int OC, float* d_out, float* d_inp,
+                                            float* d_weight, LoraAdapters*) {
   adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
   clear(d_out, (std::size_t)N * OC);
 }
 
-inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*,
+inline void adapted_matmul_forward_pullback(float*, const float* inp, const float* weight, const float*,
                                             const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
                                             float* d_out, float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
   adapted_projection_backward(d_inp, d_weight, d_bias, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
