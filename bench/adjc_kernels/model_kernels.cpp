@@ -125,8 +125,8 @@ void model_kernel_rows(int reps, std::mt19937& rng) {
         },
         prepare,
         [&] {
-          g.execute(losses.data(), buf_a.data(), buf_a.data(), targets.data(), N, V, Vp, dlosses.data(),
-                    dbuf_a.data(), dbuf_a.data());
+          g.execute(losses.data(), buf_a.data(), buf_a.data(), targets.data(), N, V, Vp, dlosses.data(), dbuf_a.data(),
+                    dbuf_a.data());
         },
         reps);
     prepare();
