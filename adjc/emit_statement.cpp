@@ -80,6 +80,8 @@ void Emitter::reverse_assign(Node* n, Code& code) {
   }
   if (plan_[n].save && !loops_.saved_in_bulk(n))
     code.line(pop(lhs, n->target ? n->target->type : n->lhs->getType(), n->target));
+  if (plan_[n].undone_by_inverse)  // `m *= r` undone as `m = m / r`, `m /= s` as `m = m * s`
+    code.line(lhs + " = " + lhs + (n->op == BO_MulAssign ? " / " : " * ") + print_.primal(n->rhs) + ";");
   Var* written = n->target ? n->target : n->memory_root;
   bool floating = n->target ? n->target->floating || n->target->value : is_floating(n->lhs->getType());
   if (floating && act_.of(written) && n->rhs) {

@@ -57,6 +57,11 @@ bool writes(const LoopMemory& m, const Var* region) {
   return false;
 }
 
+// Whether an assignment in `loop` writes into `region`.
+bool loop_writes(const FunctionIR& ir, const Node* loop, const Var* region) {
+  return writes(loop_memory(ir, loop), region);
+}
+
 // `w[E]` with w a pointer parameter itself (not a local pointer into one): w, and E in `index`.
 const Var* subscripted_parameter(const FunctionIR& ir, const Expr* e, const Expr*& index) {
   auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e, ir.unit));
@@ -65,6 +70,41 @@ const Var* subscripted_parameter(const FunctionIR& ir, const Expr* e, const Expr
   if (!p || p->kind != VarKind::Param || !p->pointer) return nullptr;
   index = sub->getIdx();
   return p;
+}
+
+// An element of a pointer parameter's region, as an access names it: `R[E]` (R the parameter), or
+// `p[E]` with `p = R + O` a local row pointer defined once in `loop` from an offset O that is the
+// same throughout the iteration (the counter and what the loop does not assign).
+struct ElementPosition {
+  const Var* region = nullptr;
+  const Expr* offset = nullptr;  // O; nullptr for `R[E]`
+  const Expr* index = nullptr;   // E
+};
+
+std::optional<ElementPosition> element_position(const FunctionIR& ir, const Expr* e, const Node* loop,
+                                                const std::vector<Node*>& all) {
+  auto* sub = dyn_cast<ArraySubscriptExpr>(strip(e, ir.unit));
+  auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit)) : nullptr;
+  const Var* p = base ? ir.var(base) : nullptr;
+  if (!p || !p->pointer) return std::nullopt;
+  if (p->kind == VarKind::Param) return ElementPosition{p, nullptr, sub->getIdx()};
+  if (p->assignments != 1 || !p->definition || !p->definition->definition || !inside(p->definition, loop))
+    return std::nullopt;
+  auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs, ir.unit));
+  if (!add || add->getOpcode() != BO_Add) return std::nullopt;
+  const Expr* root = add->getLHS()->getType()->isPointerType() ? add->getLHS() : add->getRHS();
+  const Expr* offset = root == add->getLHS() ? add->getRHS() : add->getLHS();
+  const Var* r = isa<DeclRefExpr>(strip(root, ir.unit)) ? ir.var(strip(root, ir.unit)) : nullptr;
+  if (!r || r->kind != VarKind::Param || !r->pointer || !pure(ir, offset)) return std::nullopt;
+  std::vector<Var*> vars;
+  variables_read(ir, offset, vars);
+  for (const Var* v : vars)
+    for (const Node* n : all)
+      if (v->memory ||
+          (v != loop->counter && inside(n, loop) &&
+           ((n->kind == NodeKind::Assign && n->target == v) || (n->kind == NodeKind::Loop && n->counter == v))))
+        return std::nullopt;
+  return ElementPosition{r, offset, sub->getIdx()};
 }
 
 // Whether `index` has the same value in nodes a and b, children of one block: it calls nothing and
@@ -86,32 +126,41 @@ bool same_value_in(const FunctionIR& ir, const Expr* index, const Node* a, const
   return unchanged;
 }
 
-// Whether every access of `region` in the loop's assignments reads an element that the same
-// iteration writes in another pointer parameter: `out[j] = inp[j] * c - inp[j + 1] * s;` beside
-// `out[j + 1] = ...` (RoPE). The loop's writes are race-free (each iteration writes elements of its
-// own, or the forward loop had a data race), so the reads, at the same indices, are each
-// iteration's own too.
-bool reads_written_elements(const FunctionIR& ir, const LoopMemory& m, const Var* region) {
-  if (region->kind != VarKind::Param || !region->pointer || m.elsewhere.count(region) || writes(m, region))
-    return false;
+// Whether the element at `position`, read by `n`, is one the same iteration of `loop` writes: an
+// assignment beside n, or beside a block around n within the iteration, writes some parameter at
+// the same offset and index, and nothing between them changes the index.
+bool written_in_iteration(const FunctionIR& ir, const Node* n, const ElementPosition& position, const Node* loop,
+                          const std::vector<Node*>& all) {
+  for (const Node* x = n; x != loop->body && x->parent; x = x->parent)
+    for (const Node* w : x->parent->children) {
+      std::optional<ElementPosition> written =
+          w->kind == NodeKind::Assign && w->lhs ? element_position(ir, w->lhs, loop, all) : std::nullopt;
+      if (written && same_expr(ir, written->offset, position.offset) && same_expr(ir, written->index, position.index) &&
+          same_value_in(ir, position.index, x, w))
+        return true;
+    }
+  return false;
+}
+
+// Whether every access of `region` in the loop's assignments is an element the same iteration
+// writes. The forward loop is race-free, so no other iteration touches an element an iteration
+// writes: the region's own writes are each iteration's, and so are reads at the position of an
+// element the iteration writes, in this region or another (RoPE's `out[j] = inp[j] * c - inp[j + 1]
+// * s` beside `out[j + 1] = ...`; a softmax's `p[v] = std::exp(z[v] - m)` with rows z and p at one
+// offset). Reads into a non-differentiable local (a softmax's maximum) have no adjoint.
+bool written_elements_only(const FunctionIR& ir, const LoopMemory& m, const Var* region, const Node* loop,
+                           const std::vector<Node*>& all) {
+  if (region->kind != VarKind::Param || !region->pointer || m.elsewhere.count(region)) return false;
   bool any = false;
   for (const Node* n : m.assignments) {
+    if (n->target && n->target->decl && non_differentiable(n->target->decl)) continue;
     std::vector<const Expr*> accesses;
     if (!region_subscripts(ir, {n}, region, accesses)) return false;
-    if (!accesses.empty() && !n->parent) return false;
     for (const Expr* access : accesses) {
-      const Expr* index = nullptr;
-      if (subscripted_parameter(ir, access, index) != region) return false;
-      bool written = false;
-      for (const Node* w : n->parent->children) {
-        const Expr* written_index = nullptr;
-        const Var* target = w->kind == NodeKind::Assign && w->lhs ? subscripted_parameter(ir, w->lhs, written_index)
-                                                                  : nullptr;
-        written |= target && target != region && same_expr(ir, written_index, index) &&
-                   same_value_in(ir, index, n, w);
-      }
-      if (!written) return false;
       any = true;
+      if (n->lhs && strip(access, ir.unit) == strip(n->lhs, ir.unit)) continue;
+      std::optional<ElementPosition> position = element_position(ir, access, loop, all);
+      if (!position || position->region != region || !written_in_iteration(ir, n, *position, loop, all)) return false;
     }
   }
   return any;
@@ -154,7 +203,7 @@ std::set<const Var*> counter_indexed_regions(const FunctionIR& ir, const Node* l
     std::vector<const Expr*> accesses;
     if (v->kind == VarKind::Param && v->pointer && !m.elsewhere.count(v) &&
         region_subscripts(ir, m.assignments, v, accesses) && !accesses.empty() &&
-        (same_iteration_elements(ir, accesses, loop, all) || reads_written_elements(ir, m, v)))
+        (same_iteration_elements(ir, accesses, loop, all) || written_elements_only(ir, m, v, loop, all)))
       out.insert(v);
   }
   return out;
@@ -494,7 +543,16 @@ bool disjoint_iterations(const FunctionIR& ir, const Node* a, const Node* b, con
                          const std::vector<Node*>& all) {
   std::vector<const Expr*> accesses;
   if (!region_subscripts(ir, {a, b}, region, accesses) || accesses.empty()) return false;
-  return same_elements_in_shared_loops(ir, accesses, a, b, all);
+  for (size_t depth = 0; depth < a->loops.size() && depth < b->loops.size() && a->loops[depth] == b->loops[depth];
+       ++depth) {
+    const Node* loop = a->loops[depth];
+    // The forward of a parallel loop is race-free: no iteration touches an element of shared
+    // memory (a parameter's) that another writes. Memory of the loop's own, like a local array in
+    // its body, is each thread's and reused by its iterations.
+    if (loop->parallel && region->kind == VarKind::Param && loop_writes(ir, loop, region)) continue;
+    if (!same_iteration_elements(ir, accesses, loop, all)) return false;
+  }
+  return true;
 }
 
 }  // namespace adjc

@@ -163,6 +163,16 @@ std::vector<Pass> tape_plan_passes() {
            if (n->kind == NodeKind::Call && n->refilled) s.plan[n].save = true;
            else if (n->kind == NodeKind::Call && n->call) plan_call_save(*s.ir, n, s.all, s.iteration, s.plan, s.diags);
        }},
+      {"plan-inverse-restores", "scales in place undone in the reverse by the inverse operation instead of taped",
+       "ir, plan", "plan (save, undone_by_inverse)",
+       [](FunctionState& s) {
+         // In program order: a later scale of the same elements is still taped (or already undone).
+         for (Node* n : s.all)
+           if (undone_by_inverse(*s.ir, s.plan, n, s.all)) {
+             s.plan[n].save = false;
+             s.plan[n].undone_by_inverse = true;
+           }
+       }},
       {"find-results-in-targets", "results the reverse reads back from the target instead of calling again", "ir, plan",
        "plan (result_in_target)",
        [](FunctionState& s) {

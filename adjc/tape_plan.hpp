@@ -31,6 +31,9 @@ struct NodePlan {
   // Assign `m[...] = exp/tanh/sqrt(x)`: when its reverse runs, m[...] still holds the call's value
   // (every later write to the region is taped), so the reverse reads it instead of calling again.
   bool result_in_target = false;
+  // Assign `m[...] *= r` or `m[...] /= s` that would be taped: the reverse undoes it instead, by the
+  // inverse operation (undone_by_inverse), and the forward pushes nothing.
+  bool undone_by_inverse = false;
   // Loop: its start and trip count are evaluated again in the reverse (from the variables the
   // bounds read, which the plan keeps readable there) instead of being pushed per execution.
   bool bounds_in_reverse = false;
@@ -141,6 +144,7 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
                     const IterationLocals& iteration, TapePlan& plan, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
+bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
 // What calls do with the memory their pointer and reference arguments point to, from the callee's
 // CallSummary (classify.hpp): whether the reverse of `call` reads the memory of its argument `i` as
 // the reverse finds it, and whether the call writes it. A call without a summary (a custom pullback,

@@ -474,16 +474,38 @@ bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* regio
   return passed;
 }
 
+namespace {
+
+// Whether m[...], the target of assignment `n`, holds exactly what n wrote once the reverse sweep
+// reaches n: every write to the region that can run after n (later in program order, or in a later
+// iteration of a loop they share, n itself included, unless each iteration of those loops has
+// elements of its own) is taped or undone, so its reverse has restored the region before; and no
+// call receives the region. In a parallel loop, no other thread touches the element (the forward
+// loop is race-free). Distinct parameters are assumed not to alias, as everywhere in adjc.
+bool target_holds_value(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all) {
+  for (const Node* w : all) {
+    if (passes_region_to_call(ir, w, n->memory_root)) return false;
+    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !plan[w].save &&
+        !plan[w].undone_by_inverse &&
+        (w->order > n->order || (shares_loop(w, n) && !disjoint_iterations(ir, n, w, n->memory_root, all))))
+      return false;
+  }
+  return true;
+}
+
+// The scalar variable `e` names, if any.
+const Var* scalar_variable(const FunctionIR& ir, const Expr* e) {
+  const Var* v = isa<DeclRefExpr>(strip(e, ir.unit)) ? ir.var(strip(e, ir.unit)) : nullptr;
+  return v && v->floating && !v->memory ? v : nullptr;
+}
+
+}  // namespace
+
 // Whether the reverse of `n`, an assignment `m[...] = f(x)` with f exp, tanh or sqrt (whose
 // derivatives are functions of f's value), may read f(x) from m[...] instead of calling f again.
-// It may when m[...] is certain to hold exactly what `n` wrote once the reverse sweep reaches `n`:
-// the target has the call's type (no rounding between them); every write to the region that can
-// run after `n` (later in program order, or in a later iteration of a loop they share, `n`
-// itself included, unless each iteration of those loops has elements of its own) is taped, so its
-// reverse has restored the region before; no call receives the
-// region; a local region is otherwise read in the reverse (so it is kept); and `n` is not in a
-// parallel loop (the plan does not follow other threads' writes).
-// Distinct parameters are assumed not to alias, as everywhere in adjc.
+// It may when the target has the call's type (no rounding between them), holds what n wrote when
+// the reverse reaches n (target_holds_value), and, a local region, is otherwise read in the reverse
+// (so it is kept).
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all) {
   if (n->kind != NodeKind::Assign || !plan[n].active || n->target || !n->memory_root || n->op != BO_Assign || !n->rhs)
     return false;
@@ -494,20 +516,35 @@ bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n,
   if (call->getType().getCanonicalType().getUnqualifiedType() !=
       n->lhs->getType().getCanonicalType().getUnqualifiedType())
     return false;
-  for (const Node* loop : n->loops)
-    if (loop->parallel) return false;
   // A local array reaches the reverse sweep only when kept, which other reads of it decide.
   const Var* region = n->memory_root;
   if (region->kind != VarKind::Param && !region->heap && !plan[region].read_in_reverse) return false;
-  for (const Node* w : all) {
-    if (passes_region_to_call(ir, w, n->memory_root)) return false;
-    // Writes in later iterations of the loops they share touch other elements when every
-    // iteration has elements of its own.
-    if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !plan[w].save &&
-        (w->order > n->order || (shares_loop(w, n) && !disjoint_iterations(ir, n, w, n->memory_root, all))))
+  return target_holds_value(ir, plan, n, all);
+}
+
+// Whether taped assignment `n`, a scale in place `m[...] /= s` or `m[...] *= r` with r a local
+// defined once as the reciprocal `c / s` of a nonzero constant c, may instead be undone in the
+// reverse by the inverse operation (`m[...] * s`, `m[...] / r`): the factor is a variable the reverse
+// reads there anyway (the derivative needs it), and m[...] holds what n wrote when the reverse
+// reaches n (target_holds_value). A finite s or r = c / s is never 0, so the old value comes back to
+// within a rounding, and nothing is taped per element (a softmax's normalisation `p[v] *= inv_sum`).
+bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all) {
+  if (n->kind != NodeKind::Assign || !plan[n].save || n->target || !n->lhs || !n->memory_root || !n->rhs ||
+      !is_floating(n->lhs->getType()))
+    return false;
+  const Var* factor = scalar_variable(ir, n->rhs);
+  if (!factor) return false;
+  if (n->op == BO_MulAssign) {
+    if (factor->assignments != 1 || !factor->definition || !factor->definition->rhs) return false;
+    auto* div = dyn_cast<BinaryOperator>(strip(factor->definition->rhs, ir.unit));
+    Expr::EvalResult c;
+    if (!div || div->getOpcode() != BO_Div || !div->getLHS()->EvaluateAsRValue(c, ir.fn->getASTContext()) ||
+        (c.Val.isInt() ? c.Val.getInt().isZero() : !c.Val.isFloat() || c.Val.getFloat().isZero()))
       return false;
+  } else if (n->op != BO_DivAssign) {
+    return false;
   }
-  return true;
+  return target_holds_value(ir, plan, n, all);
 }
 
 }  // namespace adjc

@@ -18,6 +18,9 @@ inline void layernorm_forward_reverse(float*, float*, float*, const float*, cons
 inline void encoder_forward_forward(float*, const int*, const float*, const float*, int, int, int);
 inline void encoder_forward_reverse(float*, const int*, const float*, const float*, int, int, int, float*, float*,
                                     float*);
+inline void softmax_crossentropy_forward_forward(float*, float*, const float*, const int*, int, int, int);
+inline void softmax_crossentropy_forward_reverse(float*, float*, const float*, const int*, int, int, int, float*,
+                                                 float*, float*);
 }  // namespace adjoint::kernels
 
 // The models' kernels (adjoint/kernels.hpp) at gpt2-124M's width, B=4 T=64 (adjoint bench's
@@ -98,5 +101,39 @@ void model_kernel_rows(int reps, std::mt19937& rng) {
     k::encoder_forward_reverse(out.data(), tokens.data(), wte.data(), wpe.data(), B, T, C, dout.data(), dwte_a.data(),
                                dwpe_a.data());
     row("model encoder", "N=256 C=768", t, tape, std::max(max_abs_diff(dwte_h, dwte_a), max_abs_diff(dwpe_h, dwpe_a)));
+  }
+  {  // softmax + cross-entropy, in place over the logits as the models call it
+    const int Vp = 50304;
+    auto logits = random_vector(std::size_t(N) * Vp, -4, 4, rng);
+    std::vector<int> targets(N);
+    for (auto& target : targets) target = int(rng() % V);
+    std::vector<float> buf_h(logits.size()), buf_a(logits.size()), dbuf_a(logits.size()), losses(N), dlosses(N);
+    auto g = adjoint::gradient(k::softmax_crossentropy_forward<float>, "losses, probs, logits");
+    auto prepare = [&] {
+      buf_a = logits;
+      zero(dbuf_a);  // the probabilities' adjoint, which the logits' shares (src/llm/layout.hpp)
+      std::fill(dlosses.begin(), dlosses.end(), 1.0f / N);
+    };
+    Timing t = compare(
+        [&] {
+          buf_h = logits;
+          std::fill(dlosses.begin(), dlosses.end(), 1.0f / N);
+        },
+        [&] {
+          k::softmax_crossentropy_forward(losses.data(), buf_h.data(), buf_h.data(), targets.data(), N, V, Vp);
+          k::softmax_crossentropy_backward(buf_h.data(), buf_h.data(), targets.data(), dlosses.data(), N, V, Vp);
+        },
+        prepare,
+        [&] {
+          g.execute(losses.data(), buf_a.data(), buf_a.data(), targets.data(), N, V, Vp, dlosses.data(), dbuf_a.data(),
+                    dbuf_a.data());
+        },
+        reps);
+    prepare();
+    k::softmax_crossentropy_forward_forward(losses.data(), buf_a.data(), buf_a.data(), targets.data(), N, V, Vp);
+    std::size_t tape = adjoint::thread_tape_bytes();
+    k::softmax_crossentropy_forward_reverse(losses.data(), buf_a.data(), buf_a.data(), targets.data(), N, V, Vp,
+                                            dlosses.data(), dbuf_a.data(), dbuf_a.data());
+    row("model sm+xent", "N=256 Vp=50304", t, tape, max_abs_diff(buf_h, dbuf_a));
   }
 }

@@ -7,6 +7,8 @@
 // it as it consumes them). Each kernel is instantiated for float (training) and double
 // (finite-difference tests); all are deterministic for a fixed thread count.
 #pragma once
+#include <adjoint/ad.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -16,9 +18,9 @@ namespace adjoint::kernels {
 
 // The models' forward kernels other than the matmuls are defined here, so that adjc sees their
 // loops from src/llm/gpt2/forward.cpp and src/llm/llama/forward.cpp: the generated backward derives
-// the reverse of the encoder, layernorm, RMSNorm, RoPE, SwiGLU, GELU and the residual add from them
-// (attention and softmax + cross-entropy still take their hand-written backward there). The
-// backward kernels and the matmuls are defined in src/kernels.
+// the reverse of the encoder, layernorm, RMSNorm, RoPE, SwiGLU, GELU, the residual add and softmax +
+// cross-entropy from them (attention still takes its hand-written backward there). The backward
+// kernels and the matmuls are defined in src/kernels.
 
 // out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
 template <typename F>
@@ -277,19 +279,20 @@ void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const in
   for (int i = 0; i < N; i++) {
     const F* z = logits + (std::size_t)i * Vp;
     F* p = probs + (std::size_t)i * Vp;
-    F maxval = std::numeric_limits<F>::lowest();
+    for (int v = V; v < Vp; v++) p[v] = 0;
+    // The maximum only keeps exp from overflowing: neither the loss nor the probabilities change
+    // with it (its total derivative is 0), so adjc treats it as a constant.
+    ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
     for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
-    // Read before the loop below, which may overwrite logits in place.
     const int target = targets[i];
-    const F target_logit = target != no_target ? z[target] : F(0);
-    F sum = 0;
+    F target_logit = 0, sum = 0;
     for (int v = 0; v < V; v++) {
+      if (v == target) target_logit = z[v];  // read before p[v] may overwrite it in place
       p[v] = std::exp(z[v] - maxval);
       sum += p[v];
     }
     const F inv_sum = 1 / sum;
     for (int v = 0; v < V; v++) p[v] *= inv_sum;
-    for (int v = V; v < Vp; v++) p[v] = 0;
     // -log p[target] from the logit, accurate even where the probability underflows.
     losses[i] = target != no_target ? std::log(sum) + maxval - target_logit : F(0);
   }

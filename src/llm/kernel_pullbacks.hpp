@@ -1,5 +1,6 @@
 // Custom pullbacks of the kernels whose hand-written backward the generated GPT-2 and Llama
-// backward passes keep (gpt2/forward.cpp, llama/forward.cpp include this before their forward).
+// backward passes keep: the matmuls and attention (gpt2/forward.cpp, llama/forward.cpp include this
+// before their forward).
 #pragma once
 #include <adjoint/ad.hpp>
 
@@ -39,18 +40,10 @@ using namespace kernels;
 
 inline void clear(float* adjoint, std::size_t count) { std::memset(adjoint, 0, count * sizeof(float)); }
 
-// Clears the adjoint of the output `out` a pullback consumed, unless it is out's own memory (the
-// logits' adjoint, written over the probabilities: the softmax's pullback writes it rather than
-// adding, and the next forward overwrites it before any pullback reads it), which would be a pass
-// over (B,T,V) floats for nothing.
-inline void clear_consumed(const float* out, float* d_out, std::size_t count) {
-  if (d_out != out) clear(d_out, count);
-}
-
-inline void matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*, int N, int C,
-                                    int OC, float* d_out, float* d_inp, float* d_weight, float* d_bias) {
+inline void matmul_forward_pullback(float*, const float* inp, const float* weight, const float*, int N, int C, int OC,
+                                    float* d_out, float* d_inp, float* d_weight, float* d_bias) {
   matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
-  clear_consumed(out, d_out, (std::size_t)N * OC);
+  clear(d_out, (std::size_t)N * OC);
 }
 
 // att only carries probabilities to this pullback, so its adjoint is zero on entry: its first
@@ -70,36 +63,28 @@ inline void grouped_attention_forward_pullback(float*, float* att, const float* 
   clear(d_out, (std::size_t)B * T * NH * hs);
 }
 
-// probs is written in place over the logits and only the losses are used after it, so the
-// adjoint of probs is zero and the logits' adjoint (the same memory) is written, not added to.
-inline void softmax_crossentropy_forward_pullback(float*, float* probs, const float*, const int* targets, int N, int V,
-                                                  int Vp, float* d_losses, float*, float* d_logits) {
-  softmax_crossentropy_backward(d_logits, probs, targets, d_losses, N, V, Vp);
-  clear(d_losses, (std::size_t)N);
-}
-
 // A request that leaves the weights inactive (LoRA's, "a") passes a null d_weight: then no
 // weight-gradient GEMM runs, only dinp += dout·W (adapted_projection_backward).
-inline void linear_forward_pullback(float* out, const float* inp, const float* weight, int N, int C, int OC,
-                                    float* d_out, float* d_inp, float* d_weight) {
+inline void linear_forward_pullback(float*, const float* inp, const float* weight, int N, int C, int OC, float* d_out,
+                                    float* d_inp, float* d_weight) {
   adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, nullptr, 0, 0, N, C, OC);
-  clear_consumed(out, d_out, (std::size_t)N * OC);
+  clear(d_out, (std::size_t)N * OC);
 }
 
 // The adapters' gradients go into their own arena (LoraAdapters::backward), not through an
 // adjoint: the LoRA request differentiates the activations only.
-inline void adapted_linear_forward_pullback(float* out, const float* inp, const float* weight,
-                                            const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
-                                            float* d_out, float* d_inp, float* d_weight, LoraAdapters*) {
+inline void adapted_linear_forward_pullback(float*, const float* inp, const float* weight, const LoraAdapters* adapters,
+                                            int tensor, int layer, int N, int C, int OC, float* d_out, float* d_inp,
+                                            float* d_weight, LoraAdapters*) {
   adapted_projection_backward(d_inp, d_weight, nullptr, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
-  clear_consumed(out, d_out, (std::size_t)N * OC);
+  clear(d_out, (std::size_t)N * OC);
 }
 
-inline void adapted_matmul_forward_pullback(float* out, const float* inp, const float* weight, const float*,
+inline void adapted_matmul_forward_pullback(float*, const float* inp, const float* weight, const float*,
                                             const LoraAdapters* adapters, int tensor, int layer, int N, int C, int OC,
                                             float* d_out, float* d_inp, float* d_weight, float* d_bias, LoraAdapters*) {
   adapted_projection_backward(d_inp, d_weight, d_bias, d_out, inp, weight, adapters, tensor, layer, N, C, OC);
-  clear_consumed(out, d_out, (std::size_t)N * OC);
+  clear(d_out, (std::size_t)N * OC);
 }
 
 }  // namespace custom_derivatives

@@ -45,13 +45,14 @@ inline void check_within_reserved(int B, int T, int reserved_B, int reserved_T) 
 // (the forward touches only layer l's activations in iteration l), and leaves them zero — the
 // custom pullbacks clear the output adjoints they consume, the generated ones zero what their
 // loops overwrote — before block l-1 starts. The residual stream keeps one adjoint per position in
-// the stack (block l's input is block l-1's output). The logits' adjoint is written over the
-// probabilities, as in the hand-written backward: the cross-entropy pullback computes it in place,
-// and only the LM head's pullback reads it afterwards. take_layer(m, layer) lays out one layer's
-// tensors. The tests compare the gradients with the hand-written backward's over two steps.
+// the stack (block l's input is block l-1's output). The probabilities are written over the logits,
+// so their adjoints share memory too (BT × Vp): the generated cross-entropy reverse reads the
+// probabilities' adjoint (zero: nothing reads the probabilities) and writes the logits' there, and
+// the LM head's pullback clears it. take_layer(m, layer) lays out one layer's tensors. The tests
+// compare the gradients with the hand-written backward's over two steps.
 template <typename Activations, typename LayerActivations, typename TakeLayer>
-std::size_t adjoint_views(Activations& d, std::vector<LayerActivations>& layers, float* memory, const Activations& a,
-                          std::size_t L, std::size_t C, std::size_t BT, TakeLayer&& take_layer) {
+std::size_t adjoint_views(Activations& d, std::vector<LayerActivations>& layers, float* memory, std::size_t L,
+                          std::size_t C, std::size_t BT, std::size_t Vp, TakeLayer&& take_layer) {
   Layout m(memory);
   d = Activations{};
   m.take(d.residual, (L + 1) * BT * C);
@@ -62,7 +63,7 @@ std::size_t adjoint_views(Activations& d, std::vector<LayerActivations>& layers,
   m.take(d.lnf, BT * C);
   if constexpr (requires { d.lnf_mean; }) m.take(d.lnf_mean, BT);  // layernorm's; RMSNorm has none
   m.take(d.lnf_rstd, BT);
-  d.probs = a.probs;
+  m.take(d.probs, BT * Vp);
   m.take(d.losses, BT);
   m.take(d.proj, BT * C);
   return m.used();

@@ -76,9 +76,11 @@ TEST(GeneratedBackward, TapeHoldsPointersPerLayerNotActivations) {
     model.forward_backward(tokens.data(), tokens.data() + 1, B, T);
     return model.tape_bytes();
   };
-  const std::size_t small = tape_bytes(2, 1, 4);
+  const std::size_t small = tape_bytes(2, 1, 4), large = tape_bytes(2, 4, 32);
   EXPECT_GT(small, 0u);
-  EXPECT_EQ(small, tape_bytes(2, 4, 32)) << "tape grows with the activations";
+  // Per position only the cross-entropy row's maximum and sum (each thread tapes its own rows).
+  EXPECT_GE(large, small);
+  EXPECT_LE(large - small, 2 * sizeof(float) * (4 * 32 - 1 * 4)) << "tape grows with the activations";
   EXPECT_LT(small, tape_bytes(3, 1, 4)) << "tape does not grow with the layers";
   EXPECT_LT(tape_bytes(3, 1, 4) - small, 256u) << "more than a few pointers per layer";
 }
@@ -105,13 +107,10 @@ TEST(GeneratedBackward, LlamaMatchesManualBenchWidth) {
   expect_same_gradients<adjoint::Llama>(c, 4, 64, 7);
 }
 
-// Unlike GPT-2's, the Llama tape is not yet independent of B and T: adjc pushes the start and trip
-// count of every inner loop of RMSNorm and RoPE per row (and RMSNorm's sum of squares), a few
-// counters per row, head and layer (docs/llama.md). This checks it stays counters, far below one
-// row of activations (C floats), and grows with the layers by a few values each.
 // Loop bounds are evaluated again in the reverse and RMSNorm's sums recomputed, so the tape holds
-// the same few counters and sizes per layer at every batch and sequence length.
-TEST(GeneratedBackward, LlamaTapeIndependentOfBatchAndSequence) {
+// the same few counters and sizes per layer at every batch and sequence length, plus the
+// cross-entropy row's maximum and sum per position.
+TEST(GeneratedBackward, LlamaTapeHoldsTwoFloatsPerPosition) {
   if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";
   const int C = 384;
   auto tape_bytes = [](int L, int B, int T) {
@@ -124,7 +123,8 @@ TEST(GeneratedBackward, LlamaTapeIndependentOfBatchAndSequence) {
   };
   const std::size_t small = tape_bytes(2, 1, 4), large = tape_bytes(2, 4, 32);
   std::printf("tape bytes: %zu at (1,4), %zu at (4,32)\n", small, large);
-  EXPECT_EQ(small, large);
+  EXPECT_GE(large, small);
+  EXPECT_LE(large - small, 2 * sizeof(float) * (4 * 32 - 1 * 4));
 }
 
 }  // namespace

@@ -208,7 +208,8 @@ std::size_t GPT2::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t GPT2::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_.num_layers, config_.channels, (std::size_t)B * T,
+  return adjoint_views(dacts_, layer_dacts_, memory, config_.num_layers, config_.channels, (std::size_t)B * T,
+                       config_.padded_vocab_size,
                        [&](Layout& m, LayerActivations& layer) { take_layer(m, layer, config_, B, T); });
 }
 

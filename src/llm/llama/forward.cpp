@@ -1,8 +1,8 @@
 // The Llama forward pass, written once as an ordinary function over the arenas and kernels. The
 // arrays engine runs it for every forward; with adjc its backward is also generated at build time: the
-// matmuls, attention and cross-entropy keep their hand-written backward through the custom
-// pullbacks of kernel_pullbacks.hpp, while the embedding, RMSNorm, RoPE, SwiGLU and the residual
-// add are differentiated by adjc from their loops (adjoint/kernels.hpp).
+// matmuls and attention keep their hand-written backward through the custom pullbacks of
+// kernel_pullbacks.hpp, while the embedding, RMSNorm, RoPE, SwiGLU, the residual add and softmax +
+// cross-entropy are differentiated by adjc from their loops (adjoint/kernels.hpp).
 #include <adjoint/ad.hpp>
 
 #include "adjoint/kernels.hpp"

@@ -267,7 +267,8 @@ std::size_t Llama::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t Llama::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, acts_, config_.num_layers, config_.channels, (std::size_t)B * T,
+  return adjoint_views(dacts_, layer_dacts_, memory, config_.num_layers, config_.channels, (std::size_t)B * T,
+                       config_.vocab_size,
                        [&](Layout& m, LlamaLayerActivations& layer) { take_layer(m, layer, config_, B, T); });
 }
 
