@@ -90,7 +90,8 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
   Code code;
   code.open("inline " + signature(names, &body) + " {");
   for (auto& v : ir_.vars) {
-    if (v->kind == VarKind::Param) continue;
+    // A loop counter is declared by its loop, so that an outer request sees a canonical loop.
+    if (v->kind == VarKind::Param || v->counter) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
       if (name == v->name && declared_in_place(v.get())) continue;
       if (!body.uses(name)) continue;
@@ -284,12 +285,13 @@ void PushforwardEmitter::loop(Node* n, Code& code) {
     // Run serially: every variable is the function's (forward mode has no per-thread copies yet).
     const std::string i = use(n->counter->name);
     std::string compare = n->step > 0 ? (n->inclusive ? " <= " : " < ") : (n->inclusive ? " >= " : " > ");
-    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + i + compare + print_.primal(n->bound) + "; " + i +
-              " += " + std::to_string(n->step) + ") {");
+    code.open("for (" + counter_declaration(n->counter) + " = " + print_.primal(n->start) + "; " + i + compare +
+              print_.primal(n->bound) + "; " + i + " += " + std::to_string(n->step) + ") {");
   } else if (n->counter) {
     const std::string i = use(n->counter->name);
     std::string inc = n->step == 1 ? "++" + i : n->step == -1 ? "--" + i : i + " += " + std::to_string(n->step);
-    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + cond + "; " + inc + ") {");
+    code.open("for (" + counter_declaration(n->counter) + " = " + print_.primal(n->start) + "; " + cond + "; " + inc +
+              ") {");
   } else if (n->form == LoopForm::Do) {
     code.open("do {");
   } else {
@@ -302,6 +304,10 @@ void PushforwardEmitter::loop(Node* n, Code& code) {
   if (n->inc) children(n->inc, code);
   code.close(n->form == LoopForm::Do && !n->counter ? "} while (" + cond + ");" : "}");
   code.close();
+}
+
+std::string PushforwardEmitter::counter_declaration(const Var* counter) const {
+  return types_.declare(counter->type.getUnqualifiedType(), counter->name);
 }
 
 void PushforwardEmitter::jump(Node* n, Code& code) {

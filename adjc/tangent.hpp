@@ -143,6 +143,8 @@ class PushforwardEmitter {
   void call(Node* n, Code& code);
   std::string call_tangent_args(Node* n, Mask& callee_mask, Code& code);
   void loop(Node* n, Code& code);
+  // `int i`: a canonical loop's counter, declared in its `for`.
+  std::string counter_declaration(const Var* counter) const;
   void jump(Node* n, Code& code);
   // The tangent of floating expression `e` as C++ text; "" when it is zero.
   std::string tangent(const clang::Expr* e);
