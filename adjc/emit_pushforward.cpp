@@ -2,6 +2,8 @@
 // the assignment of its target's tangent, from the derivative rules of derivatives.cpp (the table
 // reverse mode reads too). Tangents are named as adjoints are (`_d_x`): a floating scalar's is a
 // scalar, memory's is memory of the same shape (Printer::adjoint mirrors a memory expression).
+#include <algorithm>
+
 #include "containers.hpp"
 #include "tangent.hpp"
 
@@ -154,6 +156,7 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   // The tangent first: it reads the values the assignment overwrites.
   if (n->rhs && region && act_.of(region) && (is_floating(t) || t->isRecordType())) {
     std::string d = n->target && scalar_tangent(n->target) ? use("_d_" + n->target->name) : tangent_place(n->lhs);
+    if (!t->isRecordType()) name_call_values(n->rhs, code);
     const std::string r = parenthesised(print_.primal(n->rhs)), l = parenthesised(lhs);
     if (t->isRecordType()) {
       const Expr* rhs = strip(n->rhs, ir_.unit);
@@ -186,6 +189,26 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   else if (n->target && n->op == BO_Assign && declared_in_place(n->target))
     code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
+  print_.temps.clear();
+}
+
+void PushforwardEmitter::name_call_values(const Expr* e, Code& code) {
+  if (!e || isa<ConditionalOperator>(e) || isa<LambdaExpr>(e)) return;  // a branch may not run it
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isLogicalOp()) return;
+  for (const Stmt* child : e->children()) name_call_values(dyn_cast_or_null<Expr>(child), code);
+  const Expr* s = strip(e, ir_.unit);
+  if (!isa<CallExpr>(s) || print_.temps.count(s) || !is_floating(s->getType()) || !reads_varied(ir_, act_, s)) return;
+  std::optional<DerivativeRule> rule = derivative_rule(s);
+  if (!rule || !rule->needs_value) return;
+  // Unlike the function's locals, which may hold an earlier stage's temporaries.
+  std::string name;
+  auto taken = [&](const std::string& n) {
+    return std::any_of(ir_.vars.begin(), ir_.vars.end(), [&](const auto& v) { return v->name == n; });
+  };
+  do name = "_value" + std::to_string(temp_++);
+  while (taken(name));
+  code.line("const " + types_.declare(s->getType().getUnqualifiedType(), name) + " = " + print_.primal(s) + ";");
+  print_.temps[s] = name;
 }
 
 void PushforwardEmitter::call(Node* n, Code& code) {

@@ -140,6 +140,9 @@ class PushforwardEmitter {
   void node(Node* n, Code& code);
   void children(Node* block, Code& code);
   void assign(Node* n, Code& code);
+  // Each math call in `e` whose derivative reads its value (tanh, exp, sqrt) computed once, into a
+  // temporary that the tangent and the assignment both read.
+  void name_call_values(const clang::Expr* e, Code& code);
   void call(Node* n, Code& code);
   std::string call_tangent_args(Node* n, Mask& callee_mask, Code& code);
   void loop(Node* n, Code& code);
