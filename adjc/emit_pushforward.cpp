@@ -2,6 +2,8 @@
 // the assignment of its target's tangent, from the derivative rules of derivatives.cpp (the table
 // reverse mode reads too). Tangents are named as adjoints are (`_d_x`): a floating scalar's is a
 // scalar, memory's is memory of the same shape (Printer::adjoint mirrors a memory expression).
+#include <algorithm>
+
 #include "containers.hpp"
 #include "tangent.hpp"
 
@@ -90,7 +92,8 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
   Code code;
   code.open("inline " + signature(names, &body) + " {");
   for (auto& v : ir_.vars) {
-    if (v->kind == VarKind::Param) continue;
+    // A loop counter is declared by its loop, so that an outer request sees a canonical loop.
+    if (v->kind == VarKind::Param || v->counter) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
       if (name == v->name && declared_in_place(v.get())) continue;
       if (!body.uses(name)) continue;
@@ -153,6 +156,7 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   // The tangent first: it reads the values the assignment overwrites.
   if (n->rhs && region && act_.of(region) && (is_floating(t) || t->isRecordType())) {
     std::string d = n->target && scalar_tangent(n->target) ? use("_d_" + n->target->name) : tangent_place(n->lhs);
+    if (!t->isRecordType()) name_call_values(n->rhs, code);
     const std::string r = parenthesised(print_.primal(n->rhs)), l = parenthesised(lhs);
     if (t->isRecordType()) {
       const Expr* rhs = strip(n->rhs, ir_.unit);
@@ -185,6 +189,26 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   else if (n->target && n->op == BO_Assign && declared_in_place(n->target))
     code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
+  print_.temps.clear();
+}
+
+void PushforwardEmitter::name_call_values(const Expr* e, Code& code) {
+  if (!e || isa<ConditionalOperator>(e) || isa<LambdaExpr>(e)) return;  // a branch may not run it
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->isLogicalOp()) return;
+  for (const Stmt* child : e->children()) name_call_values(dyn_cast_or_null<Expr>(child), code);
+  const Expr* s = strip(e, ir_.unit);
+  if (!isa<CallExpr>(s) || print_.temps.count(s) || !is_floating(s->getType()) || !reads_varied(ir_, act_, s)) return;
+  std::optional<DerivativeRule> rule = derivative_rule(s);
+  if (!rule || !rule->needs_value) return;
+  // Unlike the function's locals, which may hold an earlier stage's temporaries.
+  std::string name;
+  auto taken = [&](const std::string& n) {
+    return std::any_of(ir_.vars.begin(), ir_.vars.end(), [&](const auto& v) { return v->name == n; });
+  };
+  do name = "_value" + std::to_string(temp_++);
+  while (taken(name));
+  code.line("const " + types_.declare(s->getType().getUnqualifiedType(), name) + " = " + print_.primal(s) + ";");
+  print_.temps[s] = name;
 }
 
 void PushforwardEmitter::call(Node* n, Code& code) {
@@ -284,12 +308,13 @@ void PushforwardEmitter::loop(Node* n, Code& code) {
     // Run serially: every variable is the function's (forward mode has no per-thread copies yet).
     const std::string i = use(n->counter->name);
     std::string compare = n->step > 0 ? (n->inclusive ? " <= " : " < ") : (n->inclusive ? " >= " : " > ");
-    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + i + compare + print_.primal(n->bound) + "; " + i +
-              " += " + std::to_string(n->step) + ") {");
+    code.open("for (" + counter_declaration(n->counter) + " = " + print_.primal(n->start) + "; " + i + compare +
+              print_.primal(n->bound) + "; " + i + " += " + std::to_string(n->step) + ") {");
   } else if (n->counter) {
     const std::string i = use(n->counter->name);
     std::string inc = n->step == 1 ? "++" + i : n->step == -1 ? "--" + i : i + " += " + std::to_string(n->step);
-    code.open("for (" + i + " = " + print_.primal(n->start) + "; " + cond + "; " + inc + ") {");
+    code.open("for (" + counter_declaration(n->counter) + " = " + print_.primal(n->start) + "; " + cond + "; " + inc +
+              ") {");
   } else if (n->form == LoopForm::Do) {
     code.open("do {");
   } else {
@@ -302,6 +327,10 @@ void PushforwardEmitter::loop(Node* n, Code& code) {
   if (n->inc) children(n->inc, code);
   code.close(n->form == LoopForm::Do && !n->counter ? "} while (" + cond + ");" : "}");
   code.close();
+}
+
+std::string PushforwardEmitter::counter_declaration(const Var* counter) const {
+  return types_.declare(counter->type.getUnqualifiedType(), counter->name);
 }
 
 void PushforwardEmitter::jump(Node* n, Code& code) {

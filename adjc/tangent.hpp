@@ -140,9 +140,14 @@ class PushforwardEmitter {
   void node(Node* n, Code& code);
   void children(Node* block, Code& code);
   void assign(Node* n, Code& code);
+  // Each math call in `e` whose derivative reads its value (tanh, exp, sqrt) computed once, into a
+  // temporary that the tangent and the assignment both read.
+  void name_call_values(const clang::Expr* e, Code& code);
   void call(Node* n, Code& code);
   std::string call_tangent_args(Node* n, Mask& callee_mask, Code& code);
   void loop(Node* n, Code& code);
+  // `int i`: a canonical loop's counter, declared in its `for`.
+  std::string counter_declaration(const Var* counter) const;
   void jump(Node* n, Code& code);
   // The tangent of floating expression `e` as C++ text; "" when it is zero.
   std::string tangent(const clang::Expr* e);

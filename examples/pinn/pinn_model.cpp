@@ -1,7 +1,16 @@
 // The PINN's network and loss (pinn.hpp), differentiated by adjc: built through
 // adjoint_add_gradients, so the requests below are replaced by generated code.
+//
+// The network runs on a block of points at once: each layer is a loop over its neurons and inputs
+// around a loop over the block's points, a multiply-add of one weight into a row of the block that
+// the compiler vectorises. The Laplacian of every point comes from one second derivative of the
+// weighted sum Σ_p c_p u(x_p, y_p) along all the block's x (and one along all its y): u_p depends
+// on point p only, so that derivative is Σ_p c_p ∂²u_p/∂x_p², whose gradient in c is each point's
+// ∂²u/∂x² and whose gradient in the weights, with c the loss's weights of the residuals, is the
+// loss's gradient.
 #include <adjoint/ad.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -11,14 +20,59 @@ namespace pinn {
 
 namespace {
 
-// One hidden layer: out[i] = tanh(b[i] + Σ_j W[i][j] in[j]), W at w[o], b after it. Offsets, not
-// pointers: the generated derivatives are differentiated again, and adjc follows indices.
-void hidden_layer(const double* w, int o, const double* in, int n_in, double* out, int n_out) {
+// One hidden layer on a block of n points: out[i][p] = tanh(b[i] + Σ_j W[i][j] in[j][p]) (rows of
+// n), W at w[o], b after it; `sum` holds the pre-activations. Each weight is read once into a local,
+// so that the reverse sums its adjoint over the row in a register (a vectorised reduction). Offsets, not pointers: the generated
+// derivatives are differentiated again, and adjc follows indices; rows of n (p < n), so that adjc
+// sees each row written and read by its own iteration only and tapes none of it.
+void hidden_layer(const double* w, int o, const double* in, int n_in, double* sum, double* out, int n_out, int n) {
   for (int i = 0; i < n_out; ++i) {
-    double s = w[o + n_out * n_in + i];
-    for (int j = 0; j < n_in; ++j) s += w[o + i * n_in + j] * in[j];
-    out[i] = std::tanh(s);
+    const double bias = w[o + n_out * n_in + i];
+    for (int p = 0; p < n; ++p) sum[i * n + p] = bias;
+    for (int j = 0; j < n_in; ++j) {
+      const double weight = w[o + i * n_in + j];
+      for (int p = 0; p < n; ++p) sum[i * n + p] += weight * in[j * n + p];
+    }
+    for (int p = 0; p < n; ++p) out[i * n + p] = std::tanh(sum[i * n + p]);
   }
+}
+
+// Σ_p c[p] u(x_p, y_p) over the block's n points (x, y pairs). Called through requests only, which
+// adjc replaces by their generated code: hence maybe unused.
+[[maybe_unused]] double weighted_output(const double* w, int width, const double* points, const double* c, int n) {
+  double in[2 * kBlock], s1[kMaxWidth * kBlock], h1[kMaxWidth * kBlock], s2[kMaxWidth * kBlock], h2[kMaxWidth * kBlock],
+      s3[kMaxWidth * kBlock], h3[kMaxWidth * kBlock], u[kBlock];
+  for (int p = 0; p < n; ++p) {
+    in[p] = points[2 * p];
+    in[n + p] = points[2 * p + 1];
+  }
+  const int o2 = 3 * width, o3 = o2 + width * width + width, o4 = o3 + width * width + width;
+  hidden_layer(w, 0, in, 2, s1, h1, width, n);
+  hidden_layer(w, o2, h1, width, s2, h2, width, n);
+  hidden_layer(w, o3, h2, width, s3, h3, width, n);
+  const double bias = w[o4 + width];
+  for (int p = 0; p < n; ++p) u[p] = bias;
+  for (int j = 0; j < width; ++j) {
+    const double weight = w[o4 + j];
+    for (int p = 0; p < n; ++p) u[p] += weight * h3[j * n + p];
+  }
+  double total = 0;
+  for (int p = 0; p < n; ++p) total += c[p] * u[p];
+  return total;
+}
+
+// Σ_p c[p] Δu(x_p, y_p): second derivatives along the directions (1, 0, 1, 0, ...) (every x) and
+// (0, 1, 0, 1, ...) (every y) of the points.
+[[maybe_unused]] double weighted_laplacian(const double* w, int width, const double* points, const double* c, int n) {
+  double along_x[2 * kBlock], along_y[2 * kBlock];
+  for (int p = 0; p < n; ++p) {
+    along_x[2 * p] = 1;
+    along_x[2 * p + 1] = 0;
+    along_y[2 * p] = 0;
+    along_y[2 * p + 1] = 1;
+  }
+  return adjoint::derivative<2>(weighted_output, "points").execute(w, width, points, c, n, along_x, along_x) +
+         adjoint::derivative<2>(weighted_output, "points").execute(w, width, points, c, n, along_y, along_y);
 }
 
 double rhs(double x, double y) {
@@ -26,42 +80,74 @@ double rhs(double x, double y) {
   return 2 * pi * pi * std::sin(pi * x) * std::sin(pi * y);
 }
 
+// The residuals -Δu - f of a block's n interior points.
+void residuals(const double* w, int width, const double* points, int n, double* r) {
+  const double any[kBlock] = {};  // Δu_p is the derivative in c_p whatever c is
+  double laplacian[kBlock] = {};
+  adjoint::gradient(weighted_laplacian, "c").execute(w, width, points, any, n, laplacian);
+  for (int p = 0; p < n; ++p) r[p] = -laplacian[p] - rhs(points[2 * p], points[2 * p + 1]);
+}
+
+// u at a block's n points.
+void outputs(const double* w, int width, const double* points, int n, double* u) {
+  const double any[kBlock] = {};
+  for (int p = 0; p < n; ++p) u[p] = 0;
+  adjoint::gradient(weighted_output, "c").execute(w, width, points, any, n, u);
+}
+
 }  // namespace
 
 double network(const double* w, int width, double x, double y) {
-  double in[2], a[kMaxWidth], b[kMaxWidth];
-  in[0] = x;
-  in[1] = y;
-  const int o2 = 3 * width, o3 = o2 + width * width + width, o4 = o3 + width * width + width;
-  hidden_layer(w, 0, in, 2, a, width);
-  hidden_layer(w, o2, a, width, b, width);
-  hidden_layer(w, o3, b, width, a, width);
-  double u = w[o4 + width];
-  for (int j = 0; j < width; ++j) u += w[o4 + j] * a[j];
+  const double point[2] = {x, y};
+  double u;
+  outputs(w, width, point, 1, &u);
   return u;
 }
 
 double loss(const double* w, int width, const double* interior, int n_interior, const double* boundary, int n_boundary,
             double boundary_weight) {
   double residual = 0, edge = 0;
-  for (int p = 0; p < n_interior; ++p) {
-    const double x = interior[2 * p], y = interior[2 * p + 1];
-    const double laplacian = adjoint::derivative<2>(network, "x").execute(w, width, x, y) +
-                             adjoint::derivative<2>(network, "y").execute(w, width, x, y);
-    const double r = -laplacian - rhs(x, y);
-    residual += r * r;
+  for (int start = 0; start < n_interior; start += kBlock) {
+    const int n = std::min(kBlock, n_interior - start);
+    double r[kBlock];
+    residuals(w, width, interior + 2 * start, n, r);
+    for (int p = 0; p < n; ++p) residual += r[p] * r[p];
   }
-  for (int p = 0; p < n_boundary; ++p) {
-    const double u = network(w, width, boundary[2 * p], boundary[2 * p + 1]);
-    edge += u * u;
+  for (int start = 0; start < n_boundary; start += kBlock) {
+    const int n = std::min(kBlock, n_boundary - start);
+    double u[kBlock];
+    outputs(w, width, boundary + 2 * start, n, u);
+    for (int p = 0; p < n; ++p) edge += u[p] * u[p];
   }
   return residual / n_interior + boundary_weight * edge / n_boundary;
 }
 
+// The loss is Σ r_p² / N + λ Σ u_p² / M, so its gradient is that of Σ c_p Δu_p with c_p = -2 r_p / N
+// plus that of Σ c_p u_p with c_p = 2 λ u_p / M at the boundary points; blocks in parallel.
 double loss_and_gradient(const double* w, int width, const double* interior, int n_interior, const double* boundary,
                          int n_boundary, double boundary_weight, double* grad) {
-  adjoint::gradient(loss, "w").execute(w, width, interior, n_interior, boundary, n_boundary, boundary_weight, grad);
-  return loss(w, width, interior, n_interior, boundary, n_boundary, boundary_weight);
+  const int count = parameter_count(width);
+  const int interior_blocks = (n_interior + kBlock - 1) / kBlock,
+            blocks = interior_blocks + (n_boundary + kBlock - 1) / kBlock;
+  double residual = 0, edge = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : residual, edge, grad[:count])
+  for (int b = 0; b < blocks; ++b) {
+    const bool inside = b < interior_blocks;
+    const int start = (inside ? b : b - interior_blocks) * kBlock;
+    const int n = std::min(kBlock, (inside ? n_interior : n_boundary) - start);
+    const double* points = (inside ? interior : boundary) + 2 * start;
+    double value[kBlock], c[kBlock];
+    if (inside) {
+      residuals(w, width, points, n, value);
+      for (int p = 0; p < n; ++p) residual += value[p] * value[p], c[p] = -2 * value[p] / n_interior;
+      adjoint::gradient(weighted_laplacian, "w").execute(w, width, points, c, n, grad);
+    } else {
+      outputs(w, width, points, n, value);
+      for (int p = 0; p < n; ++p) edge += value[p] * value[p], c[p] = 2 * boundary_weight * value[p] / n_boundary;
+      adjoint::gradient(weighted_output, "w").execute(w, width, points, c, n, grad);
+    }
+  }
+  return residual / n_interior + boundary_weight * edge / n_boundary;
 }
 
 double exact(double x, double y) { return std::sin(std::numbers::pi * x) * std::sin(std::numbers::pi * y); }

@@ -1,9 +1,12 @@
 // The PINN loss's gradient (adjc: reverse mode over the second derivatives of the network with
-// respect to its input) against central differences, and a short run whose loss must fall.
+// respect to its input, on blocks of points) against central differences, the same on several
+// threads, and a short run whose loss must fall.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include <omp.h>
 
 #include "small_problem.hpp"
 
@@ -34,4 +37,31 @@ TEST(Pinn, ShortRunLowersTheLoss) {
     for (size_t i = 0; i < w.size(); ++i) w[i] -= 2e-3 * grad[i] / (1 + std::fabs(grad[i]));
   }
   EXPECT_LT(last, 0.5 * first) << "the loss went from " << first << " to " << last;
+}
+
+// The blocks run in parallel (OpenMP), each adding its share into the gradient: the same loss and
+// gradient on one thread and on several, to rounding of the sums' order.
+TEST(Pinn, ThreadsGiveTheSameGradient) {
+  std::vector<double> w = pinn::initial_weights(kWidth, 5), one, several;
+  omp_set_num_threads(1);
+  const double l1 = gradient_of(w, one);
+  omp_set_num_threads(3);
+  const double l3 = gradient_of(w, several);
+  omp_set_num_threads(1);
+  EXPECT_NEAR(l1, l3, 1e-13 * l1);
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(one[i], several[i], 1e-12 * std::max(1.0, std::fabs(one[i])));
+}
+
+// The network's value at a point is the same whichever block (and block size) it is evaluated in.
+TEST(Pinn, NetworkAtOnePointMatchesTheBoundaryTerm) {
+  std::vector<double> w = pinn::initial_weights(kWidth, 9);
+  double edge = 0;
+  for (size_t p = 0; p < kBoundary.size() / 2; ++p) {
+    const double u = pinn::network(w.data(), kWidth, kBoundary[2 * p], kBoundary[2 * p + 1]);
+    edge += u * u;
+  }
+  const int n_interior = int(kInterior.size() / 2), n_boundary = int(kBoundary.size() / 2);
+  const double with = pinn::loss(w.data(), kWidth, kInterior.data(), n_interior, kBoundary.data(), n_boundary, 1.0);
+  const double without = pinn::loss(w.data(), kWidth, kInterior.data(), n_interior, kBoundary.data(), n_boundary, 0.0);
+  EXPECT_NEAR(with - without, edge / n_boundary, 1e-12 * with);
 }
