@@ -77,6 +77,21 @@ void custom_producer(double* scaled, double* act, const double* x, int n) {
   gelu_forward(act, scaled, (std::size_t)n);
 }
 
+// A running sum: each iteration reads the sum of the ones before, so its loop fuses with nothing.
+void prefix_sum(double* out, const double* inp, long n) {
+  double s = 0;
+  for (long i = 0; i < n; i++) {
+    s += inp[i];
+    out[i] = s;
+  }
+}
+
+// The consumer's iterations depend on each other.
+void dependent_iterations(double* sum, double* out, const double* x, const double* y, long n) {
+  residual_forward(sum, x, y, n);
+  prefix_sum(out, sum, n);
+}
+
 constexpr int kN = 3, kC = 5, kNC = kN * kC;
 
 TEST(FusedKernels, add_gelu) {
@@ -119,6 +134,11 @@ TEST(FusedKernels, different_spaces) {
 TEST(FusedKernels, custom_producer) {
   check("custom_producer", adjoint::gradient(custom_producer), custom_producer, Out<double>{kNC}, Out<double>{kNC},
         In<double>{kNC}, kNC);
+}
+
+TEST(FusedKernels, dependent_iterations) {
+  check("dependent_iterations", adjoint::gradient(dependent_iterations), dependent_iterations, Out<double>{kNC},
+        Out<double>{kNC}, In<double>{kNC}, In<double>{kNC}, long{kNC});
 }
 
 }  // namespace
