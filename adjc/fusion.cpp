@@ -81,9 +81,15 @@ class PairDecider {
   }
 
   FusionDecision decide() {
-    FusionDecision d{p_.node, c_.node, text(p_.arg(links_[0].first)), "", ""};
-    d.refusal = first_refusal();
-    if (d.refusal.empty()) d.space = p_.rows() || c_.rows() ? "row by row" : "element by element";
+    FusionDecision d{p_.node, c_.node, text(p_.arg(links_[0].first)), "", first_refusal()};
+    if (!d.refusal.empty()) return d;
+    const std::string space = p_.rows() || c_.rows() ? "row by row" : "element by element";
+    // Checked last, so that it says the pair is otherwise fusible (fusion keeping the store).
+    for (const auto& link : links_)
+      if (const Node* other = other_user(region_base(p_.arg(link.first))))
+        d.refusal = "'" + text(p_.arg(link.first)) + "' is also used at line " + line(other) +
+                    " (otherwise the loops would fuse " + space + ")";
+    if (d.refusal.empty()) d.space = space;
     return d;
   }
 
@@ -126,7 +132,6 @@ class PairDecider {
     const std::string name = "'" + text(p_.arg(j)) + "'";
     if (!same_tree(ir_, p_.arg(j), c_.arg(k)))
       return name + " and '" + text(c_.arg(k)) + "' are parts of one array that may overlap";
-    if (const Node* other = other_user(region_base(p_.arg(j)))) return name + " is also used at line " + line(other);
     if (c_.loop->writes[k] != Reach::None) return c_.name() + " writes " + name + " too";
     if (!same_unit(p_, p_.loop->writes[j], c_, c_.loop->reads[k]))
       return c_.name() + " reads " + name + " beyond what " + p_.name() + " writes of it in the same iteration";
