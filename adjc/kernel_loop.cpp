@@ -67,7 +67,8 @@ class KernelLoopFinder {
   void assignment(const Node* n) {
     if (n->target) {
       // Scalars: private to an iteration (declared in the body, or an inner loop's counter).
-      if (!declared_in(n->target, loop_->body) && !n->target->counter)
+      bool inner_counter = n->target->counter && n->target != loop_->counter;
+      if (!declared_in(n->target, loop_->body) && !inner_counter)
         refuse("its iterations share '" + n->target->source_name() + "'");
       // A local pointer's definition `q = p + i * W` is an address, read by the accesses through q.
       if (!n->target->pointer) reads(n->rhs);
