@@ -31,11 +31,22 @@ const Expr* region_base(const Expr* e) {
   return e;
 }
 
-// A local's value, when one definition gives it (`NC` -> `(long)N * C`).
+// Whether `v` holds one value throughout the function: a parameter never assigned, or a local
+// assigned only by its definition.
+bool single_valued(const Var* v) {
+  return (v->kind == VarKind::Param && v->assignments == 0) ||
+         (v->kind == VarKind::Local && v->assignments == 1 && v->definition);
+}
+
+// A local's value, when one definition gives it from single-valued variables (`NC` -> `(long)N * C`).
 const Expr* defined_value(const FunctionIR& ir, const Expr* e) {
   const Var* v = ir.var(without_casts(e));
-  if (v && v->kind == VarKind::Local && v->assignments == 1 && v->definition) return without_casts(v->definition->rhs);
-  return without_casts(e);
+  if (!v || v->kind != VarKind::Local || !single_valued(v)) return without_casts(e);
+  std::vector<Var*> inputs;
+  variables_read(ir, v->definition->rhs, inputs);
+  for (const Var* input : inputs)
+    if (!single_valued(input)) return without_casts(e);
+  return without_casts(v->definition->rhs);
 }
 
 bool same_value(const FunctionIR& ir, const Expr* a, const Expr* b) {

@@ -71,6 +71,15 @@ void different_spaces(double* sum, double* out, double* mean, double* rstd, cons
   layernorm_forward(out, mean, rstd, sum, w, b, N, C);
 }
 
+// N changes after NC is defined from it: the add's NC elements are not the layernorm's N rows of C.
+void reassigned_count(double* sum, double* out, double* mean, double* rstd, const double* x, const double* y,
+                      const double* w, const double* b, int N, int C) {
+  const long NC = (long)N * C;
+  N = N - 1;
+  residual_forward(sum, x, y, NC);
+  layernorm_forward(out, mean, rstd, sum, w, b, N, C);
+}
+
 // The producer keeps a custom pullback.
 void custom_producer(double* scaled, double* act, const double* x, int n) {
   scale(scaled, x, n);
@@ -129,6 +138,11 @@ TEST(FusedKernels, different_spaces) {
   check("different_spaces", adjoint::gradient(different_spaces), different_spaces, Out<double>{kNC}, Out<double>{kNC},
         Out<double>{kN}, Out<double>{kN}, In<double>{kNC}, In<double>{kNC}, In<double>{kC}, In<double>{kC}, kN, kC,
         long{kNC - 1});
+}
+
+TEST(FusedKernels, reassigned_count) {
+  check("reassigned_count", adjoint::gradient(reassigned_count), reassigned_count, Out<double>{kNC}, Out<double>{kNC},
+        Out<double>{kN}, Out<double>{kN}, In<double>{kNC}, In<double>{kNC}, In<double>{kC}, In<double>{kC}, kN, kC);
 }
 
 TEST(FusedKernels, custom_producer) {
