@@ -38,6 +38,53 @@ bool single_valued(const Var* v) {
          (v->kind == VarKind::Local && v->assignments == 1 && v->definition);
 }
 
+// The array an expression names, whatever the subscripts on its way: the variable and the members
+// (`a.layers[l].residual2` and `a.layers[m].residual2` are one array as far as fusion knows);
+// empty when it names none.
+std::vector<const Decl*> array_key(const Expr* e) {
+  std::vector<const Decl*> key;
+  for (e = region_base(e); e;) {
+    if (auto* m = dyn_cast<MemberExpr>(e)) {
+      key.push_back(m->getMemberDecl());
+      e = without_casts(m->getBase());
+    } else if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      e = without_casts(sub->getBase());
+    } else if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      key.push_back(ref->getDecl());
+      return key;
+    } else {
+      break;
+    }
+  }
+  return {};
+}
+
+bool same_array(const Expr* a, const Expr* b) {
+  std::vector<const Decl*> x = array_key(a);
+  return !x.empty() && x == array_key(b);
+}
+
+// Whether `e` uses the array of `key`, or an object holding it (`a` of `a.layers[l].x`, passed whole).
+bool uses_array(const Expr* e, const std::vector<const Decl*>& key) {
+  if (!e) return false;
+  if (isa<MemberExpr>(e) || isa<DeclRefExpr>(e)) {
+    std::vector<const Decl*> k = array_key(e);
+    if (!k.empty() && k.size() <= key.size() && std::equal(k.begin(), k.end(), key.end() - k.size())) return true;
+    // The chain itself names another array or object: only its subscripts use other things.
+    for (const Expr* x = e; x;) {
+      if (auto* m = dyn_cast<MemberExpr>(x)) x = without_casts(m->getBase());
+      else if (auto* sub = dyn_cast<ArraySubscriptExpr>(x)) {
+        if (uses_array(sub->getIdx(), key)) return true;
+        x = without_casts(sub->getBase());
+      } else return !isa<DeclRefExpr>(x) && uses_array(x, key);  // a root variable is no use of it whole
+    }
+    return false;
+  }
+  for (const Stmt* c : e->children())
+    if (uses_array(dyn_cast_or_null<Expr>(c), key)) return true;
+  return false;
+}
+
 // A local's value, when one definition gives it from single-valued variables (`NC` -> `(long)N * C`).
 const Expr* defined_value(const FunctionIR& ir, const Expr* e) {
   const Var* v = ir.var(without_casts(e));
@@ -85,8 +132,7 @@ class PairDecider {
   bool find_intermediates() {
     for (int j = 0; j < p_.args(); j++)
       for (int k = 0; k < c_.args(); k++)
-        if (writes_through(p_.param(j)) && is_pointer(c_.param(k)) &&
-            same_tree(ir_, region_base(p_.arg(j)), region_base(c_.arg(k))))
+        if (writes_through(p_.param(j)) && is_pointer(c_.param(k)) && same_array(p_.arg(j), c_.arg(k)))
           links_.push_back({j, k});
     return !links_.empty();
   }
@@ -97,7 +143,7 @@ class PairDecider {
     const std::string space = p_.rows() || c_.rows() ? "row by row" : "element by element";
     // Checked last, so that it says the pair is otherwise fusible (fusion keeping the store).
     for (const auto& link : links_)
-      if (const Node* other = other_user(region_base(p_.arg(link.first))))
+      if (const Node* other = other_user(p_.arg(link.first)))
         d.refusal = "'" + text(p_.arg(link.first)) + "' is also used at line " + line(other) +
                     " (otherwise the loops would fuse " + space + ")";
     if (d.refusal.empty()) d.space = space;
@@ -157,14 +203,13 @@ class PairDecider {
     return (a.rows() ? ra : rb) == Reach::Row && (a.rows() ? rb : ra) == Reach::Element;
   }
 
-  // Any node other than the pair using the region.
-  const Node* other_user(const Expr* base) const {
+  // Any node other than the pair using the array `arg` points into.
+  const Node* other_user(const Expr* arg) const {
+    const std::vector<const Decl*> key = array_key(arg);
     for (const Node* n : all_) {
       if (n == p_.node || n == c_.node) continue;
-      bool uses = false;
-      auto visit = [&](const Expr* x) { return !(uses |= same_tree(ir_, x, base)); };
-      for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call)}) walk_operands(e, visit);
-      if (uses) return n;
+      for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call)})
+        if (uses_array(e, key)) return n;
     }
     return nullptr;
   }
@@ -174,7 +219,7 @@ class PairDecider {
     for (int k = 0; k < c_.args(); k++) {
       if (!writes_through(c_.param(k))) continue;
       for (int j = 0; j < p_.args(); j++)
-        if (is_pointer(p_.param(j)) && same_tree(ir_, region_base(p_.arg(j)), region_base(c_.arg(k))))
+        if (is_pointer(p_.param(j)) && same_array(p_.arg(j), c_.arg(k)))
           return c_.name() + " writes '" + text(c_.arg(k)) + "', which " + p_.name() + " reads or writes as '" +
                  text(p_.arg(j)) + "' (they may alias)";
     }
