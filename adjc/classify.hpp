@@ -93,6 +93,21 @@ struct CallSummary {
   std::vector<bool> restores;
 };
 
+// How far into a pointer parameter's memory one iteration of a kernel's loop reaches
+// (kernel_loop.cpp): not at all; element i only (`p[i]`); row i only (`p[i * W + c]`, or through a
+// local `q = p + i * W` as `q[c]`, c running 0..W); the same elements in every iteration, read only
+// (`weight[c]`); anything else.
+enum class Reach { None, Element, Row, Shared, Other };
+
+// A callee whose body is one loop with independent iterations (find-kernel-loop): what fusion
+// (fusion.cpp) compares between consecutive calls.
+struct KernelLoop {
+  std::string refusal;               // why the body is not such a loop ("" when it is)
+  int trip = -1;                     // the parameter holding the trip count (the loop runs 0..trip-1)
+  int width = -1;                    // the parameter holding the row width W of Row reaches (-1: none)
+  std::vector<Reach> reads, writes;  // per parameter
+};
+
 struct ClosureFunction;  // closures.hpp
 struct BoundFunction;    // function_pointers.hpp
 
@@ -125,6 +140,9 @@ struct UnitFacts {
   // it, and plan-callees plans callees before their callers, so a caller's plan finds its callees'
   // (a call within a recursion finds none and is taken to read and write everything it receives).
   mutable std::map<const clang::FunctionDecl*, CallSummary> call_summaries;
+  // Each planned function's KernelLoop, by definition (find-kernel-loop), read by its callers'
+  // find-fusible-calls as call_summaries are.
+  mutable std::map<const clang::FunctionDecl*, KernelLoop> kernel_loops;
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
   mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;

@@ -122,6 +122,8 @@ std::vector<Pass> analysis_passes() {
            }
          }
        }},
+      {"find-fusible-calls", "consecutive kernel calls whose loops fuse through the memory one passes the next",
+       "ir, unit.kernel_loops", "fusions", [](FunctionState& s) { s.fusions = find_fusible_calls(*s.ir, s.all); }},
   };
 }
 
@@ -194,6 +196,8 @@ std::vector<Pass> tape_plan_passes() {
       {"record-call-summary", "what the reverse reads and the function writes of its parameters' memory",
        "ir, plan, loops", "unit.call_summaries",
        [](FunctionState& s) { record_call_summary(*s.ir, s.plan, s.loops, s.all); }},
+      {"find-kernel-loop", "whether the body is one loop of independent iterations, and what each reaches", "ir",
+       "unit.kernel_loops", [](FunctionState& s) { s.ir->unit.kernel_loops[s.ir->fn] = find_kernel_loop(*s.ir); }},
       {"keep-local-vectors", "local std::vectors kept: their adjoints are sized from them in the reverse", "ir",
        "plan (kept)", [](FunctionState& s) { keep_local_vectors(*s.ir, s.plan); }},
   };

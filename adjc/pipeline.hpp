@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fusion.hpp"
 #include "tape_plan.hpp"
 
 namespace adjc {
@@ -33,6 +34,7 @@ struct FunctionState {
   IterationLocals iteration;                          // locals private to each iteration of a loop
   std::map<const Node*, const ReadSite*> save_reads;  // a taped assignment: the reverse read needing it
   LoopPlans loops;                                    // bulk saves and vectorised reverse loops
+  std::vector<FusionDecision> fusions;                // consecutive kernel calls: fused, or why not
   // Lowers and plans a callee (the generator's cache): its CallSummary is then in the unit's facts.
   std::function<void(const clang::FunctionDecl*)> plan_callee;
   bool stop = false;  // a pass failed so that the passes after it cannot run
@@ -76,7 +78,7 @@ std::string verify_state(const FunctionState& state);
 
 // `--remarks`: file:line:col lines explaining the tape plan's decisions for `state` (remarks.cpp):
 // why a value is taped, why a loop's taped write is not saved in bulk, why its reverse is not
-// vectorised.
+// vectorised; which consecutive kernel calls fuse, and why the others do not.
 void print_remarks(const FunctionState& state, std::FILE* out);
 
 // `--print-passes`: the list, one pass a line (name, description, reads -> writes).

@@ -145,6 +145,9 @@ void print_state(const FunctionState& state, const std::string& pass, std::FILE*
       if (state.written.count(v.get())) p.out += " " + v->name;
     p.out += "\n";
   }
+  for (const FusionDecision& d : state.fusions)
+    p.out += "fusion " + p.node_ref(d.producer) + " -> " + p.node_ref(d.consumer) + " through " + d.intermediate +
+             ": " + (d.refusal.empty() ? d.space : "no, " + d.refusal) + "\n";
   std::fputs(p.out.c_str(), out);
 }
 

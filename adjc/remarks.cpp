@@ -1,6 +1,7 @@
 // `--remarks`: the tape plan's decisions a user cares about, one line each at the statement or
 // loop they are about: why a value is taped, why a loop's taped write is saved one element at a
-// time rather than in bulk, why a loop's reverse is not vectorised.
+// time rather than in bulk, why a loop's reverse is not vectorised; and at a kernel call reading
+// what the call before it wrote, whether their loops fuse or why not.
 #include <clang/Basic/SourceManager.h>
 
 #include "pipeline.hpp"
@@ -39,6 +40,8 @@ bool has_inner_loop(const Node* loop) {
   return inner;
 }
 
+std::string called_name(const Node* call) { return call->call->getDirectCallee()->getNameAsString(); }
+
 }  // namespace
 
 void print_remarks(const FunctionState& state, std::FILE* out) {
@@ -62,6 +65,13 @@ void print_remarks(const FunctionState& state, std::FILE* out) {
     // A loop around other loops is not vectorised itself: its inner loops' remarks say more.
     if (auto it = state.loops.not_simd.find(n); it != state.loops.not_simd.end() && !has_inner_loop(n))
       p.remark(n->loc, "in " + fn + ", this loop's reverse is not vectorised: " + it->second);
+  }
+  for (const FusionDecision& d : state.fusions) {
+    const std::string pair = "in " + fn + ", the calls of '" + called_name(d.producer) + "' (line " +
+                             p.line_of(d.producer->loc) + ") and '" + called_name(d.consumer) + "'";
+    if (d.refusal.empty())
+      p.remark(d.consumer->loc, pair + " can fuse " + d.space + " through '" + d.intermediate + "'");
+    else p.remark(d.consumer->loc, pair + " cannot fuse through '" + d.intermediate + "': " + d.refusal);
   }
 }
 

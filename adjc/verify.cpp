@@ -128,6 +128,21 @@ struct Verifier {
     }
   }
 
+  // Each fusion decision is about two calls, the second right after the first in one block.
+  void fusions() {
+    for (const FusionDecision& d : state.fusions) {
+      if (!owned(d.producer, "a fusion decision") || !owned(d.consumer, "a fusion decision")) return;
+      const Node* block = d.producer->parent;
+      auto next = [&] {
+        for (size_t i = 0; block && i + 1 < block->children.size(); i++)
+          if (block->children[i] == d.producer) return block->children[i + 1];
+        return static_cast<Node*>(nullptr);
+      };
+      if (d.producer->kind != NodeKind::Call || d.consumer->kind != NodeKind::Call || next() != d.consumer)
+        fail("fusion " + at(d.producer) + " -> " + at(d.consumer) + " is not two consecutive calls of one block");
+    }
+  }
+
   void tree(const Node* n, const Node* parent, int& order) {
     if (!n || !broken.empty()) return;
     if (!owned(n, "the body")) return;
@@ -168,6 +183,7 @@ std::string verify_state(const FunctionState& state) {
   if (v.broken.empty() && !state.all.empty() && size_t(order) != state.all.size())
     v.fail("the node list has " + std::to_string(state.all.size()) + " nodes, the body " + std::to_string(order));
   if (v.broken.empty() && v.results()) v.loop_plans();
+  if (v.broken.empty()) v.fusions();
   return v.broken;
 }
 

@@ -3,6 +3,10 @@
 checks adjc's gradient of each against central finite differences.
 
     generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--no-calls]
+    generate.py SEED OUT.cpp --kernel-chains [--functions K]
+
+(--kernel-chains: chains of kernel calls for adjc's fusion instead, kernel_chains.py; run by
+kernel_chains.sh.)
 
 (--drop leaves out the functions with those indices, everything else unchanged: run.sh drops a
 function adjc rejects and tries the rest again. --no-calls: no helper functions, lambdas or function objects, hence no calls.)
@@ -1368,16 +1372,22 @@ def main():
         k = int(args[idx + 1])
         del args[idx:idx + 2]
     calls = "--no-calls" not in args
-    args = [a for a in args if a != "--no-calls"]
+    chains = "--kernel-chains" in args
+    args = [a for a in args if a not in ("--no-calls", "--kernel-chains")]
     drop = set()
     if "--drop" in args:
         idx = args.index("--drop")
         drop = {int(v) for v in args[idx + 1].split(",") if v}
         del args[idx:idx + 2]
     if len(args) != 2:
-        sys.stderr.write("usage: generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--no-calls]\n")
+        sys.stderr.write("usage: generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--no-calls]"
+                         " [--kernel-chains]\n")
         return 2
-    text = generate(int(args[0]), k, drop, calls)
+    if chains:
+        import kernel_chains
+        text = kernel_chains.generate(int(args[0]), k)
+    else:
+        text = generate(int(args[0]), k, drop, calls)
     with open(args[1], "w") as fh:
         fh.write(text)
     return 0
