@@ -9,8 +9,8 @@ one floating result,
 (p: the struct parameter's members, for a function with one; a copy of them is passed, so the
 struct's own tangent is not asked for), and a driver forward<k> that requests of wf<k> the forward
 derivatives in t (a scalar), in an element of c, along a direction of x and of y0, vector mode in
-"t, c" (for a function without a struct parameter), and, in half of the programs, for one that
-calls no lambda or function object, derivative<2> in t and in x, the Hessian in c[0:4] and the
+"t, c" (for a function without a struct parameter), and, in half of the programs, for the first
+of the two, derivative<2> in t and in x, the Hessian in c[0:4] and the
 Hessian-vector product in x. It checks them at a random point
 
 - against the reverse gradient of f<k> seeded with w (d_c, and d_x . u, d_y . u: the forward
