@@ -231,10 +231,11 @@ def wrapper(k, struct):
     return WRAPPER % {"k": k, "struct": STRUCT_COPY if struct else "", "sp": "sp, " if struct else ""}
 
 
-def driver(k, element, second, struct):
-    """forward<k>'s source: the requests of wf<k> and their checks (second order too if second)."""
+def driver(k, element, second, vector):
+    """forward<k>'s source: the requests of wf<k> and their checks (vector mode too if vector, second
+    order if second)."""
     lines = [DRIVER_FIRST % {"k": k, "e": element}]
-    if not struct:
+    if vector:
         lines.append(DRIVER_VECTOR % {"k": k})
     if second:
         lines.append(DRIVER_SECOND % {"k": k})

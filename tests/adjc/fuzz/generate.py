@@ -2,10 +2,12 @@
 """Random differential tester for adjc: writes a C++ file of random functions and a main that
 checks adjc's gradient of each against central finite differences.
 
-    generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--drop-forward K,...] [--no-calls]
+    generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--drop-forward K,...] [--drop-vector K,...]
+                [--no-calls]
 
 (--drop leaves out the functions with those indices, everything else unchanged: run.sh drops a
-function adjc rejects and tries the rest again; --drop-forward leaves out only their forward checks.
+function adjc rejects and tries the rest again; --drop-forward leaves out only their forward checks,
+--drop-vector only their vector-mode request.
 --no-calls: no helper functions, lambdas or function objects, hence no calls.)
 
 Every function has the signature
@@ -1310,7 +1312,7 @@ static auto with_struct_gradient(const G& g) {
 """
 
 
-def generate(seed, k_functions, drop=(), calls=True, drop_forward=()):
+def generate(seed, k_functions, drop=(), calls=True, drop_forward=(), drop_vector=()):
     rng = random.Random(seed)
     # The forward-mode checks draw from a stream of their own: the functions stay what they were.
     frng = random.Random(seed * 7919 + 3)
@@ -1361,7 +1363,7 @@ def generate(seed, k_functions, drop=(), calls=True, drop_forward=()):
     checked = {k: (elements[k], k == second) for k in chosen}
     forward_kept = [k for k in chosen if k not in drop and k not in drop_forward]
     for k in forward_kept:
-        out += [typed(forward.wrapper(k, kinds[k])), forward.driver(k, *checked[k], kinds[k] is not None), ""]
+        out += [typed(forward.wrapper(k, kinds[k])), forward.driver(k, *checked[k], vector=kinds[k] is None and k not in drop_vector), ""]
     out += ["int main() {", "  int fails = 0;"]
     for k in range(k_functions):
         # Mostly small; sometimes past 64 iterations (branch bits are pushed in words of 64).
@@ -1392,7 +1394,7 @@ def main():
     calls = "--no-calls" not in args
     args = [a for a in args if a != "--no-calls"]
     drops = {}
-    for flag in ("--drop", "--drop-forward"):
+    for flag in ("--drop", "--drop-forward", "--drop-vector"):
         drops[flag] = set()
         if flag in args:
             idx = args.index(flag)
@@ -1400,9 +1402,9 @@ def main():
             del args[idx:idx + 2]
     if len(args) != 2:
         sys.stderr.write("usage: generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--drop-forward K,...] "
-                         "[--no-calls]\n")
+                         "[--drop-vector K,...] [--no-calls]\n")
         return 2
-    text = generate(int(args[0]), k, drops["--drop"], calls, drops["--drop-forward"])
+    text = generate(int(args[0]), k, drops["--drop"], calls, drops["--drop-forward"], drops["--drop-vector"])
     with open(args[1], "w") as fh:
         fh.write(text)
     return 0
