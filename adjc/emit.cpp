@@ -140,9 +140,12 @@ std::string Emitter::heap_allocation(const Var* heap, bool adjoint) const {
   return "new " + element + "[" + use(heap->heap_size->name) + "]()";
 }
 
-// A pointer into a local array or vector is taped as its offset from the array: the reverse sweep
-// has arrays of its own (and a vector's storage moves when it is popped).
-static bool into_local(const Var* v) { return v && v->pointer && v->root && v->root->kind == VarKind::Local; }
+// A pointer into a local array or vector, or into a parameter's memory, is taped as its offset from
+// the array: the reverse sweep has local arrays of its own (and a vector's storage moves when it
+// is popped), and so has a caller whose local array the parameter points to.
+static bool into_array(const Var* v) {
+  return v && v->pointer && v->root && (v->root->kind == VarKind::Local || v->root->kind == VarKind::Param);
+}
 
 // A struct the compiler does not see as trivially copyable (special members of the user's own):
 // taped as its bytes, in place, so that no constructor of its runs.
@@ -153,7 +156,7 @@ static bool taped_as_bytes(QualType t) {
 
 std::string Emitter::push(const std::string& value, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::push_array(" + value + ");";
-  if (into_local(v))
+  if (into_array(v))
     return "::adjoint::detail::push(static_cast<long>(" + value + " - (" + print_.primal(v->base) + ")));";
   if (v && is_vector(v->type)) return "::adjoint::detail::push_vector(" + value + ");";
   if (v && taped_as_bytes(v->type)) return "::adjoint::detail::push_object(" + value + ");";
@@ -162,7 +165,7 @@ std::string Emitter::push(const std::string& value, const Var* v) const {
 
 std::string Emitter::pop(const std::string& lvalue, QualType type, const Var* v) const {
   if (v && v->type->isArrayType()) return "::adjoint::detail::pop_array(" + lvalue + ");";
-  if (into_local(v)) return lvalue + " = (" + print_.primal(v->base) + ") + ::adjoint::detail::pop<long>();";
+  if (into_array(v)) return lvalue + " = (" + print_.primal(v->base) + ") + ::adjoint::detail::pop<long>();";
   if (v && is_vector(v->type)) return "::adjoint::detail::pop_vector(" + lvalue + ");";
   if (taped_as_bytes(type)) return "::adjoint::detail::pop_object(" + lvalue + ");";
   return assignment(lvalue, "::adjoint::detail::pop<" + types_.str(type.getUnqualifiedType()) + ">()", type);

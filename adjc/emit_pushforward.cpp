@@ -31,9 +31,17 @@ bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
   return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
 }
 
-// A local pointer assigned once: declared where it is assigned, as the source declares it, since adjc
-// reads a local pointer only with its initialiser (an outer request differentiates this code).
-bool declared_in_place(const Var* v) { return v->kind == VarKind::Local && v->pointer && v->assignments == 1; }
+// A local pointer declared where the source declares it (or, assigned once, where it is assigned),
+// with its initialiser: adjc reads a local pointer only with one (an outer request differentiates
+// this code), and a walking pointer (`p = p + 1`) keeps the region its declaration names.
+bool declared_in_place(const Var* v) {
+  return v->kind == VarKind::Local && v->pointer && (v->assignments == 1 || v->definition);
+}
+// The assignment that declares such a pointer.
+bool declares(const Node* n) {
+  const Var* v = n->target;
+  return v && n->op == BO_Assign && declared_in_place(v) && (v->assignments == 1 || v->definition == n);
+}
 
 // `s` as an operand: in parentheses unless it is a name, a literal, a call or already in them.
 std::string parenthesised(const std::string& s) {
@@ -186,7 +194,7 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
     }
   }
   if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
-  else if (n->target && n->op == BO_Assign && declared_in_place(n->target))
+  else if (declares(n))
     code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
   print_.temps.clear();

@@ -99,10 +99,15 @@ struct Generator::Impl {
       }
       std::string rev = emitter.reverse(m, activity_of(*ir, m));
       reverses[key] = rev;
-      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n"));
-      declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
-      definitions.push_back(wrap(f, rev));
-      definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
+      // An earlier stage's sweeps of f for m (a nested request reaching what a request of that stage
+      // reached) are called, not defined again.
+      const std::string reverse_declaration = wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n");
+      if (!generated_earlier(context, reverse_declaration)) {
+        declarations.push_back(reverse_declaration);
+        declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
+        definitions.push_back(wrap(f, rev));
+        definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
+      }
       for (auto& c : emitter.callees) {
         deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
         work.push_back({c.fn, c.mask});

@@ -4,6 +4,7 @@
 // f's pushforward (one sweep per column) and its pullback (one per row), each generated for the
 // inputs and outputs together by the existing generators, and a description of each parameter.
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 
 #include "containers.hpp"
 #include "emit.hpp"
@@ -23,6 +24,31 @@ struct JacobianParam {
   Role role = Role::constant;
   Form form = Form::scalar;
   unsigned long length = 0;
+  bool read = true;  // f may read the values execute finds there (an output: restored before each sweep)
+};
+
+// The parameters whose values a body may read: every use of one but as the array (or reference)
+// an `=` assigns to (`y[i] = ...`), a pointer passed on or aliased included.
+class ReadParams : public RecursiveASTVisitor<ReadParams> {
+ public:
+  std::set<const ParmVarDecl*> read;
+  bool VisitBinaryOperator(BinaryOperator* b) {
+    if (b->getOpcode() == BO_Assign) assigned.insert(assigned_param(b->getLHS()));
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr* e) {
+    auto* p = dyn_cast<ParmVarDecl>(e->getDecl());
+    if (p && !assigned.count(e)) read.insert(p);
+    return true;
+  }
+
+ private:
+  std::set<const DeclRefExpr*> assigned;  // visited before the DeclRefExprs they hold (pre-order)
+  static const DeclRefExpr* assigned_param(const Expr* target) {
+    target = target->IgnoreParenImpCasts();
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(target)) target = a->getBase()->IgnoreParenImpCasts();
+    return dyn_cast<DeclRefExpr>(target);
+  }
 };
 
 // The parameters the list names, by name or position; empty with `all` set when there is no list.
@@ -67,6 +93,8 @@ bool describe(const FunctionState& state, const std::vector<bool>& listed, bool 
               Diagnostics& diags, SourceLocation at) {
   const FunctionIR& ir = *state.ir;
   ASTContext& context = state.context;
+  ReadParams read;
+  read.TraverseStmt(const_cast<Stmt*>(ir.fn->getBody()));
   for (const Var* v : ir.params) {
     JacobianParam p{v};
     out.push_back(p);
@@ -80,7 +108,10 @@ bool describe(const FunctionState& state, const std::vector<bool>& listed, bool 
     d.form = scalar                                                ? Form::scalar
              : is_floating(pointee) && v->pointer && !v->reference ? Form::elements
                                                                    : Form::object;
-    if (auto* decl = dyn_cast_or_null<ParmVarDecl>(v->decl)) d.length = fixed_length(decl, context);
+    if (auto* decl = dyn_cast_or_null<ParmVarDecl>(v->decl)) {
+      d.length = fixed_length(decl, context);
+      d.read = read.read.count(decl) > 0;
+    }
     if (d.role == Role::passive || scalar) continue;
     bool numbers = is_floating(pointee) || (is_container(pointee) && d.length > 0) ||
                    (is_container(pointee) && pointee->getAsCXXRecordDecl()->getName() == "vector");
@@ -156,8 +187,10 @@ int vector_lanes(const std::vector<JacobianParam>& params) {
 std::string param_text(const JacobianParam& p) {
   static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
   static const char* forms[] = {"scalar", "elements", "object"};
+  const bool unread_output = !p.read && (p.role == Role::output || p.role == Role::input_output);
   return "::adjoint::jacobian_param{::adjoint::jacobian_role::" + std::string(roles[int(p.role)]) +
-         ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) + "}";
+         ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) +
+         (unread_output ? ", false" : "") + "}";
 }
 
 // `[](auto&&... a) { return f(a...); }`: the generated function, overloads resolved where it is called.

@@ -39,4 +39,8 @@ std::string fresh_name(clang::ASTContext& context, const std::string& stem, size
 // the unit, which this stage parsed again).
 bool declared_beside(const clang::FunctionDecl* fn, const std::string& name);
 
+// Whether an earlier stage's generated code holds `text` (a declaration as the generator prints it:
+// a reverse sweep of one function and mask has one signature, which overloads on the mask).
+bool generated_earlier(const clang::ASTContext& context, const std::string& text);
+
 }  // namespace adjc

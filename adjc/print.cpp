@@ -256,7 +256,8 @@ std::string Printer::call_text(const CallExpr* call) const {
     if (op->getOperator() == OO_Call && cast<CXXMethodDecl>(f)->getParent()->isLambda()) {
       // A call that runs as it is (in a condition) of a lambda without captures: its closure cannot
       // be named in generated code, so the call is made on the lambda expression itself.
-      const Expr* object = op->getArg(0)->IgnoreImplicit();
+      // (Parenthesised when an earlier stage printed it so: `([](...) {...})(args)`.)
+      const Expr* object = op->getArg(0)->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
       if (auto* ref = dyn_cast<DeclRefExpr>(object); ref && isa<VarDecl>(ref->getDecl()))
         if (const Expr* init = cast<VarDecl>(ref->getDecl())->getInit()) object = init->IgnoreImplicit();
       if (auto* lambda = dyn_cast<LambdaExpr>(object)) {
@@ -276,7 +277,9 @@ std::string Printer::call_text(const CallExpr* call) const {
         return "(" + text + ")(" + list(0) + ")";
       }
     }
-    if (op->getOperator() == OO_Call) return "(" + primal(op->getArg(0)) + ")(" + list(1) + ")";
+    // ad_args leaves out a stateless lambda's object: the arguments then start at 0.
+    if (op->getOperator() == OO_Call)
+      return "(" + primal(op->getArg(0)) + ")(" + list(args.size() < op->getNumArgs() ? 0 : 1) + ")";
     if (op->getOperator() == OO_Subscript) return "(" + primal(op->getArg(0)) + ")[" + primal(op->getArg(1)) + "]";
     if (op->getNumArgs() == 1) return "(" + spelling + "(" + primal(op->getArg(0)) + "))";
     return "((" + primal(op->getArg(0)) + ") " + spelling + " (" + primal(op->getArg(1)) + "))";

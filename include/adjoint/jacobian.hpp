@@ -55,6 +55,9 @@ struct jacobian_param {
   jacobian_role role;
   tangent_form form;
   long length;  // known to adjc (a fixed-size array), else 0: from the argument or the matrix
+  // f may read the values execute finds in it: an output is then restored before every sweep (one f
+  // only assigns may be uninitialised, and is not read).
+  bool read = true;
 };
 
 // Which sweeps jacobian_function::execute runs: by shape (fewer inputs: forward, one per column;
@@ -131,11 +134,11 @@ struct jacobian_slot {
     else return (arg[k]);
   }
   void save(A& arg) {
-    if constexpr (out)
+    if constexpr (out && P.read)
       for (long k = 0; k < length; ++k) saved.push_back(primal(arg, k));
   }
   void restore(A& arg) {
-    if constexpr (out)
+    if constexpr (out && P.read)
       if constexpr (!std::is_const_v<std::remove_reference_t<decltype(primal(arg, 0))>>)
         for (long k = 0; k < length; ++k) primal(arg, k) = saved[std::size_t(k)];
   }
