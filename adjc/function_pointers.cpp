@@ -46,7 +46,13 @@ const Expr* chain_operand(const Expr* e) {
 
 bool is_request(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
-  return f && f->getQualifiedNameAsString() == "adjoint::gradient";
+  if (!f) return false;
+  static const std::set<std::string> requests = {
+      "adjoint::gradient", "adjoint::derivative",       "adjoint::jacobian",
+      "adjoint::hessian",  "adjoint::hessian_diagonal", "adjoint::hessian_vector",
+      "clad::gradient",    "clad::differentiate",       "clad::jacobian",
+      "clad::hessian"};
+  return requests.count(f->getQualifiedNameAsString()) > 0;
 }
 
 // A function pointer, a member function pointer, or a pointer to either (to any depth).
