@@ -215,7 +215,7 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
   // A generated pushforward returns a struct result with its tangent, as a floating one.
-  bool with_tangent = is_floating(result_type(f)) || (generated && struct_result(f, ir_.unit));
+  bool with_tangent = is_floating(result_type(f)) || ((generated || custom) && struct_result(f, ir_.unit));
   if (n->result && !with_tangent && act_.of(n->result)) {
     // Its pushforward returns the value alone.
     diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,

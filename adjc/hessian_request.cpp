@@ -153,9 +153,13 @@ std::string first_derivative(const FunctionDecl* fn, const std::string& name, Ta
 
 std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, TangentGenerator& tangents,
                             std::string& declaration) {
-  const FunctionDecl* fn = derivative_target(call, unit, diags);
+  const FunctionDecl* fn = requested_target(call, unit, diags, Diag::hessian_target_not_a_function, /*members=*/true);
   if (!fn) return "";
   const SourceLocation at = call->getBeginLoc();
+  if (with_object(fn)) {
+    diags.error(call->getArg(0)->getBeginLoc(), Diag::hessian_target_not_a_function);
+    return "";
+  }
   const FunctionDecl* request = call->getDirectCallee();
   const std::string callee = request->getName().str();
   const bool clad = request->getQualifiedNameAsString() == "clad::hessian";

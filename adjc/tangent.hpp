@@ -68,7 +68,7 @@ class TangentGenerator {
 // The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
 unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
 
-// The function a derivative or Hessian request names (a function or member function, by name),
+// The function a derivative request names (requested_target with member functions),
 // defined; nullptr (reported) otherwise.
 const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
 // The function a request names (f, &f, &S::f, a function pointer adjc follows, or with `members` a

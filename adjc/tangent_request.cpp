@@ -104,12 +104,14 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
   return false;
 }
 
-// The function pointer variable (or pointer to one) an expression reads, else nullptr.
+// The variable an expression reads that is a function pointer or member function pointer, or a
+// pointer to one (to any depth), else nullptr.
 const VarDecl* pointer_variable(const Expr* e) {
   if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
     auto* var = dyn_cast<VarDecl>(ref->getDecl());
-    return var && (function_pointer_chain(var->getType()) || var->getType()->isMemberFunctionPointerType()) ? var
-                                                                                                            : nullptr;
+    QualType t = var ? var->getType() : QualType();
+    while (var && t->isPointerType() && !t->isFunctionPointerType()) t = t->getPointeeType();
+    return var && (t->isFunctionPointerType() || t->isMemberFunctionPointerType()) ? var : nullptr;
   }
   for (const Stmt* c : e->children())
     if (auto* ce = dyn_cast_or_null<Expr>(c))
@@ -131,7 +133,7 @@ const VarDecl* requested_function_object(const CallExpr* call, const UnitFacts& 
   auto* ref = dyn_cast<DeclRefExpr>(target);
   auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   const CXXRecordDecl* c = var ? var->getType()->getAsCXXRecordDecl() : nullptr;
-  if (!c || !c->hasDefinition()) return nullptr;
+  if (!c || !c->hasDefinition() || c->isLambda()) return nullptr;
   int calls = 0;
   for (const CXXMethodDecl* m : c->methods()) calls += m->getOverloadedOperator() == OO_Call;
   return calls == 1 ? var : nullptr;
@@ -140,6 +142,13 @@ const VarDecl* requested_function_object(const CallExpr* call, const UnitFacts& 
 const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                      Diag not_a_function, bool members) {
   const Expr* target = strip(call->getArg(0), unit);
+  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f.
+  const ASTContext& context = call->getDirectCallee()->getASTContext();
+  while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
+    const Expr* operand = strip(cast->getSubExpr(), unit);
+    if (!context.hasSameType(cast->getType(), operand->getType())) break;
+    target = operand;
+  }
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
     target = strip(u->getSubExpr(), unit);
   auto* ref = dyn_cast<DeclRefExpr>(target);
@@ -147,9 +156,10 @@ const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit
   // A function pointer adjc follows (function_pointers.hpp): `fp`, `*fpp`, a cast of `f`; a
   // function object (`E`, `&E`): its operator().
   auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  if (var && !fn && members && var->getType()->isMemberFunctionPointerType()) {
+  const VarDecl* pointer = pointer_variable(call->getArg(0));
+  if (pointer && !fn && members && !function_pointer_chain(pointer->getType())) {
     std::string why;
-    fn = resolved_member_function(var, &why);
+    fn = resolved_member_function(pointer, &why);
   } else if (const VarDecl* object = members ? requested_function_object(call, unit) : nullptr) {
     for (const CXXMethodDecl* m : object->getType()->getAsCXXRecordDecl()->methods())
       if (m->getOverloadedOperator() == OO_Call) fn = m;
@@ -157,7 +167,7 @@ const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit
     fn = resolved_function(call->getArg(0));
   }
   const auto* method = dyn_cast_or_null<CXXMethodDecl>(fn);
-  if (!fn || (method && (!members || (method->getParent()->isLambda() && !var)))) {
+  if (!fn || (method && (!members || method->getParent()->isLambda()))) {
     diags.error(call->getArg(0)->getBeginLoc(), not_a_function);
     return nullptr;
   }

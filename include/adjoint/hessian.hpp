@@ -7,16 +7,21 @@
 #include <algorithm>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace adjoint {
 
 namespace detail {
 
-// The arguments of execute but the last (the output), and the last.
+// The last argument of execute (the output) as a pointer to its elements: a pointer or array, or
+// Clad's clad::array_ref and clad::array (their ptr()).
 template <class... Args>
-auto&& last_argument(Args&&... args) {
-  return std::get<sizeof...(Args) - 1>(std::forward_as_tuple(std::forward<Args>(args)...));
+auto* output_of(Args&&... args) {
+  auto&& out = std::get<sizeof...(Args) - 1>(std::forward_as_tuple(std::forward<Args>(args)...));
+  using Out = std::decay_t<decltype(out)>;
+  if constexpr (std::is_pointer_v<Out>) return Out(out);
+  else return out.ptr();
 }
 
 // One block of the parameters a Hessian is taken with respect to: a floating scalar (Length 0) or
@@ -70,7 +75,7 @@ struct hessian_rows : hessian_layout<Blocks...> {
   template <class... Args>
   void execute(Args&&... args) const {
     auto all = std::forward_as_tuple(args...);
-    auto* h = last_argument(args...);
+    auto* h = output_of(args...);
     rows(all, h, std::make_index_sequence<sizeof...(Args) - 1>{}, std::index_sequence_for<Blocks...>{});
   }
   const char* source() const { return std::get<0>(blocks).function.source(); }
@@ -122,7 +127,7 @@ struct hessian_diagonal : hessian_layout<Blocks...> {
   template <class... Args>
   void execute(Args&&... args) const {
     auto all = std::forward_as_tuple(args...);
-    auto* d = last_argument(args...);
+    auto* d = output_of(args...);
     entries(all, d, std::make_index_sequence<sizeof...(Args) - 1>{}, std::index_sequence_for<Blocks...>{});
   }
   const char* source() const { return std::get<0>(blocks).function.source(); }
