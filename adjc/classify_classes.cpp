@@ -283,6 +283,9 @@ bool is_library_class(QualType t, const UnitFacts& unit) {
     t = t->isPointerType() ? t->getPointeeType().getCanonicalType() : QualType(t->getArrayElementTypeNoTypeQual(), 0);
   const CXXRecordDecl* record = t->getAsCXXRecordDecl();
   if (!record || is_value_class(t, unit) || is_number_pair(t)) return false;
+  // What generated pushforwards return, which the next stage differentiates (nesting.hpp), even where
+  // adjc++ includes adjc's headers as system headers.
+  if (record->getQualifiedNameAsString() == "adjoint::value_and_pushforward") return false;
   for (const DeclContext* dc = record->getDeclContext(); dc; dc = dc->getParent())
     if (dc->isStdNamespace()) return true;
   return record->getASTContext().getSourceManager().isInSystemHeader(record->getLocation());

@@ -113,11 +113,11 @@ const std::map<std::string, MathRule>& math_rules() {
   return rules;
 }
 
-// The rule of a call to a library math function, by name: `expf`, `std::exp`, `exp` all find
-// "exp"; max, min and clamp only in namespace std (the C library has none).
+// The rule of a call to a library math function, by name: `expf`, `std::exp`, `exp`,
+// `__builtin_exp` all find "exp"; max, min and clamp only in namespace std (the C library has none).
 const MathRule* math_rule_of(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
-  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f) || !is_library(f)) return nullptr;
+  if (!f || !f->getIdentifier() || isa<CXXMethodDecl>(f) || !(is_library(f) || f->getBuiltinID() != 0)) return nullptr;
   const DeclContext* dc = f->getDeclContext()->getRedeclContext();
   while (dc->isInlineNamespace()) dc = dc->getParent()->getRedeclContext();
   bool in_std = dc->isStdNamespace() || (dc->isNamespace() && cast<NamespaceDecl>(dc)->getName() == "__gnu_cxx");
@@ -128,6 +128,7 @@ const MathRule* math_rule_of(const CallExpr* call) {
   for (const Expr* arg : call->arguments())
     if (!arg->getType()->isArithmeticType()) return nullptr;
   std::string name = f->getName().str();
+  if (name.rfind("__builtin_", 0) == 0) name.erase(0, 10);
   auto it = math_rules().find(name);
   if (it == math_rules().end() && name.size() > 1 && (name.back() == 'f' || name.back() == 'l'))
     it = math_rules().find(name.substr(0, name.size() - 1));

@@ -223,9 +223,16 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   const FunctionDecl* f = n->call->getDirectCallee();
   const NamedDecl* custom = custom_pushforward(f, ir_.unit);
   bool generated = !custom && callee_kind(f, ir_.unit) != CalleeKind::Plain && f->getDefinition();
-  if (n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) || carries_no_tangent(n)) {
+  // A custom pushforward returning void says the callee has no derivative (Clad's convention): the
+  // call runs as written, its result's tangent 0.
+  const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
+  const bool no_derivative = custom_fn && custom_fn->getReturnType()->isVoidType();
+  if (no_derivative || n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) ||
+      carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);
     code.line(n->result ? assignment(use(n->result->name), s, n->result->type) : s + ";");
+    if (no_derivative && n->result && act_.of(n->result))
+      code.line(assignment(use("_d_" + n->result->name), "0", n->result->type));
     return;
   }
   if (!custom && !generated) return;  // reported by check-tangents
@@ -240,7 +247,7 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
   // A generated pushforward returns a struct result with its tangent, as a floating one.
-  bool with_tangent = is_floating(result_type(f)) || (generated && struct_result(f, ir_.unit));
+  bool with_tangent = is_floating(result_type(f)) || ((generated || custom) && struct_result(f, ir_.unit));
   if (n->result && !with_tangent && act_.of(n->result)) {
     // Its pushforward returns the value alone.
     diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,
@@ -255,7 +262,6 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   code.open("{");
   // Of its type, written out: an outer request reads this pushforward too.
   // A custom pushforward returns what it declares (Clad's ValueAndPushforward, say).
-  const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
   const std::string type = !custom ? value_and_pushforward(result_type(f).getUnqualifiedType())
                            : custom_fn && !custom_fn->getReturnType()->isDependentType()
                                ? types_.str(custom_fn->getReturnType().getUnqualifiedType())

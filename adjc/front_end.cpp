@@ -67,8 +67,7 @@ class Consumer : public ASTConsumer {
   std::unique_ptr<syntax::TokenCollector> collector_;
 
   // The requests in the main file (`finder`); false (reported) when a request is written in a
-  // header the unit includes (it would stay unrewritten, and fail to compile) or a call asks for
-  // one of Clad's other modes.
+  // header the unit includes (it would stay unrewritten, and fail to compile).
   static bool find_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder) {
     SourceManager& sm = context.getSourceManager();
     RequestFinder elsewhere;
@@ -81,9 +80,6 @@ class Consumer : public ASTConsumer {
         elsewhere.TraverseDecl(d);
       }
     }
-    for (const CallExpr* call : finder.other_modes)
-      diags.error(call->getBeginLoc(), Diag::clad_mode_not_supported,
-                  {call->getDirectCallee()->getQualifiedNameAsString()});
     for (auto& r : elsewhere.requests) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     for (auto& r : elsewhere.derivatives) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
     for (auto& r : elsewhere.jacobians) diags.error(r.call->getBeginLoc(), Diag::request_in_header);
@@ -127,8 +123,8 @@ class Consumer : public ASTConsumer {
   static void handle_jacobian(const RequestFinder::Request& r, Generator& generator, TangentGenerator& tangents,
                               RequestContext& rc, bool vector_mode) {
     std::string declaration;
-    record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration, vector_mode),
-           declaration, rc);
+    record(r, jacobian_request(r.call, rc.unit, rc.diags, generator, tangents, declaration, vector_mode), declaration,
+           rc);
   }
 
   // The request's replacement `text` recorded, and `declaration` inserted before the declaration the

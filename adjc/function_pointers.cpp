@@ -46,7 +46,13 @@ const Expr* chain_operand(const Expr* e) {
 
 bool is_request(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
-  return f && f->getQualifiedNameAsString() == "adjoint::gradient";
+  if (!f) return false;
+  static const std::set<std::string> requests = {
+      "adjoint::gradient", "adjoint::derivative",       "adjoint::jacobian",
+      "adjoint::hessian",  "adjoint::hessian_diagonal", "adjoint::hessian_vector",
+      "clad::gradient",    "clad::differentiate",       "clad::jacobian",
+      "clad::hessian"};
+  return requests.count(f->getQualifiedNameAsString()) > 0;
 }
 
 // A function pointer, a member function pointer, or a pointer to either (to any depth).
@@ -183,26 +189,34 @@ const FunctionDecl* resolved_function(const Expr* e, std::string* why) {
 }
 
 const CXXMethodDecl* resolved_member_function(const VarDecl* vd, std::string* why) {
-  const std::string name = "'" + vd->getNameAsString() + "'";
-  const Expr* init = vd->getInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr;
-  auto* address = dyn_cast_or_null<UnaryOperator>(init);
-  auto* ref = address && address->getOpcode() == UO_AddrOf ? dyn_cast<DeclRefExpr>(address->getSubExpr()) : nullptr;
-  auto* method = ref ? dyn_cast<CXXMethodDecl>(ref->getDecl()) : nullptr;
-  if (!method) {
-    *why = name + " is not initialised with '&S::f'";
-    return nullptr;
+  // Each variable on the way, from `vd` to the one initialised with `&S::f`: a copy of another
+  // (`auto m2 = m;`) or a pointer to one (`auto mp = &m;`, read as `*mp`).
+  for (int depth = 0; depth < 16; ++depth) {
+    const std::string name = "'" + vd->getNameAsString() + "'";
+    if (!vd->hasLocalStorage() && !vd->getType().isConstQualified()) {
+      *why = name + " is a global (or static) variable that is not const, which any function may assign";
+      return nullptr;
+    }
+    auto* owner = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+    if (vd->hasLocalStorage() &&
+        (!owner || !owner->getBody() || changed_function_pointers(owner->getBody()).count(vd))) {
+      *why = name + " is assigned after its initialisation (or a reference to it or its address is passed on)";
+      return nullptr;
+    }
+    const Expr* init = vd->getInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr;
+    if (auto* address = dyn_cast_or_null<UnaryOperator>(init); address && address->getOpcode() == UO_AddrOf)
+      init = address->getSubExpr()->IgnoreParenImpCasts();
+    auto* ref = dyn_cast_or_null<DeclRefExpr>(init);
+    if (auto* method = ref ? dyn_cast<CXXMethodDecl>(ref->getDecl()) : nullptr) return method;
+    auto* next = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!next || !followed_pointer_chain(next->getType())) {
+      *why = name + " is not initialised with '&S::f'";
+      return nullptr;
+    }
+    vd = next;
   }
-  if (!vd->hasLocalStorage()) {
-    if (vd->getType().isConstQualified()) return method;
-    *why = name + " is a global (or static) variable that is not const, which any function may assign";
-    return nullptr;
-  }
-  auto* owner = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
-  if (!owner || !owner->getBody() || changed_function_pointers(owner->getBody()).count(vd)) {
-    *why = name + " is assigned after its initialisation (or a reference to it or its address is passed on)";
-    return nullptr;
-  }
-  return method;
+  *why = "'" + vd->getNameAsString() + "' is initialised from itself";
+  return nullptr;
 }
 
 bool followed_function_pointer(const VarDecl* vd) {

@@ -43,8 +43,9 @@ bool function_pointer_chain(clang::QualType t);
 // global.
 const clang::FunctionDecl* resolved_function(const clang::Expr* e, std::string* why = nullptr);
 // The member function a request's member function pointer variable holds (`auto m = &S::f;
-// adjoint::gradient(m)`): initialised with `&S::f` and only read (a local) or const (a global); else
-// nullptr, with `why` saying what stops it.
+// adjoint::gradient(m)`): initialised with `&S::f`, a copy of such a variable or a pointer to one
+// (`*mp`), each only read (a local) or const (a global); else nullptr, with `why` saying what stops
+// it.
 const clang::CXXMethodDecl* resolved_member_function(const clang::VarDecl* vd, std::string* why);
 // Whether adjc follows variable `vd` (above), so each use of it is replaced.
 bool followed_function_pointer(const clang::VarDecl* vd);

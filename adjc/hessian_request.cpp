@@ -1,9 +1,12 @@
-// A Hessian request (tangent.hpp, hessian_request): `adjoint::hessian(f, "x, y")` or
-// `(f, "a[0:n]")`, `adjoint::hessian_diagonal`, `adjoint::hessian_vector(f, "a")`. This stage
+// A Hessian request (tangent.hpp, hessian_request): `adjoint::hessian(f, "x, y")`,
+// `(f, "x, a[0:n]")`, `adjoint::hessian_diagonal`, `adjoint::hessian_vector(f, "a")`, and Clad's
+// `clad::hessian` (its ranges include their upper bound; clad::opts::diagonal_only). This stage
 // generates the first derivatives a request needs and replaces it with requests of the next stage
 // (nesting.hpp) combined by adjoint/hessian.hpp: rows are gradients of first derivatives (reverse
 // over forward), the diagonal second derivatives (forward over forward).
 #include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
 
 #include "tangent.hpp"
 
@@ -21,53 +24,115 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-// What a Hessian request names: scalar parameters, or one array parameter and (for the full matrix
-// and the diagonal) the length of its range `a[0:n]`.
-struct HessianSpec {
-  std::vector<std::string> scalars;
-  std::string array;
+// One part of what a Hessian is taken with respect to: a floating scalar parameter (length 0), or
+// `length` elements of an array parameter from 0, of `extent` elements (its fixed size, else
+// `length`); `param` orders the blocks as f's parameters.
+struct HessianBlock {
+  std::string name;
   long length = 0;
+  size_t param = 0;
+  unsigned long extent = 0;
 };
 
-// Reads `text` into `spec`; false (reported) when it is neither form.
-bool read_spec(const FunctionDecl* fn, const std::string& text, HessianKind kind, HessianSpec& spec, Diagnostics& diags,
-               SourceLocation at) {
-  std::vector<std::string> items;
-  for (size_t start = 0; start <= text.size();) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    items.push_back(trimmed(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  for (const std::string& item : items) {
-    size_t open = item.find('[');
-    TangentSeed seed;
-    if (open == std::string::npos) {
-      if (!parse_seed(fn, item, seed, diags, at)) return false;
-      QualType t = ad_params(fn)[seed.param].type.getNonReferenceType();
-      if (is_floating(t) && kind != HessianKind::Vector) {
-        spec.scalars.push_back(item);
-        continue;
-      }
-      if (kind == HessianKind::Vector && items.size() == 1 && !is_floating(t)) {
-        spec.array = item;
-        continue;
-      }
-    } else if (items.size() == 1 && item.back() == ']' && item.compare(open + 1, 2, "0:") == 0) {
-      const std::string length = item.substr(open + 3, item.size() - open - 4);
-      if (!length.empty() && length.size() < 7 && length.find_first_not_of("0123456789") == std::string::npos &&
-          std::stol(length) > 0 && parse_seed(fn, trimmed(item.substr(0, open)), seed, diags, at)) {
-        spec.array = trimmed(item.substr(0, open));
-        spec.length = std::stol(length);
-        continue;
-      }
-      if (diags.failed()) return false;
+// How the request is spelled: adjc's `a[0:n]` excludes n, Clad's `a[0:n]` (clad::hessian)
+// includes it.
+struct HessianSpelling {
+  HessianKind kind;
+  bool clad;
+};
+
+// The block `item` names ("x", "a[0:n]"; for hessian_vector, "a"), appended to `blocks`; false
+// (reported) when it is none of those.
+bool read_block(const FunctionDecl* fn, const std::string& item, HessianSpelling spelling,
+                std::vector<HessianBlock>& blocks, Diagnostics& diags, SourceLocation at) {
+  size_t open = item.find('[');
+  TangentSeed seed;
+  if (open == std::string::npos) {
+    if (!parse_seed(fn, item, seed, diags, at)) return false;
+    const bool floating = is_floating(ad_params(fn)[seed.param].type.getNonReferenceType());
+    if (floating != (spelling.kind == HessianKind::Vector)) {
+      blocks.push_back({item, 0, seed.param});
+      return true;
     }
-    diags.error(at, Diag::hessian_parameters_unsupported, {quoted(item)});
+  } else if (spelling.kind != HessianKind::Vector && item.back() == ']' && item.compare(open + 1, 2, "0:") == 0) {
+    const std::string end = item.substr(open + 3, item.size() - open - 4);
+    const std::string name = trimmed(item.substr(0, open));
+    if (!end.empty() && end.size() < 7 && end.find_first_not_of("0123456789") == std::string::npos &&
+        parse_seed(fn, name, seed, diags, at)) {
+      const long length = std::stol(end) + (spelling.clad ? 1 : 0);
+      const ParmVarDecl* p = ad_params(fn)[seed.param].decl;
+      unsigned long extent = p ? fixed_length(p, fn->getASTContext()) : 0;
+      if (extent == 0) extent = length;
+      if (length > 0 && (unsigned long)length <= extent) {
+        blocks.push_back({name, length, seed.param, extent});
+        return true;
+      }
+    }
+    if (diags.failed()) return false;
+  }
+  diags.error(at, Diag::hessian_parameters_unsupported, {quoted(item)});
+  return false;
+}
+
+// Reads `text` into blocks in f's parameter order; an empty list names every parameter (Clad's
+// meaning). False (reported) when an item is not a block or hessian_vector names more than one.
+bool read_spec(const FunctionDecl* fn, const std::string& text, HessianSpelling spelling,
+               std::vector<HessianBlock>& blocks, Diagnostics& diags, SourceLocation at) {
+  std::vector<std::string> items;
+  if (text.find_first_not_of(" \t") == std::string::npos) {
+    for (const ParmVarDecl* p : fn->parameters()) items.push_back(p->getNameAsString());
+  } else {
+    for (size_t start = 0; start <= text.size();) {
+      size_t comma = text.find(',', start);
+      if (comma == std::string::npos) comma = text.size();
+      items.push_back(trimmed(text.substr(start, comma - start)));
+      start = comma + 1;
+    }
+  }
+  for (const std::string& item : items)
+    if (!read_block(fn, item, spelling, blocks, diags, at)) return false;
+  if (spelling.kind == HessianKind::Vector && blocks.size() != 1) {
+    diags.error(at, Diag::hessian_parameters_unsupported, {quoted(text)});
     return false;
   }
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [](const HessianBlock& a, const HessianBlock& b) { return a.param < b.param; });
   return true;
 }
+
+// The Hessian object built from one generated function per block (adjoint/hessian.hpp): the
+// matrix's rows or the diagonal's entries, by `factory` ("hessian_of" or "hessian_diagonal_of").
+// Scalars only, or one array, keep their own factories' shorter spelling.
+std::string hessian_object(const std::string& factory, const std::vector<HessianBlock>& blocks,
+                           const std::vector<std::string>& functions) {
+  std::string list;
+  bool scalars = true;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const HessianBlock& b = blocks[i];
+    scalars = scalars && b.length == 0;
+    const std::string extent = b.extent > (unsigned long)b.length ? ", " + std::to_string(b.extent) : "";
+    list += std::string(i ? ", " : "") + "::adjoint::detail::block<" + std::to_string(b.length) + extent + ">(" +
+            functions[i] + ")";
+  }
+  if (scalars) {
+    list.clear();
+    for (size_t i = 0; i < functions.size(); ++i) list += (i ? ", " : "") + functions[i];
+    return "(::adjoint::detail::" + factory + "_scalars(" + list + "))";
+  }
+  if (blocks.size() == 1 && blocks[0].extent == (unsigned long)blocks[0].length)
+    return "(::adjoint::detail::" + factory + "_array<" + std::to_string(blocks[0].length) + ">(" + functions[0] + "))";
+  return "(::adjoint::detail::" + factory + "(" + list + "))";
+}
+
+// Clad's options word (clad::opts, CladConfig.h) has `option` set.
+bool clad_option(const FunctionDecl* request, unsigned option) {
+  const TemplateArgumentList* args = request->getTemplateSpecializationArgs();
+  if (!args || args->size() == 0 || args->get(0).getKind() != TemplateArgument::Pack) return false;
+  for (const TemplateArgument& a : args->get(0).pack_elements())
+    if (a.getKind() == TemplateArgument::Integral && (a.getAsIntegral().getZExtValue() & option)) return true;
+  return false;
+}
+constexpr unsigned clad_diagonal_only = 1u << 12;
 
 // The first derivative of `fn` along `name` generated; its qualified name, "" after an error.
 std::string first_derivative(const FunctionDecl* fn, const std::string& name, TangentGenerator& tangents,
@@ -88,46 +153,44 @@ std::string first_derivative(const FunctionDecl* fn, const std::string& name, Ta
 
 std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, TangentGenerator& tangents,
                             std::string& declaration) {
-  const FunctionDecl* fn = derivative_target(call, unit, diags);
+  const FunctionDecl* fn = requested_target(call, unit, diags, Diag::hessian_target_not_a_function, /*members=*/true);
   if (!fn) return "";
   const SourceLocation at = call->getBeginLoc();
-  const std::string callee = call->getDirectCallee()->getName().str();
-  const HessianKind kind = callee == "hessian_diagonal" ? HessianKind::Diagonal
-                           : callee == "hessian_vector" ? HessianKind::Vector
-                                                        : HessianKind::Full;
-  auto* lit = call->getNumArgs() < 2 ? nullptr : dyn_cast<StringLiteral>(strip(call->getArg(1), unit));
-  if (!lit) {
-    diags.error(call->getNumArgs() < 2 ? at : call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
+  if (with_object(fn)) {
+    diags.error(call->getArg(0)->getBeginLoc(), Diag::hessian_target_not_a_function);
     return "";
   }
-  HessianSpec spec;
-  if (!read_spec(fn, lit->getString().str(), kind, spec, diags, at)) return "";
+  const FunctionDecl* request = call->getDirectCallee();
+  const std::string callee = request->getName().str();
+  const bool clad = request->getQualifiedNameAsString() == "clad::hessian";
+  const HessianKind kind = callee == "hessian_diagonal" || (clad && clad_option(request, clad_diagonal_only))
+                               ? HessianKind::Diagonal
+                           : callee == "hessian_vector" ? HessianKind::Vector
+                                                        : HessianKind::Full;
+  const Expr* arg = call->getNumArgs() < 2 ? nullptr : call->getArg(1);
+  auto* lit = arg ? dyn_cast<StringLiteral>(strip(arg, unit)) : nullptr;
+  if (!lit && !(clad && arg && isa<CXXDefaultArgExpr>(arg))) {
+    diags.error(arg ? arg->getBeginLoc() : at, Diag::request_parameters_not_literal);
+    return "";
+  }
+  std::vector<HessianBlock> blocks;
+  if (!read_spec(fn, lit ? lit->getString().str() : "", {kind, clad}, blocks, diags, at)) return "";
   const std::string f = qualifier(fn) + fn->getNameAsString();
-  std::string parts;
+  std::vector<std::string> functions;
   if (kind == HessianKind::Diagonal) {
     // Forward over forward: no derivative generated in this stage.
-    if (!spec.array.empty())
-      return "(::adjoint::detail::hessian_diagonal_of_array<" + std::to_string(spec.length) +
-             ">(::adjoint::derivative<2>(" + f + ", \"" + spec.array + "\")))";
-    for (const std::string& x : spec.scalars)
-      parts += std::string(parts.empty() ? "" : ", ") + "::adjoint::derivative<2>(" + f + ", \"" + x + "\")";
-    return "(::adjoint::detail::hessian_diagonal_of_scalars(" + parts + "))";
-  }
-  if (!spec.array.empty()) {
-    std::string d = first_derivative(fn, spec.array, tangents, diags, at, declaration);
-    if (d.empty()) return "";
-    std::string gradient = "::adjoint::gradient(" + d + ", \"" + spec.array + "\")";
-    if (kind == HessianKind::Vector) return "(" + gradient + ")";
-    return "(::adjoint::detail::hessian_of_array<" + std::to_string(spec.length) + ">(" + gradient + "))";
+    for (const HessianBlock& b : blocks) functions.push_back("::adjoint::derivative<2>(" + f + ", \"" + b.name + "\")");
+    return hessian_object("hessian_diagonal_of", blocks, functions);
   }
   std::string all;
-  for (const std::string& x : spec.scalars) all += (all.empty() ? "" : ", ") + x;
-  for (const std::string& x : spec.scalars) {
-    std::string d = first_derivative(fn, x, tangents, diags, at, declaration);
+  for (const HessianBlock& b : blocks) all += (all.empty() ? "" : ", ") + b.name;
+  for (const HessianBlock& b : blocks) {
+    std::string d = first_derivative(fn, b.name, tangents, diags, at, declaration);
     if (d.empty()) return "";
-    parts += std::string(parts.empty() ? "" : ", ") + "::adjoint::gradient(" + d + ", \"" + all + "\")";
+    functions.push_back("::adjoint::gradient(" + d + ", \"" + all + "\")");
   }
-  return "(::adjoint::detail::hessian_of_scalars(" + parts + "))";
+  if (kind == HessianKind::Vector) return "(" + functions[0] + ")";
+  return hessian_object("hessian_of", blocks, functions);
 }
 
 }  // namespace adjc

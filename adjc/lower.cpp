@@ -3,6 +3,7 @@
 #include "lowering.hpp"
 
 #include <regex>
+#include <set>
 
 namespace adjc {
 
@@ -18,11 +19,14 @@ void Lowering::lower_signature() {
     names_[p->getName().str()] = 1;
   }
   int index = 0;
+  std::set<std::string> taken;
   for (const AdParam& p : ad_params(fn)) {
     std::string name = !p.decl                   ? unique_name("self")
                        : p.decl->getName().empty() ? "_param" + std::to_string(index)
                        : generated_name(p.decl->getName().str()) ? unique_name(p.decl->getName().str())
                                                                  : p.decl->getName().str();
+    // The parameters a pack expands to (`T... y`) share one name.
+    if (!taken.insert(name).second) name = unique_name(name);
     if (p.type->isRValueReferenceType() && p.type->getPointeeType()->isArithmeticType())
       fail(p.decl->getLocation(), Diag::unsupported_parameter_number_rvalue_reference_function, {name});
     Var* v = make_var(name, p.type, VarKind::Param, p.decl, p.decl ? p.decl->getLocation() : fn->getLocation());

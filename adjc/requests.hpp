@@ -16,8 +16,7 @@ namespace adjc {
 
 // Pass: finds gradient requests in the main file (calls of adjoint::gradient, or of Clad's
 // clad::gradient from include/clad) and derivative requests (adjoint::derivative,
-// clad::differentiate), with the top-level declaration each one is in, and the calls of Clad's
-// other modes, which adjc reports.
+// clad::differentiate), Jacobian and Hessian requests, with the top-level declaration each one is in.
 class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
  public:
   struct Request {
@@ -28,7 +27,6 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
   std::vector<Request> derivatives;  // forward mode (tangent.hpp)
   std::vector<Request> jacobians;    // jacobian_request.cpp
   std::vector<Request> hessians;     // built from the others in stages (hessian_request.cpp)
-  std::vector<const clang::CallExpr*> other_modes;
   const clang::Decl* top = nullptr;
 
   bool VisitCallExpr(clang::CallExpr* call) {
@@ -38,9 +36,9 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
     if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
     if (name == "adjoint::jacobian" || name == "clad::jacobian") jacobians.push_back({call, top});
-    if (name == "adjoint::hessian" || name == "adjoint::hessian_diagonal" || name == "adjoint::hessian_vector")
+    if (name == "adjoint::hessian" || name == "adjoint::hessian_diagonal" || name == "adjoint::hessian_vector" ||
+        name == "clad::hessian")
       hessians.push_back({call, top});
-    if (name == "clad::hessian") other_modes.push_back(call);
     return true;
   }
 };

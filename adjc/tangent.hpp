@@ -68,11 +68,15 @@ class TangentGenerator {
 // The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
 unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
 
-// The function a derivative or Hessian request names (a function or member function, by name),
+// The function a derivative request names (requested_target with member functions),
 // defined; nullptr (reported) otherwise.
 const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
-// The function a request names (f, &f, &S::f), defined; nullptr (reported as `not_a_function`) for
-// anything else, a lambda, or a member function unless `members`.
+// The function a request names (f, &f, &S::f, a function pointer adjc follows, or with `members` a
+// function object's operator()), defined; nullptr (reported as `not_a_function`) for anything else,
+// or a member function unless `members`.
+// The function object a request names (`E`, `&E`: a variable of a class with one operator()), else
+// nullptr; its derivative is bound to it.
+const clang::VarDecl* requested_function_object(const clang::CallExpr* call, const UnitFacts& unit);
 const clang::FunctionDecl* requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                             Diag not_a_function, bool members);
 

@@ -3,6 +3,7 @@
 // the expression that replaces the request.
 #include <clang/AST/ExprCXX.h>
 
+#include "function_pointers.hpp"
 #include "tangent.hpp"
 
 namespace adjc {
@@ -103,15 +104,68 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
   return false;
 }
 
+// The variable an expression reads that is a function pointer or member function pointer, or a
+// pointer to one (to any depth), else nullptr.
+const VarDecl* pointer_variable(const Expr* e) {
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
+    auto* var = dyn_cast<VarDecl>(ref->getDecl());
+    QualType t = var ? var->getType() : QualType();
+    while (var && t->isPointerType() && !t->isFunctionPointerType()) t = t->getPointeeType();
+    return var && (t->isFunctionPointerType() || t->isMemberFunctionPointerType()) ? var : nullptr;
+  }
+  for (const Stmt* c : e->children())
+    if (auto* ce = dyn_cast_or_null<Expr>(c))
+      if (const VarDecl* var = pointer_variable(ce)) return var;
+  return nullptr;
+}
+
+// How generated code outside the variable's function names it.
+std::string variable_name(const VarDecl* var) {
+  return var->isLocalVarDeclOrParm() ? var->getNameAsString() : "::" + var->getQualifiedNameAsString();
+}
+
 }  // namespace
 
-const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                                     Diag not_a_function, bool members) {
+const VarDecl* requested_function_object(const CallExpr* call, const UnitFacts& unit) {
   const Expr* target = strip(call->getArg(0), unit);
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
     target = strip(u->getSubExpr(), unit);
   auto* ref = dyn_cast<DeclRefExpr>(target);
+  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const CXXRecordDecl* c = var ? var->getType()->getAsCXXRecordDecl() : nullptr;
+  if (!c || !c->hasDefinition() || c->isLambda()) return nullptr;
+  int calls = 0;
+  for (const CXXMethodDecl* m : c->methods()) calls += m->getOverloadedOperator() == OO_Call;
+  return calls == 1 ? var : nullptr;
+}
+
+const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
+                                     Diag not_a_function, bool members) {
+  const Expr* target = strip(call->getArg(0), unit);
+  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f.
+  const ASTContext& context = call->getDirectCallee()->getASTContext();
+  while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
+    const Expr* operand = strip(cast->getSubExpr(), unit);
+    if (!context.hasSameType(cast->getType(), operand->getType())) break;
+    target = operand;
+  }
+  if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
+    target = strip(u->getSubExpr(), unit);
+  auto* ref = dyn_cast<DeclRefExpr>(target);
   const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+  // A function pointer adjc follows (function_pointers.hpp): `fp`, `*fpp`, a cast of `f`; a
+  // function object (`E`, `&E`): its operator().
+  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const VarDecl* pointer = pointer_variable(call->getArg(0));
+  if (pointer && !fn && members && !function_pointer_chain(pointer->getType())) {
+    std::string why;
+    fn = resolved_member_function(pointer, &why);
+  } else if (const VarDecl* object = members ? requested_function_object(call, unit) : nullptr) {
+    for (const CXXMethodDecl* m : object->getType()->getAsCXXRecordDecl()->methods())
+      if (m->getOverloadedOperator() == OO_Call) fn = m;
+  } else if (!fn) {
+    fn = resolved_function(call->getArg(0));
+  }
   const auto* method = dyn_cast_or_null<CXXMethodDecl>(fn);
   if (!fn || (method && (!members || method->getParent()->isLambda()))) {
     diags.error(call->getArg(0)->getBeginLoc(), not_a_function);
@@ -167,8 +221,15 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   // The next stage differentiates the first derivative, a function with a body in adjc's output.
   if (order > 1)
     return "(::adjoint::derivative<" + std::to_string(order - 1) + ">(" + g.qualified_name + ", \"" + rest + "\"))";
-  // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  return "(::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()})";
+  // In parentheses: the request may be a macro's argument, which a bare comma would split. A
+  // function object the request names is bound: execute leaves it out, as Clad's does.
+  if (const VarDecl* object = requested_function_object(call, unit))
+    return "(::adjoint::bound_derivative<" + g.function_value + ">(" + g.source_function + "(), " +
+           variable_name(object) + "))";
+  // A function pointer the request names stays used (no warning) when the request no longer names it.
+  const VarDecl* pointer = pointer_variable(call->getArg(0));
+  return "(" + (pointer ? "static_cast<void>(" + variable_name(pointer) + "), " : std::string()) +
+         "::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()})";
 }
 
 }  // namespace adjc

@@ -7,133 +7,163 @@
 #include <algorithm>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace adjoint {
 
 namespace detail {
 
-// The arguments of execute but the last (the output), and the last.
+// The last argument of execute (the output) as a pointer to its elements: a pointer or array, or
+// Clad's clad::array_ref and clad::array (their ptr()).
 template <class... Args>
-auto&& last_argument(Args&&... args) {
-  return std::get<sizeof...(Args) - 1>(std::forward_as_tuple(std::forward<Args>(args)...));
+auto* output_of(Args&&... args) {
+  auto&& out = std::get<sizeof...(Args) - 1>(std::forward_as_tuple(std::forward<Args>(args)...));
+  using Out = std::decay_t<decltype(out)>;
+  if constexpr (std::is_pointer_v<Out>) return Out(out);
+  else return out.ptr();
 }
 
-// The full Hessian with respect to scalar parameters: row i is the gradient of ∂f/∂x_i (`Rows`,
-// one generated gradient each). execute(f's arguments..., H) writes H row-major, n x n.
-template <class... Rows>
-struct hessian_rows {
-  std::tuple<Rows...> rows;
-  static constexpr std::size_t n = sizeof...(Rows);
+// One block of the parameters a Hessian is taken with respect to: a floating scalar (Length 0) or
+// the first Length elements of an array parameter of Extent elements (its whole length when known,
+// else Length), with the generated function its rows (full matrix: the gradient of the first
+// derivative along it) or entries (diagonal: the second derivative along it) come from. An array
+// block's function takes a direction of Extent elements after f's arguments (two for a diagonal).
+template <std::size_t Length, class Function, std::size_t Extent = Length>
+struct hessian_block {
+  Function function;
+  static constexpr bool scalar = Length == 0;
+  static constexpr std::size_t size = scalar ? 1 : Length;
+  static constexpr std::size_t extent = scalar ? 1 : Extent;
+};
+template <std::size_t Length, std::size_t Extent = Length, class Function>
+hessian_block<Length, Function, Extent> block(Function f) {
+  return {f};
+}
 
-  template <class... Args>
-  void execute(Args&&... args) const {
-    auto all = std::forward_as_tuple(args...);
-    auto* h = last_argument(args...);
-    std::fill(h, h + n * n, 0);
-    fill_rows(all, h, std::make_index_sequence<sizeof...(Args) - 1>{}, std::make_index_sequence<n>{});
+// Where each block starts among the n entries of a row (sizes) and among the adjoints a row's
+// gradient writes (extents).
+template <class... Blocks>
+struct hessian_layout {
+  static constexpr std::size_t n = (Blocks::size + ...);
+  static constexpr std::size_t adjoints = (Blocks::extent + ...);
+  template <std::size_t B>
+  static constexpr std::size_t offset() {
+    constexpr std::size_t sizes[] = {Blocks::size...};
+    std::size_t o = 0;
+    for (std::size_t i = 0; i < B; ++i) o += sizes[i];
+    return o;
   }
-  const char* source() const { return std::get<0>(rows).source(); }
-
- private:
-  template <class All, class T, std::size_t... A, std::size_t... R>
-  void fill_rows(All& all, T* h, std::index_sequence<A...> a, std::index_sequence<R...>) const {
-    (row<R>(all, h + R * n, a, std::make_index_sequence<n>{}), ...);
-  }
-  template <std::size_t R, class All, class T, std::size_t... A, std::size_t... C>
-  void row(All& all, T* h, std::index_sequence<A...>, std::index_sequence<C...>) const {
-    std::get<R>(rows).execute(std::get<A>(all)..., (h + C)...);
+  template <std::size_t B>
+  static constexpr std::size_t adjoint_offset() {
+    constexpr std::size_t extents[] = {Blocks::extent...};
+    std::size_t o = 0;
+    for (std::size_t i = 0; i < B; ++i) o += extents[i];
+    return o;
   }
 };
-template <class... Rows>
-hessian_rows<Rows...> hessian_of_scalars(Rows... rows) {
-  return {{rows...}};
-}
 
-// The full Hessian with respect to N elements of an array parameter: row i is the gradient of the
-// derivative along e_i (`Gradient`, the generated gradient of f's directional derivative).
-template <std::size_t N, class Gradient>
-struct hessian_array {
-  Gradient gradient;
+// The full Hessian: row i is the gradient of f's first derivative along entry i, with respect to
+// every block (adjoints in block order, into a scratch row of every block's extent, of which each
+// block's first `size` entries are kept). execute(f's arguments..., H) writes H row-major, n x n.
+template <class... Blocks>
+struct hessian_rows : hessian_layout<Blocks...> {
+  using layout = hessian_layout<Blocks...>;
+  using layout::n;
+  std::tuple<Blocks...> blocks;
 
   template <class... Args>
   void execute(Args&&... args) const {
     auto all = std::forward_as_tuple(args...);
-    auto* h = last_argument(args...);
-    run(all, h, std::make_index_sequence<sizeof...(Args) - 1>{});
+    auto* h = output_of(args...);
+    rows(all, h, std::make_index_sequence<sizeof...(Args) - 1>{}, std::index_sequence_for<Blocks...>{});
   }
-  const char* source() const { return gradient.source(); }
+  const char* source() const { return std::get<0>(blocks).function.source(); }
 
  private:
-  template <class All, class T, std::size_t... A>
-  void run(All& all, T* h, std::index_sequence<A...>) const {
-    T direction[N] = {};
-    std::fill(h, h + N * N, 0);
-    for (std::size_t i = 0; i < N; ++i) {
-      direction[i] = 1;
-      gradient.execute(std::get<A>(all)..., direction, h + i * N);
-      direction[i] = 0;
+  template <class All, class T, std::size_t... A, std::size_t... B>
+  void rows(All& all, T* h, std::index_sequence<A...> a, std::index_sequence<B...> b) const {
+    (block_rows<B>(all, h, a, b), ...);
+  }
+  template <std::size_t B, class All, class T, std::size_t... A, std::size_t... C>
+  void block_rows(All& all, T* h, std::index_sequence<A...>, std::index_sequence<C...>) const {
+    using Block = std::tuple_element_t<B, std::tuple<Blocks...>>;
+    const auto& function = std::get<B>(blocks).function;
+    for (std::size_t r = 0; r < Block::size; ++r) {
+      T adjoint[layout::adjoints] = {};
+      if constexpr (Block::scalar) {
+        function.execute(std::get<A>(all)..., (adjoint + layout::template adjoint_offset<C>())...);
+      } else {
+        T direction[Block::extent] = {};
+        direction[r] = 1;
+        function.execute(std::get<A>(all)..., direction, (adjoint + layout::template adjoint_offset<C>())...);
+      }
+      T* row = h + (layout::template offset<B>() + r) * n;
+      (std::copy_n(adjoint + layout::template adjoint_offset<C>(), std::tuple_element_t<C, std::tuple<Blocks...>>::size,
+                   row + layout::template offset<C>()),
+       ...);
     }
   }
 };
+template <class... Blocks>
+hessian_rows<Blocks...> hessian_of(Blocks... blocks) {
+  return {{}, {blocks...}};
+}
+template <class... Rows>
+auto hessian_of_scalars(Rows... rows) {
+  return hessian_of(block<0>(rows)...);
+}
 template <std::size_t N, class Gradient>
-hessian_array<N, Gradient> hessian_of_array(Gradient g) {
-  return {g};
+auto hessian_of_array(Gradient g) {
+  return hessian_of(block<N>(g));
 }
 
-// The Hessian's diagonal with respect to scalar parameters: each entry a second derivative (forward
-// over forward). execute(f's arguments..., diagonal).
-template <class... Seconds>
-struct hessian_diagonal_scalars {
-  std::tuple<Seconds...> seconds;
+// The Hessian's diagonal: entry i is f's second derivative along entry i twice (forward over
+// forward). execute(f's arguments..., diagonal) writes n values.
+template <class... Blocks>
+struct hessian_diagonal : hessian_layout<Blocks...> {
+  std::tuple<Blocks...> blocks;
 
   template <class... Args>
   void execute(Args&&... args) const {
     auto all = std::forward_as_tuple(args...);
-    auto* d = last_argument(args...);
-    run(all, d, std::make_index_sequence<sizeof...(Args) - 1>{}, std::index_sequence_for<Seconds...>{});
+    auto* d = output_of(args...);
+    entries(all, d, std::make_index_sequence<sizeof...(Args) - 1>{}, std::index_sequence_for<Blocks...>{});
   }
-  const char* source() const { return std::get<0>(seconds).source(); }
+  const char* source() const { return std::get<0>(blocks).function.source(); }
 
  private:
-  template <class All, class T, std::size_t... A, std::size_t... S>
-  void run(All& all, T* d, std::index_sequence<A...>, std::index_sequence<S...>) const {
-    ((d[S] = std::get<S>(seconds).execute(std::get<A>(all)...)), ...);
+  template <class All, class T, std::size_t... A, std::size_t... B>
+  void entries(All& all, T* d, std::index_sequence<A...> a, std::index_sequence<B...>) const {
+    (block_entries<B>(all, d + hessian_layout<Blocks...>::template offset<B>(), a), ...);
   }
-};
-template <class... Seconds>
-hessian_diagonal_scalars<Seconds...> hessian_diagonal_of_scalars(Seconds... seconds) {
-  return {{seconds...}};
-}
-
-// The Hessian's diagonal with respect to N elements of an array parameter: entry i is the second
-// derivative along e_i twice (`Second`, the generated derivative of order 2 along two directions).
-template <std::size_t N, class Second>
-struct hessian_diagonal_array {
-  Second second;
-
-  template <class... Args>
-  void execute(Args&&... args) const {
-    auto all = std::forward_as_tuple(args...);
-    auto* d = last_argument(args...);
-    run(all, d, std::make_index_sequence<sizeof...(Args) - 1>{});
-  }
-  const char* source() const { return second.source(); }
-
- private:
-  template <class All, class T, std::size_t... A>
-  void run(All& all, T* d, std::index_sequence<A...>) const {
-    T direction[N] = {};
-    for (std::size_t i = 0; i < N; ++i) {
-      direction[i] = 1;
-      d[i] = second.execute(std::get<A>(all)..., direction, direction);
-      direction[i] = 0;
+  template <std::size_t B, class All, class T, std::size_t... A>
+  void block_entries(All& all, T* d, std::index_sequence<A...>) const {
+    using Block = std::tuple_element_t<B, std::tuple<Blocks...>>;
+    const auto& function = std::get<B>(blocks).function;
+    if constexpr (Block::scalar) {
+      *d = function.execute(std::get<A>(all)...);
+    } else {
+      T direction[Block::extent] = {};
+      for (std::size_t i = 0; i < Block::size; ++i) {
+        direction[i] = 1;
+        d[i] = function.execute(std::get<A>(all)..., direction, direction);
+        direction[i] = 0;
+      }
     }
   }
 };
+template <class... Blocks>
+hessian_diagonal<Blocks...> hessian_diagonal_of(Blocks... blocks) {
+  return {{}, {blocks...}};
+}
+template <class... Seconds>
+auto hessian_diagonal_of_scalars(Seconds... seconds) {
+  return hessian_diagonal_of(block<0>(seconds)...);
+}
 template <std::size_t N, class Second>
-hessian_diagonal_array<N, Second> hessian_diagonal_of_array(Second s) {
-  return {s};
+auto hessian_diagonal_of_array(Second s) {
+  return hessian_diagonal_of(block<N>(s));
 }
 
 // What the Hessian requests return to code that is only being parsed by adjc.

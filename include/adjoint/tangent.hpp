@@ -15,28 +15,81 @@ struct value_and_pushforward {
   U pushforward;
 };
 
+namespace detail {
+// The type of a function pointer's first parameter (a member function's derivative: its object).
+template <class F>
+struct first_parameter {
+  using type = void*;
+};
+template <class R, class P, class... A>
+struct first_parameter<R (*)(P, A...)> {
+  using type = P;
+};
+template <class R, class P, class... A>
+struct first_parameter<R (*)(P, A...) noexcept> {
+  using type = P;
+};
+template <class R, class P, class... A>
+struct first_parameter<R (*)(P, A..., ...)> {
+  using type = P;
+};
+}  // namespace detail
+
 // A generated derivative: `Derivative` is the function adjc generated (resolved at compile time);
 // execute takes f's arguments (and, for a whole array, the direction after them) and returns the
 // derivative of f's result.
 template <auto Derivative>
 struct derivative_function {
   const char* generated_source;
+  void* object = nullptr;  // a member function's object set by setObject
 
   template <class... Args>
   auto execute(Args&&... args) const {
-    return Derivative(std::forward<Args>(args)...);
+    if constexpr (std::is_invocable_v<decltype(Derivative), Args...>) return Derivative(std::forward<Args>(args)...);
+    else
+      return Derivative(static_cast<typename detail::first_parameter<decltype(Derivative)>::type>(object),
+                        std::forward<Args>(args)...);
   }
-  // A member function's object by reference (`d.execute(obj, x)`), as Clad's execute takes it.
+  // A member function's object (`d.execute(obj, x)`), as Clad's execute takes it.
   template <class Object, class... Args>
   requires(std::is_class_v<std::remove_cvref_t<Object>> &&
-           !std::is_invocable_v<decltype(Derivative), Object&, Args...>) auto execute(Object& object,
+           !std::is_invocable_v<decltype(Derivative), Object&, Args...>) auto execute(Object&& object,
                                                                                       Args&&... args) const {
     return Derivative(&object, std::forward<Args>(args)...);
   }
+  // Clad's CladFunction::setObject and clearObject: the object execute uses when not given one.
+  template <class Object>
+  void setObject(Object* o) {
+    object = const_cast<void*>(static_cast<const volatile void*>(o));
+  }
+  template <class Object>
+  requires std::is_class_v<Object>
+  void setObject(Object& o) { setObject(&o); }
+  void clearObject() { object = nullptr; }
   const char* source() const { return generated_source; }
   // Prints the generated code (Clad's CladFunction::dump).
   void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 };
+
+// A generated derivative of a function object's operator() bound to the object
+// (`clad::differentiate(E, "x")`): execute takes the operator's arguments and differentiates it on
+// the object as it is when execute runs.
+template <auto Derivative, class Object>
+struct bound_derivative_function {
+  const char* generated_source;
+  Object* object;
+
+  template <class... Args>
+  auto execute(Args&&... args) const {
+    return Derivative(object, std::forward<Args>(args)...);
+  }
+  const char* source() const { return generated_source; }
+  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
+};
+template <auto Derivative, class Object>
+bound_derivative_function<Derivative, Object> bound_derivative(const char* source, Object& object) {
+  return {source, &object};
+}
 
 namespace detail {
 
@@ -48,6 +101,9 @@ struct derivative_request {
   }
   constexpr const char* source() const { return ""; }
   constexpr void dump() const {}
+  template <class Object>
+  constexpr void setObject(Object&&) const {}
+  constexpr void clearObject() const {}
 };
 
 }  // namespace detail

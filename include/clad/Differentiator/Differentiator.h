@@ -10,14 +10,21 @@
 // in clad::custom_derivatives (and its class_functions and std) are read as adjoint's. Forward
 // mode: clad::differentiate(f, "x") (or by position, clad::differentiate(f, 0)) is
 // adjoint::derivative (adjoint/tangent.hpp): execute returns the derivative, as Clad's does.
-// clad::jacobian is adjoint::jacobian (adjoint/jacobian.hpp). Hessians (clad::hessian) are not
-// supported yet: adjc reports each such call. What differs from Clad: docs/adjc.md, "For Clad users".
+// clad::jacobian is adjoint::jacobian (adjoint/jacobian.hpp), clad::hessian adjoint::hessian
+// (adjoint/hessian.hpp) with Clad's inclusive ranges. What differs from Clad: docs/adjc.md, "For
+// Clad users".
+
+#include <cassert>  // Clad's header brings assert to code that uses it without including it
 
 #include "adjoint/ad.hpp"
 #include "clad/Differentiator/Array.h"
 #include "clad/Differentiator/BuiltinDerivatives.h"
 #include "clad/Differentiator/CladConfig.h"
 #include "clad/Differentiator/Tape.h"
+
+// Clad's marking of a function, member or type whose value carries no derivative (the annotation
+// adjc reads as it reads Clad's non_differentiable).
+#define CLAD_NONDIFFERENTIABLE __attribute__((annotate("non_differentiable")))
 
 namespace clad {
 
@@ -55,11 +62,16 @@ constexpr adjoint::detail::derivative_request differentiate(F&&, Spec = "") {
   return {};
 }
 
-// Clad's Hessians, not supported yet: adjc reports each call ("'clad::hessian' is not supported
-// yet by adjc"), as does the compiler without adjc.
+// Requests the Hessian of `fn` with respect to `args` (none = every parameter, all floating
+// scalars): floating scalars ("x, y") and ranges of array parameters, Clad's way, the upper bound
+// included ("a[0:2]" is a[0], a[1], a[2]); adjoint::hessian (adjoint/hessian.hpp), whose own
+// ranges exclude it. execute takes fn's arguments, then the n x n matrix (row-major; rows and
+// columns in fn's parameter order). clad::opts::diagonal_only: the n diagonal entries instead.
 template <unsigned... Options, class F>
-constexpr adjoint::detail::gradient_request hessian(F&&, const char* = "") {
-  static_assert(detail::parsed_by_adjc<Options...>, "clad::hessian is not supported yet by adjc");
+constexpr adjoint::detail::hessian_request hessian(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::hessian needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
+                "adjoint_add_gradients() in CMake");
   return {};
 }
 

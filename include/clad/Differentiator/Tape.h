@@ -3,6 +3,7 @@
 // adjoint::tape; and the pairs Clad's custom `_reverse_forw` functions return.
 #include <utility>
 
+#include "adjoint/tangent.hpp"
 #include "adjoint/tape.hpp"
 
 namespace clad {
@@ -33,10 +34,8 @@ struct ValueAndAdjoint {
   U adjoint;
 };
 
+// adjc's own pair: generated pushforwards return it, and a further derivative differentiates it.
 template <class T, class U>
-struct ValueAndPushforward {
-  T value;
-  U pushforward;
-};
+using ValueAndPushforward = adjoint::value_and_pushforward<T, U>;
 
 }  // namespace clad
