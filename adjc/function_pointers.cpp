@@ -44,9 +44,15 @@ const Expr* chain_operand(const Expr* e) {
   return nullptr;
 }
 
+// A request names its function by its first argument, which Clad's spellings bind to a reference:
+// that use only reads which function it is.
 bool is_request(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
-  return f && f->getQualifiedNameAsString() == "adjoint::gradient";
+  if (!f) return false;
+  const std::string name = f->getQualifiedNameAsString();
+  return name == "adjoint::gradient" || name == "clad::gradient" || name == "adjoint::derivative" ||
+         name == "clad::differentiate" || name == "adjoint::jacobian" || name == "clad::jacobian" ||
+         name == "clad::hessian";
 }
 
 // A function pointer, a member function pointer, or a pointer to either (to any depth).

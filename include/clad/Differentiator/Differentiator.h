@@ -17,6 +17,9 @@
 #include "clad/Differentiator/Array.h"
 #include "clad/Differentiator/BuiltinDerivatives.h"
 #include "clad/Differentiator/CladConfig.h"
+#ifndef CLAD_NO_NUM_DIFF
+#include "clad/Differentiator/NumericalDiff.h"
+#endif
 #include "clad/Differentiator/Tape.h"
 
 namespace clad {
