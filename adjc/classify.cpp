@@ -486,6 +486,10 @@ void add_unit_facts(const DeclContext* dc, bool in_reader, ASTContext& context, 
     if (auto* f = dyn_cast<FunctionDecl>(d)) add_value_class(f, unit.value_classes);
     auto* ns = dyn_cast<NamespaceDecl>(d);
     if (in_reader && ns && ns->getName() == "custom_derivatives") add_custom_pullbacks(ns, unit.custom);
+    if (in_reader && ns && ns->getName() == "numerical_diff")
+      for (const Decl* n : ns->decls())
+        if (auto* t = dyn_cast<FunctionTemplateDecl>(n); t && t->getName() == "central_difference_pullback")
+          unit.custom.numerical = t;
     if (!in_reader && ns && ns->getName() == "custom_derivatives" &&
         !context.getSourceManager().isInSystemHeader(ns->getLocation())) {
       // Another namespace's, read the same way and reported.

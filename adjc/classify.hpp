@@ -68,12 +68,17 @@ struct CustomPullbacks {
   // name do not fit; found on the first question.
   struct Match {
     const clang::FunctionDecl* pullback = nullptr;
+    bool integer_adjoints = false;  // Clad's signature (custom_pullback_takes_integer_adjoints)
     std::optional<Message> mismatch;
   };
   mutable std::map<const clang::FunctionDecl*, Match> matches;
   // `*_pullback` functions in a namespace custom_derivatives outside adjoint and clad, which
   // adjc does not read: reported, never passed over.
   std::vector<const clang::NamedDecl*> misplaced;
+  // Clad's numerical fallback (include/clad/Differentiator/NumericalDiff.h, absent with
+  // CLAD_NO_NUM_DIFF): the pullback of a call of a function without a body and without a pullback of
+  // its own, specialised to that function when its parameters and result are floating scalars.
+  const clang::FunctionTemplateDecl* numerical = nullptr;
 };
 // Records the pullbacks declared in namespace `custom_derivatives` (and its class_functions, std).
 void add_custom_pullbacks(const clang::NamespaceDecl* custom_derivatives, CustomPullbacks& custom);
@@ -300,6 +305,11 @@ const clang::FunctionDecl* custom_pullback(const clang::FunctionDecl* callee, co
 // Why the unit's pullbacks named for `callee` do not fit a call that needs a derivative (none when
 // one fits or none is named for it): the first one's place and the signature adjc calls.
 std::optional<Message> custom_pullback_mismatch(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// Whether `callee`'s custom pullback takes Clad's signature, with an adjoint also for each integer,
+// bool or enum parameter (a scratch adjoint adjc passes and ignores; nullptr for a pointer).
+bool custom_pullback_takes_integer_adjoints(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// A parameter of that kind: an integer, bool or enum, by value, reference or pointer.
+bool integer_like_parameter(clang::QualType t);
 // Why a call of `callee` has no derivative, and the custom pullback that would give it one: the
 // detail of Diag::no_derivative ("'f' has no body and no custom pullback (...)").
 std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& unit);

@@ -45,7 +45,7 @@ struct Slot {
 // What a pullback of `callee` is called with: its parameters (a member function's object first,
 // as `self`), `d_result` when its result has an adjoint, then one adjoint per differentiable
 // parameter: a pointer to what the parameter refers or points to, or to its value.
-std::vector<Slot> call_signature(const FunctionDecl* callee, const UnitFacts& unit) {
+std::vector<Slot> call_signature(const FunctionDecl* callee, const UnitFacts& unit, bool integer_adjoints = false) {
   ASTContext& context = callee->getASTContext();
   std::vector<AdParam> params = ad_params(callee);
   std::vector<Slot> slots;
@@ -54,7 +54,7 @@ std::vector<Slot> call_signature(const FunctionDecl* callee, const UnitFacts& un
   if (QualType rt = result_type(callee); has_result_adjoint(rt, unit))
     slots.push_back({Slot::Seed, rt.getUnqualifiedType(), "d_result"});
   for (const AdParam& p : params) {
-    if (!is_differentiable(p.type)) continue;
+    if (!is_differentiable(p.type) && !(integer_adjoints && integer_like_parameter(p.type))) continue;
     QualType t = p.type.getCanonicalType();
     QualType of = t->isReferenceType() || t->isPointerType() ? t->getPointeeType() : t;
     slots.push_back({Slot::Adjoint, context.getPointerType(of.getUnqualifiedType()), "d_" + name(p)});
@@ -148,6 +148,65 @@ bool written_for(const NamedDecl* candidate, const FunctionDecl* specialized, co
   return true;
 }
 
+// Whether Clad's numerical fallback stands in for `callee`'s derivative: a free function of the
+// program (a library's keeps its error) without a body anywhere in the unit, whose parameters and
+// result are floating scalars (by value or const reference), as central differences need.
+bool numerically_differentiated(const FunctionDecl* callee) {
+  const FunctionDecl* def = callee->getDefinition();
+  if ((def && def->hasBody()) || is_library(callee) || isa<CXXMethodDecl>(callee) || callee->isVariadic() ||
+      callee->getNumParams() == 0)
+    return false;
+  auto scalar = [](QualType t) {
+    t = t.getCanonicalType();
+    if (t->isReferenceType()) {
+      if (!t->isLValueReferenceType() || !t->getPointeeType().isConstQualified()) return false;
+      t = t->getPointeeType();
+    }
+    return t->isRealFloatingType();
+  };
+  for (const ParmVarDecl* p : callee->parameters())
+    if (!scalar(p->getType())) return false;
+  return callee->getReturnType()->isRealFloatingType();
+}
+
+// The numerical pullback for `callee`: the fallback template given `&callee`, its result type and
+// its parameters' value types (central_difference_pullback<&f, R, A...>).
+const FunctionDecl* numerical_pullback(const FunctionDecl* callee, const std::vector<Slot>& slots,
+                                       const CustomPullbacks& custom) {
+  if (!custom.numerical || !custom.sema || !numerically_differentiated(callee)) return nullptr;
+  ASTContext& context = callee->getASTContext();
+  Sema& sema = *custom.sema;
+  SourceLocation at = callee->getLocation();
+  auto* fn = const_cast<FunctionDecl*>(callee);
+  auto* ref =
+      DeclRefExpr::Create(context, NestedNameSpecifierLoc(), SourceLocation(), fn, false, at, fn->getType(), VK_LValue);
+  Expr* address = UnaryOperator::Create(context, ref, UO_AddrOf, context.getPointerType(fn->getType()), VK_PRValue,
+                                        OK_Ordinary, at, false, FPOptionsOverride());
+  TemplateArgumentListInfo explicit_args(at, at);
+  explicit_args.addArgument(TemplateArgumentLoc(TemplateArgument(address), address));
+  auto add_type = [&](QualType t) {
+    t = t.getNonReferenceType().getUnqualifiedType();
+    explicit_args.addArgument(TemplateArgumentLoc(TemplateArgument(t), context.getTrivialTypeSourceInfo(t, at)));
+  };
+  add_type(callee->getReturnType());
+  for (const ParmVarDecl* p : callee->parameters()) add_type(p->getType());
+  std::vector<Expr*> args;
+  for (const Slot& s : slots) {
+    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
+    args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
+  }
+  FunctionDecl* specialization = nullptr;
+  sema::TemplateDeductionInfo info(at);
+  Sema::SFINAETrap trap(sema);
+  TemplateDeductionResult result = sema.DeduceTemplateArguments(
+      const_cast<FunctionTemplateDecl*>(custom.numerical), &explicit_args, args, specialization, info,
+      /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, /*ObjectType=*/QualType(),
+      /*ObjectClassification=*/Expr::Classification(), [](ArrayRef<QualType>) { return false; });
+  bool fits = result == TemplateDeductionResult::Success && !trap.hasErrorOccurred() && specialization &&
+              takes(specialization, slots);
+  return fits ? specialization : nullptr;
+}
+
 std::string place(const Decl* d) {
   const SourceManager& sm = d->getASTContext().getSourceManager();
   PresumedLoc at = sm.getPresumedLoc(sm.getSpellingLoc(d->getLocation()));
@@ -184,18 +243,27 @@ const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts&
   auto* method = dyn_cast<CXXMethodDecl>(callee);
   if (with_object(callee) || (method && method->isStatic())) collect(custom.members);
   if (!with_object(callee) && candidates.empty()) collect(custom.free);
-  if (candidates.empty()) return found;
   std::vector<Slot> slots = call_signature(callee, unit);
+  if (candidates.empty()) {
+    found.pullback = numerical_pullback(callee, slots, custom);
+    return found;
+  }
+  // Clad's signature has an adjoint for integer parameters too: tried after adjc's.
+  std::vector<Slot> clad_slots = call_signature(callee, unit, /*integer_adjoints=*/true);
   const NamedDecl* first = nullptr;  // the first that does not fit but was written for callee
   for (const NamedDecl* candidate : candidates) {
-    const FunctionDecl* pullback = dyn_cast<FunctionDecl>(candidate);
-    if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate))
-      pullback = custom.sema ? specialize(t, callee, slots, *custom.sema) : nullptr;
-    if (pullback && takes(pullback, slots)) {
-      found.pullback = pullback;
-      return found;
+    for (const std::vector<Slot>* tried : {&slots, &clad_slots}) {
+      if (tried == &clad_slots && clad_slots.size() == slots.size()) break;
+      const FunctionDecl* pullback = dyn_cast<FunctionDecl>(candidate);
+      if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate))
+        pullback = custom.sema ? specialize(t, callee, *tried, *custom.sema) : nullptr;
+      if (pullback && takes(pullback, *tried)) {
+        found.pullback = pullback;
+        found.integer_adjoints = tried == &clad_slots;
+        return found;
+      }
+      if (!first && tried == &slots && written_for(candidate, pullback, callee, slots, unit)) first = candidate;
     }
-    if (!first && written_for(candidate, pullback, callee, slots, unit)) first = candidate;
   }
   if (!first) return found;
   std::string qualified = first->getQualifiedNameAsString();
@@ -219,6 +287,16 @@ const FunctionDecl* custom_pullback(const FunctionDecl* callee, const UnitFacts&
 
 std::optional<Message> custom_pullback_mismatch(const FunctionDecl* callee, const UnitFacts& unit) {
   return match(callee, unit).mismatch;
+}
+
+bool custom_pullback_takes_integer_adjoints(const FunctionDecl* callee, const UnitFacts& unit) {
+  return match(callee, unit).integer_adjoints;
+}
+
+bool integer_like_parameter(QualType t) {
+  t = t.getCanonicalType();
+  if (t->isPointerType() || t->isReferenceType()) t = t->getPointeeType().getCanonicalType();
+  return t->isIntegralOrEnumerationType();
 }
 
 }  // namespace adjc

@@ -135,6 +135,8 @@ class Emitter {
   void reverse_assign(Node* n, Code& code);
   void reverse_call(Node* n, Code& code);
   std::string declare_scalar_adjoint(QualType t, Code& code);
+  // A value-initialised local of type `t` (an enum too) a custom pullback may write and adjc drops.
+  std::string declare_scratch(QualType t, Code& code);
   std::string temp(const std::string& prefix = "_t");
   bool private_adjoint(const Expr* e) const;
   void accumulate(Code& code, const std::string& target, const std::string& value, bool is_private, QualType t = {});

@@ -185,6 +185,9 @@ void Emitter::reverse_call(Node* n, Code& code) {
           scalar_adjoints.push_back({arg, d});
           adjoints.push_back("&" + d);
         }
+      } else if (custom && integer_like_parameter(pt) && custom_pullback_takes_integer_adjoints(f, ir_.unit)) {
+        // Clad's signature: integers carry no derivative in adjc, so the adjoint is scratch.
+        adjoints.push_back(pt->isPointerType() ? "nullptr" : "&" + declare_scratch(pt.getNonReferenceType(), code));
       }
       mask.push_back(varied);
     }
@@ -211,6 +214,12 @@ void Emitter::reverse_call(Node* n, Code& code) {
 std::string Emitter::declare_scalar_adjoint(QualType t, Code& code) {
   std::string name = temp("_darg");
   code.line(types_.str(t.getUnqualifiedType()) + " " + name + " = 0;");
+  return use(name);
+}
+
+std::string Emitter::declare_scratch(QualType t, Code& code) {
+  std::string name = temp("_darg");
+  code.line(types_.str(t.getUnqualifiedType()) + " " + name + "{};");
   return use(name);
 }
 

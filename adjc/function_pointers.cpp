@@ -44,6 +44,8 @@ const Expr* chain_operand(const Expr* e) {
   return nullptr;
 }
 
+// A request names its function by its first argument, which Clad's spellings bind to a reference:
+// that use only reads which function it is.
 bool is_request(const CallExpr* call) {
   const FunctionDecl* f = call->getDirectCallee();
   if (!f) return false;

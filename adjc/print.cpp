@@ -44,7 +44,17 @@ TypePrinter::TypePrinter(ASTContext& c) : context(c), policy(c.getLangOpts()) {
   policy.SuppressUnwrittenScope = true;  // `::V3`, not `::(anonymous namespace)::V3`
   policy.Bool = true;
 }
-std::string TypePrinter::str(QualType t) const { return TypeName::getFullyQualifiedName(t, context, policy, true); }
+// `auto` as the type it deduced: getFullyQualifiedType would qualify the deduced type's spelling
+// a second time (`::ns::ns::T` for an `auto` holding an `ns::T`).
+static QualType without_auto(QualType t, const ASTContext& context) {
+  auto* deduced = dyn_cast<DeducedType>(t.getTypePtr());
+  if (!deduced || !deduced->isDeduced()) return t;
+  return context.getQualifiedType(deduced->getDeducedType(), t.getLocalQualifiers());
+}
+
+std::string TypePrinter::str(QualType t) const {
+  return TypeName::getFullyQualifiedName(without_auto(t, context), context, policy, true);
+}
 
 std::string TypePrinter::member(const std::string& base, const ValueDecl* d, bool arrow) const {
   if (d->getAccess() == AS_public || d->getAccess() == AS_none) return base + (arrow ? "->" : ".") + d->getName().str();
@@ -83,7 +93,7 @@ std::string TypePrinter::private_members() const {
 std::string TypePrinter::declare(QualType t, const std::string& name) const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  TypeName::getFullyQualifiedType(t, context, true).print(os, policy, name);
+  TypeName::getFullyQualifiedType(without_auto(t, context), context, true).print(os, policy, name);
   return os.str();
 }
 

@@ -12,6 +12,7 @@
 // Conventions and limits: docs/adjc.md.
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdio>
@@ -484,6 +485,83 @@ constexpr bool object_adjoint_alias = [] {
   }
 }();
 
+// Whether the arguments `T` are Grad's (`P`) up to its adjoints, then one array (not a pointer:
+// its extent is checked) of exactly as many elements as Grad has adjoint pointers, each `A*` for
+// the array's `A`: Clad's early form, `execute(x, y, result)` with result[i] the i-th adjoint.
+template <class P, class T>
+constexpr bool adjoints_in_one_array = [] {
+  constexpr std::size_t n = std::tuple_size_v<T>, all = std::tuple_size_v<P>;
+  if constexpr (n == 0 || n > all) {
+    return false;
+  } else {
+    using Given = std::remove_reference_t<std::tuple_element_t<n - 1, T>>;
+    if constexpr (!std::is_bounded_array_v<Given> || std::extent_v<Given> != all - (n - 1)) {
+      return false;
+    } else {
+      using Adjoint = std::remove_extent_t<Given>*;
+      return []<std::size_t... I>(std::index_sequence<I...>) {
+        return (std::is_same_v<Adjoint, std::tuple_element_t<n - 1 + I, P>> && ...);
+      }(std::make_index_sequence<all - (n - 1)>{});
+    }
+  }
+}();
+
+// A parameter of f that Clad gives an adjoint and adjc does not: an integer, bool or enum, by value,
+// reference or pointer.
+template <class P>
+constexpr bool integer_parameter = [] {
+  using V = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<P>>>;
+  return std::is_integral_v<V> || std::is_enum_v<V>;
+}();
+
+// Which of f's K parameters (Grad's first K) are integer parameters.
+template <class P, std::size_t K>
+constexpr std::array<bool, K> integer_parameters = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<bool, K>{integer_parameter<std::tuple_element_t<I, P>>...};
+}(std::make_index_sequence<K>{});
+
+// Whether the arguments `T` are f's K arguments then one adjoint for each, integer parameters
+// included (Clad's execute, K = half of them), where Grad takes f's K and the others' adjoints.
+template <class P, class T>
+constexpr bool integer_adjoints_given = [] {
+  constexpr std::size_t n = std::tuple_size_v<T>, all = std::tuple_size_v<P>, k = n / 2;
+  if constexpr (n % 2 != 0 || n <= all || k >= all) {
+    return false;
+  } else {
+    constexpr auto integer = integer_parameters<P, k>;
+    std::size_t integers = 0;
+    for (bool i : integer) integers += i;
+    return integers > 0 && all - k == k - integers;
+  }
+}();
+
+// `t` without the adjoints (after f's K arguments) of integer parameters, which adjc does not take.
+template <class P, std::size_t K, class T>
+auto drop_integer_adjoints(T&& t) {
+  constexpr std::size_t all = std::tuple_size_v<P>;
+  constexpr std::array<std::size_t, all> kept = [] {
+    std::array<std::size_t, all> out{};
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < 2 * K; ++i)
+      if (i < K || !integer_parameters<P, K>[i - K]) out[at++] = i;
+    return out;
+  }();
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return std::forward_as_tuple(std::get<kept[J]>(std::forward<T>(t))...);
+  }(std::make_index_sequence<all>{});
+}
+
+// `t`'s last element, an array, replaced by a pointer to each of its elements.
+template <class T>
+auto spread_last_array(T&& t) {
+  constexpr std::size_t last = std::tuple_size_v<std::remove_reference_t<T>> - 1;
+  auto& array = std::get<last>(t);
+  constexpr std::size_t size = std::extent_v<std::remove_reference_t<decltype(array)>>;
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return std::tuple_cat(std::forward_as_tuple(std::get<I>(std::forward<T>(t))...), std::make_tuple(&array[J]...));
+  }(std::make_index_sequence<last>{}, std::make_index_sequence<size>{});
+}
+
 }  // namespace detail
 
 // A generated gradient: `Grad` is the function adjc generated (resolved at compile time). For a
@@ -491,8 +569,10 @@ constexpr bool object_adjoint_alias = [] {
 // index of the object's adjoint among Grad's parameters (else -1); `Bound`: the request named the
 // object (`adjoint::gradient(E)` for a function object E), which `bound` points to. Besides Grad's
 // own arguments, execute takes, as Clad's does, the object by reference (`g.execute(obj, x, &d_x)`),
-// no object when the request named one, no object adjoint (a zeroed one is used and dropped), and
-// an object adjoint of a class laid out as the object's, or volatile (read as the object's class).
+// no object when the request named one, no object adjoint (a zeroed one is used and dropped),
+// an object adjoint of a class laid out as the object's, or volatile (read as the object's class),
+// adjoints for integer parameters too (Clad's; dropped: adjc takes no derivative through integers),
+// and (Clad's early form) one array of all the adjoints after f's arguments.
 template <auto Grad, int ObjectAdjoint = -1, bool Bound = false>
 struct gradient_function {
   using parameters = typename detail::grad_parameters<decltype(Grad)>::type;
@@ -528,6 +608,10 @@ struct gradient_function {
       using Given = std::remove_pointer_t<std::remove_cvref_t<std::tuple_element_t<ObjectAdjoint, Tuple>>>;
       auto* object = const_cast<std::remove_cv_t<Given>*>(std::get<ObjectAdjoint>(t));
       call(detail::replace_at<ObjectAdjoint>(std::forward<T>(t), reinterpret_cast<Object*>(object)));
+    } else if constexpr (detail::integer_adjoints_given<parameters, Tuple>) {
+      call(detail::drop_integer_adjoints<parameters, n / 2>(std::forward<T>(t)));
+    } else if constexpr (detail::adjoints_in_one_array<parameters, Tuple>) {
+      std::apply(Grad, detail::spread_last_array(std::forward<T>(t)));
     } else {
       static_assert(ObjectAdjoint >= 0 && n + 1 == all && detail::object_first<parameters, Tuple>,
                     "adjoint::gradient_function::execute: these arguments match no form of the gradient "

@@ -58,4 +58,16 @@ auto pow_pushforward(T x, E exponent, T d_x, E d_exponent)
   return {value, derivative};
 }
 
+// std::max and std::min with a comparison (adjc differentiates the two-argument forms itself): the
+// seed goes to the argument returned, the first on a tie as the standard picks it (adjc passes
+// nullptr for the adjoint of an argument that is a constant to the derivative).
+template <class T, class Compare>
+void max_pullback(const T& a, const T& b, Compare comp, T d_y, T* d_a, T* d_b, Compare*) {
+  if (T* d = comp(a, b) ? d_b : d_a) *d += d_y;
+}
+template <class T, class Compare>
+void min_pullback(const T& a, const T& b, Compare comp, T d_y, T* d_a, T* d_b, Compare*) {
+  if (T* d = comp(b, a) ? d_b : d_a) *d += d_y;
+}
+
 }  // namespace clad::custom_derivatives::std

@@ -20,6 +20,9 @@
 #include "clad/Differentiator/Array.h"
 #include "clad/Differentiator/BuiltinDerivatives.h"
 #include "clad/Differentiator/CladConfig.h"
+#ifndef CLAD_NO_NUM_DIFF
+#include "clad/Differentiator/NumericalDiff.h"
+#endif
 #include "clad/Differentiator/Tape.h"
 
 // Clad's marking of a function, member or type whose value carries no derivative (the annotation

@@ -1,9 +1,11 @@
 // The macros Clad's test files take from their ../TestUtils.h (INIT_GRADIENT, TEST_GRADIENT, ...),
 // written for measure.py so that Clad's tests run unchanged through adjc++: TEST_GRADIENT zeroes
-// the last n arguments (the adjoints), calls execute and prints them as {a, b, ...} with %.2f.
+// the last n arguments (the adjoints), calls execute and prints them as {a, b, ...} with %.2f (a
+// pair or a complex number as its two parts, another class by the test's own print()).
 #ifndef HARNESS_TEST_UTILS_H
 #define HARNESS_TEST_UTILS_H
 #include "clad/Differentiator/ArrayRef.h"
+#include <complex>
 #include <cstdio>
 #include <tuple>
 #include <type_traits>
@@ -15,6 +17,10 @@ inline void show_one(const char* s) { printf("%s", s); }
 inline void show_one(double d) { printf("%.2f", d); }
 inline void show_one(float d) { printf("%.2f", d); }
 inline void show_one(int i) { printf("%d", i); }
+template <class A, class B> void show_one(const std::pair<A, B>& p) { show_one(p.first); printf(", "); show_one(p.second); }
+template <class T> void show_one(const std::complex<T>& c) { show_one(c.real()); printf(", "); show_one(c.imag()); }
+// Another class: the test's own print(const T&), found by ADL, as Clad's harness prints it.
+template <class T> requires std::is_class_v<T> void show_one(const T& v) { print(v); }
 template <class T> void show_one(T* p) { show_one(*p); }
 template <class T> void show_one(clad::array_ref<T> a) {
   for (std::size_t i = 0; i < a.size(); ++i) { show_one(a[i]); if (i + 1 != a.size()) printf(", "); }

@@ -1,19 +1,22 @@
 #!/usr/bin/python3
 """Runs test files of Clad's (its test/Gradient, say) unchanged through adjc++ and counts the
-CHECK-EXEC lines their output matches, as FileCheck would (in order; text, or {{regex}}).
+CHECK-EXEC and CHECK-EXEC-NEXT lines their output matches, as FileCheck would (in order, a -NEXT
+line on the line after the previous match; text, or {{regex}}).
 
   measure.py <adjc++> <file.C>...
 
 Each file is copied into a scratch folder below this folder's TestUtils.h and PrintOverloads.h
-(Clad's tests include "../TestUtils.h"), built with `adjc++ -std=c++20` (ADJC_CXX picks the compiler) and run; a file
-that does not build, or crashes, matches nothing. Prints one line per file (matched/total and the
-first error) and the total.
+(Clad's tests include "../TestUtils.h"), built with `adjc++ -std=c++20` (ADJC_CXX picks the compiler),
+together with the sources of the folder its RUN lines name (`%S/NumDiffDefs.C`), and run; a file
+that does not build, or crashes, matches nothing; a file without CHECK-EXEC lines is skipped.
+Prints one line per file (matched/total and the first error) and the total.
 """
 import os, re, shutil, subprocess, sys, tempfile
 
 
 def checks_of(text):
-    return [m.group(1).strip() for m in re.finditer(r"CHECK-EXEC:(.*)", text)]
+    """(next, pattern text) of each CHECK-EXEC and CHECK-EXEC-NEXT line."""
+    return [(bool(m.group(1)), m.group(2).strip()) for m in re.finditer(r"CHECK-EXEC(-NEXT)?:(.*)", text)]
 
 
 def pattern_of(check):
@@ -23,21 +26,33 @@ def pattern_of(check):
 
 def matched(checks, output):
     lines, at, found, missing = output.splitlines(), 0, 0, []
-    for check in checks:
+    for is_next, check in checks:
         pattern = pattern_of(check)
-        hit = next((i for i in range(at, len(lines)) if re.search(pattern, lines[i])), None)
+        # A -NEXT line must match the line after the previous match; one that does not still takes
+        # its line, so that the -NEXT lines after it are counted against their own lines.
+        candidates = range(at, min(at + 1, len(lines))) if is_next else range(at, len(lines))
+        hit = next((i for i in candidates if re.search(pattern, lines[i])), None)
         if hit is None:
             missing.append(check)
+            at += 1 if is_next else 0
         else:
             found, at = found + 1, hit + 1
     return found, missing
 
 
-def run(adjcxx, path, work):
-    source = os.path.join(work, "tests", os.path.basename(path))
-    shutil.copy(path, source)
-    program = source + ".out"
-    build = subprocess.run([adjcxx, "-std=c++20", source, "-o", program], capture_output=True, text=True)
+def companions_of(text):
+    """The other sources of the folder a RUN line builds with the test (`%S/NumDiffDefs.C`)."""
+    run_lines = [m.group(1) for m in re.finditer(r"RUN:(.*)", text)]
+    return sorted({m.group(1) for line in run_lines for m in re.finditer(r"%S/([\w.]+\.(?:C|cpp))", line)})
+
+
+def run(adjcxx, path, text, work):
+    sources = []
+    for name in [os.path.basename(path)] + companions_of(text):
+        sources.append(os.path.join(work, "tests", name))
+        shutil.copy(os.path.join(os.path.dirname(path), name), sources[-1])
+    program = sources[0] + ".out"
+    build = subprocess.run([adjcxx, "-std=c++20"] + sources + ["-o", program], capture_output=True, text=True)
     if build.returncode != 0:
         first = next((l for l in build.stderr.splitlines() if "error" in l), build.stderr[:200])
         return "", "build: " + first
@@ -58,8 +73,11 @@ def main():
         for header in ("TestUtils.h", "PrintOverloads.h"):
             shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), header), work)
         for path in files:
-            checks = checks_of(open(path, errors="replace").read())
-            output, why = run(adjcxx, path, work)
+            text = open(path, errors="replace").read()
+            checks = checks_of(text)
+            if not checks:
+                continue  # a companion source (NumDiffDefs.C) or a compile-only test
+            output, why = run(adjcxx, path, text, work)
             found, missing = matched(checks, output)
             total, passed = total + len(checks), passed + found
             print("%-36s %3d/%3d %s" % (os.path.basename(path), found, len(checks), why))
