@@ -31,6 +31,22 @@ bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
   return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
 }
 
+// Whether custom pushforward `f` returns a struct with `value` and `pushforward` members (or a type
+// only its instantiation knows).
+bool holds_value_and_pushforward(const FunctionDecl* f) {
+  if (!f) return false;
+  const QualType t = f->getReturnType();
+  if (t->isDependentType() || t->isUndeducedType()) return true;
+  const CXXRecordDecl* record = t->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition()) return false;
+  bool value = false, pushforward = false;
+  for (const FieldDecl* field : record->fields()) {
+    value |= field->getName() == "value";
+    pushforward |= field->getName() == "pushforward";
+  }
+  return value && pushforward;
+}
+
 // A local pointer declared where the source declares it (or, assigned once, where it is assigned),
 // with its initialiser: adjc reads a local pointer only with one (an outer request differentiates
 // this code), and a walking pointer (`p = p + 1`) keeps the region its declaration names.
@@ -246,8 +262,10 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   std::string name = custom ? qualifier(custom) + custom->getNameAsString() : qualifier(f) + name_of(f, callee_mask);
   if (generated) callees.push_back({f, callee_mask});
   std::string text = name + "(" + args + targs + ")";
-  // A generated pushforward returns a struct result with its tangent, as a floating one.
-  bool with_tangent = is_floating(result_type(f)) || ((generated || custom) && struct_result(f, ir_.unit));
+  // A generated pushforward returns a struct result with its tangent, as a floating one; a custom
+  // one must declare a result holding both (Clad's ValueAndPushforward, say).
+  bool with_tangent = is_floating(result_type(f)) ||
+                      (struct_result(f, ir_.unit) && (generated || (custom && holds_value_and_pushforward(custom_fn))));
   if (n->result && !with_tangent && act_.of(n->result)) {
     // Its pushforward returns the value alone.
     diags_.error(n->call->getBeginLoc(), Diag::tangent_unsupported_expression,

@@ -155,7 +155,6 @@ const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit
   const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
   // A function pointer adjc follows (function_pointers.hpp): `fp`, `*fpp`, a cast of `f`; a
   // function object (`E`, `&E`): its operator().
-  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   const VarDecl* pointer = pointer_variable(call->getArg(0));
   if (pointer && !fn && members && !function_pointer_chain(pointer->getType())) {
     std::string why;
