@@ -91,12 +91,33 @@ bool takes(const FunctionDecl* pullback, const std::vector<Slot>& slots) {
   return true;
 }
 
+// The specialization of `pullback` a call with the slots' arguments would pick (the arguments as
+// the call passes them: the callee's arguments as lvalues of what its parameters refer to, or its
+// values; the seed and the adjoints as temporaries), given `explicit_args` if any; nullptr when
+// deduction fails.
+FunctionDecl* deduce(const FunctionTemplateDecl* pullback, TemplateArgumentListInfo* explicit_args,
+                     const std::vector<Slot>& slots, SourceLocation at, Sema& sema) {
+  ASTContext& context = pullback->getASTContext();
+  std::vector<Expr*> args;
+  for (const Slot& s : slots) {
+    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
+    args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
+  }
+  FunctionDecl* specialization = nullptr;
+  sema::TemplateDeductionInfo info(at);
+  Sema::SFINAETrap trap(sema);
+  TemplateDeductionResult result = sema.DeduceTemplateArguments(
+      const_cast<FunctionTemplateDecl*>(pullback), explicit_args, args, specialization, info,
+      /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, /*ObjectType=*/QualType(),
+      /*ObjectClassification=*/Expr::Classification(), [](ArrayRef<QualType>) { return false; });
+  return result == TemplateDeductionResult::Success && !trap.hasErrorOccurred() ? specialization : nullptr;
+}
+
 // The specialization of `pullback` the call adjc makes would call: the arguments of `callee`'s own
 // specialization given explicitly (`power_pullback<3>`), the rest deduced from the slots' types;
 // nullptr when deduction fails.
 const FunctionDecl* specialize(const FunctionTemplateDecl* pullback, const FunctionDecl* callee,
                                const std::vector<Slot>& slots, Sema& sema) {
-  ASTContext& context = callee->getASTContext();
   SourceLocation at = pullback->getLocation();
   TemplateArgumentListInfo explicit_args(at, at);
   if (const TemplateArgumentList* own = callee->getTemplateSpecializationArgs()) {
@@ -110,22 +131,7 @@ const FunctionDecl* specialize(const FunctionTemplateDecl* pullback, const Funct
         for (const TemplateArgument& element : a.pack_elements()) add(element);
     }
   }
-  // The arguments as the call passes them: the callee's arguments as lvalues of what its
-  // parameters refer to (or its values), the seed and the adjoints as temporaries.
-  std::vector<Expr*> args;
-  for (const Slot& s : slots) {
-    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
-    args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
-  }
-  FunctionDecl* specialization = nullptr;
-  sema::TemplateDeductionInfo info(at);
-  Sema::SFINAETrap trap(sema);
-  TemplateDeductionResult result = sema.DeduceTemplateArguments(
-      const_cast<FunctionTemplateDecl*>(pullback), callee->getTemplateSpecializationArgs() ? &explicit_args : nullptr,
-      args, specialization, info, /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false,
-      /*ObjectType=*/QualType(), /*ObjectClassification=*/Expr::Classification(),
-      [](ArrayRef<QualType>) { return false; });
-  return result == TemplateDeductionResult::Success && !trap.hasErrorOccurred() ? specialization : nullptr;
+  return deduce(pullback, callee->getTemplateSpecializationArgs() ? &explicit_args : nullptr, slots, at, sema);
 }
 
 // Whether a pullback that does not take the call of `callee` was still written for it, so that
@@ -190,21 +196,8 @@ const FunctionDecl* numerical_pullback(const FunctionDecl* callee, const std::ve
   };
   add_type(callee->getReturnType());
   for (const ParmVarDecl* p : callee->parameters()) add_type(p->getType());
-  std::vector<Expr*> args;
-  for (const Slot& s : slots) {
-    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
-    args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
-  }
-  FunctionDecl* specialization = nullptr;
-  sema::TemplateDeductionInfo info(at);
-  Sema::SFINAETrap trap(sema);
-  TemplateDeductionResult result = sema.DeduceTemplateArguments(
-      const_cast<FunctionTemplateDecl*>(custom.numerical), &explicit_args, args, specialization, info,
-      /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, /*ObjectType=*/QualType(),
-      /*ObjectClassification=*/Expr::Classification(), [](ArrayRef<QualType>) { return false; });
-  bool fits = result == TemplateDeductionResult::Success && !trap.hasErrorOccurred() && specialization &&
-              takes(specialization, slots);
-  return fits ? specialization : nullptr;
+  FunctionDecl* specialization = deduce(custom.numerical, &explicit_args, slots, at, sema);
+  return specialization && takes(specialization, slots) ? specialization : nullptr;
 }
 
 std::string place(const Decl* d) {
