@@ -24,7 +24,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD_NINJA=${BUILD_NINJA:-/work/base/build/build.ninja}
 FUZZ_SEEDS=${FUZZ_SEEDS:-8}
 SETS=" ${SETS:-build golden diagnostics clad fuzz} "
-WORK=$(mktemp -d /tmp/adjc_same.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/adjc_same.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
