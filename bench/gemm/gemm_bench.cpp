@@ -318,6 +318,8 @@ int main(int argc, char** argv) {
       shapes.push_back({m, layer.in, layer.out, false, false, std::string(layer.what) + " dinp", 1.0f});  // += dout W
       shapes.push_back({layer.out, layer.in, m, true, false, std::string(layer.what) + " dW", 1.0f});  // += dout^T inp
     }
+    for (const auto& layer : big_layers)  // dinp only: a LoRA backward's one product with a frozen weight
+      shapes.push_back({m, layer.in, layer.out, false, false, std::string(layer.what) + " dinp", 1.0f});
   }
 
   for (int threads : thread_counts) {
