@@ -20,14 +20,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 adjoint=${ADJOINT_BIN:-$root/build/bin/adjoint}
 python=${ADJOINT_TORCH_PYTHON:-/usr/bin/python3}
-openblas_openmp=/usr/lib/x86_64-linux-gnu/openblas-openmp
-jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 threads=${ADJOINT_BENCH_THREADS:-2}
+source "$root/bench/pytorch_tuned.sh"
 
 die() { echo "compare: error: $*" >&2; exit 1; }
 [ -x "$adjoint" ] || die "$adjoint not found; build it (cmake --build build) or set ADJOINT_BIN"
-[ -f "$openblas_openmp/libblas.so.3" ] || die "$openblas_openmp missing: apt-get install libopenblas0-openmp"
-[ -f "$jemalloc" ] || die "$jemalloc missing: apt-get install libjemalloc2"
+check_pytorch_tuned compare
 
 usage="usage: $0 [--model gpt2-124M|llama3-bench|llama3.2-1B] [-B b -T t]"
 model=gpt2-124M
@@ -55,10 +53,7 @@ for config in "${configs[@]}"; do
   done
   # The kernel adjoint's GEMM runs (the last JSON line of its bench), for PyTorch's OpenBLAS too.
   kernel=$(grep '^{' "$out/adjoint.txt" | tail -1 | "$python" -c 'import json,sys; print(json.loads(sys.stdin.read())["gemm_kernel"])')
-  env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      LD_PRELOAD="$jemalloc" MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 OMP_NUM_THREADS="$threads" \
-      OPENBLAS_CORETYPE="$kernel" \
-      "$python" "$root/bench/pytorch_step.py" --model "$model" -B "$B" -T "$T" --threads "$threads" "${extra[@]}" \
+  pytorch_tuned "$threads" "$kernel" "$python" "$root/bench/pytorch_step.py" --model "$model" -B "$B" -T "$T" --threads "$threads" "${extra[@]}" \
       | tee -a "$out/pytorch.txt"
 done
 

@@ -15,9 +15,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 adjoint=${ADJOINT_BIN:-$root/build/bin/adjoint}
 python=${ADJOINT_TORCH_PYTHON:-/usr/bin/python3}
-openblas_openmp=/usr/lib/x86_64-linux-gnu/openblas-openmp
-jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 threads=${ADJOINT_BENCH_THREADS:-2}
+source "$root/bench/pytorch_tuned.sh"
 die() { echo "lora compare: error: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: $0 FOLDER MODEL [-B b] [-T t] [--rounds n] [--steps n] [--only bf16]"
 folder=$1 model=$2
@@ -32,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$adjoint" ] || die "$adjoint not found"
 [ -d "$folder" ] || die "$folder: not a folder"
-[ -f "$jemalloc" ] || die "$jemalloc missing: apt-get install libjemalloc2"
+check_pytorch_tuned "lora compare"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -66,9 +65,7 @@ EOF
 run_pytorch() {
   local kernel
   kernel=$(tail -1 "$out/results.jsonl" | "$python" -c 'import json,sys; print(json.loads(sys.stdin.read())["kernel"])')
-  env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$jemalloc" \
-      MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 OMP_NUM_THREADS="$threads" OPENBLAS_CORETYPE="$kernel" \
-      "$python" "$root/bench/lora/pytorch_lora_step.py" --model "$model" -B "$B" -T "$T" --steps $((steps - 1)) \
+  pytorch_tuned "$threads" "$kernel" "$python" "$root/bench/lora/pytorch_lora_step.py" --model "$model" -B "$B" -T "$T" --steps $((steps - 1)) \
       --threads "$threads" | tail -1 >>"$out/results.jsonl"
 }
 
