@@ -52,7 +52,7 @@ void attention_row(int reps, std::mt19937& rng) {
   std::size_t tape = adjoint::thread_tape_bytes();
   k::attention_forward_reverse(out.data(), att.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(),
                                dqkv_a.data());
-  row("model attention", "B=4 T=64 NH=12", t, tape, max_abs_diff(dqkv_h, dqkv_a));
+  row("model attn", "B=4 T=64 NH=12", t, tape, max_abs_diff(dqkv_h, dqkv_a));
 }
 
 // The models' kernels (adjoint/kernels.hpp) at gpt2-124M's width, B=4 T=64 (adjoint bench's
