@@ -353,8 +353,10 @@ struct IterationElements {
   const Var* pointer = nullptr;      // P (one element per iteration), nullptr for a row
   const Expr* offset = nullptr;      // X
   const Expr* row_length = nullptr;  // S
-  // Or a mixed-radix index (mixed_radix_elements): the digits above c and all the radices.
+  // Or a mixed-radix index (mixed_radix_elements): the digits above c and all the radices; when c
+  // is below its radix, no digits and only the radices from c's down (remainders).
   std::vector<const Expr*> higher_digits, radices;
+  bool remainders = false;
 };
 
 // `c * S` or `S * c` with c the counter of `loop`: S.
@@ -407,22 +409,36 @@ void horner(const Expr* e, std::vector<const Expr*>& digits, std::vector<const E
   digits.push_back(e);
 }
 
-// Whether `digit` is provably in [0, radix): the counter of a loop from a constant >= 0 while below
+// The loop counting `e` up, when e is a loop counter.
+const Node* counting_loop(const FunctionIR& ir, const Expr* e, const std::vector<Node*>& all) {
+  auto* r = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenCasts()) : nullptr;
+  Var* v = r ? ir.var(r) : nullptr;
+  if (!v || !v->counter) return nullptr;
+  for (const Node* loop : all)
+    if (loop->kind == NodeKind::Loop && loop->counter == v) return loop->step > 0 ? loop : nullptr;
+  return nullptr;
+}
+
+// Whether `e` is provably >= 0: a constant >= 0, a counter counting up from such a value, or a sum
+// or product of them (a causal mask's padding `for (t2 = t + 1; t2 < T; t2++)`). `depth` bounds the
+// search through counters' starts.
+bool non_negative(const FunctionIR& ir, const Expr* e, const std::vector<Node*>& all, int depth = 8) {
+  if (!e || depth == 0) return false;
+  e = e->IgnoreParenCasts();
+  Expr::EvalResult value;
+  if (e->EvaluateAsInt(value, ir.fn->getASTContext())) return !value.Val.getInt().isNegative();
+  if (const Node* loop = counting_loop(ir, e, all)) return non_negative(ir, loop->start, all, depth - 1);
+  auto* b = dyn_cast<BinaryOperator>(e);
+  return b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Mul) && non_negative(ir, b->getLHS(), all, depth - 1) &&
+         non_negative(ir, b->getRHS(), all, depth - 1);
+}
+
+// Whether `digit` is provably in [0, radix): the counter of a loop from a value >= 0 while below
 // `radix`, or while at most such a counter (a causal mask's `t2 <= t` with `t < T`).
 bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std::vector<Node*>& all) {
-  auto* r = digit ? dyn_cast<DeclRefExpr>(digit->IgnoreParenCasts()) : nullptr;
-  Var* v = r ? ir.var(r) : nullptr;
-  if (!v || !v->counter) return false;
-  for (const Node* loop : all) {
-    if (loop->kind != NodeKind::Loop || loop->counter != v) continue;
-    Expr::EvalResult start;
-    if (loop->step <= 0 || !loop->start->EvaluateAsInt(start, ir.fn->getASTContext()) ||
-        start.Val.getInt().isNegative())
-      return false;
-    return (loop->end && same_expr(ir, loop->end, radix)) ||
-           (loop->last && below(ir, loop->last, radix, all));
-  }
-  return false;
+  const Node* loop = counting_loop(ir, digit, all);
+  if (!loop || !non_negative(ir, loop->start, all)) return false;
+  return (loop->end && same_expr(ir, loop->end, radix)) || (loop->last && below(ir, loop->last, radix, all));
 }
 
 // A row of any affine form: `R[I]`, or `p[j]` with `p = R + O` defined in the loop (I = O + j),
@@ -432,7 +448,9 @@ bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std
 // access with the same digits above c and radices: when the digits above are the same in every
 // iteration, iteration c owns [H·K, H·K + K) (H the number up to c, K the product of the lower
 // radices); when c too is below its radix, the element's digits from c down are its remainders,
-// whatever the digits above are. Attention's `preatt + ((b * NH + h) * T + t) * T`, read and
+// whatever the digits above are, so accesses agree when those radices agree, even with other digits
+// or radices above (a packed row's `((row * 3 + part) * NH + h) * hs + i`, whose q, k and v parts of
+// head h all belong to iteration h). Attention's `preatt + ((b * NH + h) * T + t) * T`, read and
 // written at t2 < T or t2 <= t, is thus private to each b, t and h, in any order of their loops.
 std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
                                                       const std::vector<Node*>& all) {
@@ -462,16 +480,19 @@ std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, cons
   if (m == digits.size()) return std::nullopt;
   // c below its radix: the digits from c down determine c whatever the higher ones are (attention's
   // h, inside the loop over t, above t); otherwise they must be the same in every iteration.
-  if (m == 0 || !below(ir, digits[m], radices[m - 1], all))
+  const bool remainders = m > 0 && below(ir, digits[m], radices[m - 1], all);
+  if (!remainders)
     for (size_t i = 0; i < m; ++i)
       if (digits[i] && !invariant_in(ir, digits[i], loop, all)) return std::nullopt;
-  for (const Expr* n : radices)
-    if (!invariant_in(ir, n, loop, all)) return std::nullopt;
+  const size_t lowest_radix = remainders ? m - 1 : 0;
+  for (size_t i = lowest_radix; i < radices.size(); ++i)
+    if (!invariant_in(ir, radices[i], loop, all)) return std::nullopt;
   for (size_t i = m + 1; i < digits.size(); ++i)
     if (!below(ir, digits[i], radices[i - 1], all)) return std::nullopt;
   IterationElements out;
-  out.higher_digits.assign(digits.begin(), digits.begin() + m);
-  out.radices = radices;
+  out.remainders = remainders;
+  if (!remainders) out.higher_digits.assign(digits.begin(), digits.begin() + m);
+  out.radices.assign(radices.begin() + lowest_radix, radices.end());
   return out;
 }
 
@@ -525,7 +546,7 @@ bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*
     else if (each->pointer != first->pointer || !same_expr(ir, each->offset, first->offset) ||
              !same_expr(ir, each->row_length, first->row_length) ||
              !same_exprs(ir, each->higher_digits, first->higher_digits) ||
-             !same_exprs(ir, each->radices, first->radices))
+             !same_exprs(ir, each->radices, first->radices) || each->remainders != first->remainders)
       return false;
   }
   return true;

@@ -180,6 +180,9 @@ std::vector<Pass> tape_plan_passes() {
        [](FunctionState& s) {
          for (Node* n : s.all) s.plan[n].result_in_target = result_in_target(*s.ir, s.plan, n, s.all);
        }},
+      {"untape-results-in-place", "results read back in place whose overwritten value nothing else reads untaped",
+       "ir, plan, iteration", "plan (save)",
+       [](FunctionState& s) { untape_results_in_place(*s.ir, s.all, s.iteration, s.plan); }},
       {"plan-bulk-saves", "loops whose one taped write is saved in bulk (push_n/pop_n)", "ir, plan, iteration",
        "loops (bulk, not_bulk)",
        [](FunctionState& s) { s.loops = plan_bulk_saves(*s.ir, s.all, s.plan, s.iteration); }},

@@ -144,6 +144,11 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
                     const IterationLocals& iteration, TapePlan& plan, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
+// Untapes an exponential in place whose result is read back (`p[k] = std::exp(p[k] - m)`) when only
+// its own reverse read the value it overwrites: reading the result instead, nothing needs the old
+// one. Kept when another result read back or scale undone would then find its target changed.
+void untape_results_in_place(const FunctionIR& ir, const std::vector<Node*>& all, const IterationLocals& iteration,
+                             TapePlan& plan);
 bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
 // What calls do with the memory their pointer and reference arguments point to, from the callee's
 // CallSummary (classify.hpp): whether the reverse of `call` reads the memory of its argument `i` as

@@ -522,6 +522,39 @@ bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n,
   return target_holds_value(ir, plan, n, all);
 }
 
+namespace {
+
+// Whether reverse code other than n's own reads the value taped assignment `n` overwrites (the
+// reads plan_assignment_save weighs).
+bool old_value_read_elsewhere(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all,
+                              const IterationLocals& iteration) {
+  const Var* written = n->memory_root;
+  for (const ReadSite& r : plan.reads)
+    if (r.var == written && r.node != n &&
+        ((r.node->order <= n->order && !exclusive_branches(r.node, n)) ||
+         (shares_loop(r.node, n, iteration.of(written)) && !disjoint_iterations(ir, n, r.node, written, all))))
+      return true;
+  return false;
+}
+
+// Whether every result read back and every scale undone still finds its target as written.
+bool targets_hold_values(const FunctionIR& ir, const TapePlan& plan, const std::vector<Node*>& all) {
+  for (const Node* m : all)
+    if ((plan[m].result_in_target || plan[m].undone_by_inverse) && !target_holds_value(ir, plan, m, all)) return false;
+  return true;
+}
+
+}  // namespace
+
+void untape_results_in_place(const FunctionIR& ir, const std::vector<Node*>& all, const IterationLocals& iteration,
+                             TapePlan& plan) {
+  for (Node* n : all) {
+    if (!plan[n].save || !plan[n].result_in_target || old_value_read_elsewhere(ir, plan, n, all, iteration)) continue;
+    plan[n].save = false;
+    if (!targets_hold_values(ir, plan, all)) plan[n].save = true;
+  }
+}
+
 // Whether taped assignment `n`, a scale in place `m[...] /= s` or `m[...] *= r` with r a local
 // defined once as the reciprocal `c / s` of a nonzero constant c, may instead be undone in the
 // reverse by the inverse operation (`m[...] * s`, `m[...] / r`): the factor is a variable the reverse

@@ -18,10 +18,42 @@ inline void layernorm_forward_reverse(float*, float*, float*, const float*, cons
 inline void encoder_forward_forward(float*, const int*, const float*, const float*, int, int, int);
 inline void encoder_forward_reverse(float*, const int*, const float*, const float*, int, int, int, float*, float*,
                                     float*);
+inline void attention_forward_forward(float*, float*, const float*, int, int, int, int);
+inline void attention_forward_reverse(float*, float*, const float*, int, int, int, int, float*, float*, float*);
 inline void softmax_crossentropy_forward_forward(float*, float*, const float*, const int*, int, int, int);
 inline void softmax_crossentropy_forward_reverse(float*, float*, const float*, const int*, int, int, int, float*,
                                                  float*, float*);
 }  // namespace adjoint::kernels
+
+// GPT-2's causal attention at gpt2-124M's shape, B=4 T=64 C=768 NH=12.
+void attention_row(int reps, std::mt19937& rng) {
+  namespace k = adjoint::kernels;
+  const int B = 4, T = 64, C = 768, NH = 12, N = B * T;
+  auto qkv = random_vector(N * 3 * C, -1, 1, rng), seed = random_vector(N * C, -1, 1, rng);
+  std::vector<float> out(N * C), att(B * NH * T * T), scratch(B * NH * T), dout(N * C), datt(att.size()),
+      dqkv_h(qkv.size()), dqkv_a(qkv.size());
+  auto g = adjoint::gradient(k::attention_forward<float>);
+  auto prepare = [&] {
+    zero(dqkv_a);
+    zero(datt);  // the probabilities carry no gradient of their own in the models
+    dout = seed;
+  };
+  Timing t = compare(
+      [&] { zero(dqkv_h); },
+      [&] {
+        k::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+        k::attention_backward(dqkv_h.data(), scratch.data(), seed.data(), qkv.data(), att.data(), B, T, C, NH);
+      },
+      prepare,
+      [&] { g.execute(out.data(), att.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(), dqkv_a.data()); },
+      reps);
+  prepare();
+  k::attention_forward_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+  std::size_t tape = adjoint::thread_tape_bytes();
+  k::attention_forward_reverse(out.data(), att.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(),
+                               dqkv_a.data());
+  row("model attn", "B=4 T=64 NH=12", t, tape, max_abs_diff(dqkv_h, dqkv_a));
+}
 
 // The models' kernels (adjoint/kernels.hpp) at gpt2-124M's width, B=4 T=64 (adjoint bench's
 // first shape): adjc's reverse against the hand-written backward of src/kernels.
@@ -136,4 +168,5 @@ void model_kernel_rows(int reps, std::mt19937& rng) {
                                             dlosses.data(), dbuf_a.data(), dbuf_a.data());
     row("model sm+xent", "N=256 Vp=50304", t, tape, max_abs_diff(buf_h, dbuf_a));
   }
+  attention_row(reps, rng);
 }

@@ -18,9 +18,9 @@ namespace adjoint::kernels {
 
 // The models' forward kernels other than the matmuls are defined here, so that adjc sees their
 // loops from src/llm/gpt2/forward.cpp and src/llm/llama/forward.cpp: the generated backward derives
-// the reverse of the encoder, layernorm, RMSNorm, RoPE, SwiGLU, GELU, the residual add and softmax +
-// cross-entropy from them (attention still takes its hand-written backward there). The backward
-// kernels and the matmuls are defined in src/kernels.
+// the reverse of the encoder, layernorm, GPT-2's attention, RMSNorm, RoPE, SwiGLU, GELU, the residual
+// add and softmax + cross-entropy from them (Llama's grouped attention still takes its hand-written
+// backward there). The backward kernels and the matmuls are defined in src/kernels.
 
 // out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
 template <typename F>
@@ -97,7 +97,7 @@ void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, i
 // Causal self-attention with grouped query heads: query head h uses key/value head h / (NH/NKV),
 // shared, not copied (NH % NKV == 0). qkv (B,T,(NH+2·NKV)·hs) holds per row the NH query heads,
 // then the NKV key heads, then the NKV value heads; out (B,T,NH·hs); att (B,NH,T,T) as above.
-// attention_forward is the case NKV = NH, hs = C/NH.
+// attention_forward computes the case NKV = NH, hs = C/NH (the same results).
 template <typename F>
 void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs);
 // dqkv accumulates; scratch holds B*NH*T elements.
@@ -170,9 +170,50 @@ void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int N
       }
 }
 
+// GPT-2's attention as plain loops, for adjc to differentiate: parallel over heads, with every
+// batch row and position of a head inside its iteration. A query's reverse adds into the key and
+// value adjoints of every earlier position of its head, which are then the iteration's own, so the
+// derived reverse needs no atomics. Indices are mixed-radix numbers whose digit h sits below its
+// radix NH (element i of part 0 (q), 1 (k), 2 (v), head h of row b·T + t at ((row·3 + part)·NH +
+// h)·hs + i): that is how adjc proves each head owns its elements. (Calls of differentiated
+// functions inside a parallel loop are not supported, hence no attend_one_query here.)
 template <typename F>
 void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH) {
-  grouped_attention_forward(out, att, qkv, B, T, NH, NH, C / NH);
+  const int hs = C / NH;
+  const F scale = 1 / std::sqrt(F(hs));
+#pragma omp parallel for
+  for (int h = 0; h < NH; h++)
+    for (int b = 0; b < B; b++)
+      for (int t = 0; t < T; t++) {
+        const F* q = qkv + (((std::size_t)b * T + t) * 3 * NH + h) * hs;
+        F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
+        // The masked positions first: written before the scores, their zeros never stand between
+        // the exponentials and the reverse that reads them back.
+        for (int t2 = t + 1; t2 < T; t2++) att_row[t2] = 0;
+        // The maximum only keeps exp from overflowing (its total derivative is 0).
+        ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
+        for (int t2 = 0; t2 <= t; t2++) {
+          const F* k = qkv + ((((std::size_t)b * T + t2) * 3 + 1) * NH + h) * hs;
+          F dot = 0;
+          for (int i = 0; i < hs; i++) dot += q[i] * k[i];
+          att_row[t2] = dot * scale;
+          maxval = std::max(maxval, att_row[t2]);
+        }
+        F sum = 0;
+        for (int t2 = 0; t2 <= t; t2++) {
+          att_row[t2] = std::exp(att_row[t2] - maxval);
+          sum += att_row[t2];
+        }
+        const F inv_sum = 1 / sum;
+        for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
+        F* out_h = out + (((std::size_t)b * T + t) * NH + h) * hs;
+        for (int i = 0; i < hs; i++) out_h[i] = 0;
+        for (int t2 = 0; t2 <= t; t2++) {
+          const F* v = qkv + ((((std::size_t)b * T + t2) * 3 + 2) * NH + h) * hs;
+          const F p = att_row[t2];
+          for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
+        }
+      }
 }
 
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.

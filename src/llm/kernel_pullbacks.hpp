@@ -1,6 +1,6 @@
 // Custom pullbacks of the kernels whose hand-written backward the generated GPT-2 and Llama
-// backward passes keep: the matmuls and attention (gpt2/forward.cpp, llama/forward.cpp include this
-// before their forward).
+// backward passes keep: the matmuls and Llama's grouped attention (gpt2/forward.cpp,
+// llama/forward.cpp include this before their forward).
 #pragma once
 #include <adjoint/ad.hpp>
 
@@ -46,16 +46,8 @@ inline void matmul_forward_pullback(float*, const float* inp, const float* weigh
   clear(d_out, (std::size_t)N * OC);
 }
 
-// att only carries probabilities to this pullback, so its adjoint is zero on entry: its first
-// B*NH*T elements serve as the kernel's scratch and are cleared again.
-inline void attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int C, int NH,
-                                       float* d_out, float* d_att, float* d_qkv) {
-  attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, C, NH);
-  clear(d_att, (std::size_t)B * NH * T);
-  clear(d_out, (std::size_t)B * T * C);
-}
-
-// The same for grouped query heads (att's adjoint again serves as scratch).
+// Llama's grouped attention: att only carries probabilities to this pullback, so its adjoint is
+// zero on entry: its first B*NH*T elements serve as the kernel's scratch and are cleared again.
 inline void grouped_attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int NH, int NKV,
                                                int hs, float* d_out, float* d_att, float* d_qkv) {
   grouped_attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, NH, NKV, hs);

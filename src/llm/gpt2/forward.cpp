@@ -1,9 +1,9 @@
 // The GPT-2 forward pass, written once as an ordinary function over the arenas and kernels. The
 // arrays engine runs it for every forward; with adjc (adjoint_add_gradients in src/CMakeLists.txt) its
 // backward is also generated at build time: adjc derives the backward of the encoder, layernorm,
-// GELU, the residual add and softmax + cross-entropy from their loops (adjoint/kernels.hpp), while
-// the matmuls and attention keep their hand-optimised backward through the custom pullbacks of
-// kernel_pullbacks.hpp.
+// attention, GELU, the residual add and softmax + cross-entropy from their loops
+// (adjoint/kernels.hpp), while the matmuls keep their hand-optimised backward through the custom
+// pullbacks of kernel_pullbacks.hpp.
 #include <adjoint/ad.hpp>
 
 #include <cstring>

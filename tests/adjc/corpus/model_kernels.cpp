@@ -70,6 +70,21 @@ TEST_F(ModelKernels, softmax_crossentropy) {
   EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
 }
 
+// GPT-2's causal attention, B = 2, T = 7, NH = 5 heads of hs = 3 on 3 threads: the probabilities'
+// adjoints are seeded too, so the softmax's reverse is checked with the weighted sum's.
+TEST_F(ModelKernels, attention) {
+  auto g = adjoint::gradient(attention_forward<double>);
+  const int B = 2, T = 7, NH = 5, C = NH * 3;
+  check("attention_forward", g, attention_forward<double>, Out<double>{B * T * C}, Out<double>{B * NH * T * T},
+        In<double>{B * T * 3 * C, -2, 2}, B, T, C, NH);
+  const std::string source = g.source();
+  // Each head owns its q, k, v, out and probabilities (no atomics); the scores are read back from
+  // the probabilities: nothing taped per element.
+  EXPECT_EQ(occurrences(source.c_str(), "#pragma omp atomic"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(att_row["), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
+}
+
 // The same written in place, as the models call it (probs over logits): the reverse reads only
 // the probabilities, and the logits' adjoint (sharing memory with the probabilities' adjoint,
 // zero on entry) is the losses' gradient, checked against central differences.

@@ -81,6 +81,30 @@ void index_moves(double* out, const double* x, int n) {
   }
 }
 
+// Packed rows of three parts of H heads of S channels, `((r * 3 + part) * H + h) * S + c`: every
+// part of head h, in every row, is iteration h's (the digit h is below its radix H, so an element's
+// remainders name its head whatever the row and part above). A causal sum over earlier rows adds
+// into their parts' adjoints, each iteration's own: no atomics.
+void packed_heads(double* out, const double* x, int rows, int H, int S) {
+#pragma omp parallel for
+  for (int h = 0; h < H; h++)
+    for (int r = 0; r < rows; r++)
+      for (int r2 = 0; r2 <= r; r2++) {
+        const double* k = x + ((r2 * 3 + 1) * H + h) * S;
+        for (int c = 0; c < S; c++)
+          out[(r * H + h) * S + c] += x[((r * 3 + 0) * H + h) * S + c] * k[c] * x[((r2 * 3 + 2) * H + h) * S + c];
+      }
+}
+
+// The same with the head's part one head further on (h + 1 reaches head h + 1's elements): shared.
+void packed_heads_shifted(double* out, const double* x, int rows, int H, int S) {
+#pragma omp parallel for
+  for (int h = 0; h < H - 1; h++)
+    for (int r = 0; r < rows; r++)
+      for (int c = 0; c < S; c++)
+        out[(r * H + h) * S + c] = x[((r * 3 + 0) * H + h) * S + c] * x[((r * 3 + 1) * H + h + 1) * S + c];
+}
+
 class ParallelAdjoints : public ::testing::Test {
  protected:
   void SetUp() override { omp_set_num_threads(4); }
@@ -146,4 +170,17 @@ TEST_F(ParallelAdjoints, reads_elsewhere_stay_atomic) {
   auto moved = adjoint::gradient(index_moves);
   check("index_moves", moved, index_moves, Out<double>{22}, In<double>{22}, 11);
   EXPECT_GT(occurrences(moved.source(), "#pragma omp atomic"), 0) << moved.source();
+}
+
+TEST_F(ParallelAdjoints, packed_heads_by_remainders) {
+  auto g = adjoint::gradient(packed_heads);
+  // 4 rows of 3 parts of 3 heads of 2 channels, over 4 threads (one without a head).
+  check("packed_heads", g, packed_heads, Out<double>{24}, In<double>{72}, 4, 3, 2);
+  EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
+}
+
+TEST_F(ParallelAdjoints, packed_heads_shifted_stay_atomic) {
+  auto g = adjoint::gradient(packed_heads_shifted);
+  check("packed_heads_shifted", g, packed_heads_shifted, Out<double>{24}, In<double>{72}, 4, 3, 2);
+  EXPECT_GT(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }

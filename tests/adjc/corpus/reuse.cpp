@@ -26,6 +26,22 @@ void softmax_in_place(double* probs, const double* logits, int rows, int V) {
     for (int i = 0; i < V; i++) p[i] = p[i] / sum;
   }
 }
+// Scores turned into exponentials in place: only the exponential's own reverse read the score,
+// and it reads the result back instead, so the score is not taped.
+void exp_in_place(double* y, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    y[i] = 2 * x[i];
+    y[i] = std::exp(y[i] - 1);
+  }
+}
+// The same, but an earlier statement's reverse reads the score too: taped.
+void exp_in_place_score_read(double* y, double* z, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    y[i] = 2 * x[i];
+    z[i] = y[i] * y[i];
+    y[i] = std::exp(y[i] - 1);
+  }
+}
 // The target is read by the call and overwritten again by taped updates.
 void in_place_chain(double* y, int n) {
   for (int i = 0; i < n; i++) {
@@ -56,6 +72,7 @@ void exp_rows(double* y, double* z, const double* x, int rows, int n) {
       y[i] = std::exp(x[r * n + i]);
       z[r * n + i] = 2 * y[i];
     }
+
 }
 // A call writes y[0] after the exponential.
 void set_first(double* y, double v) { y[0] = v; }
@@ -72,7 +89,6 @@ void exp_rounded(float* y, const float* x, int n) {
   }
 }
 
-
 TEST(Reuse, softmax_in_place) {
   auto g = adjoint::gradient(softmax_in_place);
   check("softmax_in_place", g, softmax_in_place, Out<double>{12}, In<double>{12, -3, 3}, 3, 4);
@@ -81,6 +97,17 @@ TEST(Reuse, softmax_in_place) {
   // row owns its elements).
   EXPECT_EQ(occurrences(g.source(), "::adjoint::detail::push_n("), 1) << g.source();
   EXPECT_EQ(occurrences(g.source(), "] = ::adjoint::detail::pop<double>()"), 0) << g.source();
+}
+TEST(Reuse, exp_in_place) {
+  auto g = adjoint::gradient(exp_in_place);
+  check("exp_in_place", g, exp_in_place, Out<double>{5}, In<double>{5, -2, 2}, 5);
+  EXPECT_EQ(occurrences(g.source(), "exp("), 1) << g.source();
+  EXPECT_EQ(occurrences(g.source(), "push(y["), 0) << g.source();
+}
+TEST(Reuse, exp_in_place_score_read) {
+  auto g = adjoint::gradient(exp_in_place_score_read);
+  check("exp_in_place_score_read", g, exp_in_place_score_read, Out<double>{5}, Out<double>{5}, In<double>{5, -2, 2}, 5);
+  EXPECT_EQ(occurrences(g.source(), "push(y["), 1) << g.source();
 }
 TEST(Reuse, in_place_chain) {
   auto g = adjoint::gradient(in_place_chain);
