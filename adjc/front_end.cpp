@@ -98,8 +98,7 @@ class Consumer : public ASTConsumer {
   // Takes the requests written under `#pragma clad OFF` out of the lists, each replaced by Clad's
   // disabled function (clad::detail::disabled_request); the pragmas in the main file become
   // comments, which compilers do not warn of. False (reported) for a pragma of another word.
-  bool leave_disabled_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder,
-                               RequestContext& rc) {
+  bool leave_disabled_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder, RequestContext& rc) {
     SourceManager& sm = context.getSourceManager();
     for (const CladPragma& p : pragmas_) {
       if (p.mode != "ON" && p.mode != "OFF" && p.mode != "DEFAULT")
