@@ -104,7 +104,12 @@ bool for_adjc(const std::string& a) {
   return a == "-fopenmp";
 }
 
+// A `.c` source is C++ to adjc++ as to clang++ (which reads it so in C++ mode): a C file that requests
+// derivatives is C++ already (Clad's header is). Its adjc output is named `.cpp` for the compiler.
+bool is_c_named(const std::string& a) { return a.size() > 2 && a.compare(a.size() - 2, 2, ".c") == 0; }
+
 bool is_cxx_source(const std::string& a) {
+  if (is_c_named(a)) return true;
   for (const char* ext : {".cpp", ".cc", ".cxx", ".c++", ".C", ".cp", ".CPP"}) {
     size_t n = std::strlen(ext);
     if (a.size() > n && a.compare(a.size() - n, n, ext) == 0) return true;
@@ -219,12 +224,13 @@ int differentiate_units(CommandLine& cl, ScratchFolder& scratch, const std::stri
   Args extra;
   for (size_t index : cl.units) {
     const std::string source = cl.args[index];
-    const std::string output = scratch.file(base_of(source));
+    const std::string output = scratch.file(base_of(source) + (is_c_named(source) ? "pp" : ""));
     if (output.empty()) {
       fail(std::string("cannot create a temporary folder: ") + std::strerror(errno));
       return 1;
     }
     Args command = {adjc, source, "-o", output, "--"};
+    if (is_c_named(source)) command.push_back("-xc++");
     command.insert(command.end(), cl.adjc_flags.begin(), cl.adjc_flags.end());
     command.insert(command.end(), {"-idirafter", header_folder(own)});
     if (int status = run(command); status != 0) {

@@ -5,6 +5,8 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Pragma.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Sema/Sema.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
@@ -27,10 +29,35 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+// Clad's `#pragma clad ON|OFF|DEFAULT`, in the order the unit has them: requests written while
+// it is OFF are not differentiated (Clad's getFunctionPtr() of one is null).
+struct CladPragma {
+  SourceLocation at;  // the `#`
+  SourceLocation word;
+  std::string mode;  // "ON", "OFF", "DEFAULT" or what else was written
+};
+
+class CladPragmaHandler : public PragmaHandler {
+ public:
+  explicit CladPragmaHandler(std::vector<CladPragma>& pragmas) : PragmaHandler("clad"), pragmas_(pragmas) {}
+  void HandlePragma(Preprocessor& pp, PragmaIntroducer introducer, Token& first) override {
+    Token word;
+    pp.Lex(word);
+    std::string mode = word.is(tok::identifier) ? word.getIdentifierInfo()->getName().str() : "";
+    pragmas_.push_back({introducer.Loc, word.getLocation(), mode});
+    while (word.isNot(tok::eod)) pp.Lex(word);
+  }
+
+ private:
+  std::vector<CladPragma>& pragmas_;
+};
+
 class Consumer : public ASTConsumer {
  public:
   Consumer(CompilerInstance& ci, Output& out, PipelineRunner& pipeline, std::unique_ptr<syntax::TokenCollector> tokens)
-      : ci_(ci), out_(out), pipeline_(pipeline), collector_(std::move(tokens)) {}
+      : ci_(ci), out_(out), pipeline_(pipeline), collector_(std::move(tokens)) {
+    ci.getPreprocessor().AddPragmaHandler(new CladPragmaHandler(pragmas_));  // the preprocessor owns it
+  }
 
   void HandleTranslationUnit(ASTContext& context) override {
     if (context.getDiagnostics().hasErrorOccurred()) return;
@@ -47,6 +74,7 @@ class Consumer : public ASTConsumer {
     Generator generator(context, unit, diags, pipeline_);
     Rewriter rewriter(context.getSourceManager(), context.getLangOpts());
     RequestContext requests{context, unit, diags, generator, rewriter, {}, {}};
+    if (!leave_disabled_requests(context, diags, finder, requests)) return;
     for (auto& r : finder.requests) handle(r, requests);
     TangentGenerator tangents(generator, context, unit, diags);
     for (auto& r : finder.derivatives) {
@@ -65,6 +93,31 @@ class Consumer : public ASTConsumer {
   Output& out_;
   PipelineRunner& pipeline_;
   std::unique_ptr<syntax::TokenCollector> collector_;
+  std::vector<CladPragma> pragmas_;
+
+  // Takes the requests written under `#pragma clad OFF` out of the lists, each replaced by Clad's
+  // disabled function (clad::detail::disabled_request); the pragmas in the main file become
+  // comments, which compilers do not warn of. False (reported) for a pragma of another word.
+  bool leave_disabled_requests(ASTContext& context, Diagnostics& diags, RequestFinder& finder, RequestContext& rc) {
+    SourceManager& sm = context.getSourceManager();
+    for (const CladPragma& p : pragmas_) {
+      if (p.mode != "ON" && p.mode != "OFF" && p.mode != "DEFAULT")
+        diags.error(p.word, Diag::unknown_clad_pragma, {p.mode});
+      if (sm.isInMainFile(p.at) && p.at.isFileID()) rc.rewriter.InsertTextBefore(p.at, "// ");
+    }
+    if (diags.failed()) return false;
+    auto disabled = [&](const RequestFinder::Request& r) {
+      SourceLocation at = sm.getExpansionLoc(r.call->getBeginLoc());
+      bool on = true;
+      for (const CladPragma& p : pragmas_)
+        if (sm.isBeforeInTranslationUnit(p.at, at)) on = p.mode != "OFF";
+      if (!on) rc.replacements.push_back({r.call, "(::clad::detail::disabled_request{})"});
+      return !on;
+    };
+    for (auto* list : {&finder.requests, &finder.derivatives, &finder.jacobians, &finder.hessians})
+      std::erase_if(*list, disabled);
+    return true;
+  }
 
   // The requests in the main file (`finder`); false (reported) when a request is written in a
   // header the unit includes (it would stay unrewritten, and fail to compile).

@@ -89,17 +89,9 @@ void Lowering::find_heap_arrays(const Stmt* s) {
         realloc_from_null_.insert(old);
         continue;
       }
-      auto* assign = cast<BinaryOperator>(*it);
-      VarDecl* next = synthesized(old->getName().str(), old->getType(), assign->getBeginLoc());
-      next->setInit(assign->getRHS());
-      *it = new (context_) DeclStmt(DeclGroupRef(next), assign->getBeginLoc(), assign->getEndLoc());
+      VarDecl* next = redeclare_in_rest_of_block(const_cast<CompoundStmt*>(cs), it, old);
       reallocated_[next] = old;
       declared.insert(next);
-      for (auto later = it + 1; later != const_cast<CompoundStmt*>(cs)->body_end(); ++later)
-        replace_uses(*later, old, [&](const DeclRefExpr* ref) -> Expr* {
-          return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), next, false,
-                                     ref->getLocation(), next->getType(), VK_LValue);
-        });
     }
   }
   if (auto* ds = dyn_cast<DeclStmt>(s))

@@ -232,6 +232,96 @@ void Lowering::copy_addressed_params(Stmt* body) {
   }
 }
 
+// The statement `at` of block `cs`, an assignment `p = e` with `old` = p, becomes the declaration
+// of a new local `p` given e, which the block's later statements name instead of old.
+VarDecl* Lowering::redeclare_in_rest_of_block(CompoundStmt* cs, Stmt** at, const VarDecl* old) {
+  auto* assign = cast<BinaryOperator>(*at);
+  VarDecl* next = synthesized(old->getName().str(), old->getType(), assign->getBeginLoc());
+  next->setInit(assign->getRHS());
+  *at = new (context_) DeclStmt(DeclGroupRef(next), assign->getBeginLoc(), assign->getEndLoc());
+  for (auto later = at + 1; later != cs->body_end(); ++later)
+    replace_uses(*later, old, [&](const DeclRefExpr* ref) -> Expr* {
+      return DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), next, false, ref->getLocation(),
+                                 next->getType(), VK_LValue);
+    });
+  return next;
+}
+
+namespace {
+
+// The local pointer to data that the statement `s`, `p = e` with e not naming p, gives a value
+// independent of its old one; else nullptr.
+const VarDecl* retargeted_pointer(const Stmt* s) {
+  auto* b = dyn_cast<BinaryOperator>(s);
+  auto* ref = b && b->getOpcode() == BO_Assign ? dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParens()) : nullptr;
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!vd || isa<ParmVarDecl>(vd) || !vd->isLocalVarDecl() || !vd->getType()->isPointerType() ||
+      vd->getType()->isFunctionPointerType())
+    return nullptr;
+  bool named = false;
+  walk_statements(b->getRHS(), [&](const Stmt* x) {
+    if (auto* r = dyn_cast<DeclRefExpr>(x); r && r->getDecl() == vd) named = true;
+    return !named;
+  });
+  return named ? nullptr : vd;
+}
+
+// Whether `body` uses `vd` only by its value, by assigning it or by stepping it: no address taken,
+// no reference bound, no lambda capturing it (each would keep naming the old variable).
+bool used_only_as_value(const Stmt* body, const VarDecl* vd) {
+  bool other = false;
+  auto names_vd = [&](const Expr* e) {
+    auto* r = e ? dyn_cast<DeclRefExpr>(e->IgnoreParens()) : nullptr;
+    return r && r->getDecl() == vd;
+  };
+  std::function<bool(const Stmt*)> visit = [&](const Stmt* s) {
+    if (auto* lambda = dyn_cast<LambdaExpr>(s))
+      for (const LambdaCapture& c : lambda->captures())
+        if (c.capturesVariable() && c.getCapturedVar() == vd) other = true;
+    if (auto* cast = dyn_cast<ImplicitCastExpr>(s);
+        cast && cast->getCastKind() == CK_LValueToRValue && names_vd(cast->getSubExpr()))
+      return false;
+    if (auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && names_vd(b->getLHS())) {
+      walk_statements(b->getRHS(), visit);
+      return false;
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp() && names_vd(u->getSubExpr()))
+      return false;
+    if (auto* r = dyn_cast<DeclRefExpr>(s); r && r->getDecl() == vd) other = true;
+    return !other;
+  };
+  walk_statements(body, visit);
+  return !other;
+}
+
+}  // namespace
+
+// A local pointer (a moved pointer parameter's copy too) given, by a statement of the block that
+// declares it, a value that does not read its old one (`b = a;`) is from there on another local
+// pointer: the rest of the block names a new declaration `b = a`, which points into a's array and
+// whose adjoint pointer is a's adjoint. `declared`: the pointers the enclosing call's block
+// declares before `s` (for the body, the parameters' copies). Assignments elsewhere (in a branch
+// or a loop not declaring the pointer) stay one variable, and lowering reports them.
+void Lowering::split_retargeted_pointers() {
+  std::set<const VarDecl*> copies;
+  for (auto [param, copy] : copied_params_) copies.insert(copy);
+  split_retargeted_pointers_in(ir_.fn->getBody(), copies);
+}
+
+void Lowering::split_retargeted_pointers_in(Stmt* s, std::set<const VarDecl*> declared) {
+  if (!s || isa<LambdaExpr>(s)) return;
+  if (auto* cs = dyn_cast<CompoundStmt>(s))
+    for (auto it = cs->body_begin(); it != cs->body_end(); ++it) {
+      if (auto* ds = dyn_cast<DeclStmt>(*it))
+        for (const Decl* d : ds->decls())
+          if (auto* vd = dyn_cast<VarDecl>(d)) declared.insert(vd);
+      const VarDecl* old = retargeted_pointer(*it);
+      if (old && declared.count(old) && !heap_.count(old) && used_only_as_value(ir_.fn->getBody(), old))
+        declared.insert(redeclare_in_rest_of_block(cs, it, old));
+    }
+  for_each_child(s, [&](Stmt* c) { split_retargeted_pointers_in(c, {}); });
+}
+
 // The copies' definitions (`x_1 = x`), first in the body.
 void Lowering::define_copies() {
   for (auto [global, copy] : global_copies_) define(copy, rvalue(global), ir_.fn->getBody(), ir_.body);

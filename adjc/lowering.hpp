@@ -211,6 +211,9 @@ class Lowering {
 
   // ----- heap arrays: new and delete (lower_heap.cpp)
   void find_heap_arrays(const clang::Stmt* s);
+  clang::VarDecl* redeclare_in_rest_of_block(clang::CompoundStmt* cs, clang::Stmt** at, const clang::VarDecl* old);
+  void split_retargeted_pointers();
+  void split_retargeted_pointers_in(clang::Stmt* s, std::set<const clang::VarDecl*> declared);
   void lower_heap_decl(const clang::VarDecl* vd, const clang::Stmt* stmt, Node* block);
   void lower_allocation(const clang::VarDecl* vd, const clang::Expr* allocation, const clang::Stmt* stmt,
                         Node* block);

@@ -88,6 +88,8 @@ std::vector<Pass> lowering_passes() {
        "ir.member_var", [](FunctionState& s) { s.lowering->find_split_structs(s.ir->fn->getBody()); }},
       {"find-heap-arrays", "local pointers given new[] or realloc as heap arrays", "AST", "lowering state",
        [](FunctionState& s) { s.lowering->find_heap_arrays(s.ir->fn->getBody()); }},
+      {"split-retargeted-pointers", "a local pointer given another array by a statement of its block: a new local",
+       "AST, lowering state", "AST", [](FunctionState& s) { s.lowering->split_retargeted_pointers(); }},
       {"lower-body", "the body's statements as IR nodes", "AST, lowering state", "ir.body, ir.nodes, ir.vars",
        [](FunctionState& s) { s.lowering->lower_body(); }},
       {"number-nodes", "each node's pre-order position; the node list the analyses walk", "ir.body", "Node::order, all",

@@ -376,6 +376,7 @@ struct gradient_request {
   constexpr void execute(Args&&...) const {}
   constexpr const char* source() const { return ""; }
   constexpr void dump() const {}
+  constexpr const void* getFunctionPtr() const { return nullptr; }
 };
 
 template <class>
@@ -587,6 +588,8 @@ struct gradient_function {
   const char* source() const { return generated_source; }
   // Prints the generated code (Clad's CladFunction::dump).
   void dump() const { std::printf("The code is: \n%s\n", generated_source); }
+  // The generated function (Clad's CladFunction::getFunctionPtr).
+  auto getFunctionPtr() const { return Grad; }
 
  private:
   template <class T>

@@ -40,6 +40,15 @@ inline constexpr bool parsed_by_adjc = true;
 #else
 inline constexpr bool parsed_by_adjc = false;
 #endif
+// What adjc puts in place of a request written under `#pragma clad OFF`: no function was
+// generated, so getFunctionPtr() is null, as Clad's is, and execute does not compile.
+struct disabled_request {
+  static constexpr std::nullptr_t getFunctionPtr() { return nullptr; }
+  template <class... Args>
+  void execute(Args&&...) const {
+    static_assert(sizeof...(Args) < 0, "this request is under '#pragma clad OFF': no derivative was generated");
+  }
+};
 }  // namespace detail
 
 // Requests the gradient of `fn` in the parameters `args` names ("x, y", "0", "x[0:2]"; none =

@@ -5,7 +5,7 @@
 # gradient matches finite differences.
 set -u
 adjcxx=$1 source=$2 work=$3 compiler=$4
-name=$(basename "$source" .cpp)-$(basename "$compiler")
+name=$(basename "${source%.*}")-$(basename "$compiler")
 mkdir -p "$work"
 ADJC_CXX=$compiler "$adjcxx" -std=c++20 -O1 -Wall -Wextra -Werror -I"$(dirname "$source")/.." "$source" \
   -o "$work/$name" || { echo "$name: adjc++ failed"; exit 1; }
