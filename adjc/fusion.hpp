@@ -21,6 +21,9 @@ struct FusionDecision {
   std::string intermediate;  // the argument as written
   std::string space;         // fusible: "element by element" or "row by row"
   std::string refusal;       // why not ("" when fusible)
+  // Fusible while the intermediate stays stored: the line of the first statement after the pair
+  // that reads it again ("" when nothing else uses it).
+  std::string kept_for;
 };
 
 // The decisions for every pair of consecutive calls in `ir` that pass one region from the first

@@ -70,7 +70,8 @@ void print_remarks(const FunctionState& state, std::FILE* out) {
     const std::string pair = "in " + fn + ", the calls of '" + called_name(d.producer) + "' (line " +
                              p.line_of(d.producer->loc) + ") and '" + called_name(d.consumer) + "'";
     if (d.refusal.empty())
-      p.remark(d.consumer->loc, pair + " can fuse " + d.space + " through '" + d.intermediate + "'");
+      p.remark(d.consumer->loc, pair + " can fuse " + d.space + " through '" + d.intermediate + "'" +
+                                    (d.kept_for.empty() ? "" : ", keeping it stored for line " + d.kept_for));
     else p.remark(d.consumer->loc, pair + " cannot fuse through '" + d.intermediate + "': " + d.refusal);
   }
 }
