@@ -138,13 +138,18 @@ class PairDecider {
   }
 
   FusionDecision decide() {
-    FusionDecision d{p_.node, c_.node, text(p_.arg(links_[0].first)), "", first_refusal(), ""};
+    FusionDecision d;
+    d.producer = p_.node;
+    d.consumer = c_.node;
+    d.intermediate = text(p_.arg(links_[0].first));
+    d.refusal = first_refusal();
     if (!d.refusal.empty()) return d;
     const std::string space = p_.rows() || c_.rows() ? "row by row" : "element by element";
     // Checked last, so that it says the pair is otherwise fusible.
     for (const auto& link : links_)
       if (std::string why = other_users(p_.arg(link.first), d.kept_for); !why.empty() && d.refusal.empty())
         d.refusal = why + " (otherwise the loops would fuse " + space + ")";
+    d.links = links_;
     if (d.refusal.empty()) d.space = space;
     else d.kept_for.clear();
     return d;

@@ -128,10 +128,18 @@ struct Verifier {
     }
   }
 
-  // Each fusion decision is about two calls, the second right after the first in one block.
+  // Each fusion decision is about two calls, the second right after the first in one block; once
+  // fused, the fused call stands in the block instead of them.
   void fusions() {
     for (const FusionDecision& d : state.fusions) {
       if (!owned(d.producer, "a fusion decision") || !owned(d.consumer, "a fusion decision")) return;
+      if (d.fused) {
+        const auto& siblings = d.fused->parent ? d.fused->parent->children : std::vector<Node*>{};
+        if (d.fused->kind != NodeKind::Call || std::find(siblings.begin(), siblings.end(), d.fused) == siblings.end())
+          fail("fusion " + at(d.producer) + " -> " + at(d.consumer) + " is fused into no call of the block");
+        continue;
+      }
+      if (!d.unfused.empty()) continue;  // its producer may be fused with the call before it
       const Node* block = d.producer->parent;
       auto next = [&] {
         for (size_t i = 0; block && i + 1 < block->children.size(); i++)
