@@ -24,9 +24,49 @@ struct UnitFacts;
 
 // The library functions adjc differentiates by rule (their table: derivatives.cpp).
 enum class MathFn {
-  None, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Cbrt, Pow, Hypot, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
-  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Fmod, Remainder, Fdim, Ldexp, Floor, Ceil, Round,
-  Trunc, Fabs, Fmax, Fmin, Max, Min, Clamp
+  None,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log10,
+  Log1p,
+  Sqrt,
+  Cbrt,
+  Pow,
+  Hypot,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Atan2,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Erf,
+  Erfc,
+  Fma,
+  Copysign,
+  Fmod,
+  Remainder,
+  Fdim,
+  Ldexp,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Fabs,
+  Fmax,
+  Fmin,
+  Max,
+  Min,
+  Clamp
 };
 
 // exp/expf/std::exp, std::max, ... with a floating result; MathFn::None for anything else
@@ -148,6 +188,9 @@ struct UnitFacts {
   // Each planned function's KernelLoop, by definition (find-kernel-loop), read by its callers'
   // find-fusible-calls as call_summaries are.
   mutable std::map<const clang::FunctionDecl*, KernelLoop> kernel_loops;
+  // Loops fuse-kernel-calls made of two OpenMP parallel loops without clauses: lowered as parallel
+  // loops without clauses, as their directive would be.
+  mutable std::set<const clang::ForStmt*> parallel_fused_loops;
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
   mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;
@@ -325,9 +368,9 @@ const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
 // a move moves from.
 const clang::Expr* moved_operand(const clang::Expr* e);
 bool is_floating(clang::QualType t);
-bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
+bool is_written_param(clang::QualType param);                  // pointer/reference to non-const data
 bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)
-bool writes_numbers(clang::QualType param);    // also to non-const integers: memory the tape plan follows
+bool writes_numbers(clang::QualType param);  // also to non-const integers: memory the tape plan follows
 
 // Every differentiable parameter active.
 std::vector<bool> all_differentiable(const clang::FunctionDecl* fn);

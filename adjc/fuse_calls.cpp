@@ -21,6 +21,7 @@ struct KernelBody {
   std::vector<const Stmt*> before;
   const ForStmt* loop = nullptr;
   const VarDecl* counter = nullptr;
+  bool parallel = false;  // `omp parallel for` (simd or not) without clauses
 };
 
 KernelBody kernel_body(const FunctionDecl* f) {
@@ -28,7 +29,10 @@ KernelBody kernel_body(const FunctionDecl* f) {
   auto* body = dyn_cast_or_null<CompoundStmt>(f->getBody());
   if (!body) return k;
   for (const Stmt* s : body->body()) {
-    if (auto* omp = dyn_cast<OMPLoopDirective>(s)) s = omp->getInnermostCapturedStmt()->getCapturedStmt();
+    if (auto* omp = dyn_cast<OMPLoopDirective>(s)) {
+      k.parallel = !k.loop && isa<OMPParallelForDirective, OMPParallelForSimdDirective>(omp) && omp->clauses().empty();
+      s = omp->getInnermostCapturedStmt()->getCapturedStmt();
+    }
     if (auto* fs = dyn_cast<ForStmt>(s); fs && !k.loop) k.loop = fs;
     else if (!k.loop) k.before.push_back(s);
   }
@@ -137,6 +141,8 @@ class PairFuser {
     loop->setBody(
         CompoundStmt::Create(context_, iteration, FPOptionsOverride(), loop->getBeginLoc(), loop->getEndLoc()));
     body.push_back(loop);
+    // Both loops' iterations independent and each parallel: so is the fused loop.
+    if (p.parallel && c.parallel) s_.ir->unit.parallel_fused_loops.insert(loop);
     fused->setBody(
         CompoundStmt::Create(context_, body, FPOptionsOverride(), producer_->getBeginLoc(), producer_->getEndLoc()));
     return true;
