@@ -24,49 +24,9 @@ struct UnitFacts;
 
 // The library functions adjc differentiates by rule (their table: derivatives.cpp).
 enum class MathFn {
-  None,
-  Exp,
-  Exp2,
-  Expm1,
-  Log,
-  Log2,
-  Log10,
-  Log1p,
-  Sqrt,
-  Cbrt,
-  Pow,
-  Hypot,
-  Sin,
-  Cos,
-  Tan,
-  Asin,
-  Acos,
-  Atan,
-  Atan2,
-  Sinh,
-  Cosh,
-  Tanh,
-  Asinh,
-  Acosh,
-  Atanh,
-  Erf,
-  Erfc,
-  Fma,
-  Copysign,
-  Fmod,
-  Remainder,
-  Fdim,
-  Ldexp,
-  Floor,
-  Ceil,
-  Round,
-  Trunc,
-  Fabs,
-  Fmax,
-  Fmin,
-  Max,
-  Min,
-  Clamp
+  None, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Cbrt, Pow, Hypot, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
+  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Fmod, Remainder, Fdim, Ldexp, Floor, Ceil, Round,
+  Trunc, Fabs, Fmax, Fmin, Max, Min, Clamp
 };
 
 // exp/expf/std::exp, std::max, ... with a floating result; MathFn::None for anything else
@@ -368,9 +328,9 @@ const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
 // a move moves from.
 const clang::Expr* moved_operand(const clang::Expr* e);
 bool is_floating(clang::QualType t);
-bool is_written_param(clang::QualType param);                  // pointer/reference to non-const data
+bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
 bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)
-bool writes_numbers(clang::QualType param);  // also to non-const integers: memory the tape plan follows
+bool writes_numbers(clang::QualType param);    // also to non-const integers: memory the tape plan follows
 
 // Every differentiable parameter active.
 std::vector<bool> all_differentiable(const clang::FunctionDecl* fn);

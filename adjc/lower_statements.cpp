@@ -28,10 +28,9 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
   // A `static const` number with a constant initialiser means what a `const` local does; so does a
   // `static` one the function never writes.
-  const bool constant =
-      vd->getType()->isArithmeticType() && vd->getInit() &&
-      vd->getInit()->isConstantInitializer(vd->getASTContext(), false) &&
-      (vd->getType().isConstQualified() || (vd->isStaticLocal() && !may_modify(ir_.fn->getBody(), vd)));
+  const bool constant = vd->getType()->isArithmeticType() && vd->getInit() &&
+                        vd->getInit()->isConstantInitializer(vd->getASTContext(), false) &&
+                        (vd->getType().isConstQualified() || (vd->isStaticLocal() && !may_modify(ir_.fn->getBody(), vd)));
   if ((vd->isStaticLocal() || vd->hasGlobalStorage()) && !constant)
     return fail(at, Diag::unsupported_static_local_variable, {vd->getName().str()});
   if (!modelled_class("local variable '" + vd->getName().str() + "'", vd->getType(), at)) return;
@@ -39,8 +38,7 @@ void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   // `const T& c = x * y;`: the temporary it names is a local of its own.
   const Expr* bound = vd->getInit();
   if (auto* full = dyn_cast_or_null<ExprWithCleanups>(bound)) bound = full->getSubExpr();
-  const bool temporary =
-      vd->getType()->isReferenceType() && bound && isa<MaterializeTemporaryExpr>(bound->IgnoreParens());
+  const bool temporary = vd->getType()->isReferenceType() && bound && isa<MaterializeTemporaryExpr>(bound->IgnoreParens());
   if (vd->getType()->isReferenceType() && !temporary)
     return fail(at, Diag::unsupported_local_reference_declared, {vd->getName().str()});
   // A lambda: its calls are calls of its generated forward; with captures, its copies are locals.
@@ -136,8 +134,8 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
     auto* ref = dyn_cast<DeclRefExpr>(strip(b->getLHS(), ir_.unit));
     auto* pointer = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     // Into a heap array's pointer; or a realloc find_heap_arrays left, which lower_allocation reports.
-    if (const Expr* alloc = allocation(b->getRHS());
-        alloc && op == BO_Assign && pointer && (heap_.count(pointer) || !isa<CXXNewExpr>(alloc)))
+    if (const Expr* alloc = allocation(b->getRHS()); alloc && op == BO_Assign && pointer &&
+                                                      (heap_.count(pointer) || !isa<CXXNewExpr>(alloc)))
       return lower_allocation(pointer, alloc, stmt, block);
     return lower_assign(stmt, b->getLHS(), op, b->getRHS(), block);
   }
@@ -152,7 +150,7 @@ void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   }
   // `a = b` for a struct: member by member.
   if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
-                                                   is_plain_struct(op->getArg(0)->getType(), ir_.unit))
+                                                  is_plain_struct(op->getArg(0)->getType(), ir_.unit))
     if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
         m && (m->isTrivial() || (is_number_pair(op->getArg(0)->getType()) &&
                                  (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()))))
@@ -270,7 +268,8 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     return lower_loop(s, LoopForm::While, ws->getCond(), ws->getBody(), nullptr, block,
                       ws->getConditionVariableDeclStmt());
   }
-  if (auto* ds = dyn_cast<DoStmt>(s)) return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
+  if (auto* ds = dyn_cast<DoStmt>(s))
+    return lower_loop(s, LoopForm::Do, ds->getCond(), ds->getBody(), nullptr, block);
   if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
     if (loops_.empty()) return fail(at, Diag::break_continue_outside_loop);
     Node* n = make(NodeKind::Jump, s);
