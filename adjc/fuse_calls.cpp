@@ -57,13 +57,19 @@ class PairFuser {
     producer_ = d_.producer->call->getDirectCallee()->getDefinition();
     consumer_ = d_.consumer->call->getDirectCallee()->getDefinition();
     KernelBody p = kernel_body(producer_), c = kernel_body(consumer_);
-    if (d_.space != "element by element") return unfused("fused code is generated for element loops only so far");
-    if (!p.counter || !c.counter || p.counter->getType().getCanonicalType() != c.counter->getType().getCanonicalType())
+    const int producer_width = s_.ir->unit.kernel_loops.at(producer_).width;
+    const int consumer_width = s_.ir->unit.kernel_loops.at(consumer_).width;
+    const bool rows = producer_width < 0 && consumer_width >= 0;  // an element producer under a row consumer
+    if (!rows && (producer_width >= 0 || consumer_width >= 0))
+      return unfused("fused code is generated for element loops, and element loops into row loops, only so far");
+    if (!p.counter || !c.counter) return unfused("a kernel's loop does not declare its counter");
+    if (!rows && p.counter->getType().getCanonicalType() != c.counter->getType().getCanonicalType())
       return unfused("their loop counters differ in type");
     if (!producer_->getReturnType()->isVoidType() || !consumer_->getReturnType()->isVoidType())
       return unfused("a kernel returns a value");
     FunctionDecl* fused = declare();
-    if (!define(fused, p, c)) return unfused("its loop holds a construct adjc does not copy");
+    bool defined = rows ? define_rows(fused, p, c, consumer_width) : define(fused, p, c);
+    if (!defined) return unfused("its loop holds a construct adjc does not copy");
     s_.plan_callee(fused);
     return call_node(fused);
   }
@@ -146,6 +152,58 @@ class PairFuser {
     fused->setBody(
         CompoundStmt::Create(context_, body, FPOptionsOverride(), producer_->getBeginLoc(), producer_->getEndLoc()));
     return true;
+  }
+
+  // An element producer under a row consumer: the consumer's loop over rows r, whose body runs
+  // the producer's loop over the row's elements r * W .. r * W + W - 1, then the consumer's iteration.
+  bool define_rows(FunctionDecl* fused, const KernelBody& p, const KernelBody& c, int width) {
+    StatementCloner pc(context_, fused, decls_), cc(context_, fused, decls_);
+    std::vector<Stmt*> body;
+    for (const Stmt* s : p.before) body.push_back(pc.stmt(s));
+    for (const Stmt* s : c.before) body.push_back(cc.stmt(s));
+    auto* elements = cast_or_null<ForStmt>(pc.stmt(p.loop));
+    auto* loop = cast_or_null<ForStmt>(cc.stmt(c.loop));
+    auto* bound = elements ? dyn_cast_or_null<BinaryOperator>(elements->getCond()) : nullptr;
+    if (std::count(body.begin(), body.end(), nullptr) || !loop || !bound) return false;
+    auto* counter = cast<VarDecl>(cast<DeclStmt>(elements->getInit())->getSingleDecl());
+    auto* row = cast<VarDecl>(cast<DeclStmt>(loop->getInit())->getSingleDecl());
+    auto* w = cast<VarDecl>(decls_.at(consumer_->getParamDecl(width)));
+    // A signed counter (`long`), so that the reverse computes the bounds again instead of taping
+    // them per row (plan-loop-bounds); `(long)r * W` cannot overflow where the kernels' indices do not.
+    QualType t = context_.LongTy;
+    counter->setType(t);
+    bound->setLHS(value(counter, t));
+    counter->setInit(arithmetic(BO_Mul, explicit_cast(value(row, row->getType()), t), value(w, t), t));
+    bound->setRHS(arithmetic(BO_Add, arithmetic(BO_Mul, explicit_cast(value(row, row->getType()), t), value(w, t), t),
+                             value(w, t), t));
+    Stmt* iteration[] = {elements, loop->getBody()};
+    loop->setBody(
+        CompoundStmt::Create(context_, iteration, FPOptionsOverride(), loop->getBeginLoc(), loop->getEndLoc()));
+    body.push_back(loop);
+    if (p.parallel && c.parallel) s_.ir->unit.parallel_fused_loops.insert(loop);
+    fused->setBody(
+        CompoundStmt::Create(context_, body, FPOptionsOverride(), producer_->getBeginLoc(), producer_->getEndLoc()));
+    return true;
+  }
+
+  // The value of `v` as a `t`.
+  Expr* value(VarDecl* v, QualType t) {
+    Expr* e = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), v, false, v->getLocation(),
+                                  v->getType().getNonReferenceType(), VK_LValue);
+    e = ImplicitCastExpr::Create(context_, v->getType().getUnqualifiedType(), CK_LValueToRValue, e, nullptr, VK_PRValue,
+                                 FPOptionsOverride());
+    if (context_.hasSameType(v->getType().getUnqualifiedType(), t)) return e;
+    return ImplicitCastExpr::Create(context_, t, CK_IntegralCast, e, nullptr, VK_PRValue, FPOptionsOverride());
+  }
+
+  Expr* explicit_cast(Expr* e, QualType t) {
+    return CStyleCastExpr::Create(context_, t, VK_PRValue, CK_IntegralCast, e, nullptr, FPOptionsOverride(),
+                                  context_.getTrivialTypeSourceInfo(t), e->getBeginLoc(), e->getBeginLoc());
+  }
+
+  Expr* arithmetic(BinaryOperatorKind op, Expr* a, Expr* b, QualType t) {
+    return BinaryOperator::Create(context_, a, b, op, t, VK_PRValue, OK_Ordinary, a->getBeginLoc(),
+                                  FPOptionsOverride());
   }
 
   // The call of the fused function, in the caller's IR where the producer's call was.
