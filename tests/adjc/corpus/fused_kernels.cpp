@@ -115,6 +115,14 @@ void dependent_iterations(double* sum, double* out, const double* x, const doubl
   prefix_sum(out, sum, n);
 }
 
+// The add and GELU fuse; GELU's output then goes to a call with a custom pullback, which does not
+// fuse with the call the fused one replaced.
+void fused_then_custom(double* sum, double* act, double* scaled, const double* x, const double* y, int n) {
+  residual_forward(sum, x, y, (std::size_t)n);
+  gelu_forward(act, sum, (std::size_t)n);
+  scale(scaled, act, n);
+}
+
 constexpr int kN = 3, kC = 5, kNC = kN * kC;
 
 TEST(FusedKernels, add_gelu) {
@@ -177,6 +185,11 @@ TEST(FusedKernels, custom_producer) {
 TEST(FusedKernels, dependent_iterations) {
   check("dependent_iterations", adjoint::gradient(dependent_iterations), dependent_iterations, Out<double>{kNC},
         Out<double>{kNC}, In<double>{kNC}, In<double>{kNC}, long{kNC});
+}
+
+TEST(FusedKernels, fused_then_custom) {
+  check("fused_then_custom", adjoint::gradient(fused_then_custom), fused_then_custom, Out<double>{kNC},
+        Out<double>{kNC}, Out<double>{kNC}, In<double>{kNC}, In<double>{kNC}, kNC);
 }
 
 }  // namespace
