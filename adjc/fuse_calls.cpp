@@ -1,8 +1,9 @@
-// fuse-kernel-calls: each pair find-fusible-calls found fusible, of two kernel loops over the same
-// space with counters of one type, becomes one call of a function made of both (docs/adjc-internals.md,
-// "Fusion"): one loop whose iteration runs the producer's iteration and then the consumer's, which
-// reads the intermediate the same iteration just wrote. adjc differentiates that function as any
-// other, so its reverse loop runs the consumer's reverse iteration and then the producer's.
+// fuse-kernel-calls: each pair find-fusible-calls found fusible, of two element loops (counters of
+// one type) or an element loop into a row loop, becomes one call of a function made of both
+// (docs/adjc-internals.md, "Fusion"): one loop whose iteration runs the producer's iteration (for
+// a row consumer, the row's elements) and then the consumer's, which reads the intermediate the
+// same iteration just wrote. adjc differentiates that function as any other, so its reverse loop
+// runs the consumer's reverse iteration and then the producer's.
 #include "fusion.hpp"
 #include "pipeline.hpp"
 #include "statement_cloner.hpp"
