@@ -223,7 +223,9 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   }
   if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
   else if (declares(n))
-    code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
+    // A later stage's copy of a value may be set and never read, as at the top.
+    code.line((scalar_declared_in_place(n->target) ? "[[maybe_unused]] " : "") +
+              types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
   print_.temps.clear();
 }
