@@ -53,10 +53,16 @@ bool holds_value_and_pushforward(const FunctionDecl* f) {
 bool declared_in_place(const Var* v) {
   return v->kind == VarKind::Local && v->pointer && (v->assignments == 1 || v->definition);
 }
-// The assignment that declares such a pointer.
+// A floating scalar local the source declares with an initialiser is declared there too, and its
+// tangent with it: declared in a loop's body, it is then private to the iteration for an outer
+// reverse request, which recomputes it instead of taping it per iteration (tape_recompute.cpp).
+bool scalar_declared_in_place(const Var* v) { return v->kind == VarKind::Local && scalar_tangent(v) && v->definition; }
+// The assignment that declares such a pointer or scalar.
 bool declares(const Node* n) {
   const Var* v = n->target;
-  return v && n->op == BO_Assign && declared_in_place(v) && (v->assignments == 1 || v->definition == n);
+  if (!v || n->op != BO_Assign) return false;
+  if (scalar_declared_in_place(v)) return v->definition == n;
+  return declared_in_place(v) && (v->assignments == 1 || v->definition == n);
 }
 
 // `s` as an operand: in parentheses unless it is a name, a literal, a call or already in them.
@@ -119,7 +125,7 @@ std::string PushforwardEmitter::definition(const Emitter& names) {
     // A loop counter is declared by its loop, so that an outer request sees a canonical loop.
     if (v->kind == VarKind::Param || v->counter) continue;
     for (const std::string& name : {v->name, "_d_" + v->name}) {
-      if (name == v->name && declared_in_place(v.get())) continue;
+      if ((name == v->name && declared_in_place(v.get())) || scalar_declared_in_place(v.get())) continue;
       if (!body.uses(name)) continue;
       std::string declared =
           "[[maybe_unused]] " + (name == v->name || !lanes_ ? types_.declare(v->type.getUnqualifiedType(), name)
@@ -191,7 +197,13 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
     } else {
       std::string dr = tangent(n->rhs);
       switch (n->op) {
-        case BO_Assign: code.line(d + " = " + (dr.empty() ? zero_of(t) : dr) + ";"); break;
+        case BO_Assign:
+          if (declares(n)) {
+            QualType u = t.getUnqualifiedType();
+            d = "[[maybe_unused]] " + (lanes_ ? tangent_declaration(u, d) : types_.declare(u, d));
+          }
+          code.line(d + " = " + (dr.empty() ? zero_of(t) : dr) + ";");
+          break;
         case BO_AddAssign:
           if (!dr.empty()) code.line(d + " += " + dr + ";");
           break;
@@ -211,7 +223,9 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
   }
   if (!n->rhs) code.line(std::string(n->op == BO_AddAssign ? "++" : "--") + lhs + ";");
   else if (declares(n))
-    code.line(types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
+    // A later stage's copy of a value may be set and never read, as at the top.
+    code.line((scalar_declared_in_place(n->target) ? "[[maybe_unused]] " : "") +
+              types_.declare(n->target->type.getUnqualifiedType(), lhs) + " = " + print_.primal(n->rhs) + ";");
   else code.line(lhs + " " + BinaryOperator::getOpcodeStr(n->op).str() + " " + print_.primal(n->rhs) + ";");
   print_.temps.clear();
 }

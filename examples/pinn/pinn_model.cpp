@@ -16,6 +16,15 @@
 
 #include "pinn.hpp"
 
+// glibc's vector tanh (libmvec; CMakeLists.txt defines PINN_LIBMVEC when it links it), declared as
+// -ffast-math declares it, without the rest of -ffast-math: GCC then vectorises the generated loops
+// over a block's points that call tanh as it does their multiply-adds. adjc (clang) reads the
+// plain declaration.
+#if defined(PINN_LIBMVEC) && !defined(__clang__)
+#pragma omp declare simd notinbranch
+extern "C" double tanh(double) noexcept;
+#endif
+
 namespace pinn {
 
 namespace {

@@ -56,6 +56,20 @@ double layer(const double* w, double x) {
 }
 double curvature(const double* w, double x) { return adjoint::derivative<2>(layer, "x").execute(w, x); }
 
+// Floating locals declared in a loop's body, with a value (so each stage declares them there too):
+// one reads the running sum, one is assigned again after its definition.
+double blend(const double* w, double x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) {
+    const double weight = w[i];
+    double t = std::tanh(weight * x + s);
+    t *= t + weight;
+    s += t * weight;
+  }
+  return s;
+}
+double blend_curvature(const double* w, double x, int n) { return adjoint::derivative<2>(blend, "x").execute(w, x, n); }
+
 // A call returning a struct: its pushforward returns the struct with its tangent (as the
 // pushforwards a nested request differentiates do, value_and_pushforward<S>).
 struct Pair {
@@ -132,6 +146,24 @@ TEST(AdjcNesting, GradientOverSecondDerivativeThroughLocalPointers) {
     expect<double>("d curvature/dw", g[i], [&](double t) {
       moved[i] = w[i] + t;
       return curvature(moved, 0.4);
+    });
+  }
+}
+
+TEST(AdjcNesting, GradientOverSecondDerivativeThroughLoopLocals) {
+  double w[4] = {0.5, -0.3, 1.2, 0.8}, g[4] = {};
+  auto d = adjoint::derivative(blend, "x");
+  auto d2 = adjoint::derivative<2>(blend, "x");
+  for (double x : points) {
+    expect<double>("blend'", d.execute(w, x, 4), [&](double t) { return blend(w, x + t, 4); });
+    expect<double>("blend''", d2.execute(w, x, 4), [&](double t) { return d.execute(w, x + t, 4); });
+  }
+  adjoint::gradient(blend_curvature, "w").execute(w, 0.4, 4, g);
+  for (int i = 0; i < 4; ++i) {
+    double moved[4] = {w[0], w[1], w[2], w[3]};
+    expect<double>("d blend''/dw", g[i], [&](double t) {
+      moved[i] = w[i] + t;
+      return blend_curvature(moved, 0.4, 4);
     });
   }
 }
