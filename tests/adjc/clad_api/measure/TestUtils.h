@@ -28,11 +28,6 @@ template <class T> void show_one(clad::array_ref<T> a) {
 // Clad's tests print their own types through a print() of theirs (found by argument lookup).
 inline void print(double d) { printf("%.2f", d); }
 template <class T> void show_one(const T& v) { print(v); }
-template <class A, class B> void show_one(const std::pair<A, B>& p) {
-  show_one(p.first);
-  printf(", ");
-  show_one(p.second);
-}
 template <class A, class... R> void show(A a, R... r) {
   show_one(a);
   if (sizeof...(R)) printf(", ");
