@@ -62,7 +62,6 @@ std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) 
   return "";
 }
 
-
 // The function a request names, and how it was named (the replacement depends on it).
 struct RequestedFunction {
   const Expr* target = nullptr;              // the request's first argument, past `&` and conversions
@@ -108,7 +107,7 @@ bool bind_closure(RequestContext& rc, RequestedFunction& req) {
     rc.diags.error(req.closure->where, req.closure->why);
     return false;
   }
-  if (!closure_request_arguments(*req.closure, req.target, rc.context, rc.diags, req.captured)) return false;
+  if (!closure_request_arguments(*req.closure, req.target, rc.unit, rc.context, rc.diags, req.captured)) return false;
   req.fn = req.closure->fn;
   return true;
 }
