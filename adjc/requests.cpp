@@ -301,7 +301,9 @@ void handle(const RequestFinder::Request& r, RequestContext& rc) {
   GeneratedGradient g;
   {
     Diagnostics::InDerivative requested(rc.diags, req.fn, nullptr, at);
-    g = rc.generator.request(req.fn, selected, at);
+    // Clad's pullback requests take the seed of the result after the function's arguments.
+    bool seeded = call->getDirectCallee()->getQualifiedNameAsString() == "clad::pullback";
+    g = rc.generator.request(req.fn, selected, at, seeded);
   }
   if (rc.diags.failed()) return;
   rc.replacements.push_back({call, replacement_text(req, g)});

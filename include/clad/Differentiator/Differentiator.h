@@ -63,6 +63,16 @@ constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
   return {};
 }
 
+// Requests `fn`'s pullback: as gradient, with the seed of the result (the adjoint it is given)
+// after `fn`'s arguments, `execute(x, y, seed, &d_x, &d_y)`; a void function has no seed.
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request pullback(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::pullback needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
+                "adjoint_add_gradients() in CMake");
+  return {};
+}
+
 // Requests the derivative of `fn`'s result in one parameter (forward mode): "x", "x[2]" or its
 // position (0). Options: Clad's order in the low 8 bits (1 to 8: clad::differentiate<2> is the second
 // derivative, generated in stages as adjoint::derivative<2>).
