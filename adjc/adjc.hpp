@@ -34,9 +34,11 @@ class Generator {
   Generator(clang::ASTContext& context, const UnitFacts& unit, Diagnostics& diagnostics, PipelineRunner& pipeline);
   ~Generator();
 
-  // `selected[i]` marks parameter i of `fn`. Returns nothing useful after an error.
+  // `selected[i]` marks parameter i of `fn`. `seeded`: the gradient takes the seed of `fn`'s result
+  // after `fn`'s parameters (Clad's pullback requests; a void function has none). Returns nothing
+  // useful after an error.
   GeneratedGradient request(const clang::FunctionDecl* fn, const std::vector<bool>& selected,
-                            clang::SourceLocation where);
+                            clang::SourceLocation where, bool seeded = false);
 
   // `fn` lowered and planned, once per unit (nullptr when it cannot be differentiated): forward
   // mode (tangent.hpp) starts from the same state.

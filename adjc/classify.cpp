@@ -1,5 +1,6 @@
 // Types and callees: what adjc differentiates, and how each call is differentiated (classify.hpp).
 #include <clang/AST/Attr.h>
+#include <clang/AST/DeclTemplate.h>
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
@@ -252,11 +253,31 @@ bool reaches_differentiable(QualType t) {
   return p->isPointerType() && (is_differentiable(p) || reaches_differentiable(p));
 }
 
+namespace {
+
+// A class named by Clad's CLAD_NONDIFFERENTIABLE_TYPE(T), which declares an explicit
+// specialisation clad::nondifferentiable_type<T> (the class itself may be defined elsewhere).
+bool marked_type(const Decl* d) {
+  auto* record = dyn_cast<CXXRecordDecl>(d);
+  if (!record) return false;
+  ASTContext& context = record->getASTContext();
+  for (const NamedDecl* ns : context.getTranslationUnitDecl()->lookup(&context.Idents.get("clad")))
+    for (const NamedDecl* t : cast<DeclContext>(ns)->lookup(&context.Idents.get("nondifferentiable_type")))
+      if (auto* marker = dyn_cast<ClassTemplateDecl>(t))
+        for (const ClassTemplateSpecializationDecl* s : marker->specializations())
+          if (s->getTemplateArgs().size() == 1 && s->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+              context.hasSameType(s->getTemplateArgs()[0].getAsType(), context.getRecordType(record)))
+            return true;
+  return false;
+}
+
+}  // namespace
+
 bool non_differentiable(const Decl* d) {
   auto marked = [](const Decl* x) {
     for (const auto* a : x->specific_attrs<AnnotateAttr>())
       if (a->getAnnotation() == "non_differentiable") return true;
-    return false;
+    return marked_type(x);
   };
   if (!d) return false;
   if (marked(d)) return true;

@@ -277,7 +277,8 @@ bool reaches_differentiable(clang::QualType t);
 bool derivative_free(const clang::FunctionDecl* callee);
 // Marked `__attribute__((annotate("non_differentiable")))`, as Clad's non_differentiable marks a
 // function, a data member, a variable or a class (its members then): its values are constants to
-// the derivative, and calls of such a function are made as written.
+// the derivative, and calls of such a function are made as written. A class named by Clad's
+// CLAD_NONDIFFERENTIABLE_TYPE is marked so too.
 bool non_differentiable(const clang::Decl* d);
 // Whether `s` may modify `v` (after `after`, when valid; `sm` orders locations): a use of it other
 // than as a value read through members, elements and const member calls. A lambda's capture by

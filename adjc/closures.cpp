@@ -64,8 +64,36 @@ void retarget(Stmt* s, const std::vector<ClosureCapture>& captures) {
   }
   if (auto* ref = dyn_cast<DeclRefExpr>(s))
     for (const ClosureCapture& k : captures)
-      if (ref->getDecl() == k.var) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
+      if (ref->getDecl() == k.var && !k.lambda) ref->setDecl(const_cast<ParmVarDecl*>(k.param));
   for (Stmt* child : s->children()) retarget(child, captures);
+}
+
+// The parameters standing for the captures of lambda `var` that the lambda of `c` captures (its
+// `index`th capture, in `field`): they pass what a call of `var` would pass. A copy of a lambda that
+// changes its own copies would start from them as they are, which its calls do not model.
+bool forward_captures(const LambdaCapture& capture, const VarDecl* var, const FieldDecl* field, unsigned index,
+                      FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, ClosureFunction& c) {
+  const ClosureFunction& captured = closure_function(capturing_lambda(var->getType()), unit, context);
+  auto fail = [&](SourceLocation at, const Message& why) {
+    c.where = at;
+    c.why = why;
+    return false;
+  };
+  if (!captured.fn) return fail(captured.where, captured.why);
+  for (const ClosureCapture& k : captured.captures)
+    if (capture.getCaptureKind() == LCK_ByCopy && k.by_copy && k.param->getType()->isReferenceType() &&
+        !k.param->getType().getNonReferenceType().isConstQualified())
+      return fail(capture.getLocation(),
+                  {Diag::unsupported_capture_of_capturing_lambda, {var->getName().str(), var->getName().str()}});
+  for (const ClosureCapture& k : captured.captures) {
+    QualType pt = k.param->getType();
+    SourceLocation at = var->getLocation();
+    auto* param = ParmVarDecl::Create(context, fn, at, at,
+                                      &context.Idents.get(var->getName().str() + "_" + k.param->getName().str()), pt,
+                                      context.getTrivialTypeSourceInfo(pt, at), SC_None, nullptr);
+    c.captures.push_back({k.var, field, false, param, capture.getLocation(), index, var});
+  }
+  return true;
 }
 
 ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTContext& context) {
@@ -83,8 +111,6 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
       FunctionDecl::Create(context, const_cast<DeclContext*>(closure->getDeclContext()), op->getBeginLoc(),
                            op->getLocation(), &context.Idents.get(base_name(op, unit)), QualType(), nullptr, SC_None);
   auto field = closure->field_begin();
-  std::vector<ParmVarDecl*> params;
-  std::vector<QualType> types;
   unsigned index = 0;
   for (const LambdaCapture& capture : closure->captures()) {
     SourceLocation at = capture.getLocation();
@@ -97,11 +123,10 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     if (!var) return fail(at, Diag::unsupported_capture_kind);
     if (auto* inner = var->getType().getNonReferenceType()->getAsCXXRecordDecl(); inner && inner->isLambda()) {
       // A lambda without captures has no state: its calls need no argument.
-      if (inner->capture_size() == 0) {
-        ++field;
-        continue;
-      }
-      return fail(at, Diag::unsupported_capture_of_capturing_lambda, {var->getName().str(), var->getName().str()});
+      if (inner->capture_size() != 0 && !forward_captures(capture, var, *field, index - 1, fn, unit, context, c))
+        return c;
+      ++field;
+      continue;
     }
     Message why{};
     QualType pt = capture_parameter_type(capture, var, op, unit, context, why);
@@ -109,8 +134,12 @@ ClosureFunction build(const CXXRecordDecl* closure, const UnitFacts& unit, ASTCo
     auto* param = ParmVarDecl::Create(context, fn, var->getLocation(), var->getLocation(), var->getIdentifier(), pt,
                                       context.getTrivialTypeSourceInfo(pt, var->getLocation()), SC_None, nullptr);
     c.captures.push_back({var, *field++, capture.getCaptureKind() == LCK_ByCopy, param, at, index - 1});
-    params.push_back(param);
-    types.push_back(pt);
+  }
+  std::vector<ParmVarDecl*> params;
+  std::vector<QualType> types;
+  for (const ClosureCapture& k : c.captures) {
+    params.push_back(const_cast<ParmVarDecl*>(k.param));
+    types.push_back(k.param->getType());
   }
   for (ParmVarDecl* p : op->parameters()) {
     params.push_back(p);
@@ -156,7 +185,8 @@ const Expr* copied(const Expr* init) {
 
 class ClosureCalls : public AstRewrite {
  public:
-  using AstRewrite::AstRewrite;
+  ClosureCalls(const UnitFacts& unit, ASTContext& context, Diagnostics& diags, const ClosureFunction* self)
+      : AstRewrite(unit, context, diags), self_(self) {}
 
   Stmt* visit(Stmt* s) {
     if (!s || isa<LambdaExpr>(s)) return s;  // a lambda's body is lowered as a function of its own
@@ -197,6 +227,7 @@ class ClosureCalls : public AstRewrite {
   }
 
  private:
+  const ClosureFunction* self_ = nullptr;  // when the function rewritten is a lambda's
   std::set<const CXXRecordDecl*> reported_;
   // The locals holding a lambda's copies of structs (`g_w` for `auto g = [w] ...`), by the
   // lambda's variable and the capture's index: declared with the lambda, passed by reference.
@@ -229,26 +260,20 @@ class ClosureCalls : public AstRewrite {
     }
   }
 
-  Stmt* call(Expr* call, Expr* object, ArrayRef<Expr*> call_args, const CXXRecordDecl* closure) {
-    const ClosureFunction& c = closure_function(closure, unit_, context_);
-    if (!c.fn) {
-      if (reported_.insert(closure).second) fail(c.where, c.why.id, c.why.args);
-      ok = false;
-      return call;
-    }
-    SourceLocation at = call->getBeginLoc();
-    const VarDecl* vd = holder(object);
+  // The arguments a call of the lambda of `c` passes for its captures: `vd` holds the lambda, or
+  // `written` is it, called where it is written. False when one cannot be passed (reported).
+  bool capture_arguments(const ClosureFunction& c, const VarDecl* vd, const LambdaExpr* written, SourceLocation at,
+                         std::vector<Expr*>& args) {
     const LambdaExpr* named = vd ? lambda_of(vd->getInit()) : nullptr;
-    const LambdaExpr* written = named ? nullptr : lambda_of(object);
-    if (!named && !written) {
-      fail(at, Diag::unsupported_capturing_lambda_call_path);
-      return call;
-    }
-    std::vector<Expr*> args;
-    for (const ClosureCapture& k : c.captures) {
+    for (size_t i = 0; i < c.captures.size(); ++i) {
+      const ClosureCapture& k = c.captures[i];
       QualType pt = k.param->getType();
       const Expr* init = (named ? named : written)->capture_init_begin()[k.index];
-      if (k.by_copy && named) {
+      if (k.lambda) {
+        // A captured lambda's captures, as a call of it here passes them (all of them at its first).
+        if (i == 0 || c.captures[i - 1].index != k.index)
+          if (!lambda_arguments(copied(init), at, args)) return false;
+      } else if (k.by_copy && named) {
         Expr* member = nullptr;
         if (auto it = struct_copies_.find({vd, k.index}); it != struct_copies_.end()) member = ref(it->second, at);
         else
@@ -257,7 +282,7 @@ class ClosureCalls : public AstRewrite {
         args.push_back(pt->isReferenceType() ? member : value(member, pt));
       } else if (k.by_copy && !pt.getNonReferenceType().isConstQualified() && pt->isReferenceType()) {
         fail(at, Diag::unsupported_mutable_lambda_called_in_place, {k.var->getName().str()});
-        return call;
+        return false;
       } else if (k.by_copy) {
         // Called where it is written: what it copies, as it is now (an array or struct by reference).
         args.push_back(cast<Expr>(visit(const_cast<Expr*>(pt->isReferenceType() ? copied(init) : init))));
@@ -265,9 +290,44 @@ class ClosureCalls : public AstRewrite {
         args.push_back(pt->isReferenceType() ? static_cast<Expr*>(ref(var, at)) : value(ref(var, at), pt));
       } else {
         fail(k.at, Diag::unsupported_init_capture_reference, {k.var->getName().str()});
-        return call;
+        return false;
       }
     }
+    return true;
+  }
+
+  // The captures of the lambda `object` names, for a call of it or of a lambda capturing it: the
+  // parameters standing for them when this function is a lambda's that captured it.
+  bool lambda_arguments(const Expr* object, SourceLocation at, std::vector<Expr*>& args) {
+    auto* named = object ? dyn_cast<DeclRefExpr>(object->IgnoreParenImpCasts()) : nullptr;
+    bool forwarded = false;
+    for (size_t i = 0; named && self_ && i < self_->captures.size(); ++i)
+      if (const ClosureCapture& k = self_->captures[i]; k.lambda == named->getDecl()) {
+        args.push_back(k.param->getType()->isReferenceType() ? static_cast<Expr*>(ref(k.param, at))
+                                                             : value(ref(k.param, at), k.param->getType()));
+        forwarded = true;
+      }
+    if (forwarded) return true;
+    const VarDecl* vd = holder(object);
+    const LambdaExpr* written = vd ? nullptr : lambda_of(object);
+    if (!(vd && lambda_of(vd->getInit())) && !written) {
+      fail(at, Diag::unsupported_capturing_lambda_call_path);
+      return false;
+    }
+    const ClosureFunction& c = closure_function(capturing_lambda(object->getType()), unit_, context_);
+    return c.fn && capture_arguments(c, vd, written, at, args);
+  }
+
+  Stmt* call(Expr* call, Expr* object, ArrayRef<Expr*> call_args, const CXXRecordDecl* closure) {
+    const ClosureFunction& c = closure_function(closure, unit_, context_);
+    if (!c.fn) {
+      if (reported_.insert(closure).second) fail(c.where, c.why.id, c.why.args);
+      ok = false;
+      return call;
+    }
+    SourceLocation at = call->getBeginLoc();
+    std::vector<Expr*> args;
+    if (!lambda_arguments(object, at, args)) return call;
     for (Expr* a : call_args) args.push_back(cast<Expr>(visit(a)));
     auto* fn = const_cast<FunctionDecl*>(c.fn);
     auto* callee_ref = DeclRefExpr::Create(context_, NestedNameSpecifierLoc(), SourceLocation(), fn, false, at,
@@ -312,8 +372,8 @@ bool called_through_forward(const FunctionDecl* fn, const UnitFacts& unit) {
   return (method && method->getParent()->isLambda()) || as_closure_function(fn, unit);
 }
 
-bool closure_request_arguments(const ClosureFunction& c, const Expr* target, ASTContext& context, Diagnostics& diags,
-                               std::string& out) {
+bool closure_request_arguments(const ClosureFunction& c, const Expr* target, const UnitFacts& unit, ASTContext& context,
+                               Diagnostics& diags, std::string& out) {
   const SourceManager& sm = context.getSourceManager();
   const VarDecl* var = holder(target);
   const LambdaExpr* named = var ? lambda_of(var->getInit()) : nullptr;
@@ -322,11 +382,19 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
     diags.error(target->getBeginLoc(), Diag::request_capturing_lambda_elsewhere);
     return false;
   }
-  for (const ClosureCapture& k : c.captures) {
+  for (size_t i = 0; i < c.captures.size(); ++i) {
+    const ClosureCapture& k = c.captures[i];
     const Expr* value = (named ? named : written)->capture_init_begin()[k.index];
     const std::string name = k.var->getName().str();
     QualType pt = k.param->getType();
-    if (!k.by_copy) {
+    if (k.lambda) {
+      // A captured lambda's captures, read as a request of it would read them.
+      const Expr* inner = copied(value);
+      if ((i == 0 || c.captures[i - 1].index != k.index) &&
+          !closure_request_arguments(closure_function(capturing_lambda(inner->getType()), unit, context), inner, unit,
+                                     context, diags, out))
+        return false;
+    } else if (!k.by_copy) {
       if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified() && is_differentiable(pt)) {
         diags.error(k.at, Diag::request_lambda_writes_capture, {name});
         return false;
@@ -364,7 +432,7 @@ bool closure_request_arguments(const ClosureFunction& c, const Expr* target, AST
 }
 
 bool rewrite_closure_calls(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
-  ClosureCalls r(unit, context, diags);
+  ClosureCalls r(unit, context, diags, as_closure_function(fn, unit));
   r.visit(const_cast<Stmt*>(fn->getBody()));
   return r.ok;
 }

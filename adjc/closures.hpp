@@ -5,7 +5,7 @@
 // call `f(x)` becomes `lambdaN(<captures>, x)`: a by-copy capture is passed the member the lambda
 // copied it into (a local `f_k` set where the lambda is declared, as a split struct's member, or a
 // local struct of its own), a by-reference capture the variable itself (by reference if the lambda
-// writes it, else its value).
+// writes it, else its value), a capture of another lambda with captures that lambda's captures.
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
@@ -22,6 +22,10 @@ struct ClosureCapture {
   const clang::ParmVarDecl* param = nullptr;  // the function's parameter standing for it
   clang::SourceLocation at;                   // where the lambda captures it
   unsigned index = 0;                         // its position among the lambda's captures (capture_inits)
+  // A capture of another lambda with captures (`[&inner]`) stands for that lambda's captures, one
+  // parameter each (`var` is the captured lambda's capture), passed on to its calls: `lambda` is
+  // the captured lambda's variable.
+  const clang::VarDecl* lambda = nullptr;
 };
 
 struct ClosureFunction {
@@ -51,8 +55,8 @@ const clang::CXXRecordDecl* capturing_lambda(clang::QualType t);
 // or the local variable holding one), the captured values `execute` passes ahead of its arguments
 // (", k, ::std::ref(acc)": copies as the lambda made them, references to what it captures by
 // reference). Reports what a request cannot read (false).
-bool closure_request_arguments(const ClosureFunction& c, const clang::Expr* target, clang::ASTContext& context,
-                               Diagnostics& diags, std::string& out);
+bool closure_request_arguments(const ClosureFunction& c, const clang::Expr* target, const UnitFacts& unit,
+                               clang::ASTContext& context, Diagnostics& diags, std::string& out);
 
 // Rewrites, in `fn`'s body, each call of a lambda with captures declared in it (`f(x)`,
 // `f.operator()(x)`, through a local reference to `f`, or a lambda called where it is written) into

@@ -154,7 +154,8 @@ Generator::Generator(ASTContext& context, const UnitFacts& unit, Diagnostics& di
     : impl_(std::make_unique<Impl>(context, unit, diagnostics, pipeline)) {}
 Generator::~Generator() = default;
 
-GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where) {
+GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<bool>& selected, SourceLocation where,
+                                     bool seeded) {
   Impl& I = *impl_;
   GeneratedGradient out;
   fn = fn->getDefinition();
@@ -179,14 +180,21 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string params = e.params(), call_args, adjoint_params, pass;
   for (const Var* v : ir->params) call_args += (call_args.empty() ? "" : ", ") + v->name;
   pass = call_args;
-  if (ir->returns_value) pass += std::string(pass.empty() ? "" : ", ") + literal(1, result_type(fn));
+  seeded = seeded && ir->returns_value;
+  if (ir->returns_value)
+    pass += std::string(pass.empty() ? "" : ", ") + (seeded ? "_d_result" : literal(1, result_type(fn)));
   std::string param_types;
   for (const Var* v : ir->params) param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
+  if (seeded) {
+    std::string seed_type = I.types.str(result_type(fn).getUnqualifiedType());
+    params += std::string(params.empty() ? "" : ", ") + seed_type + " _d_result";
+    param_types += (param_types.empty() ? "" : ", ") + seed_type;
+  }
   for (const Var* v : ir->params) {
     if (!v->differentiable) continue;
     std::string d = "_d_" + v->name;
     if (mask[v->param_index]) {
-      if (v == ir->self) out.object_adjoint = int(ir->params.size());
+      if (v == ir->self) out.object_adjoint = int(ir->params.size()) + (seeded ? 1 : 0);
       std::string t = Emitter::adjoint_param(v->param_type, "", I.types, I.context);
       adjoint_params += ", " + Emitter::adjoint_param(v->param_type, d, I.types, I.context);
       param_types += (param_types.empty() ? "" : ", ") + t;
@@ -199,7 +207,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   if (params.empty() && !adjoint_params.empty()) all_params = adjoint_params.substr(2);
   // Requests of one function for different parameters of the same types would be the same
   // overload of `f_grad`: the later ones are named after their parameters (`f_grad_01`).
-  std::string grad_name = name + "_grad";
+  std::string grad_name = name + (seeded ? "_seeded_grad" : "_grad");
   std::string types_key = qualifier(fn) + grad_name + "(" + param_types + ")";
   auto [taken, fresh] = I.grad_masks.emplace(types_key, mask_key(mask));
   if (!fresh && taken->second != mask_key(mask)) grad_name += "_" + mask_key(mask);

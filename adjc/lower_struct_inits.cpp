@@ -43,8 +43,34 @@ std::string self_address(const Stmt* e) {
 // Whether lower_constructor can lower `ctor` in place for `construct`: its parameters are numbers
 // and pointers by value, its body declares no variables and does not return, and its initialisers
 // are of members, non-virtual bases or another constructor.
+// Whether evaluating `s` may throw: a throw, new, dynamic_cast or typeid, or a call of a function
+// (a constructor too) not declared noexcept.
+bool may_throw(const Stmt* s) {
+  bool found = false;
+  walk_statements(s, [&](const Stmt* x) {
+    const FunctionDecl* callee = nullptr;
+    if (isa<CXXThrowExpr, CXXNewExpr, CXXDynamicCastExpr, CXXTypeidExpr>(x)) found = true;
+    else if (auto* call = dyn_cast<CallExpr>(x)) found = !(callee = call->getDirectCallee());
+    else if (auto* construct = dyn_cast<CXXConstructExpr>(x)) callee = construct->getConstructor();
+    if (auto* proto = callee ? callee->getType()->getAs<FunctionProtoType>() : nullptr)
+      found |= !proto->isNothrow() && !callee->getBuiltinID();
+    return !found;
+  });
+  return found;
+}
+
+// The statements a constructor runs: its body, or a function-try-block's try block when neither it
+// nor the member initialisers may throw (the handlers never run); nullptr for another try.
+const CompoundStmt* constructor_body(const CXXConstructorDecl* ctor) {
+  auto* attempt = dyn_cast_or_null<CXXTryStmt>(ctor->getBody());
+  if (!attempt) return dyn_cast_or_null<CompoundStmt>(ctor->getBody());
+  for (const CXXCtorInitializer* ci : ctor->inits())
+    if (may_throw(ci->getInit())) return nullptr;
+  return may_throw(attempt->getTryBlock()) ? nullptr : attempt->getTryBlock();
+}
+
 bool lowerable_constructor(const CXXConstructExpr* construct, const CXXConstructorDecl* ctor) {
-  auto* body = dyn_cast_or_null<CompoundStmt>(ctor->getBody());
+  auto* body = constructor_body(ctor);
   if (!body || construct->getNumArgs() != ctor->getNumParams()) return false;
   for (const ParmVarDecl* p : ctor->parameters())
     if (!p->getType()->isArithmeticType() && !p->getType()->isPointerType()) return false;
@@ -240,7 +266,7 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   const FunctionDecl* definition = nullptr;
   if (!construct->getConstructor()->hasBody(definition)) return false;
   auto* ctor = cast<CXXConstructorDecl>(definition);
-  if (isa_and_nonnull<CXXTryStmt>(ctor->getBody())) {
+  if (isa_and_nonnull<CXXTryStmt>(ctor->getBody()) && !constructor_body(ctor)) {
     fail(construct->getBeginLoc(), Diag::unsupported_constructor_function_try_block,
          {ctor->getParent()->getNameAsString()});
     return false;
@@ -257,7 +283,7 @@ bool Lowering::lower_constructor(const CXXConstructExpr* construct, const Stmt* 
   if (!assign_constructor_parameters(construct, ctor, stmt, block) ||
       !lower_constructor_inits(ctor, object, stmt, block))
     return false;
-  lower_compound(cast<CompoundStmt>(ctor->getBody()), block);
+  lower_compound(constructor_body(ctor), block);
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) out[i++] = member_ref(object, f);
   return true;

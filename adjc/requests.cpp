@@ -62,7 +62,6 @@ std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) 
   return "";
 }
 
-
 // The function a request names, and how it was named (the replacement depends on it).
 struct RequestedFunction {
   const Expr* target = nullptr;              // the request's first argument, past `&` and conversions
@@ -108,7 +107,7 @@ bool bind_closure(RequestContext& rc, RequestedFunction& req) {
     rc.diags.error(req.closure->where, req.closure->why);
     return false;
   }
-  if (!closure_request_arguments(*req.closure, req.target, rc.context, rc.diags, req.captured)) return false;
+  if (!closure_request_arguments(*req.closure, req.target, rc.unit, rc.context, rc.diags, req.captured)) return false;
   req.fn = req.closure->fn;
   return true;
 }
@@ -302,7 +301,9 @@ void handle(const RequestFinder::Request& r, RequestContext& rc) {
   GeneratedGradient g;
   {
     Diagnostics::InDerivative requested(rc.diags, req.fn, nullptr, at);
-    g = rc.generator.request(req.fn, selected, at);
+    // Clad's pullback requests take the seed of the result after the function's arguments.
+    bool seeded = call->getDirectCallee()->getQualifiedNameAsString() == "clad::pullback";
+    g = rc.generator.request(req.fn, selected, at, seeded);
   }
   if (rc.diags.failed()) return;
   rc.replacements.push_back({call, replacement_text(req, g)});

@@ -33,7 +33,8 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
     const clang::FunctionDecl* f = call->getDirectCallee();
     if (!f) return true;
     const std::string name = f->getQualifiedNameAsString();
-    if (name == "adjoint::gradient" || name == "clad::gradient") requests.push_back({call, top});
+    if (name == "adjoint::gradient" || name == "clad::gradient" || name == "clad::pullback")
+      requests.push_back({call, top});
     if (name == "adjoint::derivative" || name == "clad::differentiate") derivatives.push_back({call, top});
     if (name == "adjoint::jacobian" || name == "clad::jacobian") jacobians.push_back({call, top});
     if (name == "adjoint::hessian" || name == "adjoint::hessian_diagonal" || name == "adjoint::hessian_vector" ||

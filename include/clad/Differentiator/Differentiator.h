@@ -28,8 +28,17 @@
 // Clad's marking of a function, member or type whose value carries no derivative (the annotation
 // adjc reads as it reads Clad's non_differentiable).
 #define CLAD_NONDIFFERENTIABLE __attribute__((annotate("non_differentiable")))
+// Marks a class defined before (`CLAD_NONDIFFERENTIABLE_TYPE(Meter);` at namespace scope): its
+// members and member functions carry no derivative, as if the class were CLAD_NONDIFFERENTIABLE.
+#define CLAD_NONDIFFERENTIABLE_TYPE(T) \
+  template <>                          \
+  struct clad::nondifferentiable_type<T> {}
 
 namespace clad {
+
+// Specialised by CLAD_NONDIFFERENTIABLE_TYPE for each class it marks (adjc reads the specialisations).
+template <class T>
+struct nondifferentiable_type;
 
 namespace detail {
 // True while adjc parses the unit (it defines ADJOINT_ADJC), which replaces the requests below;
@@ -59,6 +68,16 @@ template <unsigned... Options, class F>
 constexpr adjoint::detail::gradient_request gradient(F&&, const char* = "") {
   static_assert(detail::parsed_by_adjc<Options...>,
                 "clad::gradient needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
+                "adjoint_add_gradients() in CMake");
+  return {};
+}
+
+// Requests `fn`'s pullback: as gradient, with the seed of the result (the adjoint it is given)
+// after `fn`'s arguments, `execute(x, y, seed, &d_x, &d_y)`; a void function has no seed.
+template <unsigned... Options, class F>
+constexpr adjoint::detail::gradient_request pullback(F&&, const char* = "") {
+  static_assert(detail::parsed_by_adjc<Options...>,
+                "clad::pullback needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or with "
                 "adjoint_add_gradients() in CMake");
   return {};
 }

@@ -1,11 +1,12 @@
 #include <adjoint/ad.hpp>
-double f(const double* w, const double* x, int m) {
-  auto at = [&](int c) { return c * m; };
-  auto dot = [&]() {
-    double s = 0;
-    for (int c = 0; c < m; c++) s += w[at(c)] * x[c];  // error: the lambda captures lambda 'at', which has captures of its own; this is not supported: write 'at' as a function, or pass what it computes as a parameter
+// A copy of a mutable lambda would start from the copies the original holds at that point; its
+// calls pass the original's, so the two would share them.
+double f(double x) {
+  auto step = [s = x]() mutable {
+    s *= 2;
     return s;
   };
-  return dot();
+  auto twice = [step]() mutable { return step() + step(); };  // error: the lambda copies lambda 'step', which changes its own copies; this is not supported: capture 'step' by reference
+  return twice();
 }
-void request() { auto g = adjoint::gradient(f, "w, x"); (void)g; }
+void request() { auto g = adjoint::gradient(f); (void)g; }
