@@ -1,6 +1,7 @@
 // clad::differentiate (forward mode) by name and by position, an array element, a custom
 // pushforward in clad::custom_derivatives, dump(), and C-variadic functions whose `...` is never
-// read (free and member, called in the differentiated code); each derivative against central
+// read (free and member, called in the differentiated code), and higher derivatives called by the
+// names Clad gives them (`f_d2arg0`, declared by the user); each derivative against central
 // differences.
 #include "clad/Differentiator/Differentiator.h"
 
@@ -30,6 +31,11 @@ struct Scale {
   double apply(double t, ...) const { return k * t * t + weighted(t, k); }
 };
 
+// Clad's names for the second and third derivatives along x, declared as Clad's users do.
+double wave(double x, double y) { return std::sin(x * y) * x; }
+double wave_d2arg0(double x, double y);
+double wave_d3arg0(double x, double y);
+
 int main() {
   double x = 1.5, y = -0.5;
   auto f = [&] { return product(x, y); };
@@ -54,5 +60,12 @@ int main() {
                   [&] { return s.apply(t); });
   expect_gradient("variadic free function", clad::differentiate(weighted, "b").execute(x, y), y,
                   [&] { return weighted(x, y); });
+
+  auto second = clad::differentiate<2>(wave, "x");
+  auto third = clad::differentiate<3>(wave, "x");
+  auto first = clad::differentiate(wave, "x");
+  expect_gradient("wave_d2arg0 by Clad's name", wave_d2arg0(x, y), x, [&] { return first.execute(x, y); });
+  expect_gradient("wave_d3arg0 by Clad's name", wave_d3arg0(x, y), x, [&] { return second.execute(x, y); });
+  clad_style::expect_value("wave_d3arg0 is execute's", wave_d3arg0(x, y), third.execute(x, y));
   return clad_style::report();
 }
