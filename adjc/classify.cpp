@@ -355,15 +355,22 @@ bool may_modify(const Stmt* s, const VarDecl* v, const SourceManager* sm, Source
 
 bool returns_self(const FunctionDecl* fn) {
   auto* m = dyn_cast<CXXMethodDecl>(fn);
-  if (!m || m->isStatic() || !m->getReturnType()->isLValueReferenceType() || !m->hasBody() || is_library(m))
-    return false;
+  if (!m || m->isStatic() || !m->hasBody() || is_library(m)) return false;
+  // A copy of the object (`S operator+=(double)` returning `*this`) is as good when it is discarded,
+  // if copying has no effect of its own.
   QualType object = m->getASTContext().getRecordType(m->getParent());
-  if (!m->getASTContext().hasSameUnqualifiedType(m->getReturnType()->getPointeeType(), object)) return false;
+  QualType returned = m->getReturnType()->isLValueReferenceType() ? m->getReturnType()->getPointeeType()
+                      : m->getParent()->isTriviallyCopyable()      ? m->getReturnType()
+                                                                   : QualType();
+  if (returned.isNull() || !m->getASTContext().hasSameUnqualifiedType(returned, object)) return false;
   bool any = false, other = false;
   walk_statements(m->getBody(), [&](const Stmt* s) {
     if (isa<LambdaExpr>(s)) return false;
     if (auto* r = dyn_cast<ReturnStmt>(s)) {
-      auto* deref = dyn_cast_or_null<UnaryOperator>(r->getRetValue() ? r->getRetValue()->IgnoreParenImpCasts() : nullptr);
+      const Expr* value = r->getRetValue() ? r->getRetValue()->IgnoreParenImpCasts() : nullptr;
+      if (auto* copy = dyn_cast_or_null<CXXConstructExpr>(value); copy && copy->getNumArgs() == 1)
+        value = copy->getArg(0)->IgnoreParenImpCasts();  // the copy a by-value result makes
+      auto* deref = dyn_cast_or_null<UnaryOperator>(value);
       bool self = deref && deref->getOpcode() == UO_Deref && isa<CXXThisExpr>(deref->getSubExpr()->IgnoreParenImpCasts());
       (self ? any : other) = true;
     }

@@ -285,9 +285,9 @@ bool non_differentiable(const clang::Decl* d);
 // reference counts as a modification.
 bool may_modify(const clang::Stmt* s, const clang::VarDecl* v, const clang::SourceManager* sm = nullptr,
                 clang::SourceLocation after = {});
-// A member function of the user's returning a reference to its object, every `return` being
-// `return *this;` (`V& operator+=(const V&)`): differentiated as returning nothing, and called
-// only as a statement of its own, its result discarded.
+// A member function of the user's returning a reference to its object, or a copy of a trivially
+// copyable one, every `return` being `return *this;` (`V& operator+=(const V&)`): differentiated
+// as returning nothing, and called only as a statement of its own, its result discarded.
 bool returns_self(const clang::FunctionDecl* fn);
 // What the generated code of `fn` returns: void for returns_self, the number a reference to a
 // number refers to (its calls read the value: check_function), else its return type.

@@ -2,6 +2,7 @@
 // calls, emits their forward and reverse sweeps per activity mask, and assembles the generated code.
 #include <clang/AST/DeclCXX.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,7 +16,56 @@ namespace adjc {
 
 using namespace clang;
 
-namespace {}  // namespace
+namespace {
+
+std::string without_spaces(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return s;
+}
+
+// Clad's form of a generated gradient the unit declares with an adjoint for each integer parameter
+// too (`void f_grad(float x, int y, float* _d_x, int* _d_y);`): a definition forwarding to adjc's
+// `f_grad`, which leaves integer adjoints as they were (docs/adjc.md, "For Clad users"); "" when
+// the unit declares none, or when a parameter is neither differentiable and requested nor an integer.
+std::string integer_adjoint_form(const FunctionDecl* fn, const FunctionIR& ir, const Mask& mask,
+                                 const std::string& grad_name, const std::vector<std::string>& adjoint_types,
+                                 const TypePrinter& types) {
+  ASTContext& context = fn->getASTContext();
+  auto id = context.Idents.find(grad_name);
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return "";
+  const size_t n = ir.params.size();
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->getNumParams() != 2 * n || !declared->getReturnType()->isVoidType()) continue;
+    std::string params, adjoint_params, pass, adjoints;
+    bool fits = true, integers = false;
+    for (size_t i = 0, adjoint = 0; i < n && fits; ++i) {
+      const Var* v = ir.params[i];
+      QualType own = declared->getParamDecl(i)->getType(), d_own = declared->getParamDecl(n + i)->getType();
+      const std::string p = "_p" + std::to_string(i), d_p = "_d" + std::to_string(i);
+      params += (i ? ", " : "") + types.str(own) + " " + p;
+      pass += (i ? ", " : "") + p;
+      if (v->differentiable && mask[v->param_index]) {
+        fits = adjoint < adjoint_types.size() &&
+               without_spaces(types.str(d_own)) == without_spaces(adjoint_types[adjoint++]);
+        adjoints += ", " + d_p;
+        adjoint_params += ", " + types.str(d_own) + " " + d_p;
+      } else {
+        adjoint_params += ", " + types.str(d_own);  // unnamed: an integer's adjoint is left as it was
+        fits = own->isIntegralOrEnumerationType() && d_own->isPointerType() &&
+               context.hasSameUnqualifiedType(d_own->getPointeeType(), own);
+        integers = true;
+      }
+      fits = fits && context.hasSameType(own, fn->getParamDecl(i)->getType());
+    }
+    if (fits && integers)
+      return "void " + grad_name + "(" + params + adjoint_params + ") {\n  " + grad_name + "(" + pass + adjoints +
+             ");\n}\n";
+  }
+  return "";
+}
+
+}  // namespace
 
 struct Generator::Impl {
   ASTContext& context;
@@ -184,6 +234,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   if (ir->returns_value)
     pass += std::string(pass.empty() ? "" : ", ") + (seeded ? "_d_result" : literal(1, result_type(fn)));
   std::string param_types;
+  std::vector<std::string> adjoint_types;
   for (const Var* v : ir->params) param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
   if (seeded) {
     std::string seed_type = I.types.str(result_type(fn).getUnqualifiedType());
@@ -196,6 +247,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
     if (mask[v->param_index]) {
       if (v == ir->self) out.object_adjoint = int(ir->params.size()) + (seeded ? 1 : 0);
       std::string t = Emitter::adjoint_param(v->param_type, "", I.types, I.context);
+      adjoint_types.push_back(t);
       adjoint_params += ", " + Emitter::adjoint_param(v->param_type, d, I.types, I.context);
       param_types += (param_types.empty() ? "" : ", ") + t;
       pass += (pass.empty() ? "" : ", ") + d;
@@ -220,7 +272,12 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
                                      Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
-  if (I.grads.insert(key).second) I.definitions.push_back(I.wrap(fn, grad_def));
+  if (I.grads.insert(key).second) {
+    I.definitions.push_back(I.wrap(fn, grad_def));
+    if (std::string clad_form = integer_adjoint_form(fn, *ir, mask, grad_name, adjoint_types, I.types);
+        !clad_form.empty())
+      I.definitions.push_back(I.wrap(fn, clad_form));
+  }
   out.declaration = I.wrap(fn, signature + "; inline const char* " + source_fn + "();\n");
   // One line: inserting it must not shift the user's line numbers.
   for (char& c : out.declaration)

@@ -13,6 +13,40 @@ namespace adjc {
 
 using namespace clang;
 
+namespace {
+
+// Whether `vd`, an uninitialised local pointer, is only ever assigned, as statements of their own,
+// values without side effects, and never read (`double* p; p = arr[1];`): nothing it holds matters,
+// so it and its assignments are left out.
+bool unread_local_pointer(const VarDecl* vd, const Stmt* body) {
+  if (!vd->getType()->isPointerType() || vd->getInit() || !vd->isLocalVarDecl()) return false;
+  bool unread = true;
+  walk_statements(body, nullptr, [&](const Stmt* s, const Stmt* parent) {
+    auto* assign = dyn_cast<BinaryOperator>(s);
+    if (assign && assign->getOpcode() == BO_Assign && isa_and_nonnull<CompoundStmt>(parent)) {
+      auto* target = dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParens());
+      if (target && target->getDecl() == vd) {
+        unread = unread && !has_side_effects(assign->getRHS());
+        return false;
+      }
+    }
+    if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == vd) unread = false;
+    return unread;
+  });
+  return unread;
+}
+
+// Whether an assignment statement (`p = ...;`) sets an unread_local_pointer.
+bool assigns_unread_pointer(const Expr* e, const Stmt* body) {
+  auto* assign = dyn_cast<BinaryOperator>(e);
+  auto* target = assign && assign->getOpcode() == BO_Assign ? dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParens())
+                                                            : nullptr;
+  auto* vd = target ? dyn_cast<VarDecl>(target->getDecl()) : nullptr;
+  return vd && unread_local_pointer(vd, body);
+}
+
+}  // namespace
+
 void Lowering::lower_compound(const CompoundStmt* cs, Node* block) {
   for (const Stmt* s : cs->body()) lower_stmt(s, block);
 }
@@ -26,6 +60,7 @@ Node* Lowering::lower_scope(const Stmt* s) {
 
 void Lowering::lower_decl(const VarDecl* vd, const Stmt* stmt, Node* block) {
   SourceLocation at = vd->getLocation();
+  if (unread_local_pointer(vd, ir_.fn->getBody())) return;
   // A `static const` number with a constant initialiser means what a `const` local does; so does a
   // `static` one the function never writes.
   const bool constant = vd->getType()->isArithmeticType() && vd->getInit() &&
@@ -116,6 +151,7 @@ bool Lowering::struct_elements(const std::string& what, QualType element, Source
 void Lowering::lower_expr_stmt(const Expr* e, Node* block) {
   const Stmt* stmt = e;
   e = strip(e, ir_.unit);
+  if (assigns_unread_pointer(e, ir_.fn->getBody())) return;
   if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Comma) {
     lower_expr_stmt(b->getLHS(), block);
     return lower_expr_stmt(b->getRHS(), block);

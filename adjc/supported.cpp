@@ -343,6 +343,19 @@ class StructCopies {
   }
 };
 
+// Whether a body reads a C-variadic function's `...` (va_start, va_arg, va_copy).
+bool reads_variadic_arguments(const Stmt* body) {
+  bool reads = false;
+  walk_statements(body, [&](const Stmt* s) {
+    auto* call = dyn_cast<CallExpr>(s);
+    unsigned builtin = call ? call->getBuiltinCallee() : 0;
+    reads = reads || isa<VAArgExpr>(s) || builtin == Builtin::BI__builtin_va_start ||
+            builtin == Builtin::BI__builtin_va_copy;
+    return !reads;
+  });
+  return reads;
+}
+
 }  // namespace
 
 void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
@@ -363,7 +376,10 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   // A template is differentiated per specialization (its instantiated body); the pattern itself
   // has no types to differentiate.
   if (fn->isTemplated()) fail(fn->getLocation(), Diag::differentiate_template);
-  if (fn->isVariadic()) fail(fn->getLocation(), Diag::differentiate_variadic_function);
+  // A C-variadic function whose body never reads its `...` is its named parameters; its derivatives
+  // take those (a call passing it more arguments is an error below).
+  if (fn->isVariadic() && reads_variadic_arguments(fn->getBody()))
+    fail(fn->getLocation(), Diag::differentiate_variadic_function, {fn->getNameAsString()});
   // Its forward would return a reference to the forward's own copy of the result. A reference to
   // a number is differentiated as the value (result_type), which every call must read.
   if (result_type(fn)->isReferenceType())
@@ -373,6 +389,11 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
     if (isa<LambdaExpr>(s)) return false;
     if (auto* call = dyn_cast<CallExpr>(s)) {
       const FunctionDecl* callee = call->getDirectCallee();
+      // Its derivatives take its named parameters only (one that reads its `...` is reported itself).
+      if (callee && callee->isVariadic() && callee_kind(callee, ir.unit) == CalleeKind::User &&
+          call->getNumArgs() > callee->getNumParams() + isa<CXXOperatorCallExpr>(call) && callee->getDefinition() &&
+          !reads_variadic_arguments(callee->getDefinition()->getBody()))
+        fail(call->getBeginLoc(), Diag::variadic_call_extra_arguments, {callee->getNameAsString()});
       auto* read = dyn_cast_or_null<ImplicitCastExpr>(parent);
       QualType rt = callee ? callee->getReturnType() : QualType();
       bool number_reference = callee && rt->isReferenceType() && rt.getNonReferenceType()->isArithmeticType();

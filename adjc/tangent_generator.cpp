@@ -23,6 +23,51 @@ std::string without_line_directives(const std::string& s) {
   return out;
 }
 
+// Clad's name for the N-th derivative along one parameter (`f_d2arg0`) of adjc's (`f_darg0_darg0`,
+// one `_darg<i>` per order); "" for a first derivative, whose names agree, or a mixed one.
+std::string clad_order_name(const std::string& name) {
+  size_t end = name.size(), order = 0;
+  std::string suffix;
+  while (end > 0) {
+    const size_t at = name.rfind("_darg", end - 1);
+    if (at == std::string::npos || at == 0) break;
+    const std::string part = name.substr(at, end - at);
+    if (part.size() == 5 || part.find_first_not_of("0123456789", 5) != std::string::npos) break;
+    if (!suffix.empty() && part != suffix) break;
+    suffix = part, end = at, ++order;
+  }
+  if (order < 2) return "";
+  return name.substr(0, end) + "_d" + std::to_string(order) + "arg" + suffix.substr(5);
+}
+
+// A definition of the N-th derivative `fn_derivative` (taking `fn`'s parameters) under the name Clad
+// gives it, when the unit declares that name without a body with `fn`'s parameter types, as Clad's
+// users do to call it (`float f_d2arg0(float x);`); else "".
+std::string clad_named_derivative(const FunctionDecl* fn, const std::string& fn_derivative, const TypePrinter& types) {
+  const std::string clad_name = clad_order_name(fn_derivative);
+  ASTContext& context = fn->getASTContext();
+  auto id = clad_name.empty() ? context.Idents.end() : context.Idents.find(clad_name);
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return "";
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->isDefined() || declared->getNumParams() != fn->getNumParams() ||
+        !declared->getReturnType()->isFloatingType())
+      continue;
+    std::string params, args;
+    bool same = true;
+    for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+      QualType t = declared->getParamDecl(i)->getType();
+      same = same && context.hasSameType(t, fn->getParamDecl(i)->getType());
+      params += (i ? ", " : "") + types.str(t) + " _p" + std::to_string(i);
+      args += (i ? ", _p" : "_p") + std::to_string(i);
+    }
+    if (same)
+      return types.str(declared->getReturnType()) + " " + clad_name + "(" + params + ") {\n  return " + fn_derivative +
+             "(" + args + ");\n}\n";
+  }
+  return "";
+}
+
 }  // namespace
 
 unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
@@ -224,6 +269,9 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   if (I.requested.insert(qualifier(fn) + name).second && !declared_beside(fn, name)) {
     I.declarations.push_back(I.wrap(fn, "inline " + result + " " + name + "(" + params + ");\n"));
     I.definitions.push_back(I.wrap(fn, definition));
+    if (direction.empty())
+      if (std::string clad_named = clad_named_derivative(fn, name, I.types); !clad_named.empty())
+        I.definitions.push_back(I.wrap(fn, clad_named));
   }
   out.declaration =
       I.wrap(fn, "inline " + result + " " + name + "(" + params + "); inline const char* " + source_fn + "();\n");

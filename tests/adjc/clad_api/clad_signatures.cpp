@@ -1,7 +1,8 @@
 // Forms Clad's users write that adjc reads as Clad does: custom pullbacks with Clad's adjoints for
 // integer, bool and enum parameters (scratch to adjc, which takes no derivative through them),
 // std::max and std::min with a comparison, and execute with an adjoint for every parameter,
-// integers too (dropped), or with one array of all the adjoints.
+// integers too (dropped), or with one array of all the adjoints; the generated gradient called by
+// Clad's name in Clad's form, with an adjoint for the integer parameter too (left as it was).
 #include "clad/Differentiator/Differentiator.h"
 
 #include <cmath>
@@ -52,6 +53,9 @@ double squares(const double* v, int n) {
   return s;
 }
 
+double powered(float x, int n) { return std::pow(x, n) + x; }
+void powered_grad(float x, int n, float* _d_x, int* _d_n);  // defined by adjc
+
 int main() {
   double x = 1.5, y = -0.75, dx = 0, dy = 0;
   clad::gradient(uses_custom).execute(x, y, &dx, &dy);
@@ -76,5 +80,12 @@ int main() {
   clad::gradient(squares).execute(v, 3, d_v, &d_n);
   for (int i = 0; i < 3; ++i) expect_gradient("integer adjoint given: d_v[i]", d_v[i], v[i], [&] { return squares(v, 3); });
   clad_style::expect_value("integer adjoint given: d_n", d_n, 7);
+  float px = 1.5f, d_px = 0;
+  int d_pn = 5;
+  auto powered_request = clad::gradient(powered);  // generates powered_grad
+  (void)powered_request;
+  powered_grad(px, 3, &d_px, &d_pn);
+  clad_style::expect_value("declared powered_grad: d_x", d_px, 3 * 1.5 * 1.5 + 1);
+  clad_style::expect_value("declared powered_grad: d_n left as it was", d_pn, 5);
   return clad_style::report();
 }

@@ -1,5 +1,8 @@
 // clad::differentiate (forward mode) by name and by position, an array element, a custom
-// pushforward in clad::custom_derivatives, and dump(); each derivative against central differences.
+// pushforward in clad::custom_derivatives, dump(), and C-variadic functions whose `...` is never
+// read (free and member, called in the differentiated code), and higher derivatives called by the
+// names Clad gives them (`f_d2arg0`, declared by the user); each derivative against central
+// differences.
 #include "clad/Differentiator/Differentiator.h"
 
 #include <cmath>
@@ -21,6 +24,18 @@ double uses_step(double x, double y) { return smooth_step(x * y) + y; }
 
 double triple(const double v[3]) { return v[0] * v[1] * v[2] + v[1]; }
 
+// C-variadic, the `...` unread: differentiated in their named parameters.
+double weighted(double a, double b, ...) { return a * a * b + std::cos(b); }
+struct Scale {
+  double k;
+  double apply(double t, ...) const { return k * t * t + weighted(t, k); }
+};
+
+// Clad's names for the second and third derivatives along x, declared as Clad's users do.
+double wave(double x, double y) { return std::sin(x * y) * x; }
+double wave_d2arg0(double x, double y);
+double wave_d3arg0(double x, double y);
+
 int main() {
   double x = 1.5, y = -0.5;
   auto f = [&] { return product(x, y); };
@@ -38,5 +53,19 @@ int main() {
   d.dump();
   clad_style::expect_value("source() names triple_pushforward",
                            std::strstr(d.source(), "triple_pushforward") != nullptr, 1);
+
+  Scale s{1.25};
+  double t = 0.75;
+  expect_gradient("variadic member", clad::differentiate(&Scale::apply, "t").execute(s, t), t,
+                  [&] { return s.apply(t); });
+  expect_gradient("variadic free function", clad::differentiate(weighted, "b").execute(x, y), y,
+                  [&] { return weighted(x, y); });
+
+  auto second = clad::differentiate<2>(wave, "x");
+  auto third = clad::differentiate<3>(wave, "x");
+  auto first = clad::differentiate(wave, "x");
+  expect_gradient("wave_d2arg0 by Clad's name", wave_d2arg0(x, y), x, [&] { return first.execute(x, y); });
+  expect_gradient("wave_d3arg0 by Clad's name", wave_d3arg0(x, y), x, [&] { return second.execute(x, y); });
+  clad_style::expect_value("wave_d3arg0 is execute's", wave_d3arg0(x, y), third.execute(x, y));
   return clad_style::report();
 }

@@ -25,18 +25,30 @@ def pattern_of(check):
 
 
 def matched(checks, output):
-    lines, at, found, missing = output.splitlines(), 0, 0, []
+    """As FileCheck: a CHECK line matches from where the previous match ended (the rest of its line
+    too), a -NEXT line on the line after the previous match."""
+    lines, at, column, found, missing = output.splitlines(), 0, 0, 0, []
     for is_next, check in checks:
-        pattern = pattern_of(check)
+        pattern = re.compile(pattern_of(check))
         # A -NEXT line must match the line after the previous match; one that does not still takes
         # its line, so that the -NEXT lines after it are counted against their own lines.
-        candidates = range(at, min(at + 1, len(lines))) if is_next else range(at, len(lines))
-        hit = next((i for i in candidates if re.search(pattern, lines[i])), None)
+        hit = None
+        if is_next:
+            if found or missing:
+                at, column = at + 1, 0
+            if at < len(lines):
+                m = pattern.search(lines[at])
+                hit = (at, m.end()) if m else None
+        else:
+            for i in range(at, len(lines)):
+                m = pattern.search(lines[i], column if i == at else 0)
+                if m:
+                    hit = (i, m.end())
+                    break
         if hit is None:
             missing.append(check)
-            at += 1 if is_next else 0
         else:
-            found, at = found + 1, hit + 1
+            found, (at, column) = found + 1, hit
     return found, missing
 
 
