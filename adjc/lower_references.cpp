@@ -316,7 +316,8 @@ void Lowering::split_retargeted_pointers_in(Stmt* s, std::set<const VarDecl*> de
         for (const Decl* d : ds->decls())
           if (auto* vd = dyn_cast<VarDecl>(d)) declared.insert(vd);
       const VarDecl* old = retargeted_pointer(*it);
-      if (old && declared.count(old) && !heap_.count(old) && used_only_as_value(ir_.fn->getBody(), old))
+      if (old && declared.count(old) && !heap_.count(old) && used_only_as_value(ir_.fn->getBody(), old) &&
+          !unread_local_pointer(old, ir_.fn->getBody()))
         declared.insert(redeclare_in_rest_of_block(cs, it, old));
     }
   for_each_child(s, [&](Stmt* c) { split_retargeted_pointers_in(c, {}); });

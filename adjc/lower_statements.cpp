@@ -13,8 +13,6 @@ namespace adjc {
 
 using namespace clang;
 
-namespace {
-
 // Whether `vd`, an uninitialised local pointer, is only ever assigned, as statements of their own,
 // values without side effects, and never read (`double* p; p = arr[1];`): nothing it holds matters,
 // so it and its assignments are left out.
@@ -35,6 +33,8 @@ bool unread_local_pointer(const VarDecl* vd, const Stmt* body) {
   });
   return unread;
 }
+
+namespace {
 
 // Whether an assignment statement (`p = ...;`) sets an unread_local_pointer.
 bool assigns_unread_pointer(const Expr* e, const Stmt* body) {

@@ -269,6 +269,9 @@ bool same_base(const clang::Expr* a, const clang::Expr* b, const UnitFacts& unit
 
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
+// Whether `vd`, an uninitialised local pointer, is only assigned and never read in `body`: it and
+// its assignments are left out (lower_statements.cpp).
+bool unread_local_pointer(const clang::VarDecl* vd, const clang::Stmt* body);
 
 // Whether `stmt` writes the variable `decl` (assignment, ++/--, address taken, non-const reference
 // argument).
