@@ -1,7 +1,7 @@
 #!/bin/bash
 # The PINN training step (examples/pinn) against PyTorch: the same network, points, loss and Adam,
-# float64, the same number of threads; PyTorch with the OpenMP OpenBLAS and jemalloc, as
-# bench/compare.sh runs it. Runs both ROUNDS times, interleaved (so that a change in the machine's
+# float64, the same number of threads; PyTorch run its fast way (bench/pytorch_tuned.sh), with
+# the kernel OpenBLAS picks for the CPU. Runs both ROUNDS times, interleaved (so that a change in the machine's
 # load falls on both), and prints each run's median step — wall time and process CPU time (all
 # threads) — then the median over rounds of the CPU times and their ratio. On a shared machine the
 # CPU times are the numbers to compare; on an idle one the wall times are too.
@@ -13,20 +13,17 @@ build=${1:-$here/../../build}
 threads=${ADJOINT_BENCH_THREADS:-1}
 steps=${PINN_STEPS:-30}
 rounds=${ROUNDS:-3}
-openblas_openmp=/usr/lib/x86_64-linux-gnu/openblas-openmp
-jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+source "$here/../pytorch_tuned.sh"
 die() { echo "pinn compare: error: $*" >&2; exit 1; }
 [[ "$threads" =~ ^[1-9][0-9]*$ ]] || die "ADJOINT_BENCH_THREADS must be a positive integer, not '$threads'"
 [[ "$steps" =~ ^[1-9][0-9]*$ ]] || die "PINN_STEPS must be a positive integer, not '$steps'"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, not '$rounds'"
 [ -x "$build/bin/pinn" ] || die "$build/bin/pinn missing: cmake --build $build --target pinn"
-[ -f "$openblas_openmp/libblas.so.3" ] || die "$openblas_openmp missing: apt-get install libopenblas0-openmp"
-[ -f "$jemalloc" ] || die "$jemalloc missing: apt-get install libjemalloc2"
+check_pytorch_tuned "pinn compare"
 ours() { OMP_NUM_THREADS=$threads "$build/bin/pinn" --steps "$steps" | sed -n 's/^median step: \([0-9.]*\) ms, CPU time \([0-9.]*\) ms.*/\1 \2/p'; }
 theirs() {
-  env LD_LIBRARY_PATH="$openblas_openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$jemalloc" \
-      MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 OMP_NUM_THREADS="$threads" \
-      /usr/bin/python3 "$here/pinn_step.py" --steps "$steps" |
+  # OpenBLAS's own kernel choice (its dgemm; adjc's PINN calls no BLAS), whatever the environment sets.
+  pytorch_tuned "$threads" "" /usr/bin/python3 "$here/pinn_step.py" --steps "$steps" |
     sed -n 's/^pytorch median step: \([0-9.]*\) ms, CPU time \([0-9.]*\) ms.*/\1 \2/p'
 }
 echo "PINN step, MLP 2-64-64-64-1, 400 interior + 160 boundary points, float64, $threads thread(s), median of $steps steps"
