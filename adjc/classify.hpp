@@ -213,6 +213,10 @@ std::string own_copy_operation(clang::QualType t);
 // The report of a value `what` ("a local object 's'", ...) of such a struct (`id`: own_copy_operation
 // or a row that says more).
 Message own_copy_message(clang::QualType t, const std::string& what, Diag id = Diag::own_copy_operation);
+// Whether the unit declares Clad's `clad::zero_like(const T&)` for class `t` (one function, not
+// deleted, callable with the value alone): adjoints of such a class start as zero_like of the
+// value, shaped as it is (a struct holding memory), instead of `T{}`.
+bool has_zero_like(clang::QualType t);
 // Whether `record` declares its move constructor deleted (`S(S&&) = delete;`).
 bool deleted_move(const clang::CXXRecordDecl* record);
 // A struct copied by members whose assignment the compiler deletes (a move constructor of the

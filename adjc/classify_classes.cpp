@@ -309,4 +309,28 @@ bool is_inert_library_class(QualType t, const UnitFacts& unit) {
   return t->isRecordType() && is_library_class(t, unit) && integers_only(t->getAsCXXRecordDecl());
 }
 
+bool has_zero_like(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  auto* record = t->getAsCXXRecordDecl();
+  if (!record) return false;
+  ASTContext& context = record->getASTContext();
+  int viable = 0;
+  bool deleted = false;
+  for (const NamedDecl* ns : context.getTranslationUnitDecl()->lookup(&context.Idents.get("clad")))
+    if (auto* clad = dyn_cast<NamespaceDecl>(ns))
+      for (const NamedDecl* d : clad->lookup(&context.Idents.get("zero_like"))) {
+        auto* f = dyn_cast<FunctionDecl>(d);
+        if (!f || f->getNumParams() == 0 || f->getMinRequiredArguments() > 1) continue;
+        QualType p = f->getParamDecl(0)->getType();
+        // `zero_like(T&&) = delete` only keeps temporaries away; the value adjc passes is an lvalue.
+        if (p->isRValueReferenceType()) continue;
+        if (p->isLValueReferenceType() && !p->getPointeeType().isConstQualified()) continue;
+        if (!context.hasSameType(p.getNonReferenceType().getUnqualifiedType(), t)) continue;
+        ++viable;
+        deleted = deleted || f->isDeleted();
+      }
+  // Two overloads taking the value alone are ambiguous: as Clad, neither is used.
+  return viable == 1 && !deleted;
+}
+
 }  // namespace adjc

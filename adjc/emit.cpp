@@ -96,6 +96,8 @@ std::string Emitter::zero_declaration(const Var* v, const std::string& name) con
   return declared + "{};";
 }
 
+std::string Emitter::zero_like(const Var* v) const { return "::clad::zero_like(" + use(v->name) + ")"; }
+
 // Declares the variables of a scope (function or parallel region) that `body` uses.
 void Emitter::declare_vars(Code& code, const Node* parallel, const Code& body, bool reverse) const {
   for (auto& v : ir_.vars) {

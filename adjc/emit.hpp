@@ -87,6 +87,8 @@ class Emitter {
   void line_directive(Code& code, SourceLocation loc) const;
   bool in_scope(const Var* v, const Node* parallel) const;
   std::string zero_declaration(const Var* v, const std::string& name) const;
+  // Clad's `::clad::zero_like(v)`: the zero adjoint of a class value shaped as v's (has_zero_like).
+  std::string zero_like(const Var* v) const;
   void declare_vars(Code& code, const Node* parallel, const Code& body, bool reverse) const;
   std::vector<Var*> kept(const Node* parallel) const;
   void push_kept(Code& code, const Node* parallel) const;

@@ -25,11 +25,14 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
       body.line("if (_exit == " + std::to_string(r->id) + ") goto _L" + std::to_string(r->id) + ";");
   reverse_block(ir_.body, body, false);
   // A local std::vector's adjoint has the vector's (final) size, zero; a heap array's is allocated
-  // zero here and freed, with the array, at the end.
+  // zero here and freed, with the array, at the end; a class with Clad's zero_like starts as
+  // zero_like of the value.
   Code sizes;
   sizes.depth = 1;
   for (auto& v : ir_.vars) {
     const std::string adjoint = "_d_" + v->name;
+    if (v->kind != VarKind::Param && v.get() != ir_.ret && body.uses(adjoint) && has_zero_like(v->type))
+      sizes.line(assignment(use(adjoint), zero_like(v.get()), v->type));
     if (v->kind == VarKind::Local && is_vector(v->type) && body.uses(adjoint))
       sizes.line(use(adjoint) + ".resize(" + use(v->name) + ".size());");
     if (v->heap && v->heap_size && body.uses(adjoint))

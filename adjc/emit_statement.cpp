@@ -199,7 +199,10 @@ void Emitter::reverse_call(Node* n, Code& code) {
     code.line(call + ");");
     if (!custom) callees.push_back({f, mask});
     if (n->result && (n->result->floating || n->result->value || n->result->memory) && act_.of(n->result))
-      code.line(assignment(use("_d_" + n->result->name), zero(n->result->type, types_, ir_.unit), n->result->type));
+      code.line(
+          assignment(use("_d_" + n->result->name),
+                     has_zero_like(n->result->type) ? zero_like(n->result) : zero(n->result->type, types_, ir_.unit),
+                     n->result->type));
     for (auto& [arg, d] : scalar_adjoints) {
       bind_values(arg, code);
       propagate(arg, d, code);

@@ -351,9 +351,32 @@ bool Lowering::lower_constructor_inits(const CXXConstructorDecl* ctor, const Var
     if (auto* d = dyn_cast<CXXDefaultInitExpr>(e)) e = d->getExpr();
     if (isa<ImplicitValueInitExpr>(e)) e = zero_of(f->getType());
     if (auto* paren = dyn_cast<ParenListExpr>(e); paren && paren->getNumExprs() == 1) e = paren->getExpr(0);
+    if (e) e = inline_invoked_lambda(e, block);
     if (e) assign_member(member_ref(object, f), e, stmt, block);
   }
   return true;
+}
+
+const Expr* Lowering::inline_invoked_lambda(const Expr* e, Node* block) {
+  auto* call = dyn_cast<CXXOperatorCallExpr>(strip(e, ir_.unit));
+  auto* op = call ? dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee()) : nullptr;
+  if (!op || !op->getParent()->isLambda() || call->getNumArgs() != 1) return e;
+  auto* lambda = dyn_cast<LambdaExpr>(call->getArg(0)->IgnoreImplicit());
+  auto* body = lambda ? dyn_cast<CompoundStmt>(lambda->getBody()) : nullptr;
+  if (!body || body->body_empty()) return e;
+  for (const LambdaCapture& capture : lambda->captures())
+    if (!capture.capturesThis() && capture.getCaptureKind() != LCK_ByRef) return e;
+  // One return, the last statement: the statements before it run in place.
+  auto* ret = dyn_cast<ReturnStmt>(body->body_back());
+  int returns = 0;
+  walk_statements(body, [&](const Stmt* s) {
+    returns += isa<ReturnStmt>(s);
+    return !isa<LambdaExpr>(s);
+  });
+  if (!ret || !ret->getRetValue() || returns != 1) return e;
+  for (const Stmt* s : body->body())
+    if (s != ret) lower_stmt(s, block);
+  return ret->getRetValue();
 }
 
 // A std::vector built empty: `std::vector<T>()`, `{}`.

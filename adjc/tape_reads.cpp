@@ -104,9 +104,14 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
         if (args[i].expr->getType()->isPointerType())
           if (Var* region = memory_root(ir, args[i].expr)) vars.push_back(region);
       }
+      // Clad's zero_like shapes the result's adjoint as the result, again after each pullback.
+      if (n->result && has_zero_like(n->result->type)) vars.push_back(n->result);
     }
     for (Var* v : vars) plan.read(n, v);
   }
+  // A local's adjoint shaped by zero_like at the start of the reverse reads the local's last value.
+  for (auto& v : ir.vars)
+    if (v->kind == VarKind::Local && has_zero_like(v->type)) plan[v.get()].read_in_reverse = true;
   return plan;
 }
 
