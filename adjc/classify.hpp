@@ -69,6 +69,10 @@ struct CustomPullbacks {
   struct Match {
     const clang::FunctionDecl* pullback = nullptr;
     bool integer_adjoints = false;  // Clad's signature (custom_pullback_takes_integer_adjoints)
+    // Clad's stateful form: the `_reverse_forw` that runs in the callee's place in the forward
+    // sweep, and the clad::pullback_state<S> it fills for the pullback (custom_reverse_forw).
+    const clang::FunctionDecl* reverse_forw = nullptr;
+    clang::QualType state;
     std::optional<Message> mismatch;
   };
   mutable std::map<const clang::FunctionDecl*, Match> matches;
@@ -315,6 +319,13 @@ std::optional<Message> custom_pullback_mismatch(const clang::FunctionDecl* calle
 bool custom_pullback_takes_integer_adjoints(const clang::FunctionDecl* callee, const UnitFacts& unit);
 // A parameter of that kind: an integer, bool or enum, by value, reference or pointer.
 bool integer_like_parameter(clang::QualType t);
+// Clad's pullback with state, when `callee`'s custom pullback takes a trailing
+// `clad::pullback_state<S>` (by value or reference): the `f_reverse_forw(<f's arguments>, <their
+// adjoints: pointers, or values for parameters by value>, clad::pullback_state<S>& state)` the
+// forward sweep calls instead of `callee` (its `.value` is the call's result) to fill the state the
+// pullback then receives; nullptr for other callees. `state` is set to clad::pullback_state<S>.
+const clang::FunctionDecl* custom_reverse_forw(const clang::FunctionDecl* callee, const UnitFacts& unit,
+                                               clang::QualType* state = nullptr);
 // Why a call of `callee` has no derivative, and the custom pullback that would give it one: the
 // detail of Diag::no_derivative ("'f' has no body and no custom pullback (...)").
 std::string no_derivative(const clang::FunctionDecl* callee, const UnitFacts& unit);

@@ -37,7 +37,7 @@ namespace {
 // callee's argument), the seed of its result (`Seed`, a value), or an adjoint (`Adjoint`, a
 // pointer, or nullptr for a parameter not differentiated at the call).
 struct Slot {
-  enum Kind { Argument, Seed, Adjoint } kind;
+  enum Kind { Argument, Seed, Adjoint, State } kind;
   QualType type;
   std::string name;
 };
@@ -83,8 +83,8 @@ bool takes(const FunctionDecl* pullback, const std::vector<Slot>& slots) {
     QualType p = pullback->getParamDecl(i)->getType().getCanonicalType();
     const Slot& s = slots[i];
     bool mutable_reference = p->isLValueReferenceType() && !p->getPointeeType().isConstQualified();
-    if (mutable_reference && !(s.kind == Slot::Argument && s.type->isLValueReferenceType() &&
-                               !s.type->getPointeeType().isConstQualified()))
+    if (mutable_reference && s.kind != Slot::State &&
+        !(s.kind == Slot::Argument && s.type->isLValueReferenceType() && !s.type->getPointeeType().isConstQualified()))
       return false;
     if (!same_type(s.type, p)) return false;
   }
@@ -100,7 +100,7 @@ FunctionDecl* deduce(const FunctionTemplateDecl* pullback, TemplateArgumentListI
   ASTContext& context = pullback->getASTContext();
   std::vector<Expr*> args;
   for (const Slot& s : slots) {
-    bool lvalue = s.kind == Slot::Argument && s.type->isReferenceType();
+    bool lvalue = (s.kind == Slot::Argument && s.type->isReferenceType()) || s.kind == Slot::State;
     args.push_back(new (context) OpaqueValueExpr(at, s.type.getNonReferenceType(), lvalue ? VK_LValue : VK_PRValue));
   }
   FunctionDecl* specialization = nullptr;
@@ -213,6 +213,68 @@ std::string signature(const std::string& name, const std::vector<Slot>& slots, c
   return out + ")";
 }
 
+// clad::pullback_state<S> when `t` is one (behind a reference), else a null type.
+QualType pullback_state_type(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  auto* record = t->getAsCXXRecordDecl();
+  return record && record->getQualifiedNameAsString() == "clad::pullback_state" ? t : QualType();
+}
+
+// The state type a candidate pullback takes last (a template's, when it does not depend on the
+// template's parameters), else a null type.
+QualType trailing_state(const NamedDecl* candidate) {
+  const FunctionDecl* f = dyn_cast<FunctionDecl>(candidate);
+  if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate)) f = t->getTemplatedDecl();
+  if (!f || f->getNumParams() == 0) return QualType();
+  QualType last = f->getParamDecl(f->getNumParams() - 1)->getType();
+  return last->isDependentType() ? QualType() : pullback_state_type(last);
+}
+
+// `candidate` (a template specialised for `callee`) when it takes `slots`, else nullptr.
+const FunctionDecl* taking(const NamedDecl* candidate, const FunctionDecl* callee, const std::vector<Slot>& slots,
+                           const CustomPullbacks& custom) {
+  const FunctionDecl* f = dyn_cast<FunctionDecl>(candidate);
+  if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate)) f = custom.sema ? specialize(t, callee, slots, *custom.sema) : nullptr;
+  return f && takes(f, slots) ? f : nullptr;
+}
+
+// Clad's pullback with state (custom_reverse_forw): a candidate taking adjc's call and then the
+// state, and the `_reverse_forw` of the same name taking the arguments, their adjoints (pointers,
+// or values for parameters by value) and the state by reference. Member functions keep the plain form.
+bool match_stateful(const std::vector<const NamedDecl*>& candidates, const std::string& name,
+                    const FunctionDecl* callee, const std::vector<Slot>& slots, const UnitFacts& unit,
+                    CustomPullbacks::Match& found) {
+  if (isa<CXXMethodDecl>(callee)) return false;
+  ASTContext& context = callee->getASTContext();
+  for (const NamedDecl* candidate : candidates) {
+    QualType state = trailing_state(candidate);
+    if (state.isNull()) continue;
+    std::vector<Slot> with_state = slots;
+    with_state.push_back({Slot::State, state, "state"});
+    const FunctionDecl* pullback = taking(candidate, callee, with_state, unit.custom);
+    if (!pullback) continue;
+    std::vector<Slot> forw;
+    for (const Slot& s : slots)
+      if (s.kind == Slot::Argument) forw.push_back(s);
+    for (const AdParam& p : ad_params(callee)) {
+      if (!is_differentiable(p.type)) continue;
+      QualType t = p.type.getCanonicalType();
+      bool indirect = t->isReferenceType() || t->isPointerType();
+      QualType of = (indirect ? t->getPointeeType() : t).getUnqualifiedType();
+      forw.push_back({Slot::Adjoint, indirect ? context.getPointerType(of) : of, "d_" + p.decl->getNameAsString()});
+    }
+    forw.push_back({Slot::State, context.getLValueReferenceType(state), "state"});
+    for (auto [at, last] = unit.custom.free.equal_range(name + "_reverse_forw"); at != last; ++at)
+      if (const FunctionDecl* forward = taking(at->second, callee, forw, unit.custom)) {
+        found.pullback = pullback;
+        found.reverse_forw = forward;
+        found.state = state;
+        return true;
+      }
+  }
+  return false;
+}
+
 const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts& unit) {
   const CustomPullbacks& custom = unit.custom;
   auto [it, fresh] = custom.matches.emplace(callee, CustomPullbacks::Match{});
@@ -258,6 +320,7 @@ const CustomPullbacks::Match& match(const FunctionDecl* callee, const UnitFacts&
       if (!first && tried == &slots && written_for(candidate, pullback, callee, slots, unit)) first = candidate;
     }
   }
+  if (match_stateful(candidates, name, callee, slots, unit, found)) return found;
   if (!first) return found;
   std::string qualified = first->getQualifiedNameAsString();
   PrintingPolicy policy = callee->getASTContext().getPrintingPolicy();
@@ -284,6 +347,12 @@ std::optional<Message> custom_pullback_mismatch(const FunctionDecl* callee, cons
 
 bool custom_pullback_takes_integer_adjoints(const FunctionDecl* callee, const UnitFacts& unit) {
   return match(callee, unit).integer_adjoints;
+}
+
+const FunctionDecl* custom_reverse_forw(const FunctionDecl* callee, const UnitFacts& unit, QualType* state) {
+  const CustomPullbacks::Match& found = match(callee, unit);
+  if (state) *state = found.state;
+  return found.reverse_forw;
 }
 
 bool integer_like_parameter(QualType t) {

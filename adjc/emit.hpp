@@ -89,6 +89,7 @@ class Emitter {
   std::string zero_declaration(const Var* v, const std::string& name) const;
   // Clad's `::clad::zero_like(v)`: the zero adjoint of a class value shaped as v's (has_zero_like).
   std::string zero_like(const Var* v) const;
+  std::string stateful_forward_call(Node* n, QualType state, Code& code);
   void declare_vars(Code& code, const Node* parallel, const Code& body, bool reverse) const;
   std::vector<Var*> kept(const Node* parallel) const;
   void push_kept(Code& code, const Node* parallel) const;

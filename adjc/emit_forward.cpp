@@ -60,6 +60,8 @@ void Emitter::forward_node(Node* n, Code& code) {
           ir_.hoisted.count(n->call) && (plan_[n].active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
       if (generated && !plan_[n].active) callees.push_back({f, Mask(ad_params(f).size(), false)});
       std::string s = print_.call_text(n->call) + ";";
+      if (QualType state; plan_[n].active && custom_reverse_forw(f, ir_.unit, &state))
+        s = stateful_forward_call(n, state, code);
       if (generated) {
         s = callee_name(f, "_forward") + "(";
         bool first = true;
@@ -100,6 +102,23 @@ void Emitter::forward_node(Node* n, Code& code) {
     case NodeKind::Loop: return n->parallel ? forward_parallel(n, code) : forward_loop(n, code);
     case NodeKind::Jump: return forward_jump(n, code);
   }
+}
+
+// Clad's `f_reverse_forw(args..., adjoints..., *state)` in the place of `f(args...)` (its `.value`
+// for a result it keeps), after a new clad::pullback_state<S> goes on the tape for the pullback. The forward
+// sweep has no adjoints: it passes null pointers and zero values for them.
+std::string Emitter::stateful_forward_call(Node* n, QualType state, Code& code) {
+  const FunctionDecl* f = n->call->getDirectCallee();
+  const std::string name = temp("_state");
+  code.line("auto* const " + name + " = new " + types_.str(state) + "{};");
+  code.line("::adjoint::detail::push(" + name + ");");
+  std::string call = custom_pullback_name(custom_reverse_forw(f, ir_.unit), types_) + "(";
+  for (const AdArg& a : ad_args(n->call)) call += print_.argument(a) + ", ";
+  for (const AdParam& p : ad_params(f))
+    if (is_differentiable(p.type))
+      call += p.type->isPointerType() || p.type->isReferenceType() ? "nullptr, " : "{}, ";
+  call += "*" + name + ")";
+  return call + (n->result ? ".value;" : ";");
 }
 
 void Emitter::forward_children(Node* block, Code& code) {

@@ -148,6 +148,11 @@ void Emitter::reverse_call(Node* n, Code& code) {
   const FunctionDecl* f = n->call->getDirectCallee();
   bool custom = callee_kind(f, ir_.unit) == CalleeKind::Custom;
   bool active = plan_[n].active && call_active(ir_, act_, n);
+  // Clad's pullback state, which the forward sweep put on the tape (stateful_forward_call).
+  QualType state;
+  std::string state_name = plan_[n].active && custom && custom_reverse_forw(f, ir_.unit, &state) ? temp("_state") : "";
+  if (!state_name.empty())
+    code.line("auto* const " + state_name + " = ::adjoint::detail::pop<" + types_.str(state) + "*>();");
   if (plan_[n].active && (active || !custom)) {
     Mask mask;
     std::vector<std::string> args, adjoints;
@@ -196,6 +201,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     bool first = true;
     for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
     for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
+    if (!state_name.empty()) call += (first ? "*" : ", *") + state_name;
     code.line(call + ");");
     if (!custom) callees.push_back({f, mask});
     if (n->result && (n->result->floating || n->result->value || n->result->memory) && act_.of(n->result))
@@ -209,6 +215,7 @@ void Emitter::reverse_call(Node* n, Code& code) {
     }
     print_.temps.clear();
   }
+  if (!state_name.empty()) code.line("delete " + state_name + ";");
   const std::vector<Var*>& taped = plan_[n].taped_regions;
   for (auto v = taped.rbegin(); v != taped.rend(); ++v) code.line(pop(use((*v)->name), (*v)->type, *v));
   code.close();

@@ -194,6 +194,31 @@ Expr* pointer_value(ASTContext& context, const VarDecl* vd, QualType t, SourceLo
   return e;
 }
 
+// The number variable `e` takes the address of (`&x`), else nullptr.
+const VarDecl* addressed_number(const Expr* e) {
+  auto* u = dyn_cast<UnaryOperator>(e->IgnoreParenImpCasts());
+  auto* ref = u && u->getOpcode() == UO_AddrOf ? dyn_cast<DeclRefExpr>(u->getSubExpr()->IgnoreParens()) : nullptr;
+  auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return vd && vd->getType()->isArithmeticType() ? vd : nullptr;
+}
+
+// `(f(&x, ...), &x)`: a pointer to one number can only stay where it is, so the call runs for what
+// else it does (a custom pullback's derivative, writes) and the pointer it returns is `&x`.
+Expr* run_then_address(ASTContext& context, CallExpr* call, const VarDecl* x) {
+  SourceLocation at = call->getBeginLoc();
+  auto* ref = DeclRefExpr::Create(context, NestedNameSpecifierLoc(), SourceLocation(), const_cast<VarDecl*>(x), false,
+                                  at, x->getType(), VK_LValue);
+  auto* address = UnaryOperator::Create(context, ref, UO_AddrOf, context.getPointerType(x->getType()), VK_PRValue,
+                                        OK_Ordinary, at, false, FPOptionsOverride());
+  Expr* value = address;
+  if (!context.hasSameType(address->getType(), call->getType()))
+    value = ImplicitCastExpr::Create(context, call->getType(), CK_NoOp, address, nullptr, VK_PRValue,
+                                     FPOptionsOverride());
+  auto* both = BinaryOperator::Create(context, call, value, BO_Comma, call->getType(), VK_PRValue, OK_Ordinary, at,
+                                      FPOptionsOverride());
+  return new (context) ParenExpr(at, call->getEndLoc(), both);
+}
+
 }  // namespace
 
 bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTContext& context, Diagnostics& diags) {
@@ -220,6 +245,7 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
     const ParmVarDecl* p = PointerResult(f).parameter(why, where);
     if (!p) return fail(call->getBeginLoc(), Diag::unsupported_pointer_result, {name, why});
     const Expr* arg = call->getArg(p->getFunctionScopeIndex());
+    if (const VarDecl* scalar = addressed_number(arg)) return run_then_address(context, call, scalar);
     const VarDecl* root = argument_root(arg);
     if (!root)
       return fail(arg->getBeginLoc(), Diag::pointer_result_argument_not_variable, {p->getNameAsString(), name, name});

@@ -1,6 +1,7 @@
 #pragma once
 // clad::tape and the helpers Clad's custom derivatives use with it (push, pop, back), on
-// adjoint::tape; and the pairs Clad's custom `_reverse_forw` functions return.
+// adjoint::tape; the pairs Clad's custom `_reverse_forw` functions return, and the state they pass
+// to the pullback.
 #include <utility>
 
 #include "adjoint/tangent.hpp"
@@ -27,6 +28,13 @@ template <class T>
 T& back(tape<T>& t) {
   return t.back();
 }
+
+// What a custom `f_reverse_forw` leaves for `f_pullback` (Clad's stateful custom derivatives): adjc
+// makes one per call in the forward sweep, passes it to both, and frees it after the pullback.
+template <class T>
+struct pullback_state {
+  T data{};
+};
 
 template <class T, class U>
 struct ValueAndAdjoint {
