@@ -234,7 +234,8 @@ QualType trailing_state(const NamedDecl* candidate) {
 const FunctionDecl* taking(const NamedDecl* candidate, const FunctionDecl* callee, const std::vector<Slot>& slots,
                            const CustomPullbacks& custom) {
   const FunctionDecl* f = dyn_cast<FunctionDecl>(candidate);
-  if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate)) f = custom.sema ? specialize(t, callee, slots, *custom.sema) : nullptr;
+  if (auto* t = dyn_cast<FunctionTemplateDecl>(candidate))
+    f = custom.sema ? specialize(t, callee, slots, *custom.sema) : nullptr;
   return f && takes(f, slots) ? f : nullptr;
 }
 
