@@ -220,7 +220,14 @@ std::string Printer::primal(const Expr* e) const {
     return primal(b->getLHS()) + " " + BinaryOperator::getOpcodeStr(b->getOpcode()).str() + " " + primal(b->getRHS());
   if (auto* c = dyn_cast<ConditionalOperator>(e))
     return primal(c->getCond()) + " ? " + primal(c->getTrueExpr()) + " : " + primal(c->getFalseExpr());
-  if (auto* c = dyn_cast<ExplicitCastExpr>(e); c && c->getSubExpr()->getType()->isPointerType())
+  // An address as an integer, or an integer address (`reinterpret_cast<const Sq*>(0x40)`).
+  auto integer_address = [&](const ExplicitCastExpr* c) {
+    const Expr* from = c->getSubExpr();
+    return c->getType()->isPointerType() && from->getType()->isIntegerType() &&
+           !from->isNullPointerConstant(types_.context, Expr::NPC_ValueDependentIsNotNull);
+  };
+  if (auto* c = dyn_cast<ExplicitCastExpr>(e);
+      c && (c->getSubExpr()->getType()->isPointerType() || integer_address(c)))
     return "reinterpret_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";
   if (auto* c = dyn_cast<ExplicitCastExpr>(e))
     return "static_cast<" + types_.str(c->getType()) + ">(" + primal(c->getSubExpr()) + ")";

@@ -210,14 +210,28 @@ class ExpressionCheck {
       return fail(at, Diag::unsupported_overloaded_operator, {callee->getNameAsString()});
     for (AdArg a : ad_args(call)) {
       if (a.address && !isa<CXXThisExpr>(strip(a.expr, ir_.unit)) && !memory_root(ir_, a.expr) && !ir_.var(a.expr) &&
-          !isa<CallExpr>(strip(a.expr, ir_.unit)) && !sized_temporary(a.expr, ir_.fn->getASTContext()))
+          !isa<CallExpr>(strip(a.expr, ir_.unit)) && !sized_temporary(a.expr, ir_.fn->getASTContext()) &&
+          !stateless_object(a.expr))
         return fail(a.expr->getBeginLoc(), Diag::member_call_unsupported_object);
       check_expr(a.expr);
     }
   }
 
+  // An object of a class without data (`Sq`, whose operator() only uses its arguments) through
+  // any pointer: its member functions read nothing of it, so where it is does not matter.
+  static bool stateless_object(const Expr* e) {
+    QualType t = e->getType().getNonReferenceType();
+    if (t->isPointerType()) t = t->getPointeeType();
+    auto* record = t->getAsCXXRecordDecl();
+    return record && record->hasDefinition() && record->isEmpty() && !record->isPolymorphic();
+  }
+
   void check_cast(const ExplicitCastExpr* cast, SourceLocation at) {
     QualType to = cast->getType(), from = cast->getSubExpr()->getType();
+    // An integer as the address of an object without data (`reinterpret_cast<const Sq*>(0x40)`).
+    if ((isa<CXXReinterpretCastExpr>(cast) || isa<CStyleCastExpr>(cast)) && from->isIntegerType() &&
+        to->isPointerType() && stateless_object(cast))
+      return check_expr(cast->getSubExpr());
     // An address as an integer (`reinterpret_cast<std::uintptr_t>(p) % 64`): no derivative.
     if ((isa<CXXReinterpretCastExpr>(cast) || isa<CStyleCastExpr>(cast)) && from->isPointerType() &&
         to->isIntegerType())
