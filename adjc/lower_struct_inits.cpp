@@ -363,17 +363,25 @@ const Expr* Lowering::inline_invoked_lambda(const Expr* e, Node* block) {
   if (!op || !op->getParent()->isLambda() || call->getNumArgs() != 1) return e;
   auto* lambda = dyn_cast<LambdaExpr>(call->getArg(0)->IgnoreImplicit());
   auto* body = lambda ? dyn_cast<CompoundStmt>(lambda->getBody()) : nullptr;
-  if (!body || body->body_empty()) return e;
+  // One without captures that does not fit stays a call, as elsewhere.
+  auto reject = [&]() -> const Expr* {
+    if (!lambda || lambda->capture_size() == 0) return e;
+    fail(call->getBeginLoc(), Diag::unsupported_invoked_lambda_initialiser);
+    return nullptr;
+  };
+  if (!body || body->body_empty()) return reject();
   for (const LambdaCapture& capture : lambda->captures())
-    if (!capture.capturesThis() && capture.getCaptureKind() != LCK_ByRef) return e;
-  // One return, the last statement: the statements before it run in place.
+    if (!capture.capturesThis() && capture.getCaptureKind() != LCK_ByRef) return reject();
+  // One return, the last statement: the statements before it run in place. As in a constructor's
+  // body, no declarations: a second construction in the function would declare them again.
   auto* ret = dyn_cast<ReturnStmt>(body->body_back());
-  int returns = 0;
+  int returns = 0, declarations = 0;
   walk_statements(body, [&](const Stmt* s) {
     returns += isa<ReturnStmt>(s);
+    declarations += isa<DeclStmt>(s);
     return !isa<LambdaExpr>(s);
   });
-  if (!ret || !ret->getRetValue() || returns != 1) return e;
+  if (!ret || !ret->getRetValue() || returns != 1 || declarations) return reject();
   for (const Stmt* s : body->body())
     if (s != ret) lower_stmt(s, block);
   return ret->getRetValue();

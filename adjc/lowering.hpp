@@ -168,7 +168,8 @@ class Lowering {
   bool assign_constructor_parameters(const clang::CXXConstructExpr* construct, const clang::CXXConstructorDecl* ctor,
                                      const clang::Stmt* stmt, Node* block);
   // A lambda capturing by reference called where it is written (`d([&] { i *= 32; return 12.; }())`):
-  // its statements lowered into `block`, and the value it returns; `e` itself for any other expression.
+  // its statements lowered into `block`, and the value it returns (nullptr, reported, for another
+  // such lambda); `e` itself for any other expression.
   const clang::Expr* inline_invoked_lambda(const clang::Expr* e, Node* block);
   bool lower_constructor_inits(const clang::CXXConstructorDecl* ctor, const clang::VarDecl* object,
                                const clang::Stmt* stmt, Node* block);

@@ -14,16 +14,17 @@ struct Spring {
   Spring(double length, double k)
       : rest(length),
         stretch([&] {
-          double scaled = rest * k;  // a local of the lambda
-          rest *= 0.5;               // writes an earlier member through `this`
-          return scaled - rest;
+          rest *= 0.5;  // writes an earlier member through `this`
+          return rest * k - rest;
         }()),
         energy([&]() { return 0.5 * k * stretch * stretch + std::sin(rest); }()) {}
 };
 
+// Two constructions in one function: the lambda's statements run for each.
 double spring_energy(double length, double k) {
   Spring s(length, k);
-  return s.energy * length + s.rest;
+  Spring t(k, length);
+  return s.energy * length + s.rest + t.stretch * t.energy;
 }
 
 // The same lambda in a function's own body (a closure, "Lambdas with captures").
