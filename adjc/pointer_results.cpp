@@ -25,7 +25,9 @@ bool number_pointer(QualType t) {
 // with `why`, at `where`.
 class PointerResult {
  public:
-  explicit PointerResult(const FunctionDecl* f) : f_(f) {}
+  // `origins_only`: what the function does besides moving pointers does not matter (its result is
+  // dereferenced, so a `nullptr` it returns is never the value used).
+  explicit PointerResult(const FunctionDecl* f, bool origins_only = false) : f_(f), origins_only_(origins_only) {}
 
   const ParmVarDecl* parameter(std::string& why, SourceLocation& where) {
     check(f_->getBody());
@@ -68,6 +70,7 @@ class PointerResult {
 
  private:
   const FunctionDecl* f_;
+  bool origins_only_;
   std::string why_;
   SourceLocation where_;
   std::vector<const ReturnStmt*> returns_;
@@ -75,7 +78,7 @@ class PointerResult {
   std::map<const VarDecl*, std::set<const VarDecl*>> origins_;     // the parameters each may point from
 
   void reject(const Stmt* s, const std::string& why) {
-    if (!why_.empty()) return;
+    if (!why_.empty() || origins_only_) return;
     why_ = why;
     where_ = s->getBeginLoc();
   }
@@ -91,6 +94,7 @@ class PointerResult {
   // The parameters the pointer `e` may point from (nullptr: something else).
   std::set<const VarDecl*> origins(const Expr* e) {
     e = e->IgnoreParenImpCasts();
+    if (origins_only_ && e->isNullPointerConstant(f_->getASTContext(), Expr::NPC_ValueDependentIsNotNull)) return {};
     if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
       auto it = origins_.find(dyn_cast<VarDecl>(ref->getDecl()));
       if (it != origins_.end()) return it->second;
@@ -228,6 +232,13 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
     ok = false;
     return nullptr;
   };
+  // Calls whose result is dereferenced where it is made (`*f(&x)`).
+  std::set<const CallExpr*> dereferenced;
+  walk_statements(fn->getBody(), [&](const Stmt* s) {
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref)
+      if (auto* call = dyn_cast<CallExpr>(u->getSubExpr()->IgnoreParenImpCasts())) dereferenced.insert(call);
+    return true;
+  });
   // The call's replacement, or nullptr.
   auto rewrite = [&](CallExpr* call) -> Expr* {
     const FunctionDecl* callee = call->getDirectCallee();
@@ -243,6 +254,11 @@ bool rewrite_pointer_results(const FunctionDecl* fn, const UnitFacts& unit, ASTC
     std::string why;
     SourceLocation where;
     const ParmVarDecl* p = PointerResult(f).parameter(why, where);
+    // `*f(&x, ...)`: the result can only be &x, whatever else f does.
+    if (std::string ignored; !p && dereferenced.count(call))
+      if (const ParmVarDecl* q = PointerResult(f, true).parameter(ignored, where))
+        if (const VarDecl* scalar = addressed_number(call->getArg(q->getFunctionScopeIndex())))
+          return run_then_address(context, call, scalar);
     if (!p) return fail(call->getBeginLoc(), Diag::unsupported_pointer_result, {name, why});
     const Expr* arg = call->getArg(p->getFunctionScopeIndex());
     if (const VarDecl* scalar = addressed_number(arg)) return run_then_address(context, call, scalar);
