@@ -126,6 +126,9 @@ std::vector<Pass> analysis_passes() {
        }},
       {"find-fusible-calls", "consecutive kernel calls whose loops fuse through the memory one passes the next",
        "ir, unit.kernel_loops", "fusions", [](FunctionState& s) { s.fusions = find_fusible_calls(*s.ir, s.all); }},
+      {"fuse-kernel-calls", "each fusible pair of element loops one call of a function running both loops as one",
+       "ir, fusions", "ir, all, full, fusions (fused), unit.call_summaries",
+       [](FunctionState& s) { fuse_kernel_calls(s); }},
   };
 }
 
@@ -237,7 +240,8 @@ void print_passes(std::FILE* out) {
       std::fprintf(out, "%-*s  %s (%s -> %s)\n", int(width), p.name, p.description, p.reads, p.writes);
   };
   print(function_pipeline());
-  std::fprintf(out, "\nforward mode (adjoint::derivative), after the passes above, on each function it differentiates:\n");
+  std::fprintf(out,
+               "\nforward mode (adjoint::derivative), after the passes above, on each function it differentiates:\n");
   print(tangents);
 }
 
