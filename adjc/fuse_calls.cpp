@@ -233,6 +233,10 @@ void fuse_kernel_calls(FunctionState& s) {
   std::set<const Node*> gone;
   for (FusionDecision& d : s.fusions) {
     if (!d.refusal.empty()) continue;
+    if (!s.fusion) {
+      d.unfused = "fusion is turned off (--no-fusion)";
+      continue;
+    }
     if (gone.count(d.producer)) {
       d.unfused = "'" + d.producer->call->getDirectCallee()->getNameAsString() + "' is fused with the call before it";
       continue;

@@ -266,6 +266,8 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
     options.time_passes = true;
   } else if (arg == "--remarks") {
     options.remarks = true;
+  } else if (arg == "--no-fusion") {
+    options.fusion = false;
   } else if (arg.rfind("--print-after=", 0) == 0) {
     std::string list = arg.substr(std::string("--print-after=").size()) + ",";
     for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
@@ -285,6 +287,7 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
 bool PipelineRunner::run(FunctionState& state, const std::vector<Pass>& passes) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point begin = Clock::now();
+  state.fusion = options_.fusion;
   bool verified = run_passes(state, passes);
   // The whole nested run (its printing and checks too) is the enclosing pass's callees' time.
   if (!nested_.empty()) nested_.back() += std::chrono::duration<double>(Clock::now() - begin).count();
