@@ -152,6 +152,9 @@ struct UnitFacts {
   // Each planned function's KernelLoop, by definition (find-kernel-loop), read by its callers'
   // find-fusible-calls as call_summaries are.
   mutable std::map<const clang::FunctionDecl*, KernelLoop> kernel_loops;
+  // Loops fuse-kernel-calls made of two OpenMP parallel loops without clauses: lowered as parallel
+  // loops without clauses, as their directive would be.
+  mutable std::set<const clang::ForStmt*> parallel_fused_loops;
   // Lambdas with captures as functions (closures.hpp), built as calls of them are first lowered.
   mutable std::map<const clang::CXXRecordDecl*, std::shared_ptr<ClosureFunction>> closures;
   mutable std::map<const clang::FunctionDecl*, const ClosureFunction*> closure_of;

@@ -46,7 +46,8 @@ int help() {
               "  --print-after-all        print each function's IR after every pass (stderr)\n"
               "  --verify-each            check the IR's invariants after every pass\n"
               "  --time-passes            wall time per pass, summed over functions (stderr)\n"
-              "  --remarks                why values are taped, saves not in bulk, reverse loops not vectorised\n",
+              "  --remarks                why values are taped, saves not in bulk, reverse loops not vectorised\n"
+              "  --no-fusion              leave consecutive kernel calls unfused (to compare against fused code)\n",
               usage_line);
   return 0;
 }

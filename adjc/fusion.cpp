@@ -138,15 +138,20 @@ class PairDecider {
   }
 
   FusionDecision decide() {
-    FusionDecision d{p_.node, c_.node, text(p_.arg(links_[0].first)), "", first_refusal()};
+    FusionDecision d;
+    d.producer = p_.node;
+    d.consumer = c_.node;
+    d.intermediate = text(p_.arg(links_[0].first));
+    d.refusal = first_refusal();
     if (!d.refusal.empty()) return d;
     const std::string space = p_.rows() || c_.rows() ? "row by row" : "element by element";
-    // Checked last, so that it says the pair is otherwise fusible (fusion keeping the store).
+    // Checked last, so that it says the pair is otherwise fusible.
     for (const auto& link : links_)
-      if (const Node* other = other_user(p_.arg(link.first)))
-        d.refusal = "'" + text(p_.arg(link.first)) + "' is also used at line " + line(other) +
-                    " (otherwise the loops would fuse " + space + ")";
+      if (std::string why = other_users(p_.arg(link.first), d.kept_for); !why.empty() && d.refusal.empty())
+        d.refusal = why + " (otherwise the loops would fuse " + space + ")";
+    d.links = links_;
     if (d.refusal.empty()) d.space = space;
+    else d.kept_for.clear();
     return d;
   }
 
@@ -203,15 +208,51 @@ class PairDecider {
     return (a.rows() ? ra : rb) == Reach::Row && (a.rows() ? rb : ra) == Reach::Element;
   }
 
-  // Any node other than the pair using the array `arg` points into.
-  const Node* other_user(const Expr* arg) const {
+  // The other statements using the array `arg` points into. The fused loop still stores the
+  // intermediate, the same values the producer stored, so statements after the pair that only read
+  // it see what they saw (`kept_for` is the line of the first); any other use refuses the fusion.
+  std::string other_users(const Expr* arg, std::string& kept_for) const {
     const std::vector<const Decl*> key = array_key(arg);
+    const std::string name = "'" + text(arg) + "'";
     for (const Node* n : all_) {
-      if (n == p_.node || n == c_.node) continue;
-      for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call)})
-        if (uses_array(e, key)) return n;
+      if (n == p_.node || n == c_.node || !uses_in(n, key)) continue;
+      if (n->order < c_.node->order) return name + " is also used at line " + line(n) + ", before the calls";
+      if (may_write(n, key)) return name + " is also used at line " + line(n) + ", which may write it";
+      if (kept_for.empty()) kept_for = line(n);
     }
-    return nullptr;
+    return "";
+  }
+
+  static bool uses_in(const Node* n, const std::vector<const Decl*>& key) {
+    for (const Expr* e : {n->lhs, n->rhs, n->cond, static_cast<const Expr*>(n->call)})
+      if (uses_array(e, key)) return true;
+    return false;
+  }
+
+  // Whether statement `n`, which uses the array of `key`, may write it: unless it only reads it as
+  // the value of an assignment or condition, or passes the array itself (not an object holding it)
+  // to a pointer-to-const parameter.
+  static bool may_write(const Node* n, const std::vector<const Decl*>& key) {
+    if (n->kind == NodeKind::Assign) return uses_array(n->lhs, key) || holds_call(n->rhs);
+    if (n->kind != NodeKind::Call) return holds_call(n->cond);
+    const FunctionDecl* callee = n->call->getDirectCallee();
+    for (unsigned k = 0; k < n->call->getNumArgs(); k++) {
+      const Expr* a = n->call->getArg(k);
+      if (!uses_array(a, key)) continue;
+      if (!callee || k >= callee->getNumParams() || array_key(a) != key) return true;
+      QualType t = callee->getParamDecl(k)->getType();
+      if (!t->isPointerType() || !t->getPointeeType().isConstQualified()) return true;
+    }
+    return false;
+  }
+
+  // A call left in an expression (one adjc did not hoist) may write anything.
+  static bool holds_call(const Expr* e) {
+    if (!e) return false;
+    if (isa<CallExpr>(e)) return true;
+    for (const Stmt* c : e->children())
+      if (holds_call(dyn_cast_or_null<Expr>(c))) return true;
+    return false;
   }
 
   // The consumer writing what the producer reads or writes elsewhere in the region.

@@ -347,14 +347,15 @@ namespace {
 
 // How an access of a region maps iterations of a loop with counter c to elements, when each
 // iteration gets elements of its own: `P[X + c]` (one element; P and X the same in every
-// iteration), or a row of length S: `R[c * S + j]`, or `p[j]` with `p = R + c * S` defined in
-// the loop, where j counts an inner loop `for (j = k; j < S; j++)` from a constant k >= 0.
+// iteration), or a mixed-radix index (mixed_radix_elements): the digits above c and all the
+// radices; when c is below its radix, no digits and only the radices from c's down (remainders).
+// A row of length S, `R[c * S + j]` or `p[j]` with `p = R + c * S` defined in the loop (j counting
+// an inner loop `for (j = k; j < S; j++)` from a constant k >= 0), is the number with digits c
+// and j: no digits above c and the one radix S, however the access spells it, so a row pointer's
+// `p[j]` and `R[c * S + j]` are the same elements.
 struct IterationElements {
-  const Var* pointer = nullptr;      // P (one element per iteration), nullptr for a row
-  const Expr* offset = nullptr;      // X
-  const Expr* row_length = nullptr;  // S
-  // Or a mixed-radix index (mixed_radix_elements): the digits above c and all the radices; when c
-  // is below its radix, no digits and only the radices from c's down (remainders).
+  const Var* pointer = nullptr;  // P (one element per iteration), nullptr for a mixed-radix index
+  const Expr* offset = nullptr;  // X
   std::vector<const Expr*> higher_digits, radices;
   bool remainders = false;
 };
@@ -441,6 +442,31 @@ bool below(const FunctionIR& ir, const Expr* digit, const Expr* radix, const std
   return (loop->end && same_expr(ir, loop->end, radix)) || (loop->last && below(ir, loop->last, radix, all));
 }
 
+// `k`, the counter of a loop inside `loop` (not loop itself) counting by one from O while below
+// `O + K`, with O in Horner form `(...) * K` and the same K: k is that number with its lowest digit
+// replaced by one in [0, K) (the element loop a row fusion runs per row, `for (long k = (long)r * W;
+// k < (long)r * W + W; k++)`, covers the row `R + r * W` as `p[c]` and `R[r * W + c]` do). The
+// digits and radices, the lowest digit k itself.
+bool counted_range_digits(const FunctionIR& ir, const Expr* k, const Node* loop, const std::vector<Node*>& all,
+                          std::vector<const Expr*>& digits, std::vector<const Expr*>& radices) {
+  const Node* range = counting_loop(ir, k, all);
+  auto* end = range && range != loop && inside(range, loop) && range->step == 1 && range->end
+                  ? dyn_cast<BinaryOperator>(range->end->IgnoreParenCasts())
+                  : nullptr;
+  if (!end || end->getOpcode() != BO_Add) return false;
+  const Expr* length = same_expr(ir, end->getLHS(), range->start)   ? end->getRHS()
+                       : same_expr(ir, end->getRHS(), range->start) ? end->getLHS()
+                                                                    : nullptr;
+  std::vector<const Expr*> start_digits, start_radices;
+  horner(range->start, start_digits, start_radices);
+  if (!length || start_radices.empty() || start_digits.back() || !same_expr(ir, start_radices.back(), length))
+    return false;
+  start_digits.back() = k;
+  digits = start_digits;
+  radices = start_radices;
+  return true;
+}
+
 // A row of any affine form: `R[I]`, or `p[j]` with `p = R + O` defined in the loop (I = O + j),
 // where I is a mixed-radix number `(... (d0 * n1 + d1) ...) * nk + dk` whose digit dm is c, the
 // counter of `loop`: the radices are the same in every iteration, and every digit below c is in
@@ -459,8 +485,10 @@ std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, cons
   Var* p = base ? ir.var(base) : nullptr;
   if (!p || !p->pointer) return std::nullopt;
   std::vector<const Expr*> digits, radices;
+  bool lowest_in_range = false;  // the lowest digit is a counted range's (counted_range_digits)
   if (p->kind == VarKind::Param) {
     horner(sub->getIdx(), digits, radices);
+    if (digits.size() == 1) lowest_in_range = counted_range_digits(ir, digits[0], loop, all, digits, radices);
   } else if (p->assignments == 1 && p->definition && p->definition->definition && inside(p->definition, loop)) {
     auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs, ir.unit));
     if (!add || add->getOpcode() != BO_Add) return std::nullopt;
@@ -488,7 +516,7 @@ std::optional<IterationElements> mixed_radix_elements(const FunctionIR& ir, cons
   for (size_t i = lowest_radix; i < radices.size(); ++i)
     if (!invariant_in(ir, radices[i], loop, all)) return std::nullopt;
   for (size_t i = m + 1; i < digits.size(); ++i)
-    if (!below(ir, digits[i], radices[i - 1], all)) return std::nullopt;
+    if (!(lowest_in_range && i + 1 == digits.size()) && !below(ir, digits[i], radices[i - 1], all)) return std::nullopt;
   IterationElements out;
   out.remainders = remainders;
   if (!remainders) out.higher_digits.assign(digits.begin(), digits.begin() + m);
@@ -501,7 +529,7 @@ std::optional<IterationElements> element_or_row(const FunctionIR& ir, const Expr
   const Expr *pointer, *offset;
   if (counter_access(ir, access, loop, pointer, offset)) {
     if (!invariant_in(ir, pointer, loop, all) || (offset && !invariant_in(ir, offset, loop, all))) return std::nullopt;
-    return IterationElements{ir.var(pointer), offset, nullptr, {}, {}};
+    return IterationElements{ir.var(pointer), offset, {}, {}};
   }
   auto* sub = dyn_cast<ArraySubscriptExpr>(strip(access, ir.unit));
   auto* base = sub ? dyn_cast<DeclRefExpr>(strip(sub->getBase(), ir.unit)) : nullptr;
@@ -517,12 +545,13 @@ std::optional<IterationElements> element_or_row(const FunctionIR& ir, const Expr
   } else if (p->assignments == 1 && p->definition && inside(p->definition, loop)) {  // p = R + c * S; p[j]
     auto* add = dyn_cast<BinaryOperator>(strip(p->definition->rhs, ir.unit));
     if (add && add->getOpcode() == BO_Add && add->getLHS()->getType()->isPointerType() &&
-        isa<DeclRefExpr>(strip(add->getLHS(), ir.unit)) && ir.var(strip(add->getLHS(), ir.unit))->kind == VarKind::Param)
+        isa<DeclRefExpr>(strip(add->getLHS(), ir.unit)) &&
+        ir.var(strip(add->getLHS(), ir.unit))->kind == VarKind::Param)
       length = row_start(ir, add->getRHS(), loop);
   }
   if (!length || !invariant_in(ir, length, loop, all) || !indexes_row(ir, index, loop, length, all))
     return std::nullopt;
-  return IterationElements{nullptr, nullptr, length, {}, {}};
+  return IterationElements{nullptr, nullptr, {}, {length}};
 }
 
 std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const Expr* access, const Node* loop,
@@ -535,7 +564,7 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
 }  // namespace
 
 // Whether every one of `accesses` gives each iteration of `loop` elements of its own, all the same
-// way (one P and X, or one row length).
+// way (one P and X, or one mixed-radix form).
 bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
                              const std::vector<Node*>& all) {
   std::optional<IterationElements> first;
@@ -544,7 +573,6 @@ bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*
     if (!each) return false;
     if (!first) first = each;
     else if (each->pointer != first->pointer || !same_expr(ir, each->offset, first->offset) ||
-             !same_expr(ir, each->row_length, first->row_length) ||
              !same_exprs(ir, each->higher_digits, first->higher_digits) ||
              !same_exprs(ir, each->radices, first->radices) || each->remainders != first->remainders)
       return false;

@@ -289,6 +289,11 @@ void Lowering::lower_stmt(const Stmt* s, Node* block) {
     lower_stmt(is->getConditionVariableDeclStmt(), block);
     return lower_if(s, is->getCond(), is->getThen(), is->getElse(), block);
   }
+  if (auto* fs = dyn_cast<ForStmt>(s); fs && ir_.unit.parallel_fused_loops.count(fs)) {
+    if (parallel_) return fail(at, Diag::unsupported_nested_openmp_parallel_loops);
+    const ParallelClauses none;
+    return lower_for(fs, block, &none);
+  }
   if (auto* fs = dyn_cast<ForStmt>(s)) return lower_for(fs, block);
   if (auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
     QualType range = rs->getRangeInit()->getType();

@@ -126,6 +126,9 @@ std::vector<Pass> analysis_passes() {
        }},
       {"find-fusible-calls", "consecutive kernel calls whose loops fuse through the memory one passes the next",
        "ir, unit.kernel_loops", "fusions", [](FunctionState& s) { s.fusions = find_fusible_calls(*s.ir, s.all); }},
+      {"fuse-kernel-calls", "each fusible pair of element loops one call of a function running both loops as one",
+       "ir, fusions", "ir, all, full, fusions (fused), unit.call_summaries",
+       [](FunctionState& s) { fuse_kernel_calls(s); }},
   };
 }
 
@@ -237,7 +240,8 @@ void print_passes(std::FILE* out) {
       std::fprintf(out, "%-*s  %s (%s -> %s)\n", int(width), p.name, p.description, p.reads, p.writes);
   };
   print(function_pipeline());
-  std::fprintf(out, "\nforward mode (adjoint::derivative), after the passes above, on each function it differentiates:\n");
+  std::fprintf(out,
+               "\nforward mode (adjoint::derivative), after the passes above, on each function it differentiates:\n");
   print(tangents);
 }
 
@@ -262,6 +266,8 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
     options.time_passes = true;
   } else if (arg == "--remarks") {
     options.remarks = true;
+  } else if (arg == "--no-fusion") {
+    options.fusion = false;
   } else if (arg.rfind("--print-after=", 0) == 0) {
     std::string list = arg.substr(std::string("--print-after=").size()) + ",";
     for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
@@ -281,6 +287,7 @@ bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, boo
 bool PipelineRunner::run(FunctionState& state, const std::vector<Pass>& passes) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point begin = Clock::now();
+  state.fusion = options_.fusion;
   bool verified = run_passes(state, passes);
   // The whole nested run (its printing and checks too) is the enclosing pass's callees' time.
   if (!nested_.empty()) nested_.back() += std::chrono::duration<double>(Clock::now() - begin).count();

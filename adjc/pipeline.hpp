@@ -37,7 +37,8 @@ struct FunctionState {
   std::vector<FusionDecision> fusions;                // consecutive kernel calls: fused, or why not
   // Lowers and plans a callee (the generator's cache): its CallSummary is then in the unit's facts.
   std::function<void(const clang::FunctionDecl*)> plan_callee;
-  bool stop = false;  // a pass failed so that the passes after it cannot run
+  bool stop = false;   // a pass failed so that the passes after it cannot run
+  bool fusion = true;  // PipelineOptions::fusion, set by the runner
 };
 
 // A named pass: what it does, what it reads and writes (FunctionState's fields, the IR's), and how.
@@ -63,9 +64,11 @@ struct PipelineOptions {
   bool verify_each = false;
   bool time_passes = false;
   bool remarks = false;
+  bool fusion = true;  // `--no-fusion` clears it: fuse-kernel-calls fuses nothing
 };
 
-// Parses `--print-after=A,B`, `--print-after-all`, `--verify-each`, `--time-passes`, `--remarks`.
+// Parses `--print-after=A,B`, `--print-after-all`, `--verify-each`, `--time-passes`, `--remarks`,
+// `--no-fusion`.
 // Returns false with `error` set for a malformed option or an unknown pass name; `matched` says
 // whether `arg` was one of them.
 bool parse_pipeline_option(const std::string& arg, PipelineOptions& options, bool& matched, std::string& error);

@@ -147,7 +147,10 @@ void print_state(const FunctionState& state, const std::string& pass, std::FILE*
   }
   for (const FusionDecision& d : state.fusions)
     p.out += "fusion " + p.node_ref(d.producer) + " -> " + p.node_ref(d.consumer) + " through " + d.intermediate +
-             ": " + (d.refusal.empty() ? d.space : "no, " + d.refusal) + "\n";
+             ": " + (d.refusal.empty() ? d.space : "no, " + d.refusal) +
+             (d.kept_for.empty() ? "" : ", kept stored for line " + d.kept_for) +
+             (d.fused ? ", fused into " + p.node_ref(d.fused) : "") +
+             (d.unfused.empty() ? "" : ", not fused: " + d.unfused) + "\n";
   std::fputs(p.out.c_str(), out);
 }
 

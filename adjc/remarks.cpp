@@ -69,8 +69,11 @@ void print_remarks(const FunctionState& state, std::FILE* out) {
   for (const FusionDecision& d : state.fusions) {
     const std::string pair = "in " + fn + ", the calls of '" + called_name(d.producer) + "' (line " +
                              p.line_of(d.producer->loc) + ") and '" + called_name(d.consumer) + "'";
-    if (d.refusal.empty())
-      p.remark(d.consumer->loc, pair + " can fuse " + d.space + " through '" + d.intermediate + "'");
+    const std::string kept = d.kept_for.empty() ? "" : ", keeping it stored for line " + d.kept_for;
+    if (d.fused) p.remark(d.consumer->loc, pair + " are fused " + d.space + " through '" + d.intermediate + "'" + kept);
+    else if (d.refusal.empty())
+      p.remark(d.consumer->loc, pair + " can fuse " + d.space + " through '" + d.intermediate + "'" + kept +
+                                    " (not fused: " + d.unfused + ")");
     else p.remark(d.consumer->loc, pair + " cannot fuse through '" + d.intermediate + "': " + d.refusal);
   }
 }

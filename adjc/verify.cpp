@@ -128,10 +128,22 @@ struct Verifier {
     }
   }
 
-  // Each fusion decision is about two calls, the second right after the first in one block.
+  // Each fusion decision is about two calls, the second right after the first in one block; once
+  // fused, the fused call stands in the block instead of them (and other decisions about them
+  // are about calls no longer there).
   void fusions() {
+    std::set<const Node*> fused_away;  // calls a fused call replaced
+    for (const FusionDecision& d : state.fusions)
+      if (d.fused) fused_away.insert({d.producer, d.consumer});
     for (const FusionDecision& d : state.fusions) {
       if (!owned(d.producer, "a fusion decision") || !owned(d.consumer, "a fusion decision")) return;
+      if (d.fused) {
+        const auto& siblings = d.fused->parent ? d.fused->parent->children : std::vector<Node*>{};
+        if (d.fused->kind != NodeKind::Call || std::find(siblings.begin(), siblings.end(), d.fused) == siblings.end())
+          fail("fusion " + at(d.producer) + " -> " + at(d.consumer) + " is fused into no call of the block");
+        continue;
+      }
+      if (fused_away.count(d.producer) || fused_away.count(d.consumer)) continue;
       const Node* block = d.producer->parent;
       auto next = [&] {
         for (size_t i = 0; block && i + 1 < block->children.size(); i++)

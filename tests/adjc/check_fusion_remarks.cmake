@@ -8,7 +8,7 @@ execute_process(COMMAND "${ADJC}" "${SOURCE}" -o "${OUTPUT}" --remarks --verify-
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "adjc failed on ${SOURCE}:\n${stderr}")
 endif()
-string(REGEX MATCHALL "[^\n]*remark: [^\n]* fuse [^\n]*" lines "${stderr}")
+string(REGEX MATCHALL "[^\n]*remark: [^\n]* fused? [^\n]*" lines "${stderr}")
 set(found "")
 foreach(line IN LISTS lines)
   string(REGEX REPLACE "^.*/" "" line "${line}")

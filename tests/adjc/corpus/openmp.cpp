@@ -58,6 +58,30 @@ void par_overlapping_rows(double* out, const double* x, const double* w, int row
     for (int c = 0; c < C + 1; c++) out[i * (C + 1) + c] = x[i * C + c] * x[i * C + c] * w[c];
 }
 
+// Row i written by a loop over its range, k from i * C below i * C + C (the element loop a row
+// fusion runs per row), and read back through a row pointer: both are row i, each iteration's own,
+// so out's and x's adjoints need no atomics.
+void par_row_ranges(double* out, double* y, const double* x, int rows, int C) {
+#pragma omp parallel for
+  for (int i = 0; i < rows; i++) {
+    for (long k = (long)i * C; k < (long)i * C + C; k++) out[k] = x[k] * x[k];
+    const double* row = out + (std::size_t)i * C;
+    double s = 0;
+    for (int c = 0; c < C; c++) s += row[c] * row[c];
+    for (int c = 0; c < C; c++) y[i * C + c] = row[c] * s;
+  }
+}
+// The range runs one element past the row: neighbouring rows share x[i * C + C], whose adjoint
+// stays atomic.
+void par_overlapping_row_ranges(double* y, const double* x, int rows, int C) {
+#pragma omp parallel for
+  for (int i = 0; i < rows; i++) {
+    double s = 0;
+    for (long k = (long)i * C; k < (long)i * C + C + 1; k++) s += x[k] * x[k];
+    for (int c = 0; c < C; c++) y[i * C + c] = s * (c + 1);
+  }
+}
+
 // reduction(+: s): each thread sums into a copy of its own; the reverse of every iteration reads
 // the one adjoint of s.
 double par_sum_squares(const double* x, int n) {
@@ -218,6 +242,17 @@ TEST_F(OpenMP, overlapping_rows_stay_atomic) {
   auto g = adjoint::gradient(par_overlapping_rows);
   check("par_overlapping_rows", g, par_overlapping_rows, Out<double>{48}, In<double>{41}, In<double>{6}, 8, 5);
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 2) << g.source();  // d_x twice
+}
+
+TEST_F(OpenMP, row_ranges_own_their_adjoints) {
+  auto g = adjoint::gradient(par_row_ranges);
+  check("par_row_ranges", g, par_row_ranges, Out<double>{40}, Out<double>{40}, In<double>{40}, 8, 5);
+  EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
+}
+TEST_F(OpenMP, overlapping_row_ranges_stay_atomic) {
+  auto g = adjoint::gradient(par_overlapping_row_ranges);
+  check("par_overlapping_row_ranges", g, par_overlapping_row_ranges, Out<double>{40}, In<double>{41}, 8, 5);
+  EXPECT_GT(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
 
 // Each check with teams of 1 to 4 threads: a reduction's parts differ only with more than one.
