@@ -163,9 +163,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     add_member_var(vd, f, v);
     if (v->pointer) {
       if (!init) return fail(at, Diag::pointer_member_not_initialised, {f->getName().str(), vd->getName().str()});
-      v->base = pointer_base(init);
-      v->root = memory_root(ir_, init);
-      if (!v->base || !v->root)
+      if (!point_at(v, init))
         return fail(init->getBeginLoc(), Diag::pointer_member_target_unknown,
                     {f->getName().str(), vd->getName().str()});
     }
@@ -242,7 +240,9 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
 // a local is not the forward's: such pointer members may only be carried along (assigned, copied
 // member to member), never read (dereferenced, compared, passed on) by the function or a function
 // it calls. Reported at the first read, found once per function for every pointer member (by
-// declaration: reads through other structs of the type count too).
+// declaration: reads through other structs of the type count too). A split struct's pointer member
+// (`s.p`) is a local pointer with a region of its own: reading it reads no struct in memory, but
+// assigning it another struct's pointer member reads that one.
 void Lowering::check_carried_pointers(QualType t, const std::string& what, SourceLocation at) {
   std::vector<const FieldDecl*> pointers;
   pointer_members(t, pointers);
@@ -258,14 +258,19 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
       walk(m->getBase());
       return true;
     };
+    auto split_member = [&](const Expr* e) {
+      auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+      auto* ref = m && !m->isArrow() ? dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts()) : nullptr;
+      return ref && split_.count(dyn_cast<VarDecl>(ref->getDecl()));
+    };
     walk = [&](const Stmt* s) {
       if (!s) return;
       if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && carried(b->getLHS())) {
-        if (!carried(b->getRHS())) walk(b->getRHS());
+        if (split_member(b->getLHS()) || !carried(b->getRHS())) walk(b->getRHS());
         return;
       }
       if (auto* m = dyn_cast<MemberExpr>(s))
-        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType())
+        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType() && !split_member(m))
           pointer_reads_->emplace(f, m);
       const FunctionDecl* callee = nullptr;
       if (auto* call = dyn_cast<CallExpr>(s)) callee = call->getDirectCallee();
@@ -287,9 +292,12 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
     walk(ir_.fn->getBody());
   }
   for (const FieldDecl* f : pointers)
-    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end())
-      return fail(it->second->getExprLoc(), Diag::pointer_member_read_of_carried_struct,
+    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end()) {
+      const SourceLocation read = it->second->getExprLoc();
+      pointer_reads_->erase(it);  // reported once, for the first object of the type
+      return fail(read, Diag::pointer_member_read_of_carried_struct,
                   {f->getName().str(), what, std::to_string(context_.getSourceManager().getPresumedLineNumber(at))});
+    }
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.

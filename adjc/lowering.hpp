@@ -112,6 +112,8 @@ class Lowering {
   void lower_conditional_assign(const clang::Stmt* stmt, clang::ConditionalOperator* target,
                                 clang::BinaryOperatorKind op, const clang::Expr* rhs, Node* block);
   const clang::Expr* pointer_base(const clang::Expr* e);
+  bool point_at(Var* v, const clang::Expr* value);
+  bool null_pointer(const clang::Expr* e);
 
   // ----- structured bindings (lower_bindings.cpp)
   void lower_bindings(clang::Stmt* body);
