@@ -258,10 +258,16 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
       walk(m->getBase());
       return true;
     };
+    // A member of a split struct built here (not copied from a struct in memory, whose pointer
+    // members it would carry).
     auto split_member = [&](const Expr* e) {
       auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
       auto* ref = m && !m->isArrow() ? dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts()) : nullptr;
-      return ref && split_.count(dyn_cast<VarDecl>(ref->getDecl()));
+      auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (!vd || !split_.count(vd)) return false;
+      const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
+      if (auto* cast = dyn_cast_or_null<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr(), ir_.unit);
+      return !init || isa<InitListExpr, CXXParenListInitExpr, CXXConstructExpr, DeclRefExpr>(init);
     };
     walk = [&](const Stmt* s) {
       if (!s) return;
