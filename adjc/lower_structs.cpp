@@ -64,6 +64,7 @@ void Lowering::find_split_structs(const Stmt* body) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
           if (vd->isLocalVarDecl() && splittable(vd->getType())) structs.insert(vd);
+          for (const FieldDecl* f : own_addressed_members(vd->getInit())) addressed_members_.insert({vd, f});
           if (vd->isLocalVarDecl() && !vd->getType()->isReferenceType()) declared.insert(vd);
           // `S b = a;`: a trivial copy, which strip looks through.
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
@@ -154,6 +155,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     if (!ir_.valid) return;
     return fail(at, Diag::unsupported_initialising_struct_way, {vd->getName().str()});
   }
+  if (!point_into(new_ref(vd), inits, at)) return;
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) {
@@ -231,6 +233,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (!ir_.valid) return;
     return fail(at, Diag::unsupported_initialising_object_way, {name});
   }
+  if (!point_into(new_ref(vd), inits, at)) return;
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
 }
@@ -312,6 +315,7 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   std::vector<const Expr*> inits;
   if (!member_inits(type, value, stmt, block, inits))
     return fail(value->getExprLoc(), Diag::unsupported_value_struct_type, {type.getUnqualifiedType().getAsString()});
+  if (!point_into(lhs, inits, value->getExprLoc())) return;
   // `r = V{r.y, r.x}`: assigned member by member, the second would read the first's new value, so
   // the value is built in a local struct first.
   const std::vector<const FieldDecl*> fields = record_fields(type->getAsRecordDecl());
@@ -549,6 +553,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
         if (ir_.valid) fail(at, Diag::unsupported_initialiser_array_element);
         return;
       }
+      if (!point_into(target, members, at)) return;
       size_t i_member = 0;
       for (const FieldDecl* f : record_fields(element->getAsRecordDecl())) {
         const Expr* value = members[i_member++];

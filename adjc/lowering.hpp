@@ -154,6 +154,7 @@ class Lowering {
   // ----- a local struct's initialisation and constructors (lower_struct_inits.cpp)
   bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
                     std::vector<const clang::Expr*>& out);
+  bool point_into(const clang::Expr* object, std::vector<const clang::Expr*>& inits, clang::SourceLocation at);
   bool listed_member_inits(const clang::RecordDecl* record, const clang::Expr* init, const clang::Stmt* stmt,
                            Node* block, std::vector<const clang::Expr*>& out);
   bool pair_member_inits(const clang::Expr* init, const std::vector<const clang::FieldDecl*>& fields,
@@ -271,6 +272,9 @@ bool same_base(const clang::Expr* a, const clang::Expr* b, const UnitFacts& unit
 
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
+// The members a local struct's initialiser `init` has its constructor point other members at
+// (`x_pointer(&x)`; lower_struct_inits.cpp).
+std::vector<const clang::FieldDecl*> own_addressed_members(const clang::Expr* init);
 // Whether `vd`, an uninitialised local pointer, is only assigned and never read in `body`: it and
 // its assignments are left out (lower_statements.cpp).
 bool unread_local_pointer(const clang::VarDecl* vd, const clang::Stmt* body);
