@@ -160,17 +160,17 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   return true;
 }
 
-// The members `init` (a local struct's initialiser) has its constructor, or its members' own
-// initialisers, point other members at (`x_pointer(&x)`).
-std::vector<const FieldDecl*> own_addressed_members(const Expr* init) {
-  std::vector<const FieldDecl*> out;
+// The pointer members `init` (a local struct's initialiser) has its constructor, or its members'
+// own initialisers, point at other members (`x_pointer(&x)`): {pointer member, member}.
+std::vector<std::pair<const FieldDecl*, const FieldDecl*>> own_addressed_members(const Expr* init) {
+  std::vector<std::pair<const FieldDecl*, const FieldDecl*>> out;
   auto* construct = init ? dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()) : nullptr;
   const FunctionDecl* definition = nullptr;
   if (!construct || !construct->getConstructor()->hasBody(definition)) return out;
   for (const CXXCtorInitializer* ci : cast<CXXConstructorDecl>(definition)->inits()) {
     const Expr* e = ci->getInit() ? ci->getInit()->IgnoreImplicit() : nullptr;
     if (auto* d = dyn_cast_or_null<CXXDefaultInitExpr>(e)) e = d->getExpr();
-    if (const FieldDecl* f = own_member_address(e)) out.push_back(f);
+    if (const FieldDecl* f = own_member_address(e)) out.push_back({ci->getMember(), f});
   }
   return out;
 }
@@ -391,12 +391,12 @@ bool Lowering::lower_constructor_inits(const CXXConstructorDecl* ctor, const Var
       QualType base = ci->isBaseInitializer() ? QualType(ci->getBaseClass(), 0) : ci->getInit()->getType();
       std::vector<const Expr*> inherited;
       if (!member_inits(base, ci->getInit(), stmt, block, inherited)) return false;
-      // A base's own pointers into itself would need the base's part of the object: not modelled.
-      if (ci->isDelegatingInitializer() ? !point_into(new_ref(object), inherited, ci->getSourceLocation())
-                                        : !own_addressed_members(ci->getInit()).empty()) {
-        if (ir_.valid)
-          fail(ci->getSourceLocation(), Diag::constructor_points_into_object,
-               {base->getAsRecordDecl()->getNameAsString(), "a pointer member", "another of its members"});
+      // Pointers into the object the base's or delegated-to constructor builds: here that is the
+      // stand-in for `this`, from which the members are copied (lower_constructor).
+      if (auto own = own_addressed_members(ci->getInit()); !own.empty()) {
+        fail(ci->getSourceLocation(), Diag::constructor_points_into_object,
+             {base->getAsRecordDecl()->getNameAsString(), "'" + own[0].first->getNameAsString() + "'",
+              "its own member '" + own[0].second->getNameAsString() + "'"});
         return false;
       }
       size_t k = 0;

@@ -64,7 +64,7 @@ void Lowering::find_split_structs(const Stmt* body) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
           if (vd->isLocalVarDecl() && splittable(vd->getType())) structs.insert(vd);
-          for (const FieldDecl* f : own_addressed_members(vd->getInit())) addressed_members_.insert({vd, f});
+          for (auto [pointer, f] : own_addressed_members(vd->getInit())) addressed_members_.insert({vd, f});
           if (vd->isLocalVarDecl() && !vd->getType()->isReferenceType()) declared.insert(vd);
           // `S b = a;`: a trivial copy, which strip looks through.
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;

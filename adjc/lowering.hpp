@@ -272,9 +272,9 @@ bool same_base(const clang::Expr* a, const clang::Expr* b, const UnitFacts& unit
 
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
-// The members a local struct's initialiser `init` has its constructor point other members at
-// (`x_pointer(&x)`; lower_struct_inits.cpp).
-std::vector<const clang::FieldDecl*> own_addressed_members(const clang::Expr* init);
+// The pointer members a local struct's initialiser `init` has its constructor point at other
+// members (`x_pointer(&x)`; lower_struct_inits.cpp): {pointer member, member}.
+std::vector<std::pair<const clang::FieldDecl*, const clang::FieldDecl*>> own_addressed_members(const clang::Expr* init);
 // Whether `vd`, an uninitialised local pointer, is only assigned and never read in `body`: it and
 // its assignments are left out (lower_statements.cpp).
 bool unread_local_pointer(const clang::VarDecl* vd, const clang::Stmt* body);

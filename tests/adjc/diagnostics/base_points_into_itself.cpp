@@ -7,7 +7,7 @@ struct Base {
   double* px;
 };
 struct Derived : Base {
-  Derived(double v, double w) noexcept : Base(v), y(w) { y *= v; }  // error: this constructor of 'Base' points a pointer member at another of its members
+  Derived(double v, double w) noexcept : Base(v), y(w) { y *= v; }  // error: this constructor of 'Base' points 'px' at its own member 'x', which adjc does not support
   double y;
 };
 double f(double i, double j) {
