@@ -56,6 +56,13 @@ Var* memory_root(const FunctionIR& ir, const Expr* e) {
   return nullptr;
 }
 
+std::string written_name(const Var* v, const Expr* e) {
+  auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+  if (auto* ref = m && !m->isArrow() ? dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts()) : nullptr)
+    return ref->getDecl()->getName().str() + "." + m->getMemberDecl()->getName().str();
+  return v->source_name();
+}
+
 bool is_memory_read(const Expr* e) {
   return isa<ArraySubscriptExpr>(e) || isa<MemberExpr>(e) ||
          (isa<UnaryOperator>(e) && cast<UnaryOperator>(e)->getOpcode() == UO_Deref);

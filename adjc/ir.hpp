@@ -173,6 +173,10 @@ void for_each_node(N* n, F&& f) {
 // lies in; nullptr when `e` is not memory of this function's variables.
 Var* memory_root(const FunctionIR& ir, const clang::Expr* e);
 
+// The name of variable `v` as the user wrote it at `e`, which names it: `s.p` for a split struct's
+// member (whose Var is `s_p`).
+std::string written_name(const Var* v, const clang::Expr* e);
+
 // `p[i]`, `s.m`, `*p`: an expression that reads memory.
 bool is_memory_read(const clang::Expr* e);
 

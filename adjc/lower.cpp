@@ -260,11 +260,8 @@ const VarDecl* Lowering::new_local(const std::string& name, QualType type, Sourc
 // pointer takes the region `value` points into.
 void Lowering::define(const VarDecl* vd, const Expr* value, const Stmt* stmt, Node* block) {
   Var* v = ir_.var_of.at(vd);
-  if (v->pointer) {
-    v->base = pointer_base(value);
-    v->root = memory_root(ir_, value);
-    if (!v->base || !v->root) return fail(vd->getLocation(), Diag::local_pointer_target_unknown, {v->source_name()});
-  }
+  if (v->pointer && !point_at(v, value))
+    return fail(vd->getLocation(), Diag::local_pointer_target_unknown, {v->source_name()});
   size_t before = block->children.size();
   lower_assign(stmt, new_ref(vd), BO_Assign, value, block);
   if (block->children.size() > before && block->children.back()->kind == NodeKind::Assign) {

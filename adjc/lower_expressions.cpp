@@ -217,15 +217,19 @@ void Lowering::lower_assign(const Stmt* stmt, const Expr* lhs, BinaryOperatorKin
   n->rhs = rhs;
   const Expr* target = lhs->IgnoreParens();
   Var* v = ir_.var(target);
-  if (v && v->heap && rhs && rhs->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
+  if (v && v->heap && null_pointer(rhs))
     return fail(target->getExprLoc(), Diag::unsupported_setting_heap_array_pointer_nullptr, {v->source_name()});
   if (v && v->heap)
     return fail(target->getExprLoc(), Diag::heap_pointer_assigned_again, {v->source_name(), v->source_name()});
   if (v && !v->memory) {
     if (v->counter) return fail(target->getExprLoc(), Diag::loop_counter_modified);
-    if (v->pointer) {  // pointer parameters moved by the body are local copies (copy_addressed_params)
-      if (rhs && (op == BO_Assign) && (!v->base || !same_base(pointer_base(rhs), v->base, ir_.unit)))
-        return fail(target->getExprLoc(), Diag::local_pointer_retargeted, {v->source_name()});
+    // Pointer parameters moved by the body are local copies (copy_addressed_params). A pointer null
+    // where declared takes its region from the first assignment of its declaring block.
+    if (v->pointer && rhs && op == BO_Assign && (v->base || !null_pointer(rhs))) {
+      if (!v->base && block == v->block && !point_at(v, rhs))
+        return fail(target->getExprLoc(), Diag::local_pointer_target_unknown, {written_name(v, target)});
+      if (!v->base || !same_base(pointer_base(rhs), v->base, ir_.unit))
+        return fail(target->getExprLoc(), Diag::local_pointer_retargeted, {written_name(v, target)});
     }
     n->target = v;
     v->assignments++;
@@ -275,6 +279,20 @@ void Lowering::lower_conditional_assign(const Stmt* stmt, ConditionalOperator* t
   lower_assign(stmt, target->getTrueExpr(), op, rhs, n->then_node);
   lower_assign(stmt, target->getFalseExpr(), op, rhs, n->else_node);
   add(block, n);
+}
+
+// `v`, a local pointer or a split struct's pointer member, takes the region `value` points into
+// (false if unknown). A null `value` gives it none: it must not be read through until an
+// assignment of its declaring block gives it one (lower_assign).
+bool Lowering::point_at(Var* v, const Expr* value) {
+  if (null_pointer(value)) return true;
+  v->base = pointer_base(value);
+  v->root = memory_root(ir_, value);
+  return v->base && v->root;
+}
+
+bool Lowering::null_pointer(const Expr* e) {
+  return e && e->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull);
 }
 
 // The pointer expression a pointer-valued `e` offsets (a pointer parameter, member, or array).

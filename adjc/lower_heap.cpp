@@ -83,8 +83,7 @@ void Lowering::find_heap_arrays(const Stmt* s) {
         }
         return named;
       };
-      if (old->getInit() && old->getInit()->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull) &&
-          !heap_.count(old) && !named_since()) {
+      if (null_pointer(old->getInit()) && !heap_.count(old) && !named_since()) {
         heap_.insert(old);
         realloc_from_null_.insert(old);
         continue;
@@ -119,8 +118,7 @@ void Lowering::lower_heap_decl(const VarDecl* vd, const Stmt* stmt, Node* block)
         {v->source_name(), vd->getType()->getPointeeType().getUnqualifiedType().getAsString(), v->source_name()});
   const Expr* init = vd->getInit();
   if (const Expr* alloc = allocation(init)) return lower_allocation(vd, alloc, stmt, block);
-  if (!init || !init->isNullPointerConstant(context_, Expr::NPC_ValueDependentIsNotNull))
-    fail(at, Diag::heap_pointer_not_declared_null, {v->source_name()});
+  if (!null_pointer(init)) fail(at, Diag::heap_pointer_not_declared_null, {v->source_name()});
 }
 
 // `p = new T[n]`, `new T[n]()`, `new T[n]{}`, `new T(v)`, `new T{v}`, `new T`, `(T*)malloc(n *

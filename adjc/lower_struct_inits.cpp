@@ -40,6 +40,16 @@ std::string self_address(const Stmt* e) {
   return "";
 }
 
+// The member `e` (`&this->m`, a constructor's or in-class initialiser) points a pointer member at:
+// a number member of the object being built; nullptr for anything else.
+const FieldDecl* own_member_address(const Expr* e) {
+  auto* u = e ? dyn_cast<UnaryOperator>(e->IgnoreParenImpCasts()) : nullptr;
+  auto* m = u && u->getOpcode() == UO_AddrOf ? dyn_cast<MemberExpr>(u->getSubExpr()->IgnoreParens()) : nullptr;
+  if (!m || !isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts())) return nullptr;
+  auto* f = dyn_cast<FieldDecl>(m->getMemberDecl());
+  return f && f->getType()->isArithmeticType() ? f : nullptr;
+}
+
 // Whether lower_constructor can lower `ctor` in place for `construct`: its parameters are numbers
 // and pointers by value, its body declares no variables and does not return, and its initialisers
 // are of members, non-virtual bases or another constructor.
@@ -150,6 +160,45 @@ bool Lowering::member_inits(QualType type, const Expr* init, const Stmt* stmt, N
   return true;
 }
 
+// The pointer members `init` (a local struct's initialiser) has its constructor, or its members'
+// own initialisers, point at other members (`x_pointer(&x)`): {pointer member, member}.
+std::vector<std::pair<const FieldDecl*, const FieldDecl*>> own_addressed_members(const Expr* init) {
+  std::vector<std::pair<const FieldDecl*, const FieldDecl*>> out;
+  auto* construct = init ? dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()) : nullptr;
+  const FunctionDecl* definition = nullptr;
+  if (!construct || !construct->getConstructor()->hasBody(definition)) return out;
+  for (const CXXCtorInitializer* ci : cast<CXXConstructorDecl>(definition)->inits()) {
+    const Expr* e = ci->getInit() ? ci->getInit()->IgnoreImplicit() : nullptr;
+    if (auto* d = dyn_cast_or_null<CXXDefaultInitExpr>(e)) e = d->getExpr();
+    if (const FieldDecl* f = own_member_address(e)) out.push_back({ci->getMember(), f});
+  }
+  return out;
+}
+
+// The members of `object` (a local struct, an element, a result) that `inits` (member_inits) point
+// at another of its members (`&this->x`, `x_pointer(&x)`), pointed at `object`'s member instead; a
+// split struct's member must then be a region of its own (find_split_structs). False, reported,
+// when it is not.
+bool Lowering::point_into(const Expr* object, std::vector<const Expr*>& inits, SourceLocation at) {
+  const std::vector<const FieldDecl*> fields = record_fields(object->getType()->getAsRecordDecl());
+  for (size_t i = 0; i < inits.size() && i < fields.size(); ++i) {
+    const Expr*& init = inits[i];
+    const FieldDecl* f = own_member_address(init);
+    if (!f) continue;
+    Expr* member = MemberExpr::CreateImplicit(context_, const_cast<Expr*>(object), false, const_cast<FieldDecl*>(f),
+                                              f->getType(), VK_LValue, OK_Ordinary);
+    if (Var* v = ir_.var(member); v && !v->memory) {
+      fail(at, Diag::constructor_points_into_object,
+           {f->getParent()->getNameAsString(), "'" + fields[i]->getNameAsString() + "'",
+            "its own member '" + f->getNameAsString() + "'"});
+      return false;
+    }
+    init = UnaryOperator::Create(context_, member, UO_AddrOf, context_.getPointerType(f->getType()), VK_PRValue,
+                                 OK_Ordinary, at, false, FPOptionsOverride());
+  }
+  return true;
+}
+
 // `{a, b}`, or C++20's `S(a, b)` of an aggregate. The bases' initialisers come first
 // (`Derived d{{a}, b}`), each giving its inherited members.
 bool Lowering::listed_member_inits(const RecordDecl* record, const Expr* init, const Stmt* stmt, Node* block,
@@ -246,7 +295,8 @@ bool Lowering::inits_from_arguments(const CXXConstructExpr* construct, const CXX
       out[i] = construct->getArg(p->getFunctionScopeIndex());
       continue;
     }
-    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e)) {
+    // A constant, or the address of another member (`x_pointer(&x)`: point_into).
+    if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || own_member_address(e)) {
       out[i] = e;
       continue;
     }
@@ -341,6 +391,14 @@ bool Lowering::lower_constructor_inits(const CXXConstructorDecl* ctor, const Var
       QualType base = ci->isBaseInitializer() ? QualType(ci->getBaseClass(), 0) : ci->getInit()->getType();
       std::vector<const Expr*> inherited;
       if (!member_inits(base, ci->getInit(), stmt, block, inherited)) return false;
+      // Pointers into the object the base's or delegated-to constructor builds: here that is the
+      // stand-in for `this`, from which the members are copied (lower_constructor).
+      if (auto own = own_addressed_members(ci->getInit()); !own.empty()) {
+        fail(ci->getSourceLocation(), Diag::constructor_points_into_object,
+             {base->getAsRecordDecl()->getNameAsString(), "'" + own[0].first->getNameAsString() + "'",
+              "its own member '" + own[0].second->getNameAsString() + "'"});
+        return false;
+      }
       size_t k = 0;
       for (const FieldDecl* f : record_fields(base->getAsRecordDecl()))
         assign_member(member_ref(object, f), inherited[k++], stmt, block);

@@ -64,6 +64,7 @@ void Lowering::find_split_structs(const Stmt* body) {
       for (const Decl* d : ds->decls())
         if (auto* vd = dyn_cast<VarDecl>(d); vd && !aliases_.count(vd)) {  // an alias names its referent
           if (vd->isLocalVarDecl() && splittable(vd->getType())) structs.insert(vd);
+          for (auto [pointer, f] : own_addressed_members(vd->getInit())) addressed_members_.insert({vd, f});
           if (vd->isLocalVarDecl() && !vd->getType()->isReferenceType()) declared.insert(vd);
           // `S b = a;`: a trivial copy, which strip looks through.
           const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
@@ -154,6 +155,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     if (!ir_.valid) return;
     return fail(at, Diag::unsupported_initialising_struct_way, {vd->getName().str()});
   }
+  if (!point_into(new_ref(vd), inits, at)) return;
   const RecordDecl* record = vd->getType()->getAsRecordDecl();
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) {
@@ -163,9 +165,7 @@ void Lowering::lower_split_struct(const VarDecl* vd, const Stmt* stmt, Node* blo
     add_member_var(vd, f, v);
     if (v->pointer) {
       if (!init) return fail(at, Diag::pointer_member_not_initialised, {f->getName().str(), vd->getName().str()});
-      v->base = pointer_base(init);
-      v->root = memory_root(ir_, init);
-      if (!v->base || !v->root)
+      if (!point_at(v, init))
         return fail(init->getBeginLoc(), Diag::pointer_member_target_unknown,
                     {f->getName().str(), vd->getName().str()});
     }
@@ -233,6 +233,7 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
     if (!ir_.valid) return;
     return fail(at, Diag::unsupported_initialising_object_way, {name});
   }
+  if (!point_into(new_ref(vd), inits, at)) return;
   size_t i = 0;
   for (const FieldDecl* f : record_fields(record)) assign_member(member_ref(vd, f), inits[i++], stmt, block);
 }
@@ -242,7 +243,9 @@ void Lowering::lower_object(const VarDecl* vd, const Stmt* stmt, Node* block) {
 // a local is not the forward's: such pointer members may only be carried along (assigned, copied
 // member to member), never read (dereferenced, compared, passed on) by the function or a function
 // it calls. Reported at the first read, found once per function for every pointer member (by
-// declaration: reads through other structs of the type count too).
+// declaration: reads through other structs of the type count too). A split struct's pointer member
+// (`s.p`) is a local pointer with a region of its own: reading it reads no struct in memory, but
+// assigning it another struct's pointer member reads that one.
 void Lowering::check_carried_pointers(QualType t, const std::string& what, SourceLocation at) {
   std::vector<const FieldDecl*> pointers;
   pointer_members(t, pointers);
@@ -258,14 +261,25 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
       walk(m->getBase());
       return true;
     };
+    // A member of a split struct built here (not copied from a struct in memory, whose pointer
+    // members it would carry).
+    auto split_member = [&](const Expr* e) {
+      auto* m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+      auto* ref = m && !m->isArrow() ? dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts()) : nullptr;
+      auto* vd = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (!vd || !split_.count(vd)) return false;
+      const Expr* init = vd->getInit() ? strip(vd->getInit(), ir_.unit) : nullptr;
+      if (auto* cast = dyn_cast_or_null<CXXFunctionalCastExpr>(init)) init = strip(cast->getSubExpr(), ir_.unit);
+      return !init || isa<InitListExpr, CXXParenListInitExpr, CXXConstructExpr, DeclRefExpr>(init);
+    };
     walk = [&](const Stmt* s) {
       if (!s) return;
       if (auto* b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign && carried(b->getLHS())) {
-        if (!carried(b->getRHS())) walk(b->getRHS());
+        if (split_member(b->getLHS()) || !carried(b->getRHS())) walk(b->getRHS());
         return;
       }
       if (auto* m = dyn_cast<MemberExpr>(s))
-        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType())
+        if (auto* f = dyn_cast<FieldDecl>(m->getMemberDecl()); f && f->getType()->isPointerType() && !split_member(m))
           pointer_reads_->emplace(f, m);
       const FunctionDecl* callee = nullptr;
       if (auto* call = dyn_cast<CallExpr>(s)) callee = call->getDirectCallee();
@@ -287,9 +301,12 @@ void Lowering::check_carried_pointers(QualType t, const std::string& what, Sourc
     walk(ir_.fn->getBody());
   }
   for (const FieldDecl* f : pointers)
-    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end())
-      return fail(it->second->getExprLoc(), Diag::pointer_member_read_of_carried_struct,
+    if (auto it = pointer_reads_->find(f); it != pointer_reads_->end()) {
+      const SourceLocation read = it->second->getExprLoc();
+      pointer_reads_->erase(it);  // reported once, for the first object of the type
+      return fail(read, Diag::pointer_member_read_of_carried_struct,
                   {f->getName().str(), what, std::to_string(context_.getSourceManager().getPresumedLineNumber(at))});
+    }
 }
 
 // `lhs = value` for a struct (an assignment, a struct result): member by member.
@@ -298,6 +315,7 @@ void Lowering::lower_struct_assign(const Stmt* stmt, const Expr* lhs, const Expr
   std::vector<const Expr*> inits;
   if (!member_inits(type, value, stmt, block, inits))
     return fail(value->getExprLoc(), Diag::unsupported_value_struct_type, {type.getUnqualifiedType().getAsString()});
+  if (!point_into(lhs, inits, value->getExprLoc())) return;
   // `r = V{r.y, r.x}`: assigned member by member, the second would read the first's new value, so
   // the value is built in a local struct first.
   const std::vector<const FieldDecl*> fields = record_fields(type->getAsRecordDecl());
@@ -535,6 +553,7 @@ void Lowering::lower_array_elements(Expr* array, const InitListExpr* list, const
         if (ir_.valid) fail(at, Diag::unsupported_initialiser_array_element);
         return;
       }
+      if (!point_into(target, members, at)) return;
       size_t i_member = 0;
       for (const FieldDecl* f : record_fields(element->getAsRecordDecl())) {
         const Expr* value = members[i_member++];

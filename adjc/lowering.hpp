@@ -112,6 +112,8 @@ class Lowering {
   void lower_conditional_assign(const clang::Stmt* stmt, clang::ConditionalOperator* target,
                                 clang::BinaryOperatorKind op, const clang::Expr* rhs, Node* block);
   const clang::Expr* pointer_base(const clang::Expr* e);
+  bool point_at(Var* v, const clang::Expr* value);
+  bool null_pointer(const clang::Expr* e);
 
   // ----- structured bindings (lower_bindings.cpp)
   void lower_bindings(clang::Stmt* body);
@@ -152,6 +154,7 @@ class Lowering {
   // ----- a local struct's initialisation and constructors (lower_struct_inits.cpp)
   bool member_inits(clang::QualType type, const clang::Expr* init, const clang::Stmt* stmt, Node* block,
                     std::vector<const clang::Expr*>& out);
+  bool point_into(const clang::Expr* object, std::vector<const clang::Expr*>& inits, clang::SourceLocation at);
   bool listed_member_inits(const clang::RecordDecl* record, const clang::Expr* init, const clang::Stmt* stmt,
                            Node* block, std::vector<const clang::Expr*>& out);
   bool pair_member_inits(const clang::Expr* init, const std::vector<const clang::FieldDecl*>& fields,
@@ -273,6 +276,9 @@ bool same_base(const clang::Expr* a, const clang::Expr* b, const UnitFacts& unit
 
 // Whether evaluating `e` changes a variable or memory: an assignment, `++`/`--`, a comma operator.
 bool has_side_effects(const clang::Expr* e);
+// The pointer members a local struct's initialiser `init` has its constructor point at other
+// members (`x_pointer(&x)`; lower_struct_inits.cpp): {pointer member, member}.
+std::vector<std::pair<const clang::FieldDecl*, const clang::FieldDecl*>> own_addressed_members(const clang::Expr* init);
 // Whether `vd`, an uninitialised local pointer, is only assigned and never read in `body`: it and
 // its assignments are left out (lower_statements.cpp).
 bool unread_local_pointer(const clang::VarDecl* vd, const clang::Stmt* body);

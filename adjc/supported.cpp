@@ -59,6 +59,16 @@ class ExpressionCheck {
   ExpressionCheck(FunctionIR& ir, Diagnostics& diags, const Expr* discarded = nullptr)
       : ir_(ir), diags_(diags), discarded_(discarded) {}
 
+  // Reports reading through `pointer`, a local pointer (or split struct's pointer member) that is
+  // null where declared and that no statement has given a target yet (Lowering::point_at).
+  bool read_while_null(const Expr* pointer, SourceLocation at) {
+    pointer = strip(pointer, ir_.unit);
+    Var* v = ir_.var(pointer);
+    if (!v || !v->pointer || v->memory || v->root) return false;
+    fail(at, Diag::pointer_read_while_null, {written_name(v, pointer)});
+    return true;
+  }
+
   // Expressions adjc can print and differentiate; reports anything else.
   void check_expr(const Expr* e) {
     if (!e) return;
@@ -99,6 +109,7 @@ class ExpressionCheck {
       if (u->getOpcode() == UO_AddrOf && !memory_root(ir_, u->getSubExpr()))
         return fail(at, Diag::unsupported_taking_address_scalar);
       // The derivative flows back only into memory adjc knows the root of.
+      if (u->getOpcode() == UO_Deref && read_while_null(u->getSubExpr(), at)) return;
       if (u->getOpcode() == UO_Deref && !memory_root(ir_, u->getSubExpr()) &&
           !u->getSubExpr()->getType()->isFunctionPointerType()) {
         if (!isa<CallExpr>(u->getSubExpr()->IgnoreParenImpCasts())) {
@@ -125,6 +136,7 @@ class ExpressionCheck {
     if (auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return check_expr(d->getExpr());
     if (auto* call = dyn_cast<CallExpr>(e)) return check_call(call, at);
     if (auto* sub = dyn_cast<ArraySubscriptExpr>(e)) {
+      if (read_while_null(sub->getBase(), at)) return;
       if (!memory_root(ir_, e) && !is_constant_table(sub))
         return fail(at, Diag::unsupported_indexing_memory_not_parameter_local);
       check_expr(sub->getBase());
@@ -135,6 +147,7 @@ class ExpressionCheck {
       if (ir_.var(m)) return;
       if (!isa<FieldDecl>(m->getMemberDecl())) return fail(at, Diag::unsupported_member_kind);
       // A member of a call's struct result (`make(x).y`): the call is hoisted into a temporary.
+      if (m->isArrow() && read_while_null(m->getBase(), at)) return;
       const Expr* base = strip(m->getBase(), ir_.unit);
       if (isa<CallExpr>(base) && !own_copy_operation(base->getType()).empty())
         return fail(at, own_copy_message(base->getType(), "calling a function that returns a value"));

@@ -1,10 +1,10 @@
 #include <adjoint/ad.hpp>
-// A constructor pointing a member at the object's own memory (Clad's SimpleFunctions1 with
-// x_pointer(&x)): adjc takes local objects apart into their members, which such a pointer would not
-// follow (before this diagnostic, the output crashed reading through it).
+// A constructor that computes (a body), lowered in place on a stand-in object, pointing a member at
+// the object's own memory: the pointer would point into the stand-in, not into the object built.
+// (A constructor that only copies its arguments may: `x_pointer(&x)` points at the local's member.)
 class S {
  public:
-  S(double p_x, double p_y) noexcept : x(p_x), y(p_y), x_pointer(&x) {}
+  S(double p_x, double p_y) noexcept : x(p_x), y(p_y), x_pointer(&x) { y *= x; }
   double x, y;
   double* x_pointer;
 };
