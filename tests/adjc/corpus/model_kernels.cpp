@@ -70,19 +70,23 @@ TEST_F(ModelKernels, softmax_crossentropy) {
   EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
 }
 
-// GPT-2's causal attention, B = 2, T = 7, NH = 5 heads of hs = 3 on 3 threads: the probabilities'
-// adjoints are seeded too, so the softmax's reverse is checked with the weighted sum's.
+// GPT-2's causal attention, B = 2, T = 7, NH = 5 heads of hs = 3 on 3 threads: the adjoints of the
+// probabilities and of the rows' sums are seeded too, so the softmax's reverse is checked with the
+// weighted sum's.
 TEST_F(ModelKernels, attention) {
   auto g = adjoint::gradient(attention_forward<double>);
   const int B = 2, T = 7, NH = 5, C = NH * 3;
   check("attention_forward", g, attention_forward<double>, Out<double>{B * T * C}, Out<double>{B * NH * T * T},
-        In<double>{B * T * 3 * C, -2, 2}, B, T, C, NH);
+        Out<double>{B * NH * T}, In<double>{B * T * 3 * C, -2, 2}, B, T, C, NH);
   const std::string source = g.source();
-  // Each head owns its q, k, v, out and probabilities (no atomics); the scores are read back from
-  // the probabilities: nothing taped per element.
+  // Each head owns its q, k, v, out, probabilities and sums (no atomics); the scores are read back
+  // from the probabilities, the maximum is dead once they are, and the reciprocal of the sum is
+  // read again from att_sum: nothing taped per element or per row.
   EXPECT_EQ(occurrences(source.c_str(), "#pragma omp atomic"), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push(att_row["), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(maxval)"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(sum)"), 0) << source;
 }
 
 // The same written in place, as the models call it (probs over logits): the reverse reads only
