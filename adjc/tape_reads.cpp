@@ -130,8 +130,8 @@ void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, T
     std::erase_if(plan.reads, operand_only);
   }
   for (Var* v : forgotten)
-    if (!plan[v].recompute && std::none_of(plan.reads.begin(), plan.reads.end(),
-                                           [&](const ReadSite& r) { return r.var == v; }))
+    if (!plan[v].recompute &&
+        std::none_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; }))
       plan[v].read_in_reverse = false;
 }
 

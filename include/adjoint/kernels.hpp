@@ -84,7 +84,9 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
 
 // Causal self-attention. qkv (B,T,3C) holds q, k, v side by side; out (B,T,C);
 // att (B,NH,T,T) keeps the softmax probabilities (zero above the diagonal) for backward, att_sum
-// (B,NH,T) each row's softmax denominator (what adjc's reverse needs of the row besides them).
+// (B,NH,T) each row's softmax denominator (what adjc's reverse needs of the row besides them). Only
+// the reverse may read att_sum (its adjoint must be zero): its values depend on the row maximum,
+// which adjc holds constant, so they are no output to differentiate.
 template <typename F>
 void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH);
 // dqkv (B,T,3C) accumulates; scratch holds B*NH*T elements.
