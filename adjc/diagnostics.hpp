@@ -49,7 +49,7 @@ inline std::string quoted(llvm::StringRef name) {
 // The text of `m`: its format with each %N replaced by argument N.
 std::string text(const Message& m);
 
-// Prints the table as a Markdown table (`adjc --list-diagnostics`; docs/adjc.md holds the output).
+// Prints the table as a Markdown table (`adjc --list-diagnostics`; docs/adjc-diagnostics.md holds the output).
 void print_diagnostic_table(std::FILE* out);
 
 // Errors at source locations, printed by clang as file:line:col.

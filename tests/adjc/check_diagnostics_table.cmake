@@ -1,8 +1,8 @@
-# Checks that docs/adjc.md holds the table `adjc --list-diagnostics` prints, between the lines
+# Checks that docs/adjc-diagnostics.md holds the table `adjc --list-diagnostics` prints, between the lines
 # `<!-- begin: adjc --list-diagnostics -->` and `<!-- end: adjc --list-diagnostics -->`, so the
 # documented table cannot drift from adjc/diagnostics.def. With -DUPDATE=ON it rewrites the docs'
 # copy instead.
-# cmake -DADJC=<adjc> -DDOC=<docs/adjc.md> [-DUPDATE=ON] -P check_diagnostics_table.cmake
+# cmake -DADJC=<adjc> -DDOC=<docs/adjc-diagnostics.md> [-DUPDATE=ON] -P check_diagnostics_table.cmake
 execute_process(COMMAND "${ADJC}" --list-diagnostics RESULT_VARIABLE status OUTPUT_VARIABLE table)
 if(NOT status EQUAL 0 OR table STREQUAL "")
   message(FATAL_ERROR "adjc --list-diagnostics failed (${status})")

@@ -48,9 +48,10 @@ struct Operands {
 
 // Against a double reference, at row counts, depths and column counts that hit every edge of the
 // register blocks, the vector tails and the slices of the sum over k (k > 1024 with more than 32
-// rows for inp · Wᵀ, k > 128 for dinp · W), with k = 1 and n below one panel, and beta 0 (c not
-// read: NaN there must not leak), 1 and 0.25. Each float sum of k products is within
-// 2·k·ε·(Σ|a||w| + |beta·c|) of the exact one.
+// rows for inp · Wᵀ, k > 128 for dinp · W), dinp · W's groups of 128 rows (m = 130) and chunks
+// of 1024 columns (n = 1100), with k = 1 and n below one panel, and beta 0 (c not read: NaN there
+// must not leak), 1 and 0.25. Each float sum of k products is within 2·k·ε·(Σ|a||w| + |beta·c|)
+// of the exact one.
 void expect_matches_reference(GemmLibrary kernel, bool trans_b, int m, int n, int k, float beta) {
   const Operands x(m, n, k, trans_b);
   std::vector<float> c(std::size_t(m) * x.ldc, 0.5f);
@@ -78,7 +79,7 @@ TEST(FewRows, MatchesADoubleReference) {
   if (our_kernels().empty()) GTEST_SKIP() << "SKIPPED LOUDLY: " << describe(cpu_features()) << " has no AVX2";
   for (const GemmLibrary kernel : our_kernels()) {
     for (const bool trans_b : {true, false}) {
-      for (const int m : {1, 5, 6, 7, 33, 64, 97}) {
+      for (const int m : {1, 5, 6, 7, 33, 64, 97, 130}) {
         for (const int n : {1, 5, 13, 40, 70}) {
           for (const int k : {1, 7, 16, 33, 300}) {
             for (const float beta : {0.0f, 1.0f, 0.25f}) expect_matches_reference(kernel, trans_b, m, n, k, beta);
@@ -86,6 +87,7 @@ TEST(FewRows, MatchesADoubleReference) {
         }
         expect_matches_reference(kernel, trans_b, m, 29, 1100, 0.25f);  // slices of the sum
         expect_matches_reference(kernel, trans_b, m, 29, 2050, 0.0f);
+        expect_matches_reference(kernel, trans_b, m, 1100, 150, 1.0f);  // dinp · W's chunks of 1024 columns
       }
     }
   }
