@@ -185,6 +185,8 @@ std::vector<Pass> tape_plan_passes() {
        [](FunctionState& s) {
          for (Node* n : s.all) s.plan[n].result_in_target = result_in_target(*s.ir, s.plan, n, s.all);
        }},
+      {"forget-operand-reads", "operand values a result read back makes dead are not read in the reverse", "ir, plan",
+       "plan (read_in_reverse, reads)", [](FunctionState& s) { forget_operand_reads(*s.ir, s.all, s.plan); }},
       {"untape-results-in-place", "results read back in place whose overwritten value nothing else reads untaped",
        "ir, plan, iteration", "plan (save)",
        [](FunctionState& s) { untape_results_in_place(*s.ir, s.all, s.iteration, s.plan); }},

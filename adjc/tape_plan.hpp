@@ -133,6 +133,9 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
 void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 
+// Drops the reads of an operand whose result the reverse reads back from its target instead.
+void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
+
 // ----- what it computes again (tape_recompute.cpp)
 void plan_recomputation(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 

@@ -115,6 +115,31 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
   return plan;
 }
 
+// Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), it no
+// longer needs x's value: the scalars only that value read (a softmax's maximum in `exp(z[v] -
+// maxval)`) are not read there. Addresses stay read: the reverse still adds into x's adjoint. A
+// scalar no other reverse code reads is then neither kept nor pushed per iteration.
+void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
+  std::vector<Var*> forgotten;
+  for (const Node* n : all) {
+    if (!plan[n].result_in_target) continue;
+    std::vector<Var*> addresses;
+    address_vars(ir, n->lhs, addresses);
+    memory_addresses(ir, n->rhs, addresses);
+    auto operand_only = [&](const ReadSite& r) {
+      return r.node == n && !r.var->memory && !r.var->pointer &&
+             std::find(addresses.begin(), addresses.end(), r.var) == addresses.end();
+    };
+    for (const ReadSite& r : plan.reads)
+      if (operand_only(r)) forgotten.push_back(r.var);
+    std::erase_if(plan.reads, operand_only);
+  }
+  for (Var* v : forgotten)
+    if (!plan[v].recompute &&
+        std::none_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; }))
+      plan[v].read_in_reverse = false;
+}
+
 // Loop bounds read in the reverse (NodePlan::bounds_in_reverse): a counted loop `for (i = s; i < E;
 // i += k)` (or `i <= E - 1`) without jumps, whose s and E read no memory, call nothing and read no variable the loop
 // assigns, runs (E - s) / k times (rounded up, at least 0) from s. So its reverse evaluates s and

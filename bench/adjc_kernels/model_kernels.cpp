@@ -18,8 +18,9 @@ inline void layernorm_forward_reverse(float*, float*, float*, const float*, cons
 inline void encoder_forward_forward(float*, const int*, const float*, const float*, int, int, int);
 inline void encoder_forward_reverse(float*, const int*, const float*, const float*, int, int, int, float*, float*,
                                     float*);
-inline void attention_forward_forward(float*, float*, const float*, int, int, int, int);
-inline void attention_forward_reverse(float*, float*, const float*, int, int, int, int, float*, float*, float*);
+inline void attention_forward_forward(float*, float*, float*, const float*, int, int, int, int);
+inline void attention_forward_reverse(float*, float*, float*, const float*, int, int, int, int, float*, float*, float*,
+                                      float*);
 inline void softmax_crossentropy_forward_forward(float*, float*, const float*, const int*, int, int, int);
 inline void softmax_crossentropy_forward_reverse(float*, float*, const float*, const int*, int, int, int, float*,
                                                  float*, float*);
@@ -30,28 +31,32 @@ void attention_row(int reps, std::mt19937& rng) {
   namespace k = adjoint::kernels;
   const int B = 4, T = 64, C = 768, NH = 12, N = B * T;
   auto qkv = random_vector(N * 3 * C, -1, 1, rng), seed = random_vector(N * C, -1, 1, rng);
-  std::vector<float> out(N * C), att(B * NH * T * T), scratch(B * NH * T), dout(N * C), datt(att.size()),
-      dqkv_h(qkv.size()), dqkv_a(qkv.size());
+  std::vector<float> out(N * C), att(B * NH * T * T), att_sum(B * NH * T), scratch(B * NH * T), dout(N * C),
+      datt(att.size()), datt_sum(att_sum.size()), dqkv_h(qkv.size()), dqkv_a(qkv.size());
   auto g = adjoint::gradient(k::attention_forward<float>);
   auto prepare = [&] {
     zero(dqkv_a);
-    zero(datt);  // the probabilities carry no gradient of their own in the models
+    zero(datt);  // the probabilities and sums carry no gradient of their own in the models
+    zero(datt_sum);
     dout = seed;
   };
   Timing t = compare(
       [&] { zero(dqkv_h); },
       [&] {
-        k::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+        k::attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH);
         k::attention_backward(dqkv_h.data(), scratch.data(), seed.data(), qkv.data(), att.data(), B, T, C, NH);
       },
       prepare,
-      [&] { g.execute(out.data(), att.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(), dqkv_a.data()); },
+      [&] {
+        g.execute(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(),
+                  datt_sum.data(), dqkv_a.data());
+      },
       reps);
   prepare();
-  k::attention_forward_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+  k::attention_forward_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH);
   std::size_t tape = adjoint::thread_tape_bytes();
-  k::attention_forward_reverse(out.data(), att.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(),
-                               dqkv_a.data());
+  k::attention_forward_reverse(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH, dout.data(),
+                               datt.data(), datt_sum.data(), dqkv_a.data());
   row("model attn", "B=4 T=64 NH=12", t, tape, max_abs_diff(dqkv_h, dqkv_a));
 }
 

@@ -72,6 +72,7 @@ struct LayerActivations {
   float* qkv;        // (B,T,3C)
   float* atty;
   float* att;        // (B,NH,T,T)
+  float* att_sum;    // (B,NH,T): each attention row's softmax denominator
   float* residual2;
   float* ln2;
   float* ln2_mean;   // (B,T)

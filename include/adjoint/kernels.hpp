@@ -83,9 +83,12 @@ template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int N, int C, int OC);
 
 // Causal self-attention. qkv (B,T,3C) holds q, k, v side by side; out (B,T,C);
-// att (B,NH,T,T) keeps the softmax probabilities (zero above the diagonal) for backward.
+// att (B,NH,T,T) keeps the softmax probabilities (zero above the diagonal) for backward, att_sum
+// (B,NH,T) each row's softmax denominator (what adjc's reverse needs of the row besides them). Only
+// the reverse may read att_sum (its adjoint must be zero): its values depend on the row maximum,
+// which adjc holds constant, so they are no output to differentiate.
 template <typename F>
-void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH);
+void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH);
 // dqkv (B,T,3C) accumulates; scratch holds B*NH*T elements.
 template <typename F>
 void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B, int T, int C, int NH);
@@ -176,9 +179,11 @@ void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int N
 // derived reverse needs no atomics. Indices are mixed-radix numbers whose digit h sits below its
 // radix NH (element i of part 0 (q), 1 (k), 2 (v), head h of row b·T + t at ((row·3 + part)·NH +
 // h)·hs + i): that is how adjc proves each head owns its elements. (Calls of differentiated
-// functions inside a parallel loop are not supported, hence no attend_one_query here.)
+// functions inside a parallel loop are not supported, hence no attend_one_query here.) The row's
+// sum goes to att_sum and the normalisation reads it back from there, so the reverse recomputes
+// the reciprocal from memory instead of taping a value per row.
 template <typename F>
-void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH) {
+void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH) {
   const int hs = C / NH;
   const F scale = 1 / std::sqrt(F(hs));
 #pragma omp parallel for
@@ -204,7 +209,9 @@ void attention_forward(F* out, F* att, const F* qkv, int B, int T, int C, int NH
           att_row[t2] = std::exp(att_row[t2] - maxval);
           sum += att_row[t2];
         }
-        const F inv_sum = 1 / sum;
+        // Indexed in place (not through a local) so that adjc sees the row as the head's own.
+        att_sum[((std::size_t)b * NH + h) * T + t] = sum;
+        const F inv_sum = 1 / att_sum[((std::size_t)b * NH + h) * T + t];
         for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
         F* out_h = out + (((std::size_t)b * T + t) * NH + h) * hs;
         for (int i = 0; i < hs; i++) out_h[i] = 0;

@@ -129,8 +129,10 @@ Tensor causal_attention(const Tensor& qkv_in, int n_head) {
   Tensor out = new_tensor(3, shape);
   Temporaries scratch;
   const Tensor qkv = qkv_in.contiguous();
-  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);  // the pullback recomputes it
-  kernels::attention_forward(out.data, att, qkv.data, B, T, C, n_head);
+  // The pullback recomputes both.
+  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+  float* att_sum = current_arena().allocate(std::size_t(B) * n_head * T);
+  kernels::attention_forward(out.data, att, att_sum, qkv.data, B, T, C, n_head);
   return out;
 }
 
@@ -144,8 +146,9 @@ void causal_attention_pullback(const Tensor& qkv_in, int n_head, Tensor d_result
     // The probabilities again: the forward's are not passed to a pullback.
     float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
     float* out = current_arena().allocate(std::size_t(B) * T * C);
-    kernels::attention_forward(out, att, qkv.data, B, T, C, n_head);
+    // Its row sums, then the backward's scratch.
     float* datt = current_arena().allocate(std::size_t(B) * n_head * T);
+    kernels::attention_forward(out, att, datt, qkv.data, B, T, C, n_head);
     kernels::attention_backward(dqkv, datt, g.data, qkv.data, att, B, T, C, n_head);
   });
 }

@@ -105,9 +105,9 @@ TEST(KernelGradients, Attention) {
   adjoint::Rng rng(4);
   const int B = 2, T = 5, C = 6, NH = 3;
   Vec qkv = random_vec(B * T * 3 * C, rng), r = random_vec(B * T * C, rng);
-  Vec out(B * T * C), att(B * NH * T * T);
+  Vec out(B * T * C), att(B * NH * T * T), att_sum(B * NH * T);
   auto loss = [&] {
-    attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+    attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH);
     return dot(out, r);
   };
   loss();

@@ -32,7 +32,7 @@ void gpt2_logits(const ParameterTensors& p, ADJOINT_WRITE_ONCE ActivationTensors
                       p.ln1w + l * C, p.ln1b + l * C, N, C);
     adapted_matmul_forward(a.layers[l].qkv, a.layers[l].ln1, p.qkvw + (long)l * 3 * C * C, p.qkvb + l * 3 * C, lora,
                            kGpt2Qkvw, l, N, C, 3 * C);
-    attention_forward(a.layers[l].atty, a.layers[l].att, a.layers[l].qkv, B, T, C, NH);
+    attention_forward(a.layers[l].atty, a.layers[l].att, a.layers[l].att_sum, a.layers[l].qkv, B, T, C, NH);
     adapted_matmul_forward(a.proj, a.layers[l].atty, p.attprojw + (long)l * C * C, p.attprojb + l * C, lora,
                            kGpt2Attprojw, l, N, C, C);
     residual_forward(a.layers[l].residual2, a.residual + l * NC, a.proj, NC);

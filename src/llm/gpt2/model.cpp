@@ -117,6 +117,7 @@ void take_layer(Layout& m, LayerActivations& x, const GPT2Config& c, std::size_t
   m.take(x.qkv, BT * 3 * C);
   m.take(x.atty, BT * C);
   m.take(x.att, B * NH * T * T);
+  m.take(x.att_sum, B * NH * T);
   m.take(x.residual2, BT * C);
   m.take(x.ln2, BT * C);
   m.take(x.ln2_mean, BT);
