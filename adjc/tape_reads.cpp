@@ -115,14 +115,46 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
   return plan;
 }
 
-// Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), it no
-// longer needs x's value: the scalars only that value read (a softmax's maximum in `exp(z[v] -
-// maxval)`) are not read there. Addresses stay read: the reverse still adds into x's adjoint. A
-// scalar no other reverse code reads is then neither kept nor pushed per iteration.
+namespace {
+
+// Whether the derivative of expression `e` with respect to what it reads needs no value: sums and
+// differences of variables, elements, members and constants, scaled by constants (`z[v] - maxval`,
+// `-(2 * a + b)`). A product of two variables or a call (`tanh(t)`) needs its operands' values.
+bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
+  e = strip(e, ir.unit);
+  if (isa<IntegerLiteral, FloatingLiteral, DeclRefExpr, ArraySubscriptExpr, MemberExpr>(e)) return true;
+  if (auto* u = dyn_cast<UnaryOperator>(e))
+    return (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) && linear_with_constant_coefficients(ir, u->getSubExpr());
+  auto* b = dyn_cast<BinaryOperator>(e);
+  if (!b) return false;
+  auto constant = [&](const Expr* x) { return isa<IntegerLiteral, FloatingLiteral>(strip(x, ir.unit)); };
+  switch (b->getOpcode()) {
+    case BO_Add:
+    case BO_Sub:
+      return linear_with_constant_coefficients(ir, b->getLHS()) && linear_with_constant_coefficients(ir, b->getRHS());
+    case BO_Mul:
+      return (constant(b->getLHS()) && linear_with_constant_coefficients(ir, b->getRHS())) ||
+             (constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS()));
+    case BO_Div:
+      return constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS());
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+// Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), and x
+// is linear with constant coefficients (so its derivative reads no value), it no longer needs x's
+// value: the scalars only that value read (a softmax's maximum in `exp(z[v] - maxval)`) are not
+// read there. Addresses stay read: the reverse still adds into x's adjoint. A scalar no other
+// reverse code reads is then neither kept nor pushed per iteration.
 void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   std::vector<Var*> forgotten;
   for (const Node* n : all) {
     if (!plan[n].result_in_target) continue;
+    auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir.unit));
+    if (!call || call->getNumArgs() != 1 || !linear_with_constant_coefficients(ir, call->getArg(0))) continue;
     std::vector<Var*> addresses;
     address_vars(ir, n->lhs, addresses);
     memory_addresses(ir, n->rhs, addresses);
