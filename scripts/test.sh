@@ -26,7 +26,7 @@ ctest --test-dir build-tsan --output-on-failure -R tsan
 
 # Under ASan+UBSan+LSan (build-asan/), what seven programs cover: every GTest of the engine,
 # LoRA, tokenizers, GEMM and tape, adjc's diagnostics, train.* and the PyTorch comparisons (the
-# pytorch_ regex also takes adjc's Jacobian program, so it is built here too): 385 tests. `scripts/asan.sh` alone runs the whole suite so; it needs
+# pytorch_ regex also takes adjc's Jacobian program, so it is built here too): 392 tests. `scripts/asan.sh` alone runs the whole suite so; it needs
 # the whole build, which does not fit CI's budget beside the rest (README, Tests).
 scripts/asan.sh --targets "adjoint engine_tests lora_tests tokenizer_tests gemm_tests tape_tests jacobian_points" \
   -R '^([A-Z]|tape\.|adjc\.(diagnostic|usage)\.|gemm\.|train\.|pytorch_|prepare_cli$)'
