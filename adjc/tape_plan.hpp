@@ -133,6 +133,8 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
 void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 
+// Whether the derivative of `e` with respect to what it reads needs no value (`z[v] - maxval`).
+bool linear_with_constant_coefficients(const FunctionIR& ir, const clang::Expr* e);
 // Drops the reads of an operand whose result the reverse reads back from its target instead.
 void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 
@@ -148,8 +150,10 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
 // Untapes an exponential in place whose result is read back (`p[k] = std::exp(p[k] - m)`) when only
-// its own reverse read the value it overwrites: reading the result instead, nothing needs the old
-// one. Kept when another result read back or scale undone would then find its target changed.
+// its own reverse read the value it overwrites, and only for the result: reading the result instead,
+// nothing needs the old one. Kept when its own derivative needs the old value (`p[k] =
+// std::tanh(2 * std::tanh(p[k]))`: the inner tanh's), or another result read back or scale undone
+// would then find its target changed.
 void untape_results_in_place(const FunctionIR& ir, const std::vector<Node*>& all, const IterationLocals& iteration,
                              TapePlan& plan);
 bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);

@@ -115,8 +115,6 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
   return plan;
 }
 
-namespace {
-
 // Whether the derivative of expression `e` with respect to what it reads needs no value: sums and
 // differences of variables, elements, members and constants, scaled by constants (`z[v] - maxval`,
 // `-(2 * a + b)`). A product of two variables or a call (`tanh(t)`) needs its operands' values.
@@ -124,7 +122,8 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
   e = strip(e, ir.unit);
   if (isa<IntegerLiteral, FloatingLiteral, DeclRefExpr, ArraySubscriptExpr, MemberExpr>(e)) return true;
   if (auto* u = dyn_cast<UnaryOperator>(e))
-    return (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) && linear_with_constant_coefficients(ir, u->getSubExpr());
+    return (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) &&
+           linear_with_constant_coefficients(ir, u->getSubExpr());
   auto* b = dyn_cast<BinaryOperator>(e);
   if (!b) return false;
   auto constant = [&](const Expr* x) { return isa<IntegerLiteral, FloatingLiteral>(strip(x, ir.unit)); };
@@ -135,14 +134,10 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
     case BO_Mul:
       return (constant(b->getLHS()) && linear_with_constant_coefficients(ir, b->getRHS())) ||
              (constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS()));
-    case BO_Div:
-      return constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS());
-    default:
-      return false;
+    case BO_Div: return constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS());
+    default: return false;
   }
 }
-
-}  // namespace
 
 // Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), and x
 // is linear with constant coefficients (so its derivative reads no value), it no longer needs x's
@@ -188,9 +183,8 @@ void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapeP
         !loop->jumps.empty())
       continue;
     auto* cond = dyn_cast<BinaryOperator>(loop->cond->IgnoreParenImpCasts());
-    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() ||
-        !loop->counter->type->isSignedIntegerType() || !invariant_in(ir, loop->start, loop, all) ||
-        !invariant_in(ir, bound, loop, all))
+    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() || !loop->counter->type->isSignedIntegerType() ||
+        !invariant_in(ir, loop->start, loop, all) || !invariant_in(ir, bound, loop, all))
       continue;
     std::vector<Var*> vars;
     variables_read(ir, loop->start, vars);
@@ -223,7 +217,8 @@ void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all,
       active |= plan[n].active;
       unchanged &= n->kind != NodeKind::Jump;
       for (const Var* v : vars) {
-        unchanged &= !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
+        unchanged &=
+            !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
         if (n->kind == NodeKind::Call)
           for (AdArg a : ad_args(n->call)) unchanged &= ir.var(a.expr) != v;
       }
