@@ -1,6 +1,7 @@
 // The few-row products (few_rows.hpp) on AVX2+FMA: 8 floats a vector; for a · Wᵀ 4 rows × 3
-// columns of accumulators (12 of the 16 registers; the 3 of W and 1 of a take the rest), for a · W
-// 6 rows × 2 vectors (12, with 2 of W and 1 broadcast). Compiled with AVX2+FMA and without AVX-512
+// columns of lane sums (12 of the 16 registers; the 3 of W and 1 of a take the rest) up to 32
+// rows, beyond that 4 vectors of a's rows (32) × 3 columns (12, with 4 of a and 1 broadcast); for
+// a · W 6 rows × 2 vectors (12, with 2 of W and 1 broadcast). Compiled with AVX2+FMA and without AVX-512
 // whatever the build machine (cmake/AdjointKernelFlags.cmake), so that this is the code an
 // AVX2-only CPU runs, and the tests can run it on an AVX-512 one.
 #include <immintrin.h>
@@ -11,7 +12,8 @@ namespace adjoint::kernels::avx2 {
 
 struct Simd {
   using V = __m256;
-  static constexpr int kWidth = 8, kRows = 4, kColumns = 3, kOuterRows = 6, kOuterVectors = 2;
+  static constexpr int kWidth = 8, kLaneRows = 4, kLaneColumns = 3, kDotRowVectors = 4, kDotAccumulators = 12,
+                       kOuterRows = 6, kOuterVectors = 2;
   static __m256i first(int count) {
     static const int kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - count));

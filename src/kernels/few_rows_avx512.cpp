@@ -1,6 +1,7 @@
 // The few-row products (few_rows.hpp) on AVX-512: 16 floats a vector; for a · Wᵀ 4 rows × 6
-// columns of accumulators (24 of the 32 registers, with 6 of W and 1 of a), for a · W 6 rows × 4
-// vectors (24, with 4 of W and 1 broadcast). Compiled with AVX-512 flags whatever the build machine
+// columns of lane sums (24 of the 32 registers, with 6 of W and 1 of a) up to 32 rows, beyond
+// that up to 4 vectors of a's rows (64) × 6 columns (24, with 4 of a and 1 broadcast); for a · W
+// 6 rows × 4 vectors (24, with 4 of W and 1 broadcast). Compiled with AVX-512 flags whatever the build machine
 // (cmake/AdjointKernelFlags.cmake); gemm.cpp calls it only when cpuid reports AVX-512.
 #include <immintrin.h>
 
@@ -10,7 +11,8 @@ namespace adjoint::kernels::avx512 {
 
 struct Simd {
   using V = __m512;
-  static constexpr int kWidth = 16, kRows = 4, kColumns = 6, kOuterRows = 6, kOuterVectors = 4;
+  static constexpr int kWidth = 16, kLaneRows = 4, kLaneColumns = 6, kDotRowVectors = 4, kDotAccumulators = 24,
+                       kOuterRows = 6, kOuterVectors = 4;
   static __mmask16 first(int count) { return __mmask16((1u << count) - 1); }
   static V zero() { return _mm512_setzero_ps(); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
