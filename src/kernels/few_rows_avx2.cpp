@@ -39,6 +39,24 @@ struct Simd {
     const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
   }
+  // rows[x] = column x of the 8 × 8 block rows held (pairs of rows, quads, then 128-bit halves).
+  static void transpose(V* rows) {
+    V pairs[8], quads[8];
+    for (int i = 0; i < 8; i += 2) {
+      pairs[i] = _mm256_unpacklo_ps(rows[i], rows[i + 1]);
+      pairs[i + 1] = _mm256_unpackhi_ps(rows[i], rows[i + 1]);
+    }
+    for (int g = 0; g < 8; g += 4) {  // quads[g + x]: rows g..g+3 at columns x, x+4
+      quads[g] = _mm256_shuffle_ps(pairs[g], pairs[g + 2], 0x44);
+      quads[g + 1] = _mm256_shuffle_ps(pairs[g], pairs[g + 2], 0xee);
+      quads[g + 2] = _mm256_shuffle_ps(pairs[g + 1], pairs[g + 3], 0x44);
+      quads[g + 3] = _mm256_shuffle_ps(pairs[g + 1], pairs[g + 3], 0xee);
+    }
+    for (int x = 0; x < 4; x++) {
+      rows[x] = _mm256_permute2f128_ps(quads[x], quads[4 + x], 0x20);
+      rows[x + 4] = _mm256_permute2f128_ps(quads[x], quads[4 + x], 0x31);
+    }
+  }
 };
 
 #include "few_rows_kernel.inc"

@@ -38,6 +38,31 @@ struct Simd {
     const __m128 pairs = _mm_add_ps(quarter, _mm_movehl_ps(quarter, quarter));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
   }
+  // rows[x] = column x of the 16 × 16 block rows held (four rounds of shuffles: pairs of rows,
+  // quads, then 128-bit lanes twice).
+  static void transpose(V* rows) {
+    V pairs[16], quads[16];
+    for (int i = 0; i < 16; i += 2) {
+      pairs[i] = _mm512_unpacklo_ps(rows[i], rows[i + 1]);
+      pairs[i + 1] = _mm512_unpackhi_ps(rows[i], rows[i + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) {  // quads[g + x]: rows g..g+3 at columns x, x+4, x+8, x+12
+      quads[g] = _mm512_shuffle_ps(pairs[g], pairs[g + 2], 0x44);
+      quads[g + 1] = _mm512_shuffle_ps(pairs[g], pairs[g + 2], 0xee);
+      quads[g + 2] = _mm512_shuffle_ps(pairs[g + 1], pairs[g + 3], 0x44);
+      quads[g + 3] = _mm512_shuffle_ps(pairs[g + 1], pairs[g + 3], 0xee);
+    }
+    for (int x = 0; x < 4; x++) {
+      const V low_even = _mm512_shuffle_f32x4(quads[x], quads[4 + x], 0x88);  // rows 0-7, columns x, x+8
+      const V low_odd = _mm512_shuffle_f32x4(quads[x], quads[4 + x], 0xdd);   // columns x+4, x+12
+      const V high_even = _mm512_shuffle_f32x4(quads[8 + x], quads[12 + x], 0x88);
+      const V high_odd = _mm512_shuffle_f32x4(quads[8 + x], quads[12 + x], 0xdd);
+      rows[x] = _mm512_shuffle_f32x4(low_even, high_even, 0x88);
+      rows[x + 8] = _mm512_shuffle_f32x4(low_even, high_even, 0xdd);
+      rows[x + 4] = _mm512_shuffle_f32x4(low_odd, high_odd, 0x88);
+      rows[x + 12] = _mm512_shuffle_f32x4(low_odd, high_odd, 0xdd);
+    }
+  }
 };
 
 #include "few_rows_kernel.inc"
