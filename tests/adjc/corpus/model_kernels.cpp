@@ -54,8 +54,9 @@ TEST_F(ModelKernels, layernorm) {
 TEST_F(ModelKernels, encoder_with_repeated_tokens) {
   auto g = adjoint::gradient(encoder_forward<double>, "out, wte, wpe");
   for (int C : {5, 12}) {
-    check("encoder_forward", g, encoder_forward<double>, Out<double>{kB * kT * C}, Fixed<const int*>{kTokens.data()},
-          In<double>{kV * C}, In<double>{kT * C}, kB, kT, C);
+    const std::size_t c = C;
+    check("encoder_forward", g, encoder_forward<double>, Out<double>{kB * kT * c}, Fixed<const int*>{kTokens.data()},
+          In<double>{kV * c}, In<double>{kT * c}, kB, kT, C);
   }
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
@@ -63,8 +64,9 @@ TEST_F(ModelKernels, encoder_with_repeated_tokens) {
 TEST_F(ModelKernels, embedding_with_repeated_tokens) {
   auto g = adjoint::gradient(embedding_forward<double>, "out, wte");
   for (int C : {6, 16}) {
-    check("embedding_forward", g, embedding_forward<double>, Out<double>{kB * kT * C},
-          Fixed<const int*>{kTokens.data()}, In<double>{kV * C}, kB, kT, C);
+    const std::size_t c = C;
+    check("embedding_forward", g, embedding_forward<double>, Out<double>{kB * kT * c},
+          Fixed<const int*>{kTokens.data()}, In<double>{kV * c}, kB, kT, C);
   }
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
