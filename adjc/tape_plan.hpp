@@ -90,7 +90,8 @@ struct BulkSave {
 struct LoopPlans {
   std::map<const Node*, BulkSave> bulk;  // by loop
   // Loops whose reverse iterations share nothing but sums into the adjoints of the outer scalars
-  // they read: the reverse loop is marked `omp simd` with those sums as reductions.
+  // they read: the reverse loop is marked `omp simd` with those sums as reductions (none: a loop
+  // without sums writing the adjoints of two or more arrays, loop_plans.cpp).
   std::map<const Node*, std::vector<Var*>> simd_sums;
   std::map<const Node*, std::string> not_bulk;  // loops whose taped write is not saved in bulk
   std::map<const Node*, std::string> not_simd;  // loops with reverse code not marked `omp simd`

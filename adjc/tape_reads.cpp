@@ -139,11 +139,43 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
   }
 }
 
+namespace {
+
+bool read_somewhere(const TapePlan& plan, const Var* v) {
+  return std::any_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; });
+}
+
+// Scalars whose last reverse read was dropped are not read in the reverse. One that was recomputed
+// is not recomputed either when its definition has no reverse code of its own: then every read
+// registered at the definition was its recomputation's (phase 3), so those reads go too (a sum's
+// loop run again included), and the variables they read are looked at in turn. A log-sum-exp
+// used only as an exponential's shift, `p[v] = exp(z[v] - lse)`, thus costs the reverse nothing.
+void forget_unread(const std::vector<Node*>& all, TapePlan& plan, std::vector<Var*> forgotten) {
+  while (!forgotten.empty()) {
+    Var* v = forgotten.back();
+    forgotten.pop_back();
+    if (v->memory || v->pointer || read_somewhere(plan, v)) continue;
+    if (plan[v].recompute) {
+      const Node* definition = v->definition;
+      if (!definition || plan[definition].active) continue;
+      plan[v].recompute = false;
+      for (const Node* n : all)
+        if (plan[n].recomputed_sum == v) plan[n].recomputed_sum = nullptr;
+      for (const ReadSite& r : plan.reads)
+        if (r.node == definition) forgotten.push_back(r.var);
+      std::erase_if(plan.reads, [&](const ReadSite& r) { return r.node == definition; });
+    }
+    plan[v].read_in_reverse = false;
+  }
+}
+
+}  // namespace
+
 // Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), and x
 // is linear with constant coefficients (so its derivative reads no value), it no longer needs x's
 // value: the scalars only that value read (a softmax's maximum in `exp(z[v] - maxval)`) are not
 // read there. Addresses stay read: the reverse still adds into x's adjoint. A scalar no other
-// reverse code reads is then neither kept nor pushed per iteration.
+// reverse code reads is then neither kept nor pushed per iteration, nor recomputed (forget_unread).
 void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   std::vector<Var*> forgotten;
   for (const Node* n : all) {
@@ -161,10 +193,7 @@ void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, T
       if (operand_only(r)) forgotten.push_back(r.var);
     std::erase_if(plan.reads, operand_only);
   }
-  for (Var* v : forgotten)
-    if (!plan[v].recompute &&
-        std::none_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; }))
-      plan[v].read_in_reverse = false;
+  forget_unread(all, plan, std::move(forgotten));
 }
 
 // Loop bounds read in the reverse (NodePlan::bounds_in_reverse): a counted loop `for (i = s; i < E;

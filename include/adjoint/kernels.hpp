@@ -22,22 +22,39 @@ namespace adjoint::kernels {
 // add and softmax + cross-entropy from them (Llama's grouped attention still takes its hand-written
 // backward there). The backward kernels and the matmuls are defined in src/kernels.
 
+// The embeddings run parallel over blocks of W channels (W the largest power of two up to 64
+// that divides C), rows inside, the block's channels innermost. In adjc's reverse each thread
+// then owns its blocks of channels of wte's adjoint, whose rows repeated tokens share, so it needs
+// no atomics and stays deterministic, and it walks the rows in order, W contiguous channels at a
+// time. Indices are written as mixed-radix numbers (row, block, channel): that is how adjc proves
+// each block owns its elements.
+inline int channel_block(int C) {
+  int W = 64;
+  while (C % W != 0) W /= 2;
+  return W;
+}
+
 // out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
 template <typename F>
 void embedding_forward(F* out, const int* inp, const F* wte, int B, int T, int C) {
-  // Parallel over channels: in adjc's reverse each thread then owns its channels of wte's adjoint,
-  // whose rows repeated tokens share, so it needs no atomics and stays deterministic.
+  const int W = channel_block(C), blocks = C / W;
 #pragma omp parallel for
-  for (int c = 0; c < C; c++)
-    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] = wte[(std::size_t)inp[bt] * C + c];
+  for (int j = 0; j < blocks; j++)
+    for (int bt = 0; bt < B * T; bt++)
+      for (int k = 0; k < W; k++)
+        out[((std::size_t)bt * blocks + j) * W + k] = wte[((std::size_t)inp[bt] * blocks + j) * W + k];
 }
 
-// out (B,T,C) += wpe[t] (maxT,C): the position embedding, parallel over channels as above.
+// out (B,T,C) += wpe[t] (maxT,C): the position embedding, parallel over channel blocks as above.
 template <typename F>
 void add_position_embedding(F* out, const F* wpe, int B, int T, int C) {
+  const int W = channel_block(C), blocks = C / W;
 #pragma omp parallel for
-  for (int c = 0; c < C; c++)
-    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] += wpe[(std::size_t)(bt % T) * C + c];
+  for (int j = 0; j < blocks; j++)
+    for (int b = 0; b < B; b++)
+      for (int t = 0; t < T; t++)
+        for (int k = 0; k < W; k++)
+          out[(((std::size_t)b * T + t) * blocks + j) * W + k] += wpe[((std::size_t)t * blocks + j) * W + k];
 }
 
 // out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C); wpe (and dwpe) may be null: no position
@@ -320,7 +337,15 @@ F mean_loss(const F* losses, const int* targets, int N) {
 
 // Softmax over the first V of Vp logits per row, then the cross-entropy against targets.
 // probs (N,Vp) may alias logits (N,Vp); padded columns get probability 0. losses (N), 0 where the
-// target is no_target.
+// target is no_target. To adjc the probabilities carry no derivative of their own: their adjoint
+// must be zero on entry (nothing may read them but the hand-written backward and sampling).
+//
+// The loss is log Σ exp(z) - z[target], and log Σ exp(z) = c + log Σ exp(z - c) for any constant
+// shift c. A first pass finds lse = log Σ exp(z) (shifted by the maximum, so exp cannot
+// overflow); with c = lse the exponentials of the second pass are the probabilities themselves,
+// and Σ p (1 up to rounding) carries the loss's derivative. adjc holds lse constant, so the
+// derived reverse is llm.c's backward: one pass per row, dz = dloss · p read back from probs,
+// the target's logit apart, outside the loop.
 template <typename F>
 void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N, int V, int Vp) {
 #pragma omp parallel for
@@ -328,21 +353,20 @@ void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const in
     const F* z = logits + (std::size_t)i * Vp;
     F* p = probs + (std::size_t)i * Vp;
     for (int v = V; v < Vp; v++) p[v] = 0;
-    // The maximum only keeps exp from overflowing: neither the loss nor the probabilities change
-    // with it (its total derivative is 0), so adjc treats it as a constant.
     ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
     for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
     const int target = targets[i];
-    F target_logit = 0, sum = 0;
+    ADJOINT_NON_DIFFERENTIABLE F sum = 0;
+    for (int v = 0; v < V; v++) sum += std::exp(z[v] - maxval);
+    ADJOINT_NON_DIFFERENTIABLE const F lse = maxval + std::log(sum);
+    F sum_p = 0, target_logit = 0;
     for (int v = 0; v < V; v++) {
-      if (v == target) target_logit = z[v];  // read before p[v] may overwrite it in place
-      p[v] = std::exp(z[v] - maxval);
-      sum += p[v];
+      target_logit += v == target ? z[v] : F(0);  // read before p[v] may overwrite it
+      p[v] = std::exp(z[v] - lse);
+      sum_p += p[v];
     }
-    const F inv_sum = 1 / sum;
-    for (int v = 0; v < V; v++) p[v] *= inv_sum;
     // -log p[target] from the logit, accurate even where the probability underflows.
-    losses[i] = target != no_target ? std::log(sum) + maxval - target_logit : F(0);
+    losses[i] = target != no_target ? lse + std::log(sum_p) - target_logit : F(0);
   }
 }
 // dlogits (N,Vp) is overwritten and may alias probs; dlosses (N) is the loss's adjoint. Rows whose
