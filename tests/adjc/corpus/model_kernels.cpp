@@ -109,6 +109,26 @@ TEST_F(ModelKernels, attention) {
   EXPECT_EQ(occurrences(source.c_str(), "push(sum)"), 0) << source;
 }
 
+// Llama's grouped attention, B = 2, T = 5, NH = 6 query heads on NKV = 2 and 3 key/value heads of
+// hs = 3, on 3 threads (more than NKV = 2). Every key and value receives gradient from the G query
+// heads of its group.
+TEST_F(ModelKernels, grouped_attention) {
+  auto g = adjoint::gradient(grouped_attention_forward<double>);
+  for (const int NKV : {2, 3}) {
+    const int B = 2, T = 5, NH = 6, hs = 3, QKV = (NH + 2 * NKV) * hs;
+    const std::string name = "grouped_attention_forward NKV=" + std::to_string(NKV);
+    check(name.c_str(), g, grouped_attention_forward<double>, Out<double>{B * T * NH * hs}, Out<double>{B * NH * T * T},
+          Kept<double>{B * NH * T}, In<double>{std::size_t(B * T * QKV), -2, 2}, B, T, NH, NKV, hs);
+  }
+  const std::string source = g.source();
+  // Each key/value head owns its group's q, k, v, out, probabilities and sums: no atomics, nothing
+  // taped per element or per row.
+  EXPECT_EQ(occurrences(source.c_str(), "#pragma omp atomic"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(att_row["), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(sum)"), 0) << source;
+}
+
 // The same written in place, as the models call it (probs over logits): the reverse reads only
 // the probabilities, and the logits' adjoint (sharing memory with the probabilities' adjoint,
 // zero on entry) is the losses' gradient, checked against central differences.
