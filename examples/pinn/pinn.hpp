@@ -8,9 +8,9 @@
 namespace pinn {
 
 // The widest hidden layer the generated code holds (its activations are local arrays), and the
-// number of points the network runs on at once.
+// most points the network runs on at once (a block: each layer's product one GEMM over them).
 inline constexpr int kMaxWidth = 64;
-inline constexpr int kBlock = 200;
+inline constexpr int kBlock = 100;
 
 // The number of weights of a network of hidden width `width`: three hidden layers (weights, then
 // biases), then the output layer.
@@ -30,5 +30,9 @@ double exact(double x, double y);
 
 // Weights drawn as Glorot-uniform per layer, biases zero, from `seed`.
 std::vector<double> initial_weights(int width, unsigned seed);
+
+// The OpenBLAS kernel the layers' products run ("SkylakeX", ...): OPENBLAS_CORETYPE's, or the one
+// OpenBLAS picks for the CPU.
+const char* gemm_kernel();
 
 }  // namespace pinn
