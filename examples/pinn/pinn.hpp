@@ -31,8 +31,4 @@ double exact(double x, double y);
 // Weights drawn as Glorot-uniform per layer, biases zero, from `seed`.
 std::vector<double> initial_weights(int width, unsigned seed);
 
-// The OpenBLAS kernel the layers' products run ("SkylakeX", ...): OPENBLAS_CORETYPE's, or the one
-// OpenBLAS picks for the CPU.
-const char* gemm_kernel();
-
 }  // namespace pinn

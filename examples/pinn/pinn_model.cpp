@@ -14,7 +14,7 @@
 #include <cmath>
 #include <numbers>
 
-#include <cblas.h>
+#include <adjoint/gemm.hpp>
 
 #include "pinn.hpp"
 
@@ -32,7 +32,8 @@ namespace pinn {
 namespace {
 
 // A dense layer's product on a block of n points: out = W·in (+ b when `bias`), or added to out when
-// `accumulate`; W is n_out × n_in at w[o], b after it, in and out rows of n. One GEMM, never
+// `accumulate`; W is n_out × n_in at w[o], b after it, in and out rows of n. One GEMM (the engine's
+// adjoint::gemm: OpenBLAS with the kernel for this CPU's instruction set), never
 // differentiated from its body: its custom pushforward is the same product on the tangents (it is
 // linear in in, and in W) and its custom pullback two more GEMMs, so every nested stage of the
 // loss's derivative calls GEMMs on whole blocks (adjoint::custom_derivatives below).
@@ -43,8 +44,7 @@ void dense(const double* w, int o, const double* in, int n_in, double* out, int 
       for (int p = 0; p < n; ++p) out[i * n + p] = (accumulate ? out[i * n + p] : 0) + w[o + n_out * n_in + i];
     accumulate = true;
   }
-  const double beta = accumulate ? 1.0 : 0.0;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n_out, n, n_in, 1.0, w + o, n_in, in, n, beta, out, n);
+  adjoint::gemm(false, false, n_out, n, n_in, 1.0, w + o, n_in, in, n, accumulate ? 1.0 : 0.0, out, n);
 }
 
 }  // namespace
@@ -69,10 +69,9 @@ void dense_pushforward(const double* w, int o, const double* in, int n_in, doubl
 // value of out (unnamed), so adjc lets a later call add into out (the pushforward's second product).
 void dense_pullback(const double* w, int o, const double* in, int n_in, double* /*out*/, int n_out, int n, bool bias,
                     bool accumulate, double* d_w, double* d_in, double* d_out) {
-  if (d_in)
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n_in, n, n_out, 1.0, w + o, n_in, d_out, n, 1.0, d_in, n);
+  if (d_in) adjoint::gemm(true, false, n_in, n, n_out, 1.0, w + o, n_in, d_out, n, 1.0, d_in, n);
   if (d_w) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n_out, n_in, n, 1.0, d_out, n, in, n, 1.0, d_w + o, n_in);
+    adjoint::gemm(false, true, n_out, n_in, n, 1.0, d_out, n, in, n, 1.0, d_w + o, n_in);
     if (bias)
       for (int i = 0; i < n_out; ++i)
         for (int p = 0; p < n; ++p) d_w[o + n_out * n_in + i] += d_out[i * n + p];

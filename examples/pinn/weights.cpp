@@ -1,9 +1,6 @@
-// The PINN's initial weights and the GEMM kernel's name (pinn.hpp): not differentiated, so outside
-// pinn_model.cpp.
+// The PINN's initial weights (pinn.hpp): not differentiated, so outside pinn_model.cpp.
 #include <cmath>
 #include <random>
-
-#include <cblas.h>
 
 #include "pinn.hpp"
 
@@ -22,7 +19,5 @@ std::vector<double> initial_weights(int width, unsigned seed) {
   }
   return w;
 }
-
-const char* gemm_kernel() { return openblas_get_corename(); }
 
 }  // namespace pinn
