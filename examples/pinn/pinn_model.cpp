@@ -1,9 +1,8 @@
 // The PINN's network and loss (pinn.hpp), differentiated by adjc: built through
 // adjoint_add_gradients, so the requests below are replaced by generated code.
 //
-// The network runs on a block of points at once: each layer is a loop over its neurons and inputs
-// around a loop over the block's points, a multiply-add of one weight into a row of the block that
-// the compiler vectorises. The Laplacian of every point comes from one second derivative of the
+// The network runs on a block of points at once: each layer is one GEMM over the block (dense, with
+// custom derivatives that are GEMMs too) and a loop applying tanh. The Laplacian of every point comes from one second derivative of the
 // weighted sum Σ_p c_p u(x_p, y_p) along all the block's x (and one along all its y): u_p depends
 // on point p only, so that derivative is Σ_p c_p ∂²u_p/∂x_p², whose gradient in c is each point's
 // ∂²u/∂x² and whose gradient in the weights, with c the loss's weights of the residuals, is the
@@ -33,10 +32,10 @@ namespace {
 
 // A dense layer's product on a block of n points: out = W·in (+ b when `bias`), or added to out when
 // `accumulate`; W is n_out × n_in at w[o], b after it, in and out rows of n. One GEMM (the engine's
-// adjoint::gemm: OpenBLAS with the kernel for this CPU's instruction set), never
-// differentiated from its body: its custom pushforward is the same product on the tangents (it is
-// linear in in, and in W) and its custom pullback two more GEMMs, so every nested stage of the
-// loss's derivative calls GEMMs on whole blocks (adjoint::custom_derivatives below).
+// adjoint::gemm: OpenBLAS with the kernel for this CPU's instruction set), never differentiated
+// from its body: its custom pushforward is the same product on the tangents (it is linear in in,
+// and in W) and its custom pullback two more GEMMs, so every nested stage of the loss's derivative
+// calls GEMMs on whole blocks (adjoint::custom_derivatives below).
 void dense(const double* w, int o, const double* in, int n_in, double* out, int n_out, int n, bool bias,
            bool accumulate) {
   if (bias) {
