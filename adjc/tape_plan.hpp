@@ -161,8 +161,8 @@ bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n
 // What calls do with the memory their pointer and reference arguments point to, from the callee's
 // CallSummary (classify.hpp): whether the reverse of `call` reads the memory of its argument `i` as
 // the reverse finds it, and whether the call writes it. A call without a summary (a custom pullback,
-// a recursion, no body) reads what it receives and writes what it receives by non-const pointer or
-// reference.
+// a recursion, no body) reads what it receives, but what its custom pullback leaves unused, and writes
+// what it receives by non-const pointer or reference.
 bool call_reads_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
 bool call_writes_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
 // Records `ir`'s CallSummary in its unit's facts, for its callers.

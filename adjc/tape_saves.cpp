@@ -325,7 +325,9 @@ bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
   std::vector<AdParam> params = ad_params(call->getDirectCallee());
   if (i >= params.size() || !memory_param(params[i].type, unit)) return true;
   const CallSummary* summary = summary_of(call, unit);
-  return !summary || summary->reads[i];
+  if (summary) return summary->reads[i];
+  const FunctionDecl* callee = call->getDirectCallee();
+  return !(callee && callee_kind(callee, unit) == CalleeKind::Custom && custom_pullback_leaves_unread(callee, i, unit));
 }
 
 bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
