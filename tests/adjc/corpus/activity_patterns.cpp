@@ -67,7 +67,7 @@ TEST(AdjcActivityPatterns, CallerPassesPatternsToItsCallee) {
 }
 
 TEST(AdjcActivityPatterns, HessianVectorProductMatchesDifferencesOfTheGradient) {
-  const double v[kRow] = {0.5, 1, -1, 2, 0.25, -0.5, 1.5, -2};
+  double v[kRow] = {0.5, 1, -1, 2, 0.25, -0.5, 1.5, -2};
   double hv[kRow] = {};
   adjoint::hessian_vector(weighted, "x").execute(x0, c0, kRow, v, hv);
   auto g = adjoint::gradient(weighted, "x");
