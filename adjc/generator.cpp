@@ -218,8 +218,11 @@ struct Generator::Impl {
   }
 
   // Generates f's forward and reverse sweeps and f_pullback for `mask`, and everything they call.
+  // The requested function's full-activity pair is generated too: code calls `f_forward` and
+  // `f_reverse` by name (docs/adjc.md, "Generated names"); f_pullback and f_grad run its family.
   bool generate(const FunctionDecl* fn, const Mask& mask) {
-    std::vector<CalleeRequest> work = {{fn->getDefinition(), mask, family_of(fn, mask)}};
+    std::vector<CalleeRequest> work = {{fn->getDefinition(), mask, ""}};
+    if (std::string family = family_of(fn, mask); !family.empty()) work.push_back({fn->getDefinition(), mask, family});
     while (!work.empty()) {
       CalleeRequest r = work.back();
       work.pop_back();

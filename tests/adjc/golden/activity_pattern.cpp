@@ -1,7 +1,8 @@
 // A reverse sweep for an activity pattern: with c's adjoint inactive, the local row y (read in
-// the reverse only by c's adjoint) is neither kept nor taped. The request's sweeps are named after
-// the pattern (`_forward_100`, `_reverse_100`); bend's, whose plan the pattern does not change,
-// are the full-activity ones.
+// the reverse only by c's adjoint) is neither kept nor taped. The pattern's sweeps are named after
+// it (`weighted_forward_100`, `weighted_reverse_100`: no push), and weighted_pullback runs them;
+// the full-activity pair (`weighted_forward`, which pushes y) is there for code calling it by
+// name; bend's plan the pattern does not change, so it has the full-activity pair only.
 #include <adjoint/ad.hpp>
 #include <cmath>
 
