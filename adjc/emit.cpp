@@ -11,7 +11,7 @@ using namespace clang;
 // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
 std::string Emitter::forward_signature(const Code* body) const {
   std::string result = types_.str(result_type(ir_.fn));
-  return result + " " + base_name(ir_.fn, ir_.unit) + "_forward(" + params(body) + ")";
+  return result + " " + base_name(ir_.fn, ir_.unit) + "_forward" + family + "(" + params(body) + ")";
 }
 
 std::string Emitter::reverse_signature(const Mask& mask, const std::string& suffix, const Code* body) const {

@@ -7,6 +7,8 @@
 
 #include <clang/Basic/SourceManager.h>
 
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -28,10 +30,13 @@ inline std::string mask_key(const Mask& m) {
   return s;
 }
 
-// A callee's generated reverse sweep for an activity pattern, requested while emitting a caller.
+// A callee's generated reverse sweep for an activity pattern, requested while emitting a caller:
+// `family` is "" for the sweeps planned under full activity, or the suffix of the pair planned for
+// the pattern (Emitter::family).
 struct CalleeRequest {
   const clang::FunctionDecl* fn;
   Mask mask;
+  std::string family;
 };
 
 // Emits the sweeps of one function.
@@ -49,6 +54,11 @@ class Emitter {
       : ir_(ir), plan_(plan), loops_(loops), iteration_(iteration), types_(types), sm_(sm), print_(ir, types) {}
 
   std::vector<CalleeRequest> callees;
+  // The suffix of this function's sweeps (`f_forward<family>`, `f_reverse<family>`): "" for the
+  // pair planned under full activity, which every pattern may use.
+  std::string family;
+  // The family of a callee's sweeps for a pattern (the generator's choice); unset: "".
+  std::function<std::string(const FunctionDecl*, const Mask&)> callee_family;
 
   // Signatures; given the body, parameters it never uses are marked [[maybe_unused]].
   std::string forward_signature(const Code* body = nullptr) const;
@@ -78,9 +88,10 @@ class Emitter {
   Printer print_;
   Activity act_;
   int temp_ = 0;
-  Node* parallel_ = nullptr;                      // parallel loop being emitted
-  std::set<const Var*> partitioned_;              // its regions each thread owns a part of
-  std::vector<std::pair<Node*, size_t>> scopes_;  // reverse: blocks and the child being reversed
+  Node* parallel_ = nullptr;                                     // parallel loop being emitted
+  std::set<const Var*> partitioned_;                             // its regions each thread owns a part of
+  std::vector<std::pair<Node*, size_t>> scopes_;                 // reverse: blocks and the child being reversed
+  std::map<const clang::CallExpr*, std::string> call_families_;  // the reverse's choice, which the forward follows
 
   // ----- shared by both sweeps (emit.cpp)
   bool exit_codes() const;

@@ -58,12 +58,13 @@ void Emitter::forward_node(Node* n, Code& code) {
       bool lambda = called_through_forward(f, ir_.unit);
       bool generated =
           ir_.hoisted.count(n->call) && (plan_[n].active || lambda) && callee_kind(f, ir_.unit) == CalleeKind::User;
-      if (generated && !plan_[n].active) callees.push_back({f, Mask(ad_params(f).size(), false)});
+      if (generated && !plan_[n].active) callees.push_back({f, Mask(ad_params(f).size(), false), ""});
       std::string s = print_.call_text(n->call) + ";";
       if (QualType state; plan_[n].active && custom_reverse_forw(f, ir_.unit, &state))
         s = stateful_forward_call(n, state, code);
       if (generated) {
-        s = callee_name(f, "_forward") + "(";
+        auto family = call_families_.find(n->call);
+        s = callee_name(f, "_forward" + (family == call_families_.end() ? "" : family->second)) + "(";
         bool first = true;
         for (const AdArg& a : ad_args(n->call)) s += (first ? "" : ", ") + print_.argument(a), first = false;
         s += ");";

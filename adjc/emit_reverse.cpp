@@ -49,7 +49,7 @@ std::string Emitter::reverse(const Mask& mask, const Activity& act) {
     }
   Code code;
   line_directive(code, ir_.fn->getLocation());
-  code.open("inline " + reverse_signature(mask, "_reverse", &body) + " {");
+  code.open("inline " + reverse_signature(mask, "_reverse" + family, &body) + " {");
   declare_vars(code, nullptr, body, true);
   code.append(body);
   code.close();

@@ -196,14 +196,16 @@ void Emitter::reverse_call(Node* n, Code& code) {
       }
       mask.push_back(varied);
     }
+    std::string family = !custom && callee_family ? callee_family(f, mask) : "";
+    if (!custom) call_families_[n->call] = family;
     std::string call = custom ? custom_pullback_name(custom_pullback(f, ir_.unit), types_) + "("
-                              : callee_name(f, "_reverse") + "(";
+                              : callee_name(f, "_reverse" + family) + "(";
     bool first = true;
     for (auto& a : args) call += (first ? "" : ", ") + a, first = false;
     for (auto& a : adjoints) call += (first ? "" : ", ") + a, first = false;
     if (!state_name.empty()) call += (first ? "*" : ", *") + state_name;
     code.line(call + ");");
-    if (!custom) callees.push_back({f, mask});
+    if (!custom) callees.push_back({f, mask, family});
     if (n->result && (n->result->floating || n->result->value || n->result->memory) && act_.of(n->result))
       code.line(
           assignment(use("_d_" + n->result->name),

@@ -127,43 +127,166 @@ struct Generator::Impl {
     return open + text + close;
   }
 
-  // Generates f_forward and f_reverse/f_pullback for `mask`, and everything they call.
+  // A pattern's own tape plan (pattern_plan_passes) and the sweeps it gives.
+  struct PatternPlan {
+    TapePlan plan;
+    std::set<Var*> written;
+    IterationLocals iteration;
+    std::map<const Node*, const ReadSite*> save_reads;
+    LoopPlans loops;
+  };
+  struct FamilySweeps {
+    std::string forward_declaration, reverse_declaration, pullback_declaration, forward, reverse, pullback;
+    std::vector<CalleeRequest> callees;
+  };
+  std::map<std::pair<const FunctionDecl*, std::string>, std::string> families;  // (fn, mask) -> family
+  std::map<std::pair<const FunctionDecl*, std::string>, FamilySweeps> family_sweeps;
+  std::map<const FunctionDecl*, std::string> full_forwards;  // f_forward's text, to compare with
+  std::map<const FunctionDecl*, bool> acyclic;
+  std::set<std::pair<const FunctionDecl*, std::string>> pullbacks;  // (fn, mask)
+
+  // Whether no call chain from `f` through planned functions reaches a function twice: a recursion's
+  // shared forward sweep calls its callees' full-activity sweeps, so they keep one family.
+  bool acyclic_below(const FunctionDecl* f, std::set<const FunctionDecl*>& path) {
+    if (auto it = acyclic.find(f); it != acyclic.end()) return it->second;
+    if (!path.insert(f).second) return false;
+    bool ok = true;
+    for (const Node* n : states.at(f)->all) {
+      const FunctionDecl* callee = n->kind == NodeKind::Call && n->call ? n->call->getDirectCallee() : nullptr;
+      if (callee && callee->getDefinition() && states.count(callee->getDefinition()))
+        ok = acyclic_below(callee->getDefinition(), path) && ok;
+    }
+    path.erase(f);
+    return acyclic[f] = ok;
+  }
+
+  // The tape plan passes again with `act` in place of full activity; the state's plan restored.
+  PatternPlan plan_pattern(FunctionState& s, const Activity& act) {
+    PatternPlan full{std::move(s.plan), std::move(s.written), std::move(s.iteration), std::move(s.save_reads),
+                     std::move(s.loops)};
+    Activity full_activity = std::move(s.full);
+    s.full = act;
+    s.plan = {}, s.written = {}, s.iteration = {}, s.save_reads = {}, s.loops = {};
+    pipeline.run(s, pattern_plan_passes());
+    PatternPlan pattern{std::move(s.plan), std::move(s.written), std::move(s.iteration), std::move(s.save_reads),
+                        std::move(s.loops)};
+    s.full = std::move(full_activity);
+    s.plan = std::move(full.plan), s.written = std::move(full.written), s.iteration = std::move(full.iteration);
+    s.save_reads = std::move(full.save_reads), s.loops = std::move(full.loops);
+    return pattern;
+  }
+
+  const std::string& full_forward(const FunctionState& s) {
+    auto [it, fresh] = full_forwards.emplace(s.ir->fn, "");
+    if (fresh) it->second = Emitter(*s.ir, s.plan, s.loops, s.iteration, types, context.getSourceManager()).forward();
+    return it->second;
+  }
+
+  // The family of f's sweeps for `mask`: "" for the full-activity pair, or "_<mask>" when the
+  // pattern's own plan gives another forward sweep (less taped: values only inactive adjoints need).
+  // Decided once per (f, mask), and then the sweeps are emitted (family_sweeps).
+  std::string family_of(const FunctionDecl* f, const Mask& mask) {
+    f = f->getDefinition();
+    auto key = std::make_pair(f, mask_key(mask));
+    if (auto it = families.find(key); it != families.end()) return it->second;
+    families[key] = "";
+    auto state = states.find(f);
+    if (state == states.end() || !state->second->ir->valid || diags.failed()) return "";
+    FunctionState& s = *state->second;
+    const Activity& act = activity_of(*s.ir, mask);
+    std::set<const FunctionDecl*> path;
+    if (act.varied == s.full.varied || !acyclic_below(f, path)) return "";
+    PatternPlan p = plan_pattern(s, act);
+    auto emit = [&](const std::string& family) {
+      Emitter e(*s.ir, p.plan, p.loops, p.iteration, types, context.getSourceManager());
+      e.family = family;
+      e.callee_family = [this](const FunctionDecl* g, const Mask& m) { return family_of(g, m); };
+      FamilySweeps out;
+      out.reverse = e.reverse(mask, act);  // first: the forward calls the callees' families it chose
+      out.forward = e.forward();
+      out.forward_declaration = wrap(f, "inline " + e.forward_signature() + ";\n");
+      out.reverse_declaration = wrap(f, "inline " + e.reverse_signature(mask, "_reverse" + family) + ";\n");
+      out.pullback_declaration = wrap(f, "inline " + e.reverse_signature(mask, "_pullback") + ";\n");
+      out.pullback = pullback(*s.ir, e, mask);
+      out.callees = e.callees;
+      return out;
+    };
+    if (emit("").forward == full_forward(s)) return "";
+    const std::string family = "_" + mask_key(mask);
+    family_sweeps[key] = emit(family);
+    return families[key] = family;
+  }
+
+  // Generates f's forward and reverse sweeps and f_pullback for `mask`, and everything they call.
+  // The requested function's full-activity pair is generated too: code calls `f_forward` and
+  // `f_reverse` by name (docs/adjc.md, "Generated names"); f_pullback and f_grad run its family.
   bool generate(const FunctionDecl* fn, const Mask& mask) {
-    fn = fn->getDefinition();
-    std::vector<std::pair<const FunctionDecl*, Mask>> work = {{fn, mask}};
+    std::vector<CalleeRequest> work = {{fn->getDefinition(), mask, ""}};
+    if (std::string family = family_of(fn, mask); !family.empty()) work.push_back({fn->getDefinition(), mask, family});
     while (!work.empty()) {
-      auto [f, m] = work.back();
+      CalleeRequest r = work.back();
       work.pop_back();
-      f = f->getDefinition();
-      auto key = std::make_pair(f, mask_key(m));
+      const FunctionDecl* f = r.fn->getDefinition();
+      auto key = std::make_pair(f, mask_key(r.mask) + r.family);
       if (reverses.count(key)) continue;
       const FunctionState* state = state_of(f);
       if (!state || diags.failed()) return false;
-      const FunctionIR* ir = state->ir.get();
-      Emitter emitter(*ir, state->plan, state->loops, state->iteration, types, context.getSourceManager());
-      if (!forwards.count(f) && !declared_beside(f, base_name(f, unit) + "_forward")) {
-        if (!distinct_overload(f)) return false;
-        forwards[f] = emitter.forward();
-        declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
-        definitions.push_back(wrap(f, forwards[f]));
-      }
-      std::string rev = emitter.reverse(m, activity_of(*ir, m));
-      reverses[key] = rev;
-      // An earlier stage's sweeps of f for m (a nested request reaching what a request of that stage
-      // reached) are called, not defined again.
-      const std::string reverse_declaration = wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n");
-      if (!generated_earlier(context, reverse_declaration)) {
-        declarations.push_back(reverse_declaration);
-        declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
-        definitions.push_back(wrap(f, rev));
-        definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
-      }
-      for (auto& c : emitter.callees) {
-        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask)});
-        work.push_back({c.fn, c.mask});
+      std::vector<CalleeRequest> callees =
+          r.family.empty() ? emit_full_activity(*state, r.mask, key) : emit_family(f, r.mask, key);
+      if (diags.failed()) return false;
+      for (auto& c : callees) {
+        deps[key].push_back({c.fn->getDefinition(), mask_key(c.mask) + c.family});
+        work.push_back(c);
       }
     }
     return !diags.failed();
+  }
+
+  // f_forward (once per function) and f_reverse for `mask`, planned under full activity.
+  std::vector<CalleeRequest> emit_full_activity(const FunctionState& state, const Mask& m,
+                                                const std::pair<const FunctionDecl*, std::string>& key) {
+    const FunctionDecl* f = key.first;
+    const FunctionIR* ir = state.ir.get();
+    Emitter emitter(*ir, state.plan, state.loops, state.iteration, types, context.getSourceManager());
+    if (!forwards.count(f) && !declared_beside(f, base_name(f, unit) + "_forward")) {
+      if (!distinct_overload(f)) return {};
+      forwards[f] = emitter.forward();
+      declarations.push_back(wrap(f, "inline " + emitter.forward_signature() + ";\n"));
+      definitions.push_back(wrap(f, forwards[f]));
+    }
+    std::string rev = emitter.reverse(m, activity_of(*ir, m));
+    reverses[key] = rev;
+    // An earlier stage's sweeps of f for m (a nested request reaching what a request of that stage
+    // reached) are called, not defined again.
+    const std::string reverse_declaration = wrap(f, "inline " + emitter.reverse_signature(m, "_reverse") + ";\n");
+    if (!generated_earlier(context, reverse_declaration)) {
+      declarations.push_back(reverse_declaration);
+      definitions.push_back(wrap(f, rev));
+      if (pullbacks.insert({f, mask_key(m)}).second) {
+        declarations.push_back(wrap(f, "inline " + emitter.reverse_signature(m, "_pullback") + ";\n"));
+        definitions.push_back(wrap(f, pullback(*ir, emitter, m)));
+      }
+    }
+    return emitter.callees;
+  }
+
+  // The sweeps family_of emitted for a pattern with a plan of its own.
+  std::vector<CalleeRequest> emit_family(const FunctionDecl* f, const Mask& m,
+                                         const std::pair<const FunctionDecl*, std::string>& key) {
+    if (!distinct_overload(f)) return {};
+    const FamilySweeps& sweeps = family_sweeps.at({f, mask_key(m)});
+    reverses[key] = sweeps.forward + "\n" + sweeps.reverse;
+    if (!generated_earlier(context, sweeps.reverse_declaration)) {
+      declarations.push_back(sweeps.forward_declaration);
+      declarations.push_back(sweeps.reverse_declaration);
+      definitions.push_back(wrap(f, sweeps.forward));
+      definitions.push_back(wrap(f, sweeps.reverse));
+      if (pullbacks.insert({f, mask_key(m)}).second && !generated_earlier(context, sweeps.pullback_declaration)) {
+        declarations.push_back(sweeps.pullback_declaration);
+        definitions.push_back(wrap(f, sweeps.pullback));
+      }
+    }
+    return sweeps.callees;
   }
 
   std::string pullback(const FunctionIR& ir, const Emitter& e, const Mask& m) {
@@ -174,15 +297,17 @@ struct Generator::Impl {
     for (Var* v : ir.params)
       if (v->differentiable) adjoints += std::string(adjoints.empty() ? "" : ", ") + "_d_" + v->name;
     std::string name = base_name(ir.fn, unit);
-    return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward(" + args + ");\n  " + name +
-           "_reverse(" + adjoints + ");\n}\n";
+    return "inline " + e.reverse_signature(m, "_pullback") + " {\n  " + name + "_forward" + e.family + "(" + args +
+           ");\n  " + name + "_reverse" + e.family + "(" + adjoints + ");\n}\n";
   }
 
   std::string source_of(const std::pair<const FunctionDecl*, std::string>& key,
                         std::set<std::pair<const FunctionDecl*, std::string>>& seen) {
     if (!seen.insert(key).second) return "";
     std::string s;
-    if (!seen.count({key.first, "forward"})) {
+    // A family's entry holds its forward sweep too; a key of full activity is the mask alone.
+    bool full_activity = key.second.find('_') == std::string::npos;
+    if (full_activity && !seen.count({key.first, "forward"})) {
       seen.insert({key.first, "forward"});
       s += forwards[key.first] + "\n";
     }
@@ -269,7 +394,7 @@ GeneratedGradient Generator::request(const FunctionDecl* fn, const std::vector<b
   std::string source_fn = fresh_name(I.context, "_adjc_source_" + name, index, I.source_names);
   std::set<std::pair<const FunctionDecl*, std::string>> seen;
   std::string grad_def = signature + " {\n  " + name + "_pullback(" + pass + ");\n}\n";
-  std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask)}, seen);
+  std::string text = grad_def + "\n" + I.source_of({fn, mask_key(mask) + I.families[{fn, mask_key(mask)}]}, seen);
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
                                      Impl::strip_line_directives(text) + ")adjc_source\";\n}\n"));
   if (I.grads.insert(key).second) {

@@ -213,6 +213,15 @@ std::vector<Pass> tape_plan_passes() {
   };
 }
 
+std::vector<Pass> pattern_plan_passes() {
+  static const std::set<std::string> unit_wide = {"check-derivatives", "check-parallel-loops", "record-call-summary",
+                                                  "find-kernel-loop"};
+  std::vector<Pass> passes;
+  for (const Pass& p : tape_plan_passes())
+    if (!unit_wide.count(p.name)) passes.push_back(p);
+  return passes;
+}
+
 // Forward mode's passes (tangent.hpp), run on a function planned by the passes above when a
 // derivative request first needs its pushforward; emission then reads the activity per request.
 std::vector<Pass> tangent_passes() {

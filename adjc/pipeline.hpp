@@ -56,6 +56,9 @@ std::vector<Pass> rewrite_passes();
 std::vector<Pass> lowering_passes();  // a friend of Lowering: its steps are passes of their own
 std::vector<Pass> analysis_passes();
 std::vector<Pass> tape_plan_passes();
+// The tape plan's passes that plan again for one activity pattern: those writing only the plan
+// (not the diagnostics or the unit's facts, which full activity decides).
+std::vector<Pass> pattern_plan_passes();
 
 // What the command line asks of the pipeline (docs/adjc.md).
 struct PipelineOptions {
