@@ -65,7 +65,8 @@ class Consumer : public ASTConsumer {
     RequestFinder finder;
     if (!find_requests(context, diags, finder)) return;
     if (!leave_waiting_requests(context, diags, finder)) return;
-    for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
+    for (auto* list : {&finder.requests, &finder.derivatives, &finder.jacobians, &finder.hessians})
+      for (auto& r : *list) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
     for (const NamedDecl* p : unit.custom.misplaced)

@@ -51,10 +51,12 @@ class ReadParams : public RecursiveASTVisitor<ReadParams> {
   }
 };
 
-// The parameters the list names, by name or position; empty with `all` set when there is no list.
-bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
-                      std::vector<bool>& inputs, bool& all) {
-  inputs.assign(fn->getNumParams(), false);
+// The parameters the list names, by name or position (one flag per ad_params entry; the first
+// `first` parameters, a closure's captures, are not named); none with `all` set when there is no list.
+bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, unsigned first, const UnitFacts& unit,
+                      Diagnostics& diags, std::vector<bool>& inputs, bool& all) {
+  const unsigned object = with_object(fn) ? 1 : 0;
+  inputs.assign(fn->getNumParams() + object, false);
   const Expr* spec = call->getNumArgs() < 2 ? nullptr : strip(call->getArg(1), unit);
   if (!spec || isa<CXXDefaultArgExpr>(call->getArg(1))) return all = true;
   auto* lit = dyn_cast<StringLiteral>(spec);
@@ -73,13 +75,13 @@ bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFa
     if (name.empty()) continue;
     bool position = name.find_first_not_of("0123456789") == std::string::npos;
     bool found = false;
-    for (unsigned i = 0; i < fn->getNumParams() && !found; ++i)
-      if (position ? name.size() <= 4 && std::stoul(name) == i : fn->getParamDecl(i)->getName() == name)
-        found = inputs[i] = true;
+    for (unsigned i = first; i < fn->getNumParams() && !found; ++i)
+      if (position ? name.size() <= 4 && std::stoul(name) == i - first : fn->getParamDecl(i)->getName() == name)
+        found = inputs[i + object] = true;
     if (found) continue;
     if (position)
       diags.error(call->getBeginLoc(), Diag::request_no_parameter_at_position,
-                  {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams())});
+                  {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams() - first)});
     else
       diags.error(call->getBeginLoc(), Diag::request_no_parameter_named, {quoted(fn->getNameAsString()), quoted(name)});
     return false;
@@ -88,9 +90,9 @@ bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFa
 }
 
 // Each parameter's role and how its tangent is passed; false (reported) for what a Jacobian does
-// not handle.
-bool describe(const FunctionState& state, const std::vector<bool>& listed, bool all, std::vector<JacobianParam>& out,
-              Diagnostics& diags, SourceLocation at) {
+// not handle. The first `bound` parameters (a function object, a closure's captures) are passive.
+bool describe(const FunctionState& state, const std::vector<bool>& listed, bool all, unsigned bound,
+              std::vector<JacobianParam>& out, Diagnostics& diags, SourceLocation at) {
   const FunctionIR& ir = *state.ir;
   ASTContext& context = state.context;
   ReadParams read;
@@ -105,6 +107,7 @@ bool describe(const FunctionState& state, const std::vector<bool>& listed, bool 
     bool written = !scalar && state.written.count(const_cast<Var*>(v));
     bool in = all ? !written : listed[v->param_index];
     d.role = in && written ? Role::input_output : in ? Role::input : written ? Role::output : Role::passive;
+    if (unsigned(v->param_index) < bound) d.role = Role::passive;
     d.form = scalar                                                ? Form::scalar
              : is_floating(pointee) && v->pointer && !v->reference ? Form::elements
                                                                    : Form::object;
@@ -144,13 +147,15 @@ bool lengths_known(const std::vector<JacobianParam>& params, const FunctionDecl*
 }
 
 // Directions per forward sweep: vector mode's lanes when every tangent is of floating scalars
-// (a std::vector's or std::array's tangent is one object: scalar mode, one column per sweep).
+// (a std::vector's or std::array's tangent is one object, and so is a struct's, a function
+// object's that stays zero: scalar mode, one column per sweep).
 int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context) {
   constexpr int lanes = 4;
-  for (const JacobianParam& p : params)
-    if (p.role != Role::constant && p.role != Role::passive && p.form == Form::object &&
-        !is_floating(Emitter::adjoint_pointee(p.var->param_type, context)))
-      return 0;
+  for (const JacobianParam& p : params) {
+    if (p.role == Role::constant || p.form != Form::object) continue;
+    QualType pointee = Emitter::adjoint_pointee(p.var->param_type, context);
+    if (p.role == Role::passive ? pointee->isRecordType() && !is_container(pointee) : !is_floating(pointee)) return 0;
+  }
   return lanes;
 }
 
@@ -219,10 +224,12 @@ bool vector_mode_requested(const CallExpr* call) {
 std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Generator& generator,
                              TangentGenerator& tangents, std::string& declaration, bool vector_derivative) {
   SourceLocation at = call->getBeginLoc();
-  const FunctionDecl* fn = requested_target(call, unit, diags, Diag::jacobian_target_not_a_function, /*members=*/false);
+  RequestedFunction req;
+  if (!requested_target(call, unit, diags, Diag::jacobian_target_not_a_function, req)) return "";
+  const FunctionDecl* fn = req.fn;
   std::vector<bool> listed;
   bool all = false;
-  if (!fn || !requested_inputs(call, fn, unit, diags, listed, all)) return "";
+  if (!requested_inputs(call, fn, req.closure_params, unit, diags, listed, all)) return "";
   Diagnostics::InDerivative requested(diags, fn, nullptr, at);
   QualType result = result_type(fn);
   bool result_row = is_floating(result);
@@ -233,7 +240,8 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
   const FunctionState* state = generator.planned(fn);
   if (!state || diags.failed()) return "";
   std::vector<JacobianParam> params;
-  if (!describe(*state, listed, all, params, diags, at) || !lengths_known(params, fn, diags, at)) return "";
+  const unsigned bound = req.closure_params + (with_object(fn) ? 1 : 0);
+  if (!describe(*state, listed, all, bound, params, diags, at) || !lengths_known(params, fn, diags, at)) return "";
   if (vector_derivative && !vector_derivative_checks(params, fn, result_row, diags, at)) return "";
   Mask mask(ad_params(fn).size(), false);
   bool inputs = false, outputs = result_row;
@@ -266,7 +274,9 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
                          forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " +
                          forward.source_function + "(), " + reverse.source_function + "())";
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  return vector_derivative ? "(::adjoint::detail::make_vector_derivative(" + jacobian + "))" : "(" + jacobian + ")";
+  if (vector_derivative) jacobian = "(::adjoint::detail::make_vector_derivative(" + jacobian + "))";
+  else jacobian = "(" + jacobian + ")";
+  return req.callable ? bound_request(req, jacobian) : jacobian;
 }
 
 }  // namespace adjc

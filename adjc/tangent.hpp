@@ -13,6 +13,7 @@
 
 #include "emit.hpp"
 #include "pipeline.hpp"
+#include "requests.hpp"
 
 namespace adjc {
 
@@ -41,6 +42,8 @@ bool carries_no_tangent(const Node* call);
 struct TangentSeed {
   size_t param = 0;
   long element = -1;
+  // A function object's data member (or its element), when `param` is the object.
+  const clang::FieldDecl* field = nullptr;
 };
 
 // Builds pushforwards on demand and prints them at the end of the translation unit. Functions are
@@ -68,22 +71,19 @@ class TangentGenerator {
 // The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
 unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
 
-// The function a derivative request names (requested_target with member functions),
-// defined; nullptr (reported) otherwise.
-const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
-// The function a request names (f, &f, &S::f, a function pointer adjc follows, or with `members` a
-// function object's operator()), defined; nullptr (reported as `not_a_function`) for anything else,
-// or a member function unless `members`.
-// The function object a request names (`E`, `&E`: a variable of a class with one operator()), else
-// nullptr; its derivative is bound to it.
-const clang::VarDecl* requested_function_object(const clang::CallExpr* call, const UnitFacts& unit);
-const clang::FunctionDecl* requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                                            Diag not_a_function, bool members);
+// The function a derivative, Hessian or Jacobian request names (resolve_requested, requests.hpp);
+// false (reported, as `not_a_function` when it names no function) otherwise.
+bool requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Diag not_a_function,
+                      RequestedFunction& req);
+// `request`, the text of what a request of `req` returns, with what execute leaves out bound to it
+// (adjoint::detail::bind_leading): the function object a request names, a lambda's captures.
+std::string bound_request(const RequestedFunction& req, const std::string& request);
 
-// The parameter `spec` names ("x", "x[2]", "0"), as an ad_params index and element; false after
-// an error.
+// The parameter `spec` names ("x", "x[2]", "0"; the parameters before `first`, a closure's
+// captures, are not counted), as an ad_params index and element; for a function object whose
+// operator() takes no parameters, a data member of its class (Clad's meaning); false after an error.
 bool parse_seed(const clang::FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags,
-                clang::SourceLocation at);
+                clang::SourceLocation at, unsigned first = 0);
 
 // A Hessian request (adjoint::hessian, hessian_diagonal, hessian_vector; hessian_request.cpp): the
 // first derivatives it needs generated (their declarations in `declaration`), and the text that

@@ -90,7 +90,8 @@ struct TangentGenerator::Impl {
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> signatures;    // (fn, mask) -> signature
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations, definitions, sources;
-  std::set<std::string> requested;     // derivative functions already defined
+  // Derivative functions already defined, by function: overloads share names (`operator_call_darg0`).
+  std::set<std::pair<const FunctionDecl*, std::string>> requested;
   std::set<std::string> source_names;  // the source-text functions
 
   Impl(Generator& g, ASTContext& c, const UnitFacts& u, Diagnostics& d)
@@ -168,6 +169,11 @@ bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed
       arg = scalar ? literal(0, v->param_type) : "nullptr";
     } else if (scalar) {
       arg = literal(1, v->param_type);
+    } else if (seed.field) {  // the object's tangent: zero but along the member
+      setup += "  auto _seed = ::adjoint::detail::zeroed<" + types.str(pointee.getUnqualifiedType()) + ">();\n";
+      setup += "  _seed." + seed.field->getNameAsString() +
+               (seed.element >= 0 ? "[" + std::to_string(seed.element) + "]" : "") + " = 1;\n";
+      arg = "&_seed";
     } else if (seed.element < 0 && is_floating(pointee)) {
       if (v->reference) {  // a `const double&`: its tangent through a seed of ours
         setup += "  " + types.str(pointee) + " _seed = " + literal(1, pointee) + ";\n";
@@ -244,6 +250,7 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   std::string base = base_name(fn, I.unit);
   // Named after the parameter's position among f's own (a member function's object is not one).
   int position = int(seed.param) - (ir.self ? 1 : 0);
+  if (seed.field) position = int(seed.field->getFieldIndex());  // Clad's: the member's among the class's
   std::string name = base + "_darg" + (position < 0 ? "this" : std::to_string(position)) +
                      (seed.element >= 0 ? "_" + std::to_string(seed.element) : "");
   std::string params = names.params(), call_args, param_types;
@@ -266,7 +273,7 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
                                      without_line_directives(text) + ")adjc_source\";\n}\n"));
   // Defined once; an earlier stage's output may hold it already (nesting.hpp).
-  if (I.requested.insert(qualifier(fn) + name).second && !declared_beside(fn, name)) {
+  if (I.requested.insert({fn, name}).second && !declared_beside(fn, name)) {
     I.declarations.push_back(I.wrap(fn, "inline " + result + " " + name + "(" + params + ");\n"));
     I.definitions.push_back(I.wrap(fn, definition));
     if (direction.empty())

@@ -3,6 +3,7 @@
 // generated pushforwards return (docs/adjc.md, "Forward mode: adjoint::derivative"). Included by
 // adjoint/ad.hpp.
 #include <cstdio>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -71,25 +72,40 @@ struct derivative_function {
   void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 };
 
-// A generated derivative of a function object's operator() bound to the object
-// (`clad::differentiate(E, "x")`): execute takes the operator's arguments and differentiates it on
-// the object as it is when execute runs.
-template <auto Derivative, class Object>
-struct bound_derivative_function {
-  const char* generated_source;
-  Object* object;
+namespace detail {
+
+// What a request returns with leading arguments bound: the function object a request names (its
+// address; execute differentiates it as it is when execute runs), or a lambda's captured values
+// (its copies, and std::reference_wrappers of what it captures by reference). execute passes them
+// ahead of its own arguments, which are what Clad's execute takes.
+template <class Request, class... Leading>
+struct bound_request {
+  Request request;
+  std::tuple<Leading...> leading;
 
   template <class... Args>
-  auto execute(Args&&... args) const {
-    return Derivative(object, std::forward<Args>(args)...);
+  decltype(auto) execute(Args&&... args) const {
+    return std::apply([&](const Leading&... l) -> decltype(auto) { return request.execute(l..., std::forward<Args>(args)...); },
+                      leading);
   }
-  const char* source() const { return generated_source; }
-  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
+  // A Jacobian's sweeps chosen (adjoint::jacobian_function).
+  template <class... Args>
+  void execute_forward(Args&&... args) const {
+    std::apply([&](const Leading&... l) { request.execute_forward(l..., std::forward<Args>(args)...); }, leading);
+  }
+  template <class... Args>
+  void execute_reverse(Args&&... args) const {
+    std::apply([&](const Leading&... l) { request.execute_reverse(l..., std::forward<Args>(args)...); }, leading);
+  }
+  const char* source() const { return request.source(); }
+  void dump() const { request.dump(); }
 };
-template <auto Derivative, class Object>
-bound_derivative_function<Derivative, Object> bound_derivative(const char* source, Object& object) {
-  return {source, &object};
+template <class Request, class... Leading>
+bound_request<Request, Leading...> bind_leading(Request request, Leading... leading) {
+  return {request, {leading...}};
 }
+
+}  // namespace detail
 
 namespace detail {
 
