@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "print.hpp"
 #include "tangent.hpp"
 
 namespace adjc {
@@ -159,6 +160,39 @@ std::string first_derivative(const FunctionDecl* fn, const std::string& name, bo
   return cast ? g.function_value : g.qualified_name;
 }
 
+// Clad's name for the Hessian of every parameter of `fn`, `f_hessian(<f's parameters>, T* H)`,
+// when the unit declares it without a body (as Clad's users do, to call it): its definition by
+// `hessian` (on one line, as it is inserted into the user's code), else "".
+std::string clad_named_hessian(const FunctionDecl* fn, const std::string& hessian) {
+  ASTContext& context = fn->getASTContext();
+  auto id = context.Idents.find(fn->getNameAsString() + "_hessian");
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return "";
+  const unsigned n = fn->getNumParams();
+  TypePrinter types(context);
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->isDefined() || declared->getNumParams() != n + 1 ||
+        !declared->getReturnType()->isVoidType() || !declared->getParamDecl(n)->getType()->isPointerType() ||
+        !is_floating(declared->getParamDecl(n)->getType()->getPointeeType()))
+      continue;
+    std::string params, args;
+    bool same = true;
+    for (unsigned i = 0; i <= n; ++i) {
+      QualType t = declared->getParamDecl(i)->getType();
+      same = same && (i == n || context.hasSameType(t, fn->getParamDecl(i)->getType()));
+      params += (i ? ", " : "") + types.str(t) + " _p" + std::to_string(i);
+      args += (i ? ", _p" : "_p") + std::to_string(i);
+    }
+    auto [open, close] = namespaces(fn);
+    std::string definition =
+        open + "void " + id->getKey().str() + "(" + params + ") { " + hessian + ".execute(" + args + "); }" + close;
+    for (char& c : definition)
+      if (c == '\n') c = ' ';
+    if (same) return definition;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, TangentGenerator& tangents,
@@ -204,6 +238,9 @@ std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnos
   const std::string hessian = kind == HessianKind::Vector     ? "(" + functions[0] + ")"
                               : kind == HessianKind::Diagonal ? hessian_object("hessian_diagonal_of", blocks, functions)
                                                               : hessian_object("hessian_of", blocks, functions);
+  const bool every_parameter = !lit || lit->getString().find_first_not_of(" \t") == StringRef::npos;
+  if (clad && kind == HessianKind::Full && every_parameter && named)
+    declaration += " " + clad_named_hessian(fn, hessian);
   return req.callable ? bound_request(req, hessian) : hessian;
 }
 

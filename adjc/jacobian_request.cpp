@@ -193,9 +193,17 @@ std::string param_text(const JacobianParam& p) {
   static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
   static const char* forms[] = {"scalar", "elements", "object"};
   const bool unread_output = !p.read && (p.role == Role::output || p.role == Role::input_output);
+  // A scalar's type when it is not double (jacobian.hpp's scalar_type).
+  std::string scalar;
+  if (p.form == Form::scalar && p.var->floating) {
+    const BuiltinType* t = p.var->param_type.getNonReferenceType()->getAs<BuiltinType>();
+    if (t && t->getKind() == BuiltinType::Float) scalar = "float_type";
+    if (t && t->getKind() == BuiltinType::LongDouble) scalar = "long_double_type";
+  }
   return "::adjoint::jacobian_param{::adjoint::jacobian_role::" + std::string(roles[int(p.role)]) +
          ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) +
-         (unread_output ? ", false" : "") + "}";
+         (unread_output || !scalar.empty() ? unread_output ? ", false" : ", true" : "") +
+         (scalar.empty() ? "" : ", ::adjoint::scalar_type::" + scalar) + "}";
 }
 
 // `[](auto&&... a) { return f(a...); }`: the generated function, overloads resolved where it is called.

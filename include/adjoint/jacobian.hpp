@@ -51,6 +51,10 @@ enum class jacobian_role : unsigned char { constant, passive, input, output, inp
 // `double&`).
 enum class tangent_form : unsigned char { scalar, elements, object };
 
+// A floating scalar parameter's type, when it is not double: its tangent's and adjoint's type,
+// whatever the argument's (`execute(7, 9, ...)` of a `long double` parameter).
+enum class scalar_type : unsigned char { double_type, float_type, long_double_type };
+
 struct jacobian_param {
   jacobian_role role;
   tangent_form form;
@@ -58,6 +62,7 @@ struct jacobian_param {
   // f may read the values execute finds in it: an output is then restored before every sweep (one f
   // only assigns may be uninitialised, and is not read).
   bool read = true;
+  scalar_type scalar = scalar_type::double_type;
 };
 
 // Which sweeps jacobian_function::execute runs: by shape (fewer inputs: forward, one per column;
@@ -92,7 +97,10 @@ struct jacobian_slot {
   using Arg = std::remove_cvref_t<A>;
   using E = typename jacobian_element<A>::type;
   // A scalar's tangent is of the parameter's floating type even when the argument is an integer.
-  using Number = std::conditional_t<std::is_floating_point_v<E>, E, double>;
+  using Scalar = std::conditional_t<P.scalar == scalar_type::float_type, float,
+                                    std::conditional_t<P.scalar == scalar_type::long_double_type, long double, double>>;
+  using Number =
+      std::conditional_t<P.form == tangent_form::scalar, Scalar, std::conditional_t<std::is_floating_point_v<E>, E, double>>;
   using T = std::conditional_t<Lanes == 0, Number, tangent_vector<Number, (Lanes > 0 ? Lanes : 1)>>;
   static constexpr bool in = P.role == jacobian_role::input || P.role == jacobian_role::input_output;
   static constexpr bool out = P.role == jacobian_role::output || P.role == jacobian_role::input_output;
