@@ -215,8 +215,7 @@ std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnos
     return "";
   }
   std::vector<HessianBlock> blocks;
-  if (!read_spec(fn, lit ? lit->getString().str() : "", {kind, clad}, req.closure_params, blocks, diags, at))
-    return "";
+  if (!read_spec(fn, lit ? lit->getString().str() : "", {kind, clad}, req.closure_params, blocks, diags, at)) return "";
   // A function object's operator(), a lambda's or a member function cannot be named in the next
   // stage; its first derivatives, generated here, can.
   const bool named = !req.callable && !with_object(fn);

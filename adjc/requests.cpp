@@ -134,14 +134,13 @@ bool follow_pointer_and_check(const CallExpr* call, Diagnostics& diags, Diag not
     diags.error(at, Diag::request_unresolved_function, {unresolved});
   else if (!fn) diags.error(at, not_a_function);
   else if (fn->isTemplated()) diags.error(at, Diag::request_of_template);
-  else if (!fn->getDefinition())
-    diags.error(at, Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
+  else if (!fn->getDefinition()) diags.error(at, Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
   if (!fn || fn->isTemplated() || !fn->getDefinition()) return false;
   req.fn = fn = fn->getDefinition();
   for (const ParmVarDecl* p : fn->parameters())
     if (function_parameter(p)) {
       diags.error(at, Diag::request_function_pointer_parameter,
-                     {quoted(p->getName()), quoted(fn->getNameAsString()), quoted(fn->getNameAsString())});
+                  {quoted(p->getName()), quoted(fn->getNameAsString()), quoted(fn->getNameAsString())});
       return false;
     }
   return true;
@@ -298,9 +297,7 @@ bool RequestedFunction::bound_object() const { return variable() && callable && 
 
 std::string RequestedFunction::variable_name() const {
   const VarDecl* var = variable();
-  return !var                          ? ""
-         : var->isLocalVarDeclOrParm() ? var->getNameAsString()
-                                       : "::" + var->getQualifiedNameAsString();
+  return !var ? "" : var->isLocalVarDeclOrParm() ? var->getNameAsString() : "::" + var->getQualifiedNameAsString();
 }
 
 void handle(const RequestFinder::Request& r, RequestContext& rc) {

@@ -48,13 +48,13 @@ struct ClosureFunction;
 
 // The function a request of any mode names, and how it was named (the replacement depends on it).
 struct RequestedFunction {
-  const clang::Expr* target = nullptr;              // the request's first argument, past `&` and conversions
-  const clang::FunctionDecl* fn = nullptr;          // the function differentiated
-  const clang::CXXRecordDecl* callable = nullptr;   // a lambda's or function object's class
-  const ClosureFunction* closure = nullptr;         // a lambda with captures: its function of the captures
-  unsigned closure_params = 0;                      // fn's first parameters, the closure's captures
-  std::string captured;                             // those captures, as `execute`'s leading arguments
-  const clang::VarDecl* pointer = nullptr;          // the function pointer the request names
+  const clang::Expr* target = nullptr;             // the request's first argument, past `&` and conversions
+  const clang::FunctionDecl* fn = nullptr;         // the function differentiated
+  const clang::CXXRecordDecl* callable = nullptr;  // a lambda's or function object's class
+  const ClosureFunction* closure = nullptr;        // a lambda with captures: its function of the captures
+  unsigned closure_params = 0;                     // fn's first parameters, the closure's captures
+  std::string captured;                            // those captures, as `execute`'s leading arguments
+  const clang::VarDecl* pointer = nullptr;         // the function pointer the request names
   // The variable the request names (a function pointer, a function object, a lambda), else nullptr;
   // how generated code outside its function names it.
   const clang::VarDecl* variable() const;

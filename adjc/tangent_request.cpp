@@ -60,9 +60,9 @@ bool parse_member_seed(const CXXMethodDecl* op, const std::string& name, Tangent
     return true;
   }
   if (f)
-    diags.error(at, Diag::derivative_member_unsupported,
-                {quoted(op->getParent()->getNameAsString()), quoted(f->getNameAsString()),
-                 quoted(f->getType().getAsString())});
+    diags.error(
+        at, Diag::derivative_member_unsupported,
+        {quoted(op->getParent()->getNameAsString()), quoted(f->getNameAsString()), quoted(f->getType().getAsString())});
   else diags.error(at, Diag::request_no_parameter_named, {quoted(op->getParent()->getNameAsString()), quoted(name)});
   return false;
 }
@@ -143,8 +143,7 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, unsigned first
   if (lit) text = lit->getString().str();
   else if (auto* number = dyn_cast<IntegerLiteral>(spec)) text = std::to_string(number->getValue().getZExtValue());
   if (lit || isa<IntegerLiteral>(spec))
-    return split_orders(text, derivative_order(call), rest, diags, at) &&
-           parse_seed(fn, text, seed, diags, at, first);
+    return split_orders(text, derivative_order(call), rest, diags, at) && parse_seed(fn, text, seed, diags, at, first);
   diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
   return false;
 }
@@ -232,8 +231,8 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   // The next stage differentiates the first derivative, a function with a body in adjc's output.
   if (order > 1)
     return bound_request(req, "::adjoint::derivative<" + std::to_string(order - 1) + ">(" +
-                                  (req.callable ? g.function_value : g.qualified_name) +
-                                  ", \"" + by_name(rest, req) + "\")");
+                                  (req.callable ? g.function_value : g.qualified_name) + ", \"" + by_name(rest, req) +
+                                  "\")");
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
   return bound_request(req, "::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()}");
 }

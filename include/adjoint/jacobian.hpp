@@ -99,8 +99,8 @@ struct jacobian_slot {
   // A scalar's tangent is of the parameter's floating type even when the argument is an integer.
   using Scalar = std::conditional_t<P.scalar == scalar_type::float_type, float,
                                     std::conditional_t<P.scalar == scalar_type::long_double_type, long double, double>>;
-  using Number =
-      std::conditional_t<P.form == tangent_form::scalar, Scalar, std::conditional_t<std::is_floating_point_v<E>, E, double>>;
+  using Number = std::conditional_t<P.form == tangent_form::scalar, Scalar,
+                                    std::conditional_t<std::is_floating_point_v<E>, E, double>>;
   using T = std::conditional_t<Lanes == 0, Number, tangent_vector<Number, (Lanes > 0 ? Lanes : 1)>>;
   static constexpr bool in = P.role == jacobian_role::input || P.role == jacobian_role::input_output;
   static constexpr bool out = P.role == jacobian_role::output || P.role == jacobian_role::input_output;
@@ -118,7 +118,8 @@ struct jacobian_slot {
     if constexpr (!active) (void)arg;
     else if constexpr (whole_scalar) length = 1;
     else if constexpr (requires { arg.size(); }) length = long(arg.size());
-    else if constexpr (P.length == 0 && std::is_bounded_array_v<Arg>) length = long(std::extent_v<Arg>);  // `double y[2]`
+    else if constexpr (P.length == 0 && std::is_bounded_array_v<Arg>)
+      length = long(std::extent_v<Arg>);  // `double y[2]`
     else length = P.length > 0 ? P.length : -1;
     if constexpr (active && !whole_scalar && P.form == tangent_form::object) d = arg;  // its shape
   }

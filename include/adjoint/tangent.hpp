@@ -85,8 +85,9 @@ struct bound_request {
 
   template <class... Args>
   decltype(auto) execute(Args&&... args) const {
-    return std::apply([&](const Leading&... l) -> decltype(auto) { return request.execute(l..., std::forward<Args>(args)...); },
-                      leading);
+    return std::apply(
+        [&](const Leading&... l) -> decltype(auto) { return request.execute(l..., std::forward<Args>(args)...); },
+        leading);
   }
   // A Jacobian's sweeps chosen (adjoint::jacobian_function).
   template <class... Args>

@@ -92,7 +92,8 @@ int main() {
   expect_hessian("Hessian of a function object", h, x, y, pendulum_gradient);
   clad::hessian(captured).execute(x, y, h);
   auto captured_gradient = [&](double u, double v, int row) {
-    return row == 0 ? clad::differentiate(captured, "u").execute(u, v) : clad::differentiate(captured, "v").execute(u, v);
+    return row == 0 ? clad::differentiate(captured, "u").execute(u, v)
+                    : clad::differentiate(captured, "v").execute(u, v);
   };
   expect_hessian("Hessian of a lambda with captures", h, x, y, captured_gradient);
 
