@@ -116,9 +116,11 @@ bool follow_pointer_and_check(const CallExpr* call, Diagnostics& diags, Diag not
   const SourceLocation at = call->getArg(0)->getBeginLoc();
   std::string unresolved;
   if (!req.fn && !req.callable) {
-    auto* ref = dyn_cast<DeclRefExpr>(req.target);
-    auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (var && var->getType()->isMemberFunctionPointerType()) {
+    // A member function pointer, or a pointer to one read through (`*mpp`, `**&mpp`).
+    const VarDecl* var = named_variable(call->getArg(0));
+    QualType t = var ? var->getType() : QualType();
+    while (var && t->isPointerType()) t = t->getPointeeType();
+    if (var && t->isMemberFunctionPointerType()) {
       req.fn = resolved_member_function(var, &unresolved);
       if (!req.fn) {
         diags.error(at, Diag::request_unresolved_member_function, {unresolved});
