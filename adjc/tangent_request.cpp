@@ -142,11 +142,15 @@ const VarDecl* requested_function_object(const CallExpr* call, const UnitFacts& 
 const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
                                      Diag not_a_function, bool members) {
   const Expr* target = strip(call->getArg(0), unit);
-  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f.
+  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f; so does a
+  // C-style cast of it to another member function type, which Clad resolves to S::f as well.
   const ASTContext& context = call->getDirectCallee()->getASTContext();
   while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
     const Expr* operand = strip(cast->getSubExpr(), unit);
-    if (!context.hasSameType(cast->getType(), operand->getType())) break;
+    if (!context.hasSameType(cast->getType(), operand->getType()) &&
+        !(isa<CStyleCastExpr>(cast) && cast->getType()->isMemberFunctionPointerType() &&
+          operand->getType()->isMemberFunctionPointerType()))
+      break;
     target = operand;
   }
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
@@ -204,6 +208,8 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
     return "";
   }
   QualType type = ad_params(fn)[seed.param].type;
+  // An integer parameter the request names carries a tangent, and the integers it reaches (Clad's rule).
+  IntegerTangents integers(is_integer_number(type));
   if (!is_differentiable(type)) {
     diags.error(at, Diag::request_parameter_not_differentiable,
                 {quoted(fn->getParamDecl(seed.param)->getName().str()), quoted(fn->getNameAsString()),
