@@ -84,7 +84,8 @@ std::string parenthesised(const std::string& s) {
 
 std::string pushforward_name(const FunctionDecl* fn, const Mask& mask, const UnitFacts& unit) {
   std::vector<bool> all = all_differentiable(fn);
-  std::string name = base_name(fn, unit) + "_pushforward";
+  // With integer tangents, another function than the one without (its integers' tangents are 0).
+  std::string name = base_name(fn, unit) + (integer_tangents() ? "_pushforward_int" : "_pushforward");
   if (std::vector<bool>(mask.begin(), mask.end()) == all) return name;
   name += "_";
   for (bool b : mask) name += b ? '1' : '0';
@@ -265,7 +266,12 @@ void PushforwardEmitter::call(Node* n, Code& code) {
       code.line(assignment(use("_d_" + n->result->name), "0", n->result->type));
     return;
   }
-  if (!custom && !generated) return;  // reported by check-tangents
+  if (!custom && !generated) {
+    // Reported by check-tangents, except an integer result under integer tangents, unchecked there.
+    diags_.error(n->call->getBeginLoc(), Diag::tangent_call_without_pushforward,
+                 {f->getQualifiedNameAsString(), base_name(f, ir_.unit) + "_pushforward"});
+    return;
+  }
   Mask callee_mask;
   std::string targs = call_tangent_args(n, callee_mask, code);
   std::string args;
@@ -421,6 +427,13 @@ std::string PushforwardEmitter::rule_tangent(const Expr* e) {
     if (a.empty() && b.empty()) return "";
     return "(" + expand_rule(rule->condition, "", operand, result, t) + " ? " + (a.empty() ? zero_of(t) : a) + " : " +
            (b.empty() ? zero_of(t) : b) + ")";
+  }
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Div && is_integer_number(t)) {
+    // Clad's quotient rule, whose integer truncation a Clad user's numbers follow.
+    std::string da = tangent(b->getLHS()), db = tangent(b->getRHS());
+    const std::string a = operand(0), d = operand(1);
+    return "((" + (da.empty() ? "0" : parenthesised(da) + " * " + d) + " - " +
+           (db.empty() ? "0" : a + " * " + parenthesised(db)) + ") / (" + d + " * " + d + "))";
   }
   std::string sum;
   for (int i : differentiated_operands(*rule)) {

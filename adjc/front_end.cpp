@@ -86,6 +86,9 @@ class Consumer : public ASTConsumer {
     for (auto& r : finder.hessians) handle_derivative(r, tangents, requests, hessian_request);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
+    // On the line of the class's closing brace: the user's line numbers stay.
+    for (const auto& [record, member] : tangents.member_declarations())
+      rewriter.InsertTextBefore(record->getBraceRange().getEnd(), " " + member + " ");
     write_output(context.getSourceManager(), rewriter, generator, tangents);
   }
 

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <regex>
 
 #include "walk.hpp"
 
@@ -78,12 +79,27 @@ std::set<const CallExpr*> waiting_requests(const std::vector<const CallExpr*>& r
       if (reaches_request(g)) return reaches[f] = true;
     return false;
   };
+  // A function declared without a body under the name of a first derivative (`f_darg0`) of a
+  // function another request names: that request defines it in this stage (Clad's users declare
+  // it to call it, and may differentiate it in turn).
+  std::set<std::string> requested;
+  for (const CallExpr* call : requests) {
+    NamedFunctions named;
+    named.TraverseStmt(const_cast<Expr*>(call->getArg(0)));
+    for (const FunctionDecl* g : named.found) requested.insert(g->getQualifiedNameAsString());
+  }
+  auto generated_in_this_stage = [&](const FunctionDecl* g) {
+    static const std::regex derivative_name("(.+)_darg[0-9]+");
+    std::smatch m;
+    const std::string name = g->getQualifiedNameAsString();
+    return !g->isDefined() && std::regex_match(name, m, derivative_name) && requested.count(m[1].str());
+  };
   std::set<const CallExpr*> waiting;
   for (const CallExpr* call : requests) {
     NamedFunctions named;
     named.TraverseStmt(const_cast<Expr*>(call->getArg(0)));
     for (const FunctionDecl* g : named.found)
-      if (reaches_request(g)) waiting.insert(call);
+      if (reaches_request(g) || generated_in_this_stage(g)) waiting.insert(call);
   }
   return waiting;
 }

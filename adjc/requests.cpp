@@ -65,11 +65,15 @@ std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) 
 // A function, a member function (`&S::f`), or a lambda or function object: its operator().
 bool find_named_function(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, RequestedFunction& req) {
   const Expr* target = strip(call->getArg(0), unit);
-  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f.
+  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f; so does a
+  // C-style cast of it to another member function type, which Clad resolves to S::f as well.
   const ASTContext& context = call->getDirectCallee()->getASTContext();
   while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
     const Expr* operand = strip(cast->getSubExpr(), unit);
-    if (!context.hasSameType(cast->getType(), operand->getType())) break;
+    if (!context.hasSameType(cast->getType(), operand->getType()) &&
+        !(isa<CStyleCastExpr>(cast) && cast->getType()->isMemberFunctionPointerType() &&
+          operand->getType()->isMemberFunctionPointerType()))
+      break;
     target = operand;
   }
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)

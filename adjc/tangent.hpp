@@ -60,6 +60,9 @@ class TangentGenerator {
   // `source_function`) in `declaration`, on one line; nothing useful after an error.
   // `lanes` > 0: in vector mode, each tangent carrying that many directions.
   GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask, int lanes = 0);
+  // The members requests add to classes: (class, declaration), each declaration on one line, to
+  // insert before the class's closing brace (an override of a derivative a base class declares).
+  const std::vector<std::pair<const clang::CXXRecordDecl*, std::string>>& member_declarations() const;
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 

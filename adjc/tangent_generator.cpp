@@ -68,6 +68,47 @@ std::string clad_named_derivative(const FunctionDecl* fn, const std::string& fn_
   return "";
 }
 
+// A member function `name` declared in `record` with `method`'s parameter types and constness, and
+// `virtual` unless `any`; else nullptr.
+const CXXMethodDecl* member_like(const CXXRecordDecl* record, const CXXMethodDecl* method, const IdentifierInfo* name,
+                                 bool any) {
+  for (const NamedDecl* d : record->lookup(DeclarationName(name))) {
+    auto* m = dyn_cast<CXXMethodDecl>(d);
+    if (!m || m->getNumParams() != method->getNumParams() || m->isStatic() != method->isStatic() ||
+        m->isConst() != method->isConst() || (!any && !m->isVirtual()))
+      continue;
+    bool same = true;
+    for (unsigned i = 0; i < m->getNumParams(); ++i)
+      same = same &&
+             record->getASTContext().hasSameType(m->getParamDecl(i)->getType(), method->getParamDecl(i)->getType());
+    if (same) return m;
+  }
+  return nullptr;
+}
+
+// Under IntegerTangents, the integer scalars of a function's IR taken as floating ones (its integer
+// parameters differentiable) for as long as this lives: the IR is lowered once, for both modes.
+class IntegerScalars {
+ public:
+  explicit IntegerScalars(FunctionIR& ir) {
+    if (!integer_tangents()) return;
+    for (auto& v : ir.vars)
+      if (!v->floating && !v->memory && !v->pointer && !v->reference && !v->value && is_integer_number(v->type)) {
+        v->floating = true;
+        v->differentiable = v->kind == VarKind::Param;
+        marked_.push_back(v.get());
+      }
+  }
+  ~IntegerScalars() {
+    for (Var* v : marked_) v->floating = v->differentiable = false;
+  }
+  IntegerScalars(const IntegerScalars&) = delete;
+  IntegerScalars& operator=(const IntegerScalars&) = delete;
+
+ private:
+  std::vector<Var*> marked_;
+};
+
 }  // namespace
 
 unsigned long fixed_length(const ParmVarDecl* p, ASTContext& context) {
@@ -90,6 +131,7 @@ struct TangentGenerator::Impl {
   std::map<std::pair<const FunctionDecl*, std::string>, std::string> signatures;    // (fn, mask) -> signature
   std::map<std::pair<const FunctionDecl*, std::string>, std::vector<std::pair<const FunctionDecl*, std::string>>> deps;
   std::vector<std::string> declarations, definitions, sources;
+  std::vector<std::pair<const CXXRecordDecl*, std::string>> members;  // member_declarations()
   // Derivative functions already defined, by function: overloads share names (`operator_call_darg0`).
   std::set<std::pair<const FunctionDecl*, std::string>> requested;
   std::set<std::string> source_names;  // the source-text functions
@@ -110,9 +152,9 @@ struct TangentGenerator::Impl {
     return open + text + close;
   }
 
-  // The key of a pushforward: the mask, and the lanes in vector mode.
+  // The key of a pushforward: the mask, the lanes in vector mode, whether integers carry tangents.
   static std::string key_of(const Mask& m, int lanes) {
-    return mask_key(m) + (lanes ? "v" + std::to_string(lanes) : "");
+    return mask_key(m) + (lanes ? "v" + std::to_string(lanes) : "") + (integer_tangents() ? "i" : "");
   }
 
   // The pushforwards of `fn` under `mask` and of every callee they call (`lanes` > 0: vector mode).
@@ -127,6 +169,7 @@ struct TangentGenerator::Impl {
       if (!lanes && declared_beside(f, pushforward_name(f, m, unit))) continue;  // an earlier stage's
       FunctionState* s = state_of(f);
       if (!s) return false;
+      IntegerScalars integers(*s->ir);
       Activity act = analyze_activity(*s->ir, m);
       Emitter names(*s->ir, s->plan, s->loops, s->iteration, types, context.getSourceManager());
       PushforwardEmitter emitter(*s->ir, act, m, types, diags, lanes);
@@ -150,6 +193,8 @@ struct TangentGenerator::Impl {
     for (auto& d : deps[key]) s += source_of(d, seen);
     return s;
   }
+
+  std::string member_derivative(const FunctionDecl* fn, const std::string& name, const std::string& derivative);
 
   // The tangent arguments of the request's pushforward call, the declarations of its seeds, and the
   // direction parameter the derivative function takes (for a whole array); false after an error.
@@ -217,6 +262,52 @@ bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed
   return true;
 }
 
+// Clad's users declare a member function's derivative in its class to call it (`virtual float
+// vm_darg0(float x, float y);` beside `vm`): the class's declaration without a body, or, when only a
+// base class declares it virtual, an override the request adds to the class (`member`), so that a
+// call through a base pointer runs this class's derivative. Its definition calls the generated
+// `derivative` (which takes the object first); "" when the class has no such member.
+std::string TangentGenerator::Impl::member_derivative(const FunctionDecl* fn, const std::string& name,
+                                                      const std::string& derivative) {
+  const auto* method = dyn_cast<CXXMethodDecl>(fn);
+  auto id = context.Idents.find(name);
+  if (!method || id == context.Idents.end()) return "";
+  const CXXRecordDecl* record = method->getParent();
+  std::string owner;  // the class as its enclosing namespace names it (`Outer::A`)
+  for (const DeclContext* dc = record; auto* r = dyn_cast<CXXRecordDecl>(dc); dc = dc->getParent()) {
+    if (!r->getIdentifier() || r->getDescribedClassTemplate() || isa<ClassTemplateSpecializationDecl>(r)) return "";
+    owner = r->getName().str() + (owner.empty() ? "" : "::" + owner);
+  }
+  const IdentifierInfo* ident = id->getValue();
+  const CXXMethodDecl* declared = member_like(record, method, ident, /*any=*/true);
+  if (declared && declared->isDefined()) return "";
+  if (!declared) {
+    const CXXMethodDecl* base_member = nullptr;
+    record->forallBases([&](const CXXRecordDecl* base) {
+      if (!base_member) base_member = member_like(base, method, ident, /*any=*/false);
+      return true;
+    });
+    SourceLocation brace = record->getBraceRange().getEnd();
+    if (!base_member || !brace.isFileID() || !context.getSourceManager().isInMainFile(brace)) return "";
+    std::string params;
+    for (unsigned i = 0; i < method->getNumParams(); ++i)
+      params += (i ? ", " : "") + types.str(method->getParamDecl(i)->getType());
+    const char* access = base_member->getAccess() == AS_private     ? "private"
+                         : base_member->getAccess() == AS_protected ? "protected"
+                                                                    : "public";
+    members.push_back({record, std::string(access) + ": " + types.str(base_member->getReturnType()) + " " + name + "(" +
+                                   params + ")" + (method->isConst() ? " const" : "") + " override;"});
+    declared = base_member;
+  }
+  std::string params, args = method->isStatic() ? "" : "this";
+  for (unsigned i = 0; i < method->getNumParams(); ++i) {
+    params += (i ? ", " : "") + types.str(method->getParamDecl(i)->getType()) + " _p" + std::to_string(i);
+    args += (args.empty() ? "_p" : ", _p") + std::to_string(i);
+  }
+  return "inline " + types.str(declared->getReturnType()) + " " + owner + "::" + name + "(" + params + ")" +
+         (method->isConst() ? " const" : "") + " {\n  return " + derivative + "(" + args + ");\n}\n";
+}
+
 TangentGenerator::TangentGenerator(Generator& planned, ASTContext& context, const UnitFacts& unit, Diagnostics& diags)
     : impl_(std::make_unique<Impl>(planned, context, unit, diags)) {}
 TangentGenerator::~TangentGenerator() = default;
@@ -232,6 +323,7 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   }
   FunctionState* state = I.state_of(fn);
   if (!state) return out;
+  IntegerScalars integers(*state->ir);
   const FunctionIR& ir = *state->ir;
   Mask mask(ad_params(fn).size(), false);
   mask[seed.param] = true;
@@ -269,19 +361,31 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
                            pushforward_name(fn, mask, I.unit) + "(" + call_args + args + ").pushforward;\n}\n";
   std::string source_fn = fresh_name(I.context, "_adjc_tangent_source_" + base, I.sources.size(), I.source_names);
   std::set<std::pair<const FunctionDecl*, std::string>> seen;
-  std::string text = definition + "\n" + I.source_of({fn, mask_key(mask)}, seen);
+  std::string text = definition + "\n" + I.source_of({fn, Impl::key_of(mask, 0)}, seen);
   I.sources.push_back(I.wrap(fn, "inline const char* " + source_fn + "() {\n  return R\"adjc_source(" +
                                      without_line_directives(text) + ")adjc_source\";\n}\n"));
   // Defined once; an earlier stage's output may hold it already (nesting.hpp).
+  // Overloads (`f1(float)`, `f1(double)`) have derivatives of one name, told apart by their function.
   if (I.requested.insert({fn, name}).second && !declared_beside(fn, name)) {
     I.declarations.push_back(I.wrap(fn, "inline " + result + " " + name + "(" + params + ");\n"));
     I.definitions.push_back(I.wrap(fn, definition));
-    if (direction.empty())
+    if (direction.empty()) {
       if (std::string clad_named = clad_named_derivative(fn, name, I.types); !clad_named.empty())
         I.definitions.push_back(I.wrap(fn, clad_named));
+      if (std::string member = I.member_derivative(fn, name, qualifier(fn) + name); !member.empty())
+        I.definitions.push_back(I.wrap(fn, member));
+    }
   }
-  out.declaration =
-      I.wrap(fn, "inline " + result + " " + name + "(" + params + "); inline const char* " + source_fn + "();\n");
+  // A request inside its member function's class (in another member's body) is declared before the
+  // class, which the declaration names.
+  std::string owner;
+  const auto* record = isa<CXXMethodDecl>(fn) ? cast<CXXMethodDecl>(fn)->getParent() : nullptr;
+  if (record && record->getIdentifier() && record->getDeclContext()->isFileContext() &&
+      !isa<ClassTemplateSpecializationDecl>(record) &&
+      I.context.getSourceManager().isBeforeInTranslationUnit(where, record->getBraceRange().getEnd()))
+    owner = std::string(record->getKindName()) + " " + record->getName().str() + "; ";
+  out.declaration = I.wrap(
+      fn, owner + "inline " + result + " " + name + "(" + params + "); inline const char* " + source_fn + "();\n");
   // One line: inserting it must not shift the user's line numbers.
   for (char& c : out.declaration)
     if (c == '\n') c = ' ';
@@ -308,6 +412,10 @@ GeneratedGradient TangentGenerator::pushforward(const FunctionDecl* fn, const Ma
       qualifier(fn) + (lanes ? vector_pushforward_name(fn, mask, lanes, I.unit) : pushforward_name(fn, mask, I.unit));
   out.source_function = qualifier(fn) + source_fn;
   return out;
+}
+
+const std::vector<std::pair<const CXXRecordDecl*, std::string>>& TangentGenerator::member_declarations() const {
+  return impl_->members;
 }
 
 std::string TangentGenerator::generated_code() const {

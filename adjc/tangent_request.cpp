@@ -216,6 +216,8 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
     return "";
   }
   QualType type = ad_params(fn)[seed.param].type;
+  // An integer parameter the request names carries a tangent, and the integers it reaches (Clad's rule).
+  IntegerTangents integers(!seed.field && is_integer_number(type));
   if (!seed.field && !is_differentiable(type)) {
     diags.error(at, Diag::request_parameter_not_differentiable,
                 {quoted(param_name), quoted(fn->getNameAsString()), quoted(type.getAsString())});
