@@ -6,6 +6,8 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include <functional>
+
 #include "containers.hpp"
 #include "emit.hpp"
 #include "tangent.hpp"
@@ -50,6 +52,39 @@ class ReadParams : public RecursiveASTVisitor<ReadParams> {
     return dyn_cast<DeclRefExpr>(target);
   }
 };
+
+// The length of pointer parameter `p` when `body` uses it only as `p[k]` with constant indices k
+// (`out[0] = a; out[1] = b;`): one past the largest, as no other element can be reached; else 0.
+unsigned long constant_extent(const Stmt* body, const ParmVarDecl* p) {
+  long largest = -1;
+  bool other = false;
+  auto names_p = [&](const Expr* e) {
+    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == p;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || other) return;
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+      if (auto* a = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()); a && names_p(a->getBase())) {
+        other = true;  // `&p[k]` reaches the elements beyond k
+        return;
+      }
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && names_p(a->getBase())) {
+      Expr::EvalResult index;
+      if (!a->getIdx()->EvaluateAsInt(index, p->getASTContext()) || index.Val.getInt().isNegative() ||
+          index.Val.getInt().getActiveBits() > 31) {
+        other = true;
+        return;
+      }
+      largest = std::max(largest, long(index.Val.getInt().getExtValue()));
+      return;
+    }
+    if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == p) other = true;
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(body);
+  return other || largest < 0 ? 0 : (unsigned long)(largest + 1);
+}
 
 // The parameters the list names, by name or position; empty with `all` set when there is no list.
 bool requested_inputs(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
@@ -110,6 +145,7 @@ bool describe(const FunctionState& state, const std::vector<bool>& listed, bool 
                                                                    : Form::object;
     if (auto* decl = dyn_cast_or_null<ParmVarDecl>(v->decl)) {
       d.length = fixed_length(decl, context);
+      if (d.length == 0 && d.form == Form::elements) d.length = constant_extent(ir.fn->getBody(), decl);
       d.read = read.read.count(decl) > 0;
     }
     if (d.role == Role::passive || scalar) continue;
@@ -154,7 +190,7 @@ int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context
   return lanes;
 }
 
-// Vector mode's checks: f's result is its only output, and every input's length is known.
+// Vector mode's checks: f's result is its only output, and no input is a std::vector.
 bool vector_derivative_checks(const std::vector<JacobianParam>& params, const FunctionDecl* fn, bool result_row,
                               Diagnostics& diags, SourceLocation at) {
   if (!result_row) {
@@ -167,7 +203,8 @@ bool vector_derivative_checks(const std::vector<JacobianParam>& params, const Fu
                   {quoted(p.var->source_name()), quoted(fn->getNameAsString())});
       return false;
     }
-    if (p.role == Role::input && p.form != Form::scalar && p.length == 0) {
+    // A pointer's length comes with its derivative's array when execute runs (lengths_known).
+    if (p.role == Role::input && p.form == Form::object && p.length == 0) {
       diags.error(at, Diag::vector_mode_length_unknown,
                   {quoted(p.var->source_name()), quoted(p.var->param_type.getAsString())});
       return false;
@@ -176,11 +213,13 @@ bool vector_derivative_checks(const std::vector<JacobianParam>& params, const Fu
   return true;
 }
 
-// Vector mode's lanes: every input direction in one sweep (up to 64).
+// Vector mode's lanes: every input direction in one sweep (up to 64); a pointer's, of a length
+// known when execute runs, take `kPointerLanes` lanes, in as many sweeps as its length needs.
 int vector_lanes(const std::vector<JacobianParam>& params) {
+  constexpr long kPointerLanes = 8;
   long lanes = 0;
   for (const JacobianParam& p : params)
-    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : long(p.length);
+    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : p.length > 0 ? long(p.length) : kPointerLanes;
   return int(std::min(lanes, 64L));
 }
 
@@ -188,14 +227,48 @@ std::string param_text(const JacobianParam& p) {
   static const char* roles[] = {"constant", "passive", "input", "output", "input_output"};
   static const char* forms[] = {"scalar", "elements", "object"};
   const bool unread_output = !p.read && (p.role == Role::output || p.role == Role::input_output);
+  const bool single =
+      p.form == Form::scalar && p.var->type.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Float);
+  // The fields after the length: `read`, then `single`, each written when it is not the default.
+  std::string flags = unread_output ? ", false" : single ? ", true" : "";
+  if (single) flags += ", true";
   return "::adjoint::jacobian_param{::adjoint::jacobian_role::" + std::string(roles[int(p.role)]) +
-         ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) +
-         (unread_output ? ", false" : "") + "}";
+         ", ::adjoint::tangent_form::" + forms[int(p.form)] + ", " + std::to_string(p.length) + flags + "}";
 }
 
 // `[](auto&&... a) { return f(a...); }`: the generated function, overloads resolved where it is called.
 std::string forwarding_lambda(const std::string& function) {
   return "[](auto&&... _a) { return " + function + "(_a...); }";
+}
+
+// Clad's named derivatives, `void f_dvec(<f's params>, <a pointer per input>)` (vector mode) and
+// `void f_jac(<f's params>, double* matrix)` (a Jacobian in every parameter), when the user declares
+// one beside f (and calls it): defined to run `derivative`, the request's, with the same arguments.
+// `extra`: the parameters after f's.
+void define_clad_named(const FunctionDecl* fn, const std::string& suffix, size_t extra, const std::string& derivative,
+                       TangentGenerator& tangents, const TypePrinter& types) {
+  ASTContext& context = fn->getASTContext();
+  const std::string name = fn->getNameAsString() + suffix;
+  auto id = context.Idents.find(name);
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return;
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->isDefined() || declared->getNumParams() != fn->getNumParams() + extra ||
+        !declared->getReturnType()->isVoidType())
+      continue;
+    std::string params, args;
+    bool same = true;
+    for (unsigned i = 0; i < declared->getNumParams(); ++i) {
+      QualType t = declared->getParamDecl(i)->getType();
+      same = same &&
+             (i < fn->getNumParams() ? context.hasSameType(t, fn->getParamDecl(i)->getType()) : t->isPointerType());
+      params += (i ? ", " : "") + types.str(t) + " _p" + std::to_string(i);
+      args += (i ? ", _p" : "_p") + std::to_string(i);
+    }
+    if (same)
+      tangents.define(fn, name,
+                      "void " + name + "(" + params + ") {\n  " + derivative + ".execute(" + args + ");\n}\n");
+  }
 }
 
 }  // namespace
@@ -265,8 +338,15 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
                          std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
                          forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " +
                          forward.source_function + "(), " + reverse.source_function + "())";
-  // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  return vector_derivative ? "(::adjoint::detail::make_vector_derivative(" + jacobian + "))" : "(" + jacobian + ")";
+  if (!vector_derivative) {
+    if (all) define_clad_named(fn, "_jac", 1, jacobian, tangents, types);
+    return "(" + jacobian + ")";  // in parentheses: the request may be a macro's argument
+  }
+  const std::string derivative = "::adjoint::detail::make_vector_derivative(" + jacobian + ")";
+  auto is_input = [](const JacobianParam& p) { return p.role == Role::input; };
+  define_clad_named(fn, "_dvec", size_t(std::count_if(params.begin(), params.end(), is_input)), derivative, tangents,
+                    types);
+  return "(" + derivative + ")";
 }
 
 }  // namespace adjc
