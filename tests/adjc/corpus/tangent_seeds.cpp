@@ -22,6 +22,53 @@ double softplus_sum(const double* x, int n) {
 
 double shifted(const double* x) { return x[-1] * x[1] + std::sin(x[0]); }
 
+double vector_norm(const std::vector<double>& v) {
+  double s = 0;
+  for (double e : v) s += e * e;
+  return std::sqrt(s);
+}
+
+struct Spring {
+  double k;
+  struct {
+    double x, v;
+  } state;
+  int id;
+};
+
+double energy(const Spring& s, double m) { return 0.5 * s.k * s.state.x * s.state.x + 0.5 * m * s.state.v * s.state.v; }
+
+std::pair<double, double> polar(double r, double phi) { return {r * std::cos(phi), r * std::sin(phi)}; }
+
+struct Moments {
+  double mean, square;
+};
+Moments moments(const double* x, int n, double shift) {
+  Moments m{0, 0};
+  for (int i = 0; i < n; ++i) {
+    m.mean += (x[i] + shift) / n;
+    m.square += (x[i] + shift) * (x[i] + shift) / n;
+  }
+  return m;
+}
+
+// A function marked non_differentiable (Clad's mark): its result is a constant of the derivative.
+ADJOINT_NON_DIFFERENTIABLE double rounded(double x) { return std::floor(x * 4) / 4; }
+
+struct Table {
+  double scale;
+  ADJOINT_NON_DIFFERENTIABLE double lookup(double x) const { return scale * x * x; }
+  double eval(double x) const { return lookup(x) + scale * x; }
+};
+
+double with_constants(double x) { return rounded(x) * x + x; }
+
+}  // namespace tangent_seeds
+
+// The requests outside the namespace: their declarations go before the declaration holding them,
+// after the types they name.
+using namespace tangent_seeds;
+
 TEST(TangentSeeds, ElementOfAPointer) {
   auto d2 = adjoint::derivative(softplus_sum, "x[2]");
   auto d0 = adjoint::derivative(softplus_sum, 0);  // the whole array, along a direction
@@ -43,12 +90,6 @@ TEST(TangentSeeds, ElementOfAPointer) {
   });
 }
 
-double vector_norm(const std::vector<double>& v) {
-  double s = 0;
-  for (double e : v) s += e * e;
-  return std::sqrt(s);
-}
-
 TEST(TangentSeeds, ElementOfAVector) {
   auto d = adjoint::derivative(vector_norm, "v[1]");
   std::vector<double> v = {3, 4, 12};
@@ -65,16 +106,6 @@ TEST(TangentSeedsDeathTest, ElementBeyondAVector) {
   EXPECT_DEATH(d.execute(v), "adjoint::derivative: element 3 of 'v' is beyond its size 3");
 }
 
-struct Spring {
-  double k;
-  struct {
-    double x, v;
-  } state;
-  int id;
-};
-
-double energy(const Spring& s, double m) { return 0.5 * s.k * s.state.x * s.state.x + 0.5 * m * s.state.v * s.state.v; }
-
 TEST(TangentSeeds, MemberOfAStruct) {
   Spring s{2.5, {0.4, -1.2}, 7};
   expect<double>("s.k", adjoint::derivative(energy, "s.k").execute(s, 3.0), [&](double t) {
@@ -87,20 +118,6 @@ TEST(TangentSeeds, MemberOfAStruct) {
     u.state.v += t;
     return energy(u, 3.0);
   });
-}
-
-std::pair<double, double> polar(double r, double phi) { return {r * std::cos(phi), r * std::sin(phi)}; }
-
-struct Moments {
-  double mean, square;
-};
-Moments moments(const double* x, int n, double shift) {
-  Moments m{0, 0};
-  for (int i = 0; i < n; ++i) {
-    m.mean += (x[i] + shift) / n;
-    m.square += (x[i] + shift) * (x[i] + shift) / n;
-  }
-  return m;
 }
 
 TEST(TangentSeeds, StructResults) {
@@ -116,17 +133,6 @@ TEST(TangentSeeds, StructResults) {
   expect<double>("square", m.square, [&](double t) { return moments(x, 3, 0.25 + t).square; });
 }
 
-// A function marked non_differentiable (Clad's mark): its result is a constant of the derivative.
-__attribute__((annotate("non_differentiable"))) double rounded(double x) { return std::floor(x * 4) / 4; }
-
-struct Table {
-  double scale;
-  __attribute__((annotate("non_differentiable"))) double lookup(double x) const { return scale * x * x; }
-  double eval(double x) const { return lookup(x) + scale * x; }
-};
-
-double with_constants(double x) { return rounded(x) * x + x; }
-
 TEST(TangentSeeds, NonDifferentiableCalls) {
   for (double x : {-0.8, 0.3, 1.7}) {
     EXPECT_DOUBLE_EQ(adjoint::derivative(with_constants, "x").execute(x), rounded(x) + 1);
@@ -134,5 +140,3 @@ TEST(TangentSeeds, NonDifferentiableCalls) {
     EXPECT_DOUBLE_EQ(adjoint::derivative(&Table::eval, "x").execute(table, x), 1.5);
   }
 }
-
-}  // namespace tangent_seeds

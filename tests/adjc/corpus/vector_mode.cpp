@@ -59,7 +59,7 @@ double weighted_norm(const double* x, double w, int n) {
 TEST(VectorMode, PointerOfRunTimeLength) {
   auto d = adjoint::derivative<adjoint::vector_mode>(weighted_norm, "x, w");
   for (int n : {1, 8, 19}) {
-    std::vector<double> x(std::size_t(n)), d_x(std::size_t(n), -1.0);
+    std::vector<double> x(static_cast<std::size_t>(n)), d_x(static_cast<std::size_t>(n), -1.0);
     for (int i = 0; i < n; ++i) x[std::size_t(i)] = 0.3 * i - 1.1;
     const double w = 0.8;
     double d_w = 0;
