@@ -24,13 +24,6 @@ bool has_place(const Expr* e) {
   return false;
 }
 
-// A function whose pushforward returns its struct result with the struct's tangent, as it returns
-// a floating result with its tangent (value_and_pushforward<S>).
-bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
-  QualType t = result_type(f);
-  return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
-}
-
 // Whether custom pushforward `f` returns a struct with `value` and `pushforward` members (or a type
 // only its instantiation knows).
 bool holds_value_and_pushforward(const FunctionDecl* f) {
@@ -81,6 +74,11 @@ std::string parenthesised(const std::string& s) {
 }
 
 }  // namespace
+
+bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
+  QualType t = result_type(f);
+  return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
+}
 
 std::string pushforward_name(const FunctionDecl* fn, const Mask& mask, const UnitFacts& unit) {
   std::vector<bool> all = all_differentiable(fn);
@@ -203,7 +201,8 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
             QualType u = t.getUnqualifiedType();
             d = "[[maybe_unused]] " + (lanes_ ? tangent_declaration(u, d) : types_.declare(u, d));
           }
-          code.line(d + " = " + (dr.empty() ? zero_of(t) : dr) + ";");
+          code.line(declares(n) ? initialised(d, dr.empty() ? zero_of(t) : dr)
+                                : d + " = " + (dr.empty() ? zero_of(t) : dr) + ";");
           break;
         case BO_AddAssign:
           if (!dr.empty()) code.line(d + " += " + dr + ";");
@@ -257,7 +256,8 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   // A custom pushforward returning void says the callee has no derivative (Clad's convention): the
   // call runs as written, its result's tangent 0.
   const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
-  const bool no_derivative = custom_fn && custom_fn->getReturnType()->isVoidType();
+  // So does a function marked non_differentiable.
+  const bool no_derivative = (custom_fn && custom_fn->getReturnType()->isVoidType()) || non_differentiable(f);
   if (no_derivative || n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) ||
       carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);
@@ -337,7 +337,7 @@ std::string PushforwardEmitter::call_tangent_args(Node* n, Mask& callee_mask, Co
       // A `const T&` bound to a value: its tangent in a temporary of ours.
       QualType vt = pt.getNonReferenceType().getUnqualifiedType();
       std::string temp = "_dv" + std::to_string(temp_++), dt = varied ? tangent(arg) : "";
-      code.line(tangent_declaration(vt, temp) + " = " + (dt.empty() ? zero_of(vt) : dt) + ";");
+      code.line(initialised(tangent_declaration(vt, temp), dt.empty() ? zero_of(vt) : dt));
       d = "&" + temp;
     } else if (!varied) {
       d = "nullptr";
@@ -449,6 +449,10 @@ std::string PushforwardEmitter::tangent_place(const Expr* e) const {
   if (auto* c = dyn_cast<CallExpr>(e); c && ir_.call_result.count(c)) return use("_d_" + ir_.call_result.at(c)->name);
   if (scalar_tangent(ir_.var(e))) return use("_d_" + ir_.var(e)->name);
   return print_.adjoint(e);
+}
+
+std::string PushforwardEmitter::initialised(const std::string& declared, const std::string& value) const {
+  return lanes_ ? declared + "(" + value + ");" : declared + " = " + value + ";";
 }
 
 std::string PushforwardEmitter::zero_of(QualType t) const {

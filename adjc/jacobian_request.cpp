@@ -159,7 +159,7 @@ int jacobian_lanes(const std::vector<JacobianParam>& params, ASTContext& context
   return lanes;
 }
 
-// Vector mode's checks: f's result is its only output, and every input's length is known.
+// Vector mode's checks: f's result is its only output, and no input is a std::vector.
 bool vector_derivative_checks(const std::vector<JacobianParam>& params, const FunctionDecl* fn, bool result_row,
                               Diagnostics& diags, SourceLocation at) {
   if (!result_row) {
@@ -172,7 +172,8 @@ bool vector_derivative_checks(const std::vector<JacobianParam>& params, const Fu
                   {quoted(p.var->source_name()), quoted(fn->getNameAsString())});
       return false;
     }
-    if (p.role == Role::input && p.form != Form::scalar && p.length == 0) {
+    // A pointer's length comes with its derivative's array when execute runs (lengths_known).
+    if (p.role == Role::input && p.form == Form::object && p.length == 0) {
       diags.error(at, Diag::vector_mode_length_unknown,
                   {quoted(p.var->source_name()), quoted(p.var->param_type.getAsString())});
       return false;
@@ -181,11 +182,13 @@ bool vector_derivative_checks(const std::vector<JacobianParam>& params, const Fu
   return true;
 }
 
-// Vector mode's lanes: every input direction in one sweep (up to 64).
+// Vector mode's lanes: every input direction in one sweep (up to 64); a pointer's, of a length
+// known when execute runs, take `kPointerLanes` lanes, in as many sweeps as its length needs.
 int vector_lanes(const std::vector<JacobianParam>& params) {
+  constexpr long kPointerLanes = 8;
   long lanes = 0;
   for (const JacobianParam& p : params)
-    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : long(p.length);
+    if (p.role == Role::input) lanes += p.form == Form::scalar ? 1 : p.length > 0 ? long(p.length) : kPointerLanes;
   return int(std::min(lanes, 64L));
 }
 
@@ -209,6 +212,36 @@ std::string param_text(const JacobianParam& p) {
 // `[](auto&&... a) { return f(a...); }`: the generated function, overloads resolved where it is called.
 std::string forwarding_lambda(const std::string& function) {
   return "[](auto&&... _a) { return " + function + "(_a...); }";
+}
+
+// Clad's named derivatives, `void f_dvec(<f's params>, <a pointer per input>)` (vector mode) and
+// `void f_jac(<f's params>, double* matrix)` (a Jacobian in every parameter), when the user declares
+// one beside f (and calls it): defined to run `derivative`, the request's, with the same arguments.
+// `extra`: the parameters after f's.
+void define_clad_named(const FunctionDecl* fn, const std::string& suffix, size_t extra, const std::string& derivative,
+                       TangentGenerator& tangents, const TypePrinter& types) {
+  ASTContext& context = fn->getASTContext();
+  const std::string name = fn->getNameAsString() + suffix;
+  auto id = context.Idents.find(name);
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return;
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->isDefined() || declared->getNumParams() != fn->getNumParams() + extra ||
+        !declared->getReturnType()->isVoidType())
+      continue;
+    std::string params, args;
+    bool same = true;
+    for (unsigned i = 0; i < declared->getNumParams(); ++i) {
+      QualType t = declared->getParamDecl(i)->getType();
+      same = same &&
+             (i < fn->getNumParams() ? context.hasSameType(t, fn->getParamDecl(i)->getType()) : t->isPointerType());
+      params += (i ? ", " : "") + types.str(t) + " _p" + std::to_string(i);
+      args += (i ? ", _p" : "_p") + std::to_string(i);
+    }
+    if (same)
+      tangents.define(fn, name,
+                      "void " + name + "(" + params + ") {\n  " + derivative + ".execute(" + args + ");\n}\n");
+  }
 }
 
 }  // namespace
@@ -281,9 +314,17 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
                          std::to_string(lanes) + roles + ">(" + forwarding_lambda(forward.function_value) + ", " +
                          forwarding_lambda(qualifier(fn) + base_name(fn, unit) + "_pullback") + ", " +
                          forward.source_function + "(), " + reverse.source_function + "())";
-  // In parentheses: the request may be a macro's argument, which a bare comma would split.
-  if (vector_derivative) jacobian = "(::adjoint::detail::make_vector_derivative(" + jacobian + "))";
-  else jacobian = "(" + jacobian + ")";
+  if (!vector_derivative) {
+    if (all && !req.callable) define_clad_named(fn, "_jac", 1, jacobian, tangents, types);
+    jacobian = "(" + jacobian + ")";  // in parentheses: the request may be a macro's argument
+  } else {
+    jacobian = "::adjoint::detail::make_vector_derivative(" + jacobian + ")";
+    auto is_input = [](const JacobianParam& p) { return p.role == Role::input; };
+    if (!req.callable)
+      define_clad_named(fn, "_dvec", size_t(std::count_if(params.begin(), params.end(), is_input)), jacobian,
+                        tangents, types);
+    jacobian = "(" + jacobian + ")";
+  }
   return req.callable ? bound_request(req, jacobian) : jacobian;
 }
 

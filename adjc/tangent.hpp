@@ -33,18 +33,25 @@ std::vector<Pass> tangent_passes();
 // forward mode does not support in `state`'s function (tangent_check.cpp).
 void check_tangents(FunctionState& state);
 
-// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter:
-// nothing of it carries a tangent, so forward mode calls it as written (tangent_check.cpp).
+// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter, or
+// of a function marked non_differentiable (Clad's mark, classify.hpp): nothing of it carries a
+// tangent, so forward mode calls it as written (tangent_check.cpp).
 bool carries_no_tangent(const Node* call);
 
 // What a derivative request differentiates with respect to: parameter `param` (an ad_params
 // index); a whole floating scalar or array when `element` < 0, else that element of an array.
+// `member`: a struct parameter's floating member (".x" of "t.x", ".a.x" of "t.a.x"), else "".
 struct TangentSeed {
   size_t param = 0;
   long element = -1;
+  std::string member;
   // A function object's data member (or its element), when `param` is the object.
   const clang::FieldDecl* field = nullptr;
 };
+
+// A function whose pushforward returns its struct result with the struct's tangent, as it returns
+// a floating result with its tangent (value_and_pushforward<S>).
+bool struct_result(const clang::FunctionDecl* f, const UnitFacts& unit);
 
 // Builds pushforwards on demand and prints them at the end of the translation unit. Functions are
 // lowered and planned once per unit, by the reverse-mode generator (`planned`), whichever mode
@@ -63,6 +70,8 @@ class TangentGenerator {
   // The members requests add to classes: (class, declaration), each declaration on one line, to
   // insert before the class's closing brace (an override of a derivative a base class declares).
   const std::vector<std::pair<const clang::CXXRecordDecl*, std::string>>& member_declarations() const;
+  // Defines `code`, function `name` of `fn`'s namespace, once, with the generated functions.
+  void define(const clang::FunctionDecl* fn, const std::string& name, const std::string& code);
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 
@@ -162,6 +171,9 @@ class PushforwardEmitter {
   // The tangent memory (an lvalue) mirroring lvalue `e`, or the tangent pointer of pointer `e`.
   std::string tangent_place(const clang::Expr* e) const;
   std::string zero_of(clang::QualType t) const;
+  // The statement declaring tangent `declared` (its type and name) with `value`: in vector mode
+  // initialised directly, so that a double tangent may narrow into a float one, as numbers do.
+  std::string initialised(const std::string& declared, const std::string& value) const;
   // The declaration of a tangent of type `t` named `name` (a tangent_vector's in vector mode), and
   // of a parameter's tangent; "" in vector mode for what it does not support.
   std::string tangent_declaration(clang::QualType t, const std::string& name) const;

@@ -200,7 +200,87 @@ struct TangentGenerator::Impl {
   // direction parameter the derivative function takes (for a whole array); false after an error.
   bool seeds(const FunctionIR& ir, const TangentSeed& seed, std::string& args, std::string& setup,
              std::string& direction, SourceLocation where);
+  // The seed of element `element` of array parameter `v`: its declaration in `setup`, the tangent
+  // argument in `arg`; false after an error.
+  bool element_seed(const Var* v, long element, std::string& setup, std::string& arg, SourceLocation where);
+  // The same for member `path` (".x", ".a.x") of struct parameter `v` of `fn`.
+  bool member_seed(const FunctionDecl* fn, const Var* v, const std::string& path, std::string& setup, std::string& arg,
+                   SourceLocation where);
 };
+
+bool TangentGenerator::Impl::member_seed(const FunctionDecl* fn, const Var* v, const std::string& path,
+                                         std::string& setup, std::string& arg, SourceLocation where) {
+  const QualType object = Emitter::adjoint_pointee(v->param_type, context);
+  QualType t = object;
+  for (size_t at = 0; at < path.size();) {
+    size_t next = std::min(path.find('.', at + 1), path.size());
+    const std::string name = path.substr(at + 1, next - at - 1);
+    const RecordDecl* record = t->getAsRecordDecl() ? t->getAsRecordDecl()->getDefinition() : nullptr;
+    const FieldDecl* field = nullptr;
+    if (record)
+      for (const FieldDecl* f : record->fields())
+        if (f->getName() == name) field = f;
+    if (!field) {
+      diags.error(where, Diag::request_no_parameter_named,
+                  {"'" + fn->getNameAsString() + "'", "'" + v->source_name() + path + "'"});
+      return false;
+    }
+    t = field->getType();
+    at = next;
+  }
+  if (!is_floating(t) || t->isArrayType()) {
+    diags.error(where, Diag::derivative_parameter_unsupported,
+                {"'" + v->source_name() + path + "'", "'" + t.getAsString() + "'"});
+    return false;
+  }
+  setup += "  " + types.str(object) + " _seed = " + zero_struct(object, types) + ";\n";
+  setup += "  _seed" + path + " = " + literal(1, t) + ";\n";
+  arg = "&_seed";
+  return true;
+}
+
+bool TangentGenerator::Impl::element_seed(const Var* v, long element, std::string& setup, std::string& arg,
+                                          SourceLocation where) {
+  auto quoted = [](const std::string& s) { return "'" + s + "'"; };
+  QualType pointee = Emitter::adjoint_pointee(v->param_type, context);
+  const std::string index = std::to_string(element);
+  unsigned long n = fixed_length(cast<ParmVarDecl>(v->decl), context);
+  if (n == 0 && v->param_type->isPointerType() && is_floating(pointee)) {
+    // Of unknown length: a direction longer than any array (include/adjoint/unit_direction.hpp).
+    setup +=
+        "  ::adjoint::detail::unit_direction<" + types.str(pointee.getUnqualifiedType()) + "> _seed(" + index + ");\n";
+    arg = "_seed.data()";
+    return true;
+  }
+  if (n == 0 && is_vector(pointee)) {
+    // Its length when the derivative runs.
+    setup += "  " + types.str(pointee.getUnqualifiedType()) + " _seed(" + v->name + ".size());\n";
+    setup += "  ::adjoint::detail::check_element(" + index + ", _seed.size(), \"" + v->source_name() + "\");\n";
+    setup += "  _seed[" + index + "] = 1;\n";
+    arg = "&_seed";
+    return true;
+  }
+  if (n == 0) {
+    diags.error(where, Diag::derivative_element_of_pointer, {quoted(v->source_name()), quoted(v->source_name())});
+    return false;
+  }
+  if (element >= long(n)) {
+    diags.error(where, Diag::request_parameter_unreadable, {quoted(v->source_name() + "[" + index + "]")});
+    return false;
+  }
+  bool whole = pointee->isRecordType();  // a std::array: its tangent is one too
+  QualType element_type = whole ? context.DoubleTy : pointee;
+  if (whole) setup += "  " + types.str(pointee) + " _seed{};\n";
+  else
+    setup +=
+        "  " +
+        types.declare(context.getConstantArrayType(pointee, llvm::APInt(64, n), nullptr, ArraySizeModifier::Normal, 0),
+                      "_seed") +
+        "{};\n";
+  setup += "  _seed[" + index + "] = " + literal(1, element_type) + ";\n";
+  arg = whole ? "&_seed" : "_seed";
+  return true;
+}
 
 bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed, std::string& args, std::string& setup,
                                    std::string& direction, SourceLocation where) {
@@ -212,6 +292,8 @@ bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed
     QualType pointee = Emitter::adjoint_pointee(v->param_type, context);
     if (v->param_index != int(seed.param)) {
       arg = scalar ? literal(0, v->param_type) : "nullptr";
+    } else if (!seed.member.empty()) {
+      if (!member_seed(ir.fn, v, seed.member, setup, arg, where)) return false;
     } else if (scalar) {
       arg = literal(1, v->param_type);
     } else if (seed.field) {  // the object's tangent: zero but along the member
@@ -231,27 +313,7 @@ bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed
       direction = Emitter::adjoint_param(v->param_type, "_d_" + v->name, types, context);
       arg = "_d_" + v->name;
     } else if (seed.element >= 0 && v->decl) {
-      unsigned long n = fixed_length(cast<ParmVarDecl>(v->decl), context);
-      if (n == 0) {
-        diags.error(where, Diag::derivative_element_of_pointer, {quoted(v->source_name()), quoted(v->source_name())});
-        return false;
-      }
-      if (seed.element >= long(n)) {
-        diags.error(where, Diag::request_parameter_unreadable,
-                    {quoted(v->source_name() + "[" + std::to_string(seed.element) + "]")});
-        return false;
-      }
-      bool whole = pointee->isRecordType();  // a std::array: its tangent is one too
-      QualType element = whole ? context.DoubleTy : pointee;
-      if (whole) setup += "  " + types.str(pointee) + " _seed{};\n";
-      else
-        setup += "  " +
-                 types.declare(
-                     context.getConstantArrayType(pointee, llvm::APInt(64, n), nullptr, ArraySizeModifier::Normal, 0),
-                     "_seed") +
-                 "{};\n";
-      setup += "  _seed[" + std::to_string(seed.element) + "] = " + literal(1, whole ? element : pointee) + ";\n";
-      arg = whole ? "&_seed" : "_seed";
+      if (!element_seed(v, seed.element, setup, arg, where)) return false;
     } else {
       diags.error(where, Diag::derivative_parameter_unsupported,
                   {quoted(v->source_name()), quoted(v->param_type.getAsString())});
@@ -317,7 +379,8 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   GeneratedGradient out;
   fn = fn->getDefinition();
   auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  if (!is_floating(result_type(fn))) {
+  // A struct of numbers: the derivative is the struct of its members' derivatives.
+  if (!is_floating(result_type(fn)) && !struct_result(fn, I.unit)) {
     I.diags.error(where, Diag::derivative_result_not_floating, {quoted(fn->getNameAsString())});
     return out;
   }
@@ -345,9 +408,13 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   if (seed.field) position = int(seed.field->getFieldIndex());  // Clad's: the member's among the class's
   std::string name = base + "_darg" + (position < 0 ? "this" : std::to_string(position)) +
                      (seed.element >= 0 ? "_" + std::to_string(seed.element) : "");
+  for (char c : seed.member) name += c == '.' ? '_' : c;  // "t.x": f_darg0_x
   std::string params = names.params(), call_args, param_types;
   for (const Var* v : ir.params) {
-    call_args += (call_args.empty() ? "" : ", ") + v->name;
+    // A `T&&` parameter is passed on as one.
+    const bool moved = v->param_type->isRValueReferenceType();
+    call_args += (call_args.empty() ? "" : ", ") +
+                 (moved ? "static_cast<" + I.types.str(v->param_type) + ">(" + v->name + ")" : v->name);
     param_types += (param_types.empty() ? "" : ", ") + I.types.str(v->param_type);
   }
   if (!direction.empty()) {
@@ -416,6 +483,11 @@ GeneratedGradient TangentGenerator::pushforward(const FunctionDecl* fn, const Ma
 
 const std::vector<std::pair<const CXXRecordDecl*, std::string>>& TangentGenerator::member_declarations() const {
   return impl_->members;
+}
+
+void TangentGenerator::define(const FunctionDecl* fn, const std::string& name, const std::string& code) {
+  Impl& I = *impl_;
+  if (I.requested.insert({fn, name}).second) I.definitions.push_back(I.wrap(fn, code));
 }
 
 std::string TangentGenerator::generated_code() const {

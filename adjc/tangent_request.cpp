@@ -142,10 +142,17 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, unsigned first
   std::string text;
   if (lit) text = lit->getString().str();
   else if (auto* number = dyn_cast<IntegerLiteral>(spec)) text = std::to_string(number->getValue().getZExtValue());
-  if (lit || isa<IntegerLiteral>(spec))
-    return split_orders(text, derivative_order(call), rest, diags, at) && parse_seed(fn, text, seed, diags, at, first);
-  diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
-  return false;
+  if (!lit && !isa<IntegerLiteral>(spec)) {
+    diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
+    return false;
+  }
+  if (!split_orders(text, derivative_order(call), rest, diags, at)) return false;
+  // A struct parameter's member ("t.x"): the parameter, then the member's path.
+  if (size_t dot = text.find('.'); dot != std::string::npos && text.find('[') == std::string::npos) {
+    seed.member = text.substr(dot);
+    text.erase(dot);
+  }
+  return parse_seed(fn, text, seed, diags, at, first);
 }
 
 }  // namespace
@@ -210,9 +217,9 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   const unsigned object = with_object(fn) ? 1 : 0;
   const std::string param_name =
       seed.field ? seed.field->getNameAsString() : fn->getParamDecl(seed.param - object)->getNameAsString();
-  if (order > 1 && seed.element >= 0) {
-    diags.error(at, Diag::derivative_order_of_element,
-                {std::to_string(order), quoted(param_name + "[" + std::to_string(seed.element) + "]")});
+  if (order > 1 && (seed.element >= 0 || !seed.member.empty())) {
+    const std::string part = seed.element >= 0 ? "[" + std::to_string(seed.element) + "]" : seed.member;
+    diags.error(at, Diag::derivative_order_of_element, {std::to_string(order), quoted(param_name + part)});
     return "";
   }
   QualType type = ad_params(fn)[seed.param].type;
