@@ -320,6 +320,10 @@ std::optional<Message> custom_pullback_mismatch(const clang::FunctionDecl* calle
 // Whether `callee`'s custom pullback takes Clad's signature, with an adjoint also for each integer,
 // bool or enum parameter (a scratch adjoint adjc passes and ignores; nullptr for a pointer).
 bool custom_pullback_takes_integer_adjoints(const clang::FunctionDecl* callee, const UnitFacts& unit);
+// Whether the custom pullback of `callee` (a free function) defined in the unit never uses its
+// parameter i, one of callee's own: left unnamed (`double* /*out*/`) or unused, so a call does not
+// read that memory in its reverse, and a later call may overwrite it (custom_pullbacks.cpp).
+bool custom_pullback_leaves_unread(const clang::FunctionDecl* callee, size_t i, const UnitFacts& unit);
 // A parameter of that kind: an integer, bool or enum, by value, reference or pointer.
 bool integer_like_parameter(clang::QualType t);
 // Clad's pullback with state, when `callee`'s custom pullback takes a trailing

@@ -346,6 +346,18 @@ std::optional<Message> custom_pullback_mismatch(const FunctionDecl* callee, cons
   return match(callee, unit).mismatch;
 }
 
+bool custom_pullback_leaves_unread(const FunctionDecl* callee, size_t i, const UnitFacts& unit) {
+  // A member function's pullback takes the object first; a template's body is not instantiated
+  // until the generated code calls it.
+  if (isa<CXXMethodDecl>(callee) || i >= callee->getNumParams()) return false;
+  const FunctionDecl* pullback = custom_pullback(callee, unit);
+  if (!pullback || pullback->getTemplatedKind() != FunctionDecl::TK_NonTemplate) return false;
+  const FunctionDecl* definition = pullback->getDefinition();
+  if (!definition || !definition->hasBody() || i >= definition->getNumParams()) return false;
+  const ParmVarDecl* param = definition->getParamDecl(unsigned(i));
+  return !param->isReferenced() && !param->isUsed();
+}
+
 bool custom_pullback_takes_integer_adjoints(const FunctionDecl* callee, const UnitFacts& unit) {
   return match(callee, unit).integer_adjoints;
 }

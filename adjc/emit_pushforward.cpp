@@ -253,11 +253,14 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   const FunctionDecl* f = n->call->getDirectCallee();
   const NamedDecl* custom = custom_pushforward(f, ir_.unit);
   bool generated = !custom && callee_kind(f, ir_.unit) != CalleeKind::Plain && f->getDefinition();
-  // A custom pushforward returning void says the callee has no derivative (Clad's convention): the
-  // call runs as written, its result's tangent 0.
+  // A custom pushforward returning void for a callee returning a value says the callee has no
+  // derivative (Clad's convention): the call runs as written, its result's tangent 0. A void
+  // callee's pushforward returns void and writes its tangents through its tangent parameters.
   const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
   // So does a function marked non_differentiable.
-  const bool no_derivative = (custom_fn && custom_fn->getReturnType()->isVoidType()) || non_differentiable(f);
+  const bool no_derivative =
+      (custom_fn && custom_fn->getReturnType()->isVoidType() && !f->getReturnType()->isVoidType()) ||
+      non_differentiable(f);
   if (no_derivative || n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) ||
       carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);

@@ -229,16 +229,17 @@ void Emitter::reverse_loop(Node* n, Code& code) {
 }
 
 // `omp simd` for a loop whose reverse iterations share nothing but sums (LoopPlans::simd_sums),
-// when some of the sums are active under this mask; the counter steps back by the loop's step.
+// when some of the sums are active under this mask, or which has no sums at all (it was marked for
+// the arrays it writes); the counter steps back by the loop's step.
 bool Emitter::simd_pragma(const Node* n, Code& code) const {
   const std::vector<Var*>* simd_sums = loops_.simd_of(n);
   if (!simd_sums) return false;
   std::string sums;
   for (const Var* v : *simd_sums)
     if (act_.of(v)) sums += (sums.empty() ? "" : ", ") + print_.scalar_adjoint(v);
-  if (sums.empty()) return false;
-  code.line("ADJOINT_SIMD(linear(" + use(n->counter->name) + " : " + std::to_string(-n->step) + ") reduction(+ : " + sums +
-            "))");
+  if (sums.empty() && !simd_sums->empty()) return false;
+  const std::string linear = "linear(" + use(n->counter->name) + " : " + std::to_string(-n->step) + ")";
+  code.line("ADJOINT_SIMD(" + linear + (sums.empty() ? "" : " reduction(+ : " + sums + ")") + ")");
   return true;
 }
 

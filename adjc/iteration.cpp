@@ -282,15 +282,17 @@ bool invariant_in(const FunctionIR& ir, const Expr* e, const Node* loop, const s
   if (!pure(ir, e)) return false;
   std::vector<Var*> vars;
   variables_read(ir, e, vars);
-  for (Var* v : vars) {
-    if (v->memory) return false;
-    for (const Node* n : all)
-      if (inside(n, loop) &&
-          ((n->kind == NodeKind::Assign && n->target == v) || (n->kind == NodeKind::Loop && n->counter == v)))
-        return false;
-    if (v == loop->counter) return false;
-  }
+  for (Var* v : vars)
+    if (v->memory || !invariant_in_loop(ir, v, loop, all)) return false;
   return true;
+}
+
+bool invariant_in_loop(const FunctionIR&, const Var* v, const Node* loop, const std::vector<Node*>& all) {
+  for (const Node* n : all)
+    if (inside(n, loop) &&
+        ((n->kind == NodeKind::Assign && n->target == v) || (n->kind == NodeKind::Loop && n->counter == v)))
+      return false;
+  return v != loop->counter;
 }
 
 namespace {
@@ -561,12 +563,10 @@ std::optional<IterationElements> iteration_elements(const FunctionIR& ir, const 
   return mixed_radix_elements(ir, access, loop, all);
 }
 
-}  // namespace
-
 // Whether every one of `accesses` gives each iteration of `loop` elements of its own, all the same
 // way (one P and X, or one mixed-radix form).
-bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
-                             const std::vector<Node*>& all) {
+bool one_form(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
+              const std::vector<Node*>& all) {
   std::optional<IterationElements> first;
   for (const Expr* e : accesses) {
     std::optional<IterationElements> each = iteration_elements(ir, e, loop, all);
@@ -578,6 +578,19 @@ bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*
       return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool provably_non_negative(const FunctionIR& ir, const Expr* e, const std::vector<Node*>& all) {
+  return non_negative(ir, e, all);
+}
+
+// Whether every one of `accesses` gives each iteration of `loop` elements of its own: all the same
+// way (one P and X, or one mixed-radix form), or as disjoint segments of rows.
+bool same_iteration_elements(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* loop,
+                             const std::vector<Node*>& all) {
+  return one_form(ir, accesses, loop, all) || disjoint_row_segments(ir, accesses, loop, all);
 }
 
 bool same_elements_in_shared_loops(const FunctionIR& ir, const std::vector<const Expr*>& accesses, const Node* a,

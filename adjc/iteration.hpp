@@ -49,14 +49,30 @@ bool region_subscripts(const FunctionIR& ir, const std::vector<const Node*>& nod
                        std::vector<const clang::Expr*>& out);
 
 // Whether every one of `accesses` gives each iteration of `loop` elements of its own, all the same
-// way (one P and X, or one row length).
+// way (one P and X, or one row length), or as disjoint segments of rows (disjoint_row_segments).
 bool same_iteration_elements(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses, const Node* loop,
                              const std::vector<Node*>& all);
 
+// Whether `accesses` give each iteration of `loop` segments of every row of their region, different
+// iterations disjoint ones (row_segments.cpp): each access is X·S + B + c·K + r, c the loop's counter
+// below N, r in [0, K), with one row length S; 0 <= B, B + N·K <= S, and two accesses' segments
+// [B, B + N·K) are the same or one ends before the other starts — a packed row's query heads
+// g·G + j, key heads NKV·G + g and value heads NKV·G + NKV + g all iteration g's. The bounds are
+// shown on polynomials: equal, or their difference a sum of products of loop bounds.
+bool disjoint_row_segments(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses, const Node* loop,
+                           const std::vector<Node*>& all);
+
+// Whether `e` is provably >= 0: a constant >= 0, a counter counting up from such a value, or a sum
+// or product of them.
+bool provably_non_negative(const FunctionIR& ir, const clang::Expr* e, const std::vector<Node*>& all);
+
+// Whether variable v keeps its value throughout `loop`: nothing in it assigns v or counts with it.
+bool invariant_in_loop(const FunctionIR& ir, const Var* v, const Node* loop, const std::vector<Node*>& all);
+
 // Whether `accesses` give each iteration of every loop enclosing both a and b elements of its own,
 // the same way (same_iteration_elements in each shared loop).
-bool same_elements_in_shared_loops(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses,
-                                   const Node* a, const Node* b, const std::vector<Node*>& all);
+bool same_elements_in_shared_loops(const FunctionIR& ir, const std::vector<const clang::Expr*>& accesses, const Node* a,
+                                   const Node* b, const std::vector<Node*>& all);
 
 // Whether every access of `region` in nodes a and b gives each iteration of every loop they share
 // elements of its own, the same way (so one iteration never reads what another wrote).

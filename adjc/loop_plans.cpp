@@ -108,13 +108,19 @@ bool straight_assignments(const Node* block, std::vector<const Node*>& out) {
 //  - the outer floating scalars it reads get sums: each is a local, or an assigned parameter (whose
 //    adjoint is a local accumulator), and private to the enclosing parallel loop's thread, as the
 //    adjoints of regions are, or their threads' copies (no atomics, which `omp simd` does not allow).
-// Only loops with such sums are marked: other straight loops vectorise without being told.
+// Loops with such sums are marked, and so are loops without sums whose reverse writes the
+// adjoints of two or more arrays: the compiler vectorises those only after checking at run time
+// that the arrays do not overlap, a check that fails, leaving the loop scalar, when the caller
+// passes one array for both elementwise (the models' probabilities written over their logits).
+// Other straight loops vectorise without being told.
 namespace {
 
 // Why `loop`'s reverse may not run its iterations in any order ("" when it may; then `sums` are
-// the outer scalars whose adjoints it sums into).
+// the outer scalars whose adjoints it sums into, and `adjoint_regions` counts the arrays whose
+// adjoints it accesses).
 std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node* loop, const std::vector<Node*>& all,
-                          const TapePlan& plan, const LoopPlans& loops, std::vector<Var*>& sums) {
+                          const TapePlan& plan, const LoopPlans& loops, std::vector<Var*>& sums,
+                          int& adjoint_regions) {
   std::vector<const Node*> body;
   if (!straight_assignments(loop->body, body)) return "its body holds calls, branches or inner loops";
   const Node* parallel = nullptr;
@@ -157,6 +163,7 @@ std::string simd_obstacle(const FunctionIR& ir, const Activity& full, const Node
   }
   for (const Var* region : regions) {
     if (!full.of(region)) continue;
+    ++adjoint_regions;
     if (parallel && region->parallel != parallel && !partitioned.count(region))
       return "the threads of the enclosing parallel loop share the adjoint of '" + region->source_name() + "'";
     // The body has no inner loop, so every access is P[X + i].
@@ -176,9 +183,10 @@ void plan_simd_reverse(const FunctionIR& ir, const Activity& full, const std::ve
         loop->parallel || loop->inc)
       continue;
     std::vector<Var*> sums;
-    if (std::string why = simd_obstacle(ir, full, loop, all, plan, loops, sums); !why.empty())
+    int adjoint_regions = 0;
+    if (std::string why = simd_obstacle(ir, full, loop, all, plan, loops, sums, adjoint_regions); !why.empty())
       loops.not_simd[loop] = why;
-    else if (!sums.empty()) loops.simd_sums[loop] = sums;
+    else if (!sums.empty() || adjoint_regions > 1) loops.simd_sums[loop] = sums;
   }
 }
 

@@ -90,7 +90,8 @@ struct BulkSave {
 struct LoopPlans {
   std::map<const Node*, BulkSave> bulk;  // by loop
   // Loops whose reverse iterations share nothing but sums into the adjoints of the outer scalars
-  // they read: the reverse loop is marked `omp simd` with those sums as reductions.
+  // they read: the reverse loop is marked `omp simd` with those sums as reductions (none: a loop
+  // without sums writing the adjoints of two or more arrays, loop_plans.cpp).
   std::map<const Node*, std::vector<Var*>> simd_sums;
   std::map<const Node*, std::string> not_bulk;  // loops whose taped write is not saved in bulk
   std::map<const Node*, std::string> not_simd;  // loops with reverse code not marked `omp simd`
@@ -133,6 +134,8 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
 void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 
+// Whether the derivative of `e` with respect to what it reads needs no value (`z[v] - maxval`).
+bool linear_with_constant_coefficients(const FunctionIR& ir, const clang::Expr* e);
 // Drops the reads of an operand whose result the reverse reads back from its target instead.
 void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
 
@@ -148,16 +151,18 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
 // Untapes an exponential in place whose result is read back (`p[k] = std::exp(p[k] - m)`) when only
-// its own reverse read the value it overwrites: reading the result instead, nothing needs the old
-// one. Kept when another result read back or scale undone would then find its target changed.
+// its own reverse read the value it overwrites, and only for the result: reading the result instead,
+// nothing needs the old one. Kept when its own derivative needs the old value (`p[k] =
+// std::tanh(2 * std::tanh(p[k]))`: the inner tanh's), or another result read back or scale undone
+// would then find its target changed.
 void untape_results_in_place(const FunctionIR& ir, const std::vector<Node*>& all, const IterationLocals& iteration,
                              TapePlan& plan);
 bool undone_by_inverse(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
 // What calls do with the memory their pointer and reference arguments point to, from the callee's
 // CallSummary (classify.hpp): whether the reverse of `call` reads the memory of its argument `i` as
 // the reverse finds it, and whether the call writes it. A call without a summary (a custom pullback,
-// a recursion, no body) reads what it receives and writes what it receives by non-const pointer or
-// reference.
+// a recursion, no body) reads what it receives, but what its custom pullback leaves unused, and writes
+// what it receives by non-const pointer or reference.
 bool call_reads_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
 bool call_writes_memory(const clang::CallExpr* call, size_t i, const UnitFacts& unit);
 // Records `ir`'s CallSummary in its unit's facts, for its callers.

@@ -115,8 +115,6 @@ TapePlan find_reverse_reads(const FunctionIR& ir, const Activity& full, const st
   return plan;
 }
 
-namespace {
-
 // Whether the derivative of expression `e` with respect to what it reads needs no value: sums and
 // differences of variables, elements, members and constants, scaled by constants (`z[v] - maxval`,
 // `-(2 * a + b)`). A product of two variables or a call (`tanh(t)`) needs its operands' values.
@@ -124,7 +122,8 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
   e = strip(e, ir.unit);
   if (isa<IntegerLiteral, FloatingLiteral, DeclRefExpr, ArraySubscriptExpr, MemberExpr>(e)) return true;
   if (auto* u = dyn_cast<UnaryOperator>(e))
-    return (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) && linear_with_constant_coefficients(ir, u->getSubExpr());
+    return (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus) &&
+           linear_with_constant_coefficients(ir, u->getSubExpr());
   auto* b = dyn_cast<BinaryOperator>(e);
   if (!b) return false;
   auto constant = [&](const Expr* x) { return isa<IntegerLiteral, FloatingLiteral>(strip(x, ir.unit)); };
@@ -135,10 +134,38 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
     case BO_Mul:
       return (constant(b->getLHS()) && linear_with_constant_coefficients(ir, b->getRHS())) ||
              (constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS()));
-    case BO_Div:
-      return constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS());
-    default:
-      return false;
+    case BO_Div: return constant(b->getRHS()) && linear_with_constant_coefficients(ir, b->getLHS());
+    default: return false;
+  }
+}
+
+namespace {
+
+bool read_somewhere(const TapePlan& plan, const Var* v) {
+  return std::any_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; });
+}
+
+// Scalars whose last reverse read was dropped are not read in the reverse. One that was recomputed
+// is not recomputed either when its definition has no reverse code of its own: then every read
+// registered at the definition was its recomputation's (phase 3), so those reads go too (a sum's
+// loop run again included), and the variables they read are looked at in turn. A log-sum-exp
+// used only as an exponential's shift, `p[v] = exp(z[v] - lse)`, thus costs the reverse nothing.
+void forget_unread(const std::vector<Node*>& all, TapePlan& plan, std::vector<Var*> forgotten) {
+  while (!forgotten.empty()) {
+    Var* v = forgotten.back();
+    forgotten.pop_back();
+    if (v->memory || v->pointer || read_somewhere(plan, v)) continue;
+    if (plan[v].recompute) {
+      const Node* definition = v->definition;
+      if (!definition || plan[definition].active) continue;
+      plan[v].recompute = false;
+      for (const Node* n : all)
+        if (plan[n].recomputed_sum == v) plan[n].recomputed_sum = nullptr;
+      for (const ReadSite& r : plan.reads)
+        if (r.node == definition) forgotten.push_back(r.var);
+      std::erase_if(plan.reads, [&](const ReadSite& r) { return r.node == definition; });
+    }
+    plan[v].read_in_reverse = false;
   }
 }
 
@@ -148,7 +175,7 @@ bool linear_with_constant_coefficients(const FunctionIR& ir, const Expr* e) {
 // is linear with constant coefficients (so its derivative reads no value), it no longer needs x's
 // value: the scalars only that value read (a softmax's maximum in `exp(z[v] - maxval)`) are not
 // read there. Addresses stay read: the reverse still adds into x's adjoint. A scalar no other
-// reverse code reads is then neither kept nor pushed per iteration.
+// reverse code reads is then neither kept nor pushed per iteration, nor recomputed (forget_unread).
 void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   std::vector<Var*> forgotten;
   for (const Node* n : all) {
@@ -166,10 +193,7 @@ void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, T
       if (operand_only(r)) forgotten.push_back(r.var);
     std::erase_if(plan.reads, operand_only);
   }
-  for (Var* v : forgotten)
-    if (!plan[v].recompute &&
-        std::none_of(plan.reads.begin(), plan.reads.end(), [&](const ReadSite& r) { return r.var == v; }))
-      plan[v].read_in_reverse = false;
+  forget_unread(all, plan, std::move(forgotten));
 }
 
 // Loop bounds read in the reverse (NodePlan::bounds_in_reverse): a counted loop `for (i = s; i < E;
@@ -188,9 +212,8 @@ void plan_loop_bounds(const FunctionIR& ir, const std::vector<Node*>& all, TapeP
         !loop->jumps.empty())
       continue;
     auto* cond = dyn_cast<BinaryOperator>(loop->cond->IgnoreParenImpCasts());
-    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() ||
-        !loop->counter->type->isSignedIntegerType() || !invariant_in(ir, loop->start, loop, all) ||
-        !invariant_in(ir, bound, loop, all))
+    if (!cond || !cond->getLHS()->getType()->isSignedIntegerType() || !loop->counter->type->isSignedIntegerType() ||
+        !invariant_in(ir, loop->start, loop, all) || !invariant_in(ir, bound, loop, all))
       continue;
     std::vector<Var*> vars;
     variables_read(ir, loop->start, vars);
@@ -223,7 +246,8 @@ void plan_branch_conditions(const FunctionIR& ir, const std::vector<Node*>& all,
       active |= plan[n].active;
       unchanged &= n->kind != NodeKind::Jump;
       for (const Var* v : vars) {
-        unchanged &= !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
+        unchanged &=
+            !(n->kind == NodeKind::Assign && n->target == v) && !(n->kind == NodeKind::Loop && n->counter == v);
         if (n->kind == NodeKind::Call)
           for (AdArg a : ad_args(n->call)) unchanged &= ir.var(a.expr) != v;
       }

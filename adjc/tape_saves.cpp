@@ -23,7 +23,9 @@ bool exclusive_branches(const Node* a, const Node* b) {
   for (const Node* x = a; x->parent; x = x->parent) {
     const Node* branch = x->parent;
     if (branch->kind != NodeKind::If) continue;
-    const Node* other = x == branch->then_node ? branch->else_node : x == branch->else_node ? branch->then_node : nullptr;
+    const Node* other = x == branch->then_node   ? branch->else_node
+                        : x == branch->else_node ? branch->then_node
+                                                 : nullptr;
     if (other && encloses(other, b)) return true;
   }
   return false;
@@ -146,7 +148,8 @@ struct RegionWrite {
 std::vector<RegionWrite> region_writes(const FunctionIR& ir, const std::vector<Node*>& all, const Var* region) {
   std::vector<RegionWrite> out;
   for (const Node* n : all) {
-    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region)) out.push_back({n, nullptr, 0});
+    if (n->kind == NodeKind::Assign && (n->memory_root == region || n->target == region))
+      out.push_back({n, nullptr, 0});
     auto visit = [&](const Expr* e) {
       if (auto* call = dyn_cast<CallExpr>(e);
           call && math_function(call) == MathFn::None && (call == n->call || !ir.hoisted.count(call))) {
@@ -231,8 +234,8 @@ int element_index(const FunctionIR& ir, const std::vector<Node*>& all, const Var
 // built in the AST for the iteration analysis, or the element a reference is bound to); nullptr
 // when the callee's accesses of it are not one element its caller names (`summary`), or the
 // argument is not a pointer variable.
-const Expr* call_element(const FunctionIR& ir, const Node* n, const CallSummary* summary, const std::vector<AdArg>& args,
-                         size_t i) {
+const Expr* call_element(const FunctionIR& ir, const Node* n, const CallSummary* summary,
+                         const std::vector<AdArg>& args, size_t i) {
   // A number by reference: the call touches the one element it is bound to (`doubler(arr[i])`).
   std::vector<AdParam> params = ad_params(n->call->getDirectCallee());
   if (i < params.size() && params[i].decl && params[i].type->isLValueReferenceType() &&
@@ -245,9 +248,9 @@ const Expr* call_element(const FunctionIR& ir, const Node* n, const CallSummary*
       !ir.var(pointer)->pointer)
     return nullptr;
   ASTContext& context = ir.fn->getASTContext();
-  return new (context) ArraySubscriptExpr(const_cast<Expr*>(args[i].expr), const_cast<Expr*>(args[k].expr),
-                                          pointer->getType()->getPointeeType(), VK_LValue, OK_Ordinary,
-                                          n->call->getEndLoc());
+  return new (context)
+      ArraySubscriptExpr(const_cast<Expr*>(args[i].expr), const_cast<Expr*>(args[k].expr),
+                         pointer->getType()->getPointeeType(), VK_LValue, OK_Ordinary, n->call->getEndLoc());
 }
 
 // Whether each iteration of every loop enclosing both `n` and `r` gets elements of `region` of its
@@ -298,8 +301,8 @@ bool only_reads(const FunctionDecl* f, unsigned i, Assumed& assumed, const UnitF
       for (unsigned j = 0; j < call->getNumArgs(); ++j) {
         const Expr* arg = call->getArg(j)->IgnoreParenImpCasts();
         auto* shift = dyn_cast<BinaryOperator>(arg);
-        const bool shifted = shift && (shift->getOpcode() == BO_Add || shift->getOpcode() == BO_Sub) &&
-                             names_p(shift->getLHS());
+        const bool shifted =
+            shift && (shift->getOpcode() == BO_Add || shift->getOpcode() == BO_Sub) && names_p(shift->getLHS());
         if (!shifted && !names_p(arg)) {
           walk(call->getArg(j));
           continue;
@@ -322,7 +325,9 @@ bool call_reads_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
   std::vector<AdParam> params = ad_params(call->getDirectCallee());
   if (i >= params.size() || !memory_param(params[i].type, unit)) return true;
   const CallSummary* summary = summary_of(call, unit);
-  return !summary || summary->reads[i];
+  if (summary) return summary->reads[i];
+  const FunctionDecl* callee = call->getDirectCallee();
+  return !(callee && callee_kind(callee, unit) == CalleeKind::Custom && custom_pullback_leaves_unread(callee, i, unit));
 }
 
 bool call_writes_memory(const CallExpr* call, size_t i, const UnitFacts& unit) {
@@ -345,7 +350,8 @@ void record_call_summary(const FunctionIR& ir, const TapePlan& plan, const LoopP
   for (size_t i = 0; i < ir.params.size() && i < params.size(); ++i) {
     bool memory = memory_param(params[i].type, ir.unit);
     summary.reads.push_back(!memory || reverse_reads_region(ir, plan, loops, all, ir.params[i]));
-    summary.writes.push_back(writes_numbers(params[i].type) && (!memory || !region_writes(ir, all, ir.params[i]).empty()));
+    summary.writes.push_back(writes_numbers(params[i].type) &&
+                             (!memory || !region_writes(ir, all, ir.params[i]).empty()));
     summary.restores.push_back(memory && restores_region(ir, plan, all, ir.params[i]));
     summary.element_index.push_back(ir.params[i]->pointer ? element_index(ir, all, ir.params[i]) : -1);
   }
@@ -544,12 +550,24 @@ bool targets_hold_values(const FunctionIR& ir, const TapePlan& plan, const std::
   return true;
 }
 
+// Whether the derivative of result-read-back `n` (`m[k] = f(arg)`) reads m's old value through
+// arg: any read of m's memory in an argument that is not linear with constant coefficients.
+bool own_derivative_reads_old_value(const FunctionIR& ir, const Node* n) {
+  const auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir.unit));
+  if (!call) return true;
+  for (const Expr* arg : call->arguments())
+    if (reads_value_of(ir, arg, n->memory_root) && !linear_with_constant_coefficients(ir, arg)) return true;
+  return false;
+}
+
 }  // namespace
 
 void untape_results_in_place(const FunctionIR& ir, const std::vector<Node*>& all, const IterationLocals& iteration,
                              TapePlan& plan) {
   for (Node* n : all) {
-    if (!plan[n].save || !plan[n].result_in_target || old_value_read_elsewhere(ir, plan, n, all, iteration)) continue;
+    if (!plan[n].save || !plan[n].result_in_target || own_derivative_reads_old_value(ir, n) ||
+        old_value_read_elsewhere(ir, plan, n, all, iteration))
+      continue;
     plan[n].save = false;
     if (!targets_hold_values(ir, plan, all)) plan[n].save = true;
   }

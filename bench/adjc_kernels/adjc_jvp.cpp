@@ -1,9 +1,12 @@
 // adjc_jvp: forward mode of the engine's row kernels (GELU, softmax, RMSNorm, layernorm, RoPE as
-// plain double loops) against hand-written Jacobian-vector products of the same kernels. adjc's
-// side is the vector-mode pushforward a Jacobian request generates (`f_pushforward..._v4`, four
-// directions per sweep, called by name as docs/adjc.md "Generated names" allows); the hand-written
-// side pushes the same four directions through loops of its own. Both compute the values too. The
-// table: medians over repetitions (the two sides interleaved), and the ratio adjc / hand-written.
+// plain double loops) against hand-written Jacobian-vector products of the same kernels, and
+// Hessian-vector products of a scalar of each row against hand-written ones. adjc's JVP is the
+// vector-mode pushforward a Jacobian request generates (`f_pushforward..._v4`, four directions per
+// sweep, called by name as docs/adjc.md "Generated names" allows); the hand-written side pushes the
+// same four directions through loops of its own. Both compute the values too. adjc's HVP is
+// `adjoint::hessian_vector` (reverse over forward); the hand-written HVPs are the closed forms
+// below. The tables: medians over repetitions (the two sides interleaved), and the ratio
+// adjc / hand-written.
 #include <adjoint/ad.hpp>
 
 #include <algorithm>
@@ -149,6 +152,111 @@ void rope_jvp(const double* x, double* y, int n, int pos, const Lanes* dx, Lanes
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hessian-vector products of f(x) = Σ_i c_i y_i, y the kernel's row (n ≤ kRow; forward mode
+// wants the row local: a parameter's tangent memory would be the caller's). RoPE is linear, so its
+// f has a zero Hessian and no row here.
+
+constexpr int kRow = 4096;
+
+double gelu_objective(const double* x, const double* c, int n) {
+  double y[kRow];
+  gelu(x, y, n);
+  double f = 0;
+  for (int i = 0; i < n; i++) f += c[i] * y[i];
+  return f;
+}
+
+double softmax_objective(const double* x, const double* c, int n) {
+  double y[kRow];
+  softmax(x, y, n);
+  double f = 0;
+  for (int i = 0; i < n; i++) f += c[i] * y[i];
+  return f;
+}
+
+double rmsnorm_objective(const double* x, const double* w, const double* c, int n) {
+  double y[kRow];
+  rmsnorm(x, w, y, n);
+  double f = 0;
+  for (int i = 0; i < n; i++) f += c[i] * y[i];
+  return f;
+}
+
+double layernorm_objective(const double* x, const double* w, const double* b, const double* c, int n) {
+  double y[kRow];
+  layernorm(x, w, b, y, n);
+  double f = 0;
+  for (int i = 0; i < n; i++) f += c[i] * y[i];
+  return f;
+}
+
+// H is diagonal: c_i gelu''(x_i), with u = a(x + b x³), t = tanh(u):
+// gelu'' = (1 - t²)(u' - x t u'² + x u''/2).
+void gelu_hvp(const double* x, const double* c, int n, const double* v, double* hv) {
+  const double a = 0.7978845608, b = 0.044715;
+  for (int i = 0; i < n; i++) {
+    double u = a * (x[i] + b * x[i] * x[i] * x[i]), t = std::tanh(u);
+    double du = a * (1 + 3 * b * x[i] * x[i]), ddu = 6 * a * b * x[i];
+    hv[i] += c[i] * (1 - t * t) * (du - x[i] * t * du * du + 0.5 * x[i] * ddu) * v[i];
+  }
+}
+
+// ∇f = y ⊙ (c - s), s = c·y; along v: dy = y ⊙ (v - y·v), ds = c·dy, H·v = dy ⊙ (c - s) - y ds.
+void softmax_hvp(const double* x, const double* c, double* y, int n, const double* v, double* hv) {
+  double top = x[0];
+  for (int i = 1; i < n; i++) top = std::fmax(top, x[i]);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += (y[i] = std::exp(x[i] - top));
+  double s = 0, yv = 0;
+  for (int i = 0; i < n; i++) {
+    y[i] /= sum;
+    s += c[i] * y[i];
+    yv += y[i] * v[i];
+  }
+  double ds = 0;
+  for (int i = 0; i < n; i++) ds += c[i] * y[i] * (v[i] - yv);
+  for (int i = 0; i < n; i++) hv[i] += y[i] * (v[i] - yv) * (c[i] - s) - y[i] * ds;
+}
+
+// f = r (a·x), a = c ⊙ w, r = (x·x/n + eps)^(-1/2): ∇f = r a - (p r³/n) x with p = a·x; along v,
+// dr = -r³ (x·v)/n and dp = a·v.
+void rmsnorm_hvp(const double* x, const double* w, const double* c, int n, const double* v, double* hv) {
+  double xx = 0, p = 0, xv = 0, dp = 0;
+  for (int i = 0; i < n; i++) {
+    xx += x[i] * x[i];
+    p += c[i] * w[i] * x[i];
+    xv += x[i] * v[i];
+    dp += c[i] * w[i] * v[i];
+  }
+  const double r = 1 / std::sqrt(xx / n + 1e-5), r3 = r * r * r, dr = -r3 * xv / n;
+  const double k = (dp * r3 + 3 * p * r * r * dr) / n, l = p * r3 / n;
+  for (int i = 0; i < n; i++) hv[i] += dr * c[i] * w[i] - k * x[i] - l * v[i];
+}
+
+// With centred x̃ = x - mean(x), ã = a - mean(a) (a = c ⊙ w) and r = (x̃·x̃/n + eps)^(-1/2):
+// f = r (ã·x) + c·b, and the same form as RMSNorm's with x̃, ã and the centred v.
+void layernorm_hvp(const double* x, const double* w, const double* c, int n, const double* v, double* hv) {
+  double mx = 0, mv = 0, ma = 0;
+  for (int i = 0; i < n; i++) {
+    mx += x[i];
+    mv += v[i];
+    ma += c[i] * w[i];
+  }
+  mx /= n, mv /= n, ma /= n;
+  double xx = 0, p = 0, xv = 0, dp = 0;
+  for (int i = 0; i < n; i++) {
+    const double xc = x[i] - mx, ac = c[i] * w[i] - ma;
+    xx += xc * xc;
+    p += ac * xc;
+    xv += xc * v[i];
+    dp += ac * v[i];
+  }
+  const double r = 1 / std::sqrt(xx / n + 1e-5), r3 = r * r * r, dr = -r3 * xv / n;
+  const double k = (dp * r3 + 3 * p * r * r * dr) / n, l = p * r3 / n;
+  for (int i = 0; i < n; i++) hv[i] += dr * (c[i] * w[i] - ma) - k * (x[i] - mx) - l * (v[i] - mv);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 namespace {
 
@@ -163,16 +271,29 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Runs both sides `rounds` times, interleaved; prints the medians and the ratio, and checks that
-// the two tangents agree (1e-10 relative).
-void row(const char* name, const std::function<void(std::vector<Lanes>&)>& adjc,
-         const std::function<void(std::vector<Lanes>&)>& hand, int n, int reps) {
-  std::vector<Lanes> a(n), h(n);
+double largest_difference(const std::vector<Lanes>& a, const std::vector<Lanes>& h) {
+  double err = 0;
+  for (std::size_t i = 0; i < a.size(); i++)
+    for (int l = 0; l < 4; l++) err = std::fmax(err, std::fabs(a[i][l] - h[i][l]) / std::fmax(1.0, std::fabs(h[i][l])));
+  return err;
+}
+
+double largest_difference(const std::vector<double>& a, const std::vector<double>& h) {
+  double err = 0;
+  for (std::size_t i = 0; i < a.size(); i++)
+    err = std::fmax(err, std::fabs(a[i] - h[i]) / std::fmax(1.0, std::fabs(h[i])));
+  return err;
+}
+
+// Runs both sides 15 times, interleaved; prints the medians, the ratio, and how far apart the two
+// results are (relative to max(1, |value|)).
+template <class T>
+void row(const char* name, const std::function<void(std::vector<T>&)>& adjc,
+         const std::function<void(std::vector<T>&)>& hand, int n, int reps) {
+  std::vector<T> a(n), h(n);
   adjc(a);
   hand(h);
-  double err = 0;
-  for (int i = 0; i < n; i++)
-    for (int l = 0; l < 4; l++) err = std::fmax(err, std::fabs(a[i][l] - h[i][l]) / std::fmax(1.0, std::fabs(h[i][l])));
+  const double err = largest_difference(a, h);
   std::vector<double> ta, th;
   for (int round = 0; round < 15; round++) {
     ta.push_back(seconds([&] { adjc(a); }, reps));
@@ -185,7 +306,7 @@ void row(const char* name, const std::function<void(std::vector<Lanes>&)>& adjc,
 }  // namespace
 
 int main() {
-  const int n = 4096, reps = 200, pos = 7;
+  const int n = kRow, reps = 200, pos = 7;
   std::mt19937 rng(1);
   std::normal_distribution<double> normal;
   std::vector<double> x(n), w(n), b(n), y(n);
@@ -207,19 +328,19 @@ int main() {
   std::printf("forward mode (4 directions) of one row, double, single thread: medians in microseconds\n");
   std::printf("%-10s %8s %12s %12s %8s %10s\n", "kernel", "n", "adjc", "hand", "ratio", "max diff");
   auto fill = [&](std::vector<Lanes>& d) { std::fill(d.begin(), d.end(), Lanes{}); };
-  row(
+  row<Lanes>(
       "gelu", [&](std::vector<Lanes>& d) { gelu_pushforward_v4(x.data(), y.data(), n, dx.data(), d.data()); },
       [&](std::vector<Lanes>& d) { gelu_jvp(x.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
-  row(
+  row<Lanes>(
       "softmax", [&](std::vector<Lanes>& d) { softmax_pushforward_v4(x.data(), y.data(), n, dx.data(), d.data()); },
       [&](std::vector<Lanes>& d) { softmax_jvp(x.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
-  row(
+  row<Lanes>(
       "rmsnorm",
       [&](std::vector<Lanes>& d) {
         rmsnorm_pushforward_1010_v4(x.data(), w.data(), y.data(), n, dx.data(), nullptr, d.data());
       },
       [&](std::vector<Lanes>& d) { rmsnorm_jvp(x.data(), w.data(), y.data(), n, dx.data(), d.data()); }, n, reps);
-  row(
+  row<Lanes>(
       "layernorm",
       [&](std::vector<Lanes>& d) {
         layernorm_pushforward_10010_v4(x.data(), w.data(), b.data(), y.data(), n, dx.data(), nullptr, nullptr,
@@ -227,7 +348,7 @@ int main() {
       },
       [&](std::vector<Lanes>& d) { layernorm_jvp(x.data(), w.data(), b.data(), y.data(), n, dx.data(), d.data()); }, n,
       reps);
-  row(
+  row<Lanes>(
       "rope",
       [&](std::vector<Lanes>& d) {
         fill(d);
@@ -236,6 +357,63 @@ int main() {
       [&](std::vector<Lanes>& d) {
         fill(d);
         rope_jvp(x.data(), y.data(), n, pos, dx.data(), d.data());
+      },
+      n, reps);
+
+  // Hessian-vector products: hv starts at zero on both sides (hessian_vector adds H·v to it).
+  std::vector<double> c(n), v(n);
+  for (int i = 0; i < n; i++) c[i] = normal(rng), v[i] = normal(rng);
+  using Hv = std::vector<double>;
+  auto zero = [](Hv& hv) { std::fill(hv.begin(), hv.end(), 0.0); };
+  auto gelu_hv = adjoint::hessian_vector(gelu_objective, "x");
+  auto softmax_hv = adjoint::hessian_vector(softmax_objective, "x");
+  auto rmsnorm_hv = adjoint::hessian_vector(rmsnorm_objective, "x");
+  auto layernorm_hv = adjoint::hessian_vector(layernorm_objective, "x");
+  std::printf(
+      "\nHessian-vector products of f = c·kernel(x), one row, double, single thread: medians in microseconds\n");
+  std::printf("%-10s %8s %12s %12s %8s %10s\n", "kernel", "n", "adjc", "hand", "ratio", "max diff");
+  row<double>(
+      "gelu",
+      [&](Hv& hv) {
+        zero(hv);
+        gelu_hv.execute(x.data(), c.data(), n, v.data(), hv.data());
+      },
+      [&](Hv& hv) {
+        zero(hv);
+        gelu_hvp(x.data(), c.data(), n, v.data(), hv.data());
+      },
+      n, reps);
+  row<double>(
+      "softmax",
+      [&](Hv& hv) {
+        zero(hv);
+        softmax_hv.execute(x.data(), c.data(), n, v.data(), hv.data());
+      },
+      [&](Hv& hv) {
+        zero(hv);
+        softmax_hvp(x.data(), c.data(), y.data(), n, v.data(), hv.data());
+      },
+      n, reps);
+  row<double>(
+      "rmsnorm",
+      [&](Hv& hv) {
+        zero(hv);
+        rmsnorm_hv.execute(x.data(), w.data(), c.data(), n, v.data(), hv.data());
+      },
+      [&](Hv& hv) {
+        zero(hv);
+        rmsnorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv.data());
+      },
+      n, reps);
+  row<double>(
+      "layernorm",
+      [&](Hv& hv) {
+        zero(hv);
+        layernorm_hv.execute(x.data(), w.data(), b.data(), c.data(), n, v.data(), hv.data());
+      },
+      [&](Hv& hv) {
+        zero(hv);
+        layernorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv.data());
       },
       n, reps);
   return 0;

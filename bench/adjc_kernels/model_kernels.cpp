@@ -18,46 +18,49 @@ inline void layernorm_forward_reverse(float*, float*, float*, const float*, cons
 inline void encoder_forward_forward(float*, const int*, const float*, const float*, int, int, int);
 inline void encoder_forward_reverse(float*, const int*, const float*, const float*, int, int, int, float*, float*,
                                     float*);
-inline void attention_forward_forward(float*, float*, float*, const float*, int, int, int, int);
-inline void attention_forward_reverse(float*, float*, float*, const float*, int, int, int, int, float*, float*, float*,
-                                      float*);
+inline void grouped_attention_forward_forward(float*, float*, float*, const float*, int, int, int, int, int);
+inline void grouped_attention_forward_reverse(float*, float*, float*, const float*, int, int, int, int, int, float*,
+                                              float*, float*, float*);
 inline void softmax_crossentropy_forward_forward(float*, float*, const float*, const int*, int, int, int);
 inline void softmax_crossentropy_forward_reverse(float*, float*, const float*, const int*, int, int, int, float*,
                                                  float*, float*);
 }  // namespace adjoint::kernels
 
-// GPT-2's causal attention at gpt2-124M's shape, B=4 T=64 C=768 NH=12.
-void attention_row(int reps, std::mt19937& rng) {
+// Causal attention at gpt2-124M's shape, B=4 T=64 NH=12 hs=64, with NKV key/value heads: 12 is
+// GPT-2's attention, 4 llama3-bench's grouped one.
+void attention_row(int reps, std::mt19937& rng, int NKV) {
   namespace k = adjoint::kernels;
-  const int B = 4, T = 64, C = 768, NH = 12, N = B * T;
-  auto qkv = random_vector(N * 3 * C, -1, 1, rng), seed = random_vector(N * C, -1, 1, rng);
+  const int B = 4, T = 64, NH = 12, hs = 64, N = B * T, C = NH * hs, QKV = (NH + 2 * NKV) * hs;
+  auto qkv = random_vector(N * QKV, -1, 1, rng), seed = random_vector(N * C, -1, 1, rng);
   std::vector<float> out(N * C), att(B * NH * T * T), att_sum(B * NH * T), scratch(B * NH * T), dout(N * C),
       datt(att.size()), datt_sum(att_sum.size()), dqkv_h(qkv.size()), dqkv_a(qkv.size());
-  auto g = adjoint::gradient(k::attention_forward<float>);
+  auto g = adjoint::gradient(k::grouped_attention_forward<float>);
   auto prepare = [&] {
     zero(dqkv_a);
     zero(datt);  // the probabilities and sums carry no gradient of their own in the models
     zero(datt_sum);
     dout = seed;
   };
-  Timing t = compare(
-      [&] { zero(dqkv_h); },
-      [&] {
-        k::attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH);
-        k::attention_backward(dqkv_h.data(), scratch.data(), seed.data(), qkv.data(), att.data(), B, T, C, NH);
-      },
-      prepare,
-      [&] {
-        g.execute(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH, dout.data(), datt.data(),
-                  datt_sum.data(), dqkv_a.data());
-      },
-      reps);
+  Timing t =
+      compare([&] { zero(dqkv_h); },
+              [&] {
+                k::grouped_attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, NH, NKV, hs);
+                k::grouped_attention_backward(dqkv_h.data(), scratch.data(), seed.data(), qkv.data(), att.data(), B, T,
+                                              NH, NKV, hs);
+              },
+              prepare,
+              [&] {
+                g.execute(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, NH, NKV, hs, dout.data(),
+                          datt.data(), datt_sum.data(), dqkv_a.data());
+              },
+              reps);
   prepare();
-  k::attention_forward_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH);
+  k::grouped_attention_forward_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, NH, NKV, hs);
   std::size_t tape = adjoint::thread_tape_bytes();
-  k::attention_forward_reverse(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, C, NH, dout.data(),
-                               datt.data(), datt_sum.data(), dqkv_a.data());
-  row("model attn", "B=4 T=64 NH=12", t, tape, max_abs_diff(dqkv_h, dqkv_a));
+  k::grouped_attention_forward_reverse(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, NH, NKV, hs,
+                                       dout.data(), datt.data(), datt_sum.data(), dqkv_a.data());
+  row(NKV == NH ? "model attn" : "model gqa attn", NKV == NH ? "B=4 T=64 NH=12" : "B=4 T=64 NH=12 NKV=4", t, tape,
+      max_abs_diff(dqkv_h, dqkv_a));
 }
 
 // The models' kernels (adjoint/kernels.hpp) at gpt2-124M's width, B=4 T=64 (adjoint bench's
@@ -173,5 +176,6 @@ void model_kernel_rows(int reps, std::mt19937& rng) {
                                             dlosses.data(), dbuf_a.data(), dbuf_a.data());
     row("model sm+xent", "N=256 Vp=50304", t, tape, max_abs_diff(buf_h, dbuf_a));
   }
-  attention_row(reps, rng);
+  attention_row(reps, rng, 12);
+  attention_row(reps, rng, 4);
 }

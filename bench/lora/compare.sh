@@ -35,7 +35,6 @@ check_pytorch_tuned "lora compare"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf 'tokens\n' >/dev/null
 "$python" - "$out/tokens.bin" <<'EOF'
 import sys, numpy as np
 header = np.zeros(256, dtype="<i4"); header[:3] = [20240520, 1, 1 << 16]

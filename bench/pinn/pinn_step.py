@@ -1,16 +1,21 @@
 #!/usr/bin/python3
 """The PINN training step of examples/pinn in PyTorch (float64, the same network, points, loss and
 Adam): the Laplacian by autograd.grad(create_graph=True), then backward. Prints the median step's
-wall time and process CPU time (all threads).
+wall time and process CPU time (all threads), and the OpenBLAS kernel that ran.
 
    pinn_step.py [--steps N] [--width W] [--interior N] [--boundary N]
 """
 import argparse
 import math
+import os
 import statistics
+import sys
 import time
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pytorch_step import openblas_kernel  # noqa: E402
 
 
 def main():
@@ -48,7 +53,8 @@ def main():
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
     print(f"pytorch median step: {1e3 * statistics.median(times):.2f} ms, CPU time "
-          f"{1e3 * statistics.median(cpu_times):.2f} ms (threads {torch.get_num_threads()}, loss {loss.item():.4e})")
+          f"{1e3 * statistics.median(cpu_times):.2f} ms (threads {torch.get_num_threads()}, loss {loss.item():.4e}, "
+          f"GEMM kernel {openblas_kernel() or 'not OpenBLAS'})")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@
 
 #include <time.h>
 
+#include <adjoint/gemm.hpp>
+
 #include "pinn.hpp"
 
 namespace {
@@ -131,8 +133,9 @@ int main(int argc, char** argv) {
   collocation_points(s, interior, boundary);
   std::vector<double> w = pinn::initial_weights(s.width, s.seed), grad(w.size());
   std::printf("pinn: -Δu = 2π² sin(πx) sin(πy) on the unit square; MLP 2-%d-%d-%d-1 tanh (%zu weights), "
-              "%d interior and %d boundary points, Adam lr %g, %d steps\n",
-              s.width, s.width, s.width, w.size(), s.interior, s.boundary, s.lr, s.steps);
+              "%d interior and %d boundary points, Adam lr %g, %d steps; GEMM kernel %s\n",
+              s.width, s.width, s.width, w.size(), s.interior, s.boundary, s.lr, s.steps,
+              adjoint::gemm_info().kernel.c_str());
   Adam adam;
   std::vector<double> step_seconds, step_cpu_seconds;
   const auto start = std::chrono::steady_clock::now();

@@ -8,9 +8,9 @@
 namespace pinn {
 
 // The widest hidden layer the generated code holds (its activations are local arrays), and the
-// number of points the network runs on at once.
+// most points the network runs on at once (a block: each layer's product one GEMM over them).
 inline constexpr int kMaxWidth = 64;
-inline constexpr int kBlock = 32;
+inline constexpr int kBlock = 100;
 
 // The number of weights of a network of hidden width `width`: three hidden layers (weights, then
 // biases), then the output layer.

@@ -1,9 +1,8 @@
 // The PINN's network and loss (pinn.hpp), differentiated by adjc: built through
 // adjoint_add_gradients, so the requests below are replaced by generated code.
 //
-// The network runs on a block of points at once: each layer is a loop over its neurons and inputs
-// around a loop over the block's points, a multiply-add of one weight into a row of the block that
-// the compiler vectorises. The Laplacian of every point comes from one second derivative of the
+// The network runs on a block of points at once: each layer is one GEMM over the block (dense, with
+// custom derivatives that are GEMMs too) and a loop applying tanh. The Laplacian of every point comes from one second derivative of the
 // weighted sum Σ_p c_p u(x_p, y_p) along all the block's x (and one along all its y): u_p depends
 // on point p only, so that derivative is Σ_p c_p ∂²u_p/∂x_p², whose gradient in c is each point's
 // ∂²u/∂x² and whose gradient in the weights, with c the loss's weights of the residuals, is the
@@ -13,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+
+#include <adjoint/gemm.hpp>
 
 #include "pinn.hpp"
 
@@ -29,21 +30,67 @@ namespace pinn {
 
 namespace {
 
-// One hidden layer on a block of n points: out[i][p] = tanh(b[i] + Σ_j W[i][j] in[j][p]) (rows of
-// n), W at w[o], b after it; `sum` holds the pre-activations. Each weight is read once into a local,
-// so that the reverse sums its adjoint over the row in a register (a vectorised reduction). Offsets, not pointers: the generated
-// derivatives are differentiated again, and adjc follows indices; rows of n (p < n), so that adjc
-// sees each row written and read by its own iteration only and tapes none of it.
-void hidden_layer(const double* w, int o, const double* in, int n_in, double* sum, double* out, int n_out, int n) {
-  for (int i = 0; i < n_out; ++i) {
-    const double bias = w[o + n_out * n_in + i];
-    for (int p = 0; p < n; ++p) sum[i * n + p] = bias;
-    for (int j = 0; j < n_in; ++j) {
-      const double weight = w[o + i * n_in + j];
-      for (int p = 0; p < n; ++p) sum[i * n + p] += weight * in[j * n + p];
-    }
-    for (int p = 0; p < n; ++p) out[i * n + p] = std::tanh(sum[i * n + p]);
+// A dense layer's product on a block of n points: out = W·in (+ b when `bias`), or added to out when
+// `accumulate`; W is n_out × n_in at w[o], b after it, in and out rows of n. One GEMM (the engine's
+// adjoint::gemm: OpenBLAS with the kernel for this CPU's instruction set), never differentiated
+// from its body: its custom pushforward is the same product on the tangents (it is linear in in,
+// and in W) and its custom pullback two more GEMMs, so every nested stage of the loss's derivative
+// calls GEMMs on whole blocks (adjoint::custom_derivatives below).
+void dense(const double* w, int o, const double* in, int n_in, double* out, int n_out, int n, bool bias,
+           bool accumulate) {
+  if (bias) {
+    for (int i = 0; i < n_out; ++i)
+      for (int p = 0; p < n; ++p) out[i * n + p] = (accumulate ? out[i * n + p] : 0) + w[o + n_out * n_in + i];
+    accumulate = true;
   }
+  adjoint::gemm(false, false, n_out, n, n_in, 1.0, w + o, n_in, in, n, accumulate ? 1.0 : 0.0, out, n);
+}
+
+}  // namespace
+}  // namespace pinn
+
+namespace adjoint::custom_derivatives {
+
+// dense's tangent: out' = W·in' + W'·in + b' (the terms whose tangents vary; a tangent that does not
+// is nullptr). Written with dense itself, so that a pushforward of it (a second derivative) or a
+// pullback of it (a gradient over a derivative) is adjc's from this body, GEMMs again.
+void dense_pushforward(const double* w, int o, const double* in, int n_in, double* out, int n_out, int n, bool bias,
+                       bool accumulate, const double* d_w, const double* d_in, double* d_out) {
+  pinn::dense(w, o, in, n_in, out, n_out, n, bias, accumulate);
+  if (d_in) pinn::dense(w, o, d_in, n_in, d_out, n_out, n, false, accumulate);
+  else if (!accumulate)
+    for (int k = 0; k < n_out * n; ++k) d_out[k] = 0;
+  if (d_w) pinn::dense(d_w, o, in, n_in, d_out, n_out, n, bias, true);
+}
+
+// dense's reverse: in's adjoint += Wᵀ·out's, W's += out's·inᵀ, b's += out's row sums; out's adjoint
+// is zeroed when dense assigned out (adjc's convention for memory a call overwrites). It reads no
+// value of out (unnamed), so adjc lets a later call add into out (the pushforward's second product).
+void dense_pullback(const double* w, int o, const double* in, int n_in, double* /*out*/, int n_out, int n, bool bias,
+                    bool accumulate, double* d_w, double* d_in, double* d_out) {
+  if (d_in) adjoint::gemm(true, false, n_in, n, n_out, 1.0, w + o, n_in, d_out, n, 1.0, d_in, n);
+  if (d_w) {
+    adjoint::gemm(false, true, n_out, n_in, n, 1.0, d_out, n, in, n, 1.0, d_w + o, n_in);
+    if (bias)
+      for (int i = 0; i < n_out; ++i)
+        for (int p = 0; p < n; ++p) d_w[o + n_out * n_in + i] += d_out[i * n + p];
+  }
+  if (!accumulate)
+    for (int k = 0; k < n_out * n; ++k) d_out[k] = 0;
+}
+
+}  // namespace adjoint::custom_derivatives
+
+namespace pinn {
+namespace {
+
+// One hidden layer on a block of n points: out[i][p] = tanh(b[i] + Σ_j W[i][j] in[j][p]) (rows of
+// n), W at w[o], b after it; `sum` holds the pre-activations. Offsets, not pointers: the generated
+// derivatives are differentiated again, and adjc follows indices; rows of n (p < n), so that adjc
+// sees each element written and read by its own iteration only and tapes none of it.
+void hidden_layer(const double* w, int o, const double* in, int n_in, double* sum, double* out, int n_out, int n) {
+  dense(w, o, in, n_in, sum, n_out, n, true, false);
+  for (int k = 0; k < n_out * n; ++k) out[k] = std::tanh(sum[k]);
 }
 
 // Σ_p c[p] u(x_p, y_p) over the block's n points (x, y pairs). Called through requests only, which
@@ -59,12 +106,7 @@ void hidden_layer(const double* w, int o, const double* in, int n_in, double* su
   hidden_layer(w, 0, in, 2, s1, h1, width, n);
   hidden_layer(w, o2, h1, width, s2, h2, width, n);
   hidden_layer(w, o3, h2, width, s3, h3, width, n);
-  const double bias = w[o4 + width];
-  for (int p = 0; p < n; ++p) u[p] = bias;
-  for (int j = 0; j < width; ++j) {
-    const double weight = w[o4 + j];
-    for (int p = 0; p < n; ++p) u[p] += weight * h3[j * n + p];
-  }
+  dense(w, o4, h3, width, u, 1, n, true, false);
   double total = 0;
   for (int p = 0; p < n; ++p) total += c[p] * u[p];
   return total;
@@ -97,6 +139,11 @@ void residuals(const double* w, int width, const double* points, int n, double* 
   for (int p = 0; p < n; ++p) r[p] = -laplacian[p] - rhs(points[2 * p], points[2 * p + 1]);
 }
 
+// The number of blocks n points take, and the first point of block b of them: blocks of equal size
+// (to a point), so that the threads' shares are even.
+int block_count(int n) { return (n + kBlock - 1) / kBlock; }
+int block_start(int b, int blocks, int n) { return int(static_cast<long long>(b) * n / blocks); }
+
 // u at a block's n points.
 void outputs(const double* w, int width, const double* points, int n, double* u) {
   const double any[kBlock] = {};
@@ -116,14 +163,17 @@ double network(const double* w, int width, double x, double y) {
 double loss(const double* w, int width, const double* interior, int n_interior, const double* boundary, int n_boundary,
             double boundary_weight) {
   double residual = 0, edge = 0;
-  for (int start = 0; start < n_interior; start += kBlock) {
-    const int n = std::min(kBlock, n_interior - start);
+  const int interior_blocks = block_count(n_interior), boundary_blocks = block_count(n_boundary);
+  for (int b = 0; b < interior_blocks; ++b) {
+    const int start = block_start(b, interior_blocks, n_interior);
+    const int n = block_start(b + 1, interior_blocks, n_interior) - start;
     double r[kBlock];
     residuals(w, width, interior + 2 * start, n, r);
     for (int p = 0; p < n; ++p) residual += r[p] * r[p];
   }
-  for (int start = 0; start < n_boundary; start += kBlock) {
-    const int n = std::min(kBlock, n_boundary - start);
+  for (int b = 0; b < boundary_blocks; ++b) {
+    const int start = block_start(b, boundary_blocks, n_boundary);
+    const int n = block_start(b + 1, boundary_blocks, n_boundary) - start;
     double u[kBlock];
     outputs(w, width, boundary + 2 * start, n, u);
     for (int p = 0; p < n; ++p) edge += u[p] * u[p];
@@ -136,14 +186,15 @@ double loss(const double* w, int width, const double* interior, int n_interior, 
 double loss_and_gradient(const double* w, int width, const double* interior, int n_interior, const double* boundary,
                          int n_boundary, double boundary_weight, double* grad) {
   const int count = parameter_count(width);
-  const int interior_blocks = (n_interior + kBlock - 1) / kBlock,
-            blocks = interior_blocks + (n_boundary + kBlock - 1) / kBlock;
+  const int interior_blocks = block_count(n_interior), boundary_blocks = block_count(n_boundary),
+            blocks = interior_blocks + boundary_blocks;
   double residual = 0, edge = 0;
 #pragma omp parallel for schedule(dynamic) reduction(+ : residual, edge, grad[:count])
   for (int b = 0; b < blocks; ++b) {
     const bool inside = b < interior_blocks;
-    const int start = (inside ? b : b - interior_blocks) * kBlock;
-    const int n = std::min(kBlock, (inside ? n_interior : n_boundary) - start);
+    const int part = inside ? b : b - interior_blocks, parts = inside ? interior_blocks : boundary_blocks;
+    const int all = inside ? n_interior : n_boundary;
+    const int start = block_start(part, parts, all), n = block_start(part + 1, parts, all) - start;
     const double* points = (inside ? interior : boundary) + 2 * start;
     double value[kBlock], c[kBlock];
     if (inside) {

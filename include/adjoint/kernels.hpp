@@ -18,26 +18,43 @@ namespace adjoint::kernels {
 
 // The models' forward kernels other than the matmuls are defined here, so that adjc sees their
 // loops from src/llm/gpt2/forward.cpp and src/llm/llama/forward.cpp: the generated backward derives
-// the reverse of the encoder, layernorm, GPT-2's attention, RMSNorm, RoPE, SwiGLU, GELU, the residual
-// add and softmax + cross-entropy from them (Llama's grouped attention still takes its hand-written
-// backward there). The backward kernels and the matmuls are defined in src/kernels.
+// the reverse of the encoder, layernorm, both attentions, RMSNorm, RoPE, SwiGLU, GELU, the residual
+// add and softmax + cross-entropy from them. The backward kernels and the matmuls are defined in
+// src/kernels.
+
+// The embeddings run parallel over blocks of W channels (W the largest power of two up to 64
+// that divides C), rows inside, the block's channels innermost. In adjc's reverse each thread
+// then owns its blocks of channels of wte's adjoint, whose rows repeated tokens share, so it needs
+// no atomics and stays deterministic, and it walks the rows in order, W contiguous channels at a
+// time. Indices are written as mixed-radix numbers (row, block, channel): that is how adjc proves
+// each block owns its elements.
+inline int channel_block(int C) {
+  int W = 64;
+  while (C % W != 0) W /= 2;
+  return W;
+}
 
 // out (B,T,C) = wte[inp[b,t]] (V,C): the token embedding (Llama's whole embedding).
 template <typename F>
 void embedding_forward(F* out, const int* inp, const F* wte, int B, int T, int C) {
-  // Parallel over channels: in adjc's reverse each thread then owns its channels of wte's adjoint,
-  // whose rows repeated tokens share, so it needs no atomics and stays deterministic.
+  const int W = channel_block(C), blocks = C / W;
 #pragma omp parallel for
-  for (int c = 0; c < C; c++)
-    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] = wte[(std::size_t)inp[bt] * C + c];
+  for (int j = 0; j < blocks; j++)
+    for (int bt = 0; bt < B * T; bt++)
+      for (int k = 0; k < W; k++)
+        out[((std::size_t)bt * blocks + j) * W + k] = wte[((std::size_t)inp[bt] * blocks + j) * W + k];
 }
 
-// out (B,T,C) += wpe[t] (maxT,C): the position embedding, parallel over channels as above.
+// out (B,T,C) += wpe[t] (maxT,C): the position embedding, parallel over channel blocks as above.
 template <typename F>
 void add_position_embedding(F* out, const F* wpe, int B, int T, int C) {
+  const int W = channel_block(C), blocks = C / W;
 #pragma omp parallel for
-  for (int c = 0; c < C; c++)
-    for (int bt = 0; bt < B * T; bt++) out[(std::size_t)bt * C + c] += wpe[(std::size_t)(bt % T) * C + c];
+  for (int j = 0; j < blocks; j++)
+    for (int b = 0; b < B; b++)
+      for (int t = 0; t < T; t++)
+        for (int k = 0; k < W; k++)
+          out[(((std::size_t)b * T + t) * blocks + j) * W + k] += wpe[((std::size_t)t * blocks + j) * W + k];
 }
 
 // out (B,T,C) = wte[inp[b,t]] (V,C) + wpe[t] (maxT,C); wpe (and dwpe) may be null: no position
@@ -86,7 +103,8 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
 // att (B,NH,T,T) keeps the softmax probabilities (zero above the diagonal) for backward, att_sum
 // (B,NH,T) each row's softmax denominator (what adjc's reverse needs of the row besides them). Only
 // the reverse may read att_sum (its adjoint must be zero): its values depend on the row maximum,
-// which adjc holds constant, so they are no output to differentiate.
+// which adjc holds constant, so they are no output to differentiate. It is
+// grouped_attention_forward with as many key/value heads as query heads (defined below).
 template <typename F>
 void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH);
 // dqkv (B,T,3C) accumulates; scratch holds B*NH*T elements.
@@ -99,10 +117,10 @@ void attention_forward_position(F* out, F* att_row, const F* qkv_cache, int t, i
 
 // Causal self-attention with grouped query heads: query head h uses key/value head h / (NH/NKV),
 // shared, not copied (NH % NKV == 0). qkv (B,T,(NH+2·NKV)·hs) holds per row the NH query heads,
-// then the NKV key heads, then the NKV value heads; out (B,T,NH·hs); att (B,NH,T,T) as above.
-// attention_forward computes the case NKV = NH, hs = C/NH (the same results).
+// then the NKV key heads, then the NKV value heads; out (B,T,NH·hs); att (B,NH,T,T) and att_sum
+// (B,NH,T) as above. attention_forward is the case NKV = NH, hs = C/NH.
 template <typename F>
-void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs);
+void grouped_attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int NH, int NKV, int hs);
 // dqkv accumulates; scratch holds B*NH*T elements.
 template <typename F>
 void grouped_attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const F* att, int B, int T, int NH,
@@ -159,68 +177,63 @@ void attend_packed(F* out_h, F* att_row, const F* qkv_b, int t, int T, int NH, i
                    stride, t, T, hs);
 }
 
+// Grouped attention as plain loops, for adjc to differentiate: parallel over key/value heads g,
+// with the group's query heads g·G + j and every batch row and position inside g's iteration. A
+// query's reverse adds into the key and value adjoints of every earlier position of its group,
+// which are then the iteration's own, so the derived reverse needs no atomics. The packed row is
+// spelled in NKV and G (NH = NKV·G) so that adjc proves that ownership: in each row of `stride`
+// elements, query heads g·G + j fill [0, NKV·G·hs), key heads [NKV·G·hs, (NKV·G + NKV)·hs) and value
+// heads the rest, group g owning slices of each (docs/adjc-internals.md, iteration.cpp). att,
+// att_sum and out are indexed as mixed-radix numbers with digit g below NKV, the same proof GPT-2's
+// packed row had. The row's sum goes to att_sum and the normalisation reads it back from there, so
+// the reverse recomputes the reciprocal from memory instead of taping a value per row. (Calls of
+// differentiated functions inside a parallel loop are not supported, hence no attend_one_query.)
 template <typename F>
-void grouped_attention_forward(F* out, F* att, const F* qkv, int B, int T, int NH, int NKV, int hs) {
-  const std::size_t stride = (std::size_t)(NH + 2 * NKV) * hs, C = (std::size_t)NH * hs;
-#pragma omp parallel for collapse(3)
-  for (int b = 0; b < B; b++)
-    for (int h = 0; h < NH; h++)
-      for (int t = 0; t < T; t++) {
-        const F* qkv_b = qkv + (std::size_t)b * T * stride;
-        F* out_h = out + ((std::size_t)b * T + t) * C + h * hs;
-        F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
-        attend_packed(out_h, att_row, qkv_b, t, T, NH, NKV, hs, h);
-      }
-}
-
-// GPT-2's attention as plain loops, for adjc to differentiate: parallel over heads, with every
-// batch row and position of a head inside its iteration. A query's reverse adds into the key and
-// value adjoints of every earlier position of its head, which are then the iteration's own, so the
-// derived reverse needs no atomics. Indices are mixed-radix numbers whose digit h sits below its
-// radix NH (element i of part 0 (q), 1 (k), 2 (v), head h of row b·T + t at ((row·3 + part)·NH +
-// h)·hs + i): that is how adjc proves each head owns its elements. (Calls of differentiated
-// functions inside a parallel loop are not supported, hence no attend_one_query here.) The row's
-// sum goes to att_sum and the normalisation reads it back from there, so the reverse recomputes
-// the reciprocal from memory instead of taping a value per row.
-template <typename F>
-void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH) {
-  const int hs = C / NH;
+void grouped_attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int NH, int NKV, int hs) {
+  const int G = NH / NKV;
+  const std::size_t stride = (std::size_t)(G + 2) * NKV * hs;
   const F scale = 1 / std::sqrt(F(hs));
 #pragma omp parallel for
-  for (int h = 0; h < NH; h++)
+  for (int g = 0; g < NKV; g++)
     for (int b = 0; b < B; b++)
-      for (int t = 0; t < T; t++) {
-        const F* q = qkv + (((std::size_t)b * T + t) * 3 * NH + h) * hs;
-        F* att_row = att + (((std::size_t)b * NH + h) * T + t) * T;
-        // The masked positions first: written before the scores, their zeros never stand between
-        // the exponentials and the reverse that reads them back.
-        for (int t2 = t + 1; t2 < T; t2++) att_row[t2] = 0;
-        // The maximum only keeps exp from overflowing (its total derivative is 0).
-        ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
-        for (int t2 = 0; t2 <= t; t2++) {
-          const F* k = qkv + ((((std::size_t)b * T + t2) * 3 + 1) * NH + h) * hs;
-          F dot = 0;
-          for (int i = 0; i < hs; i++) dot += q[i] * k[i];
-          att_row[t2] = dot * scale;
-          maxval = std::max(maxval, att_row[t2]);
+      for (int j = 0; j < G; j++)
+        for (int t = 0; t < T; t++) {
+          const F* q = qkv + ((std::size_t)b * T + t) * stride + (std::size_t)(g * G + j) * hs;
+          F* att_row = att + ((((std::size_t)b * NKV + g) * G + j) * T + t) * T;
+          // The masked positions first: written before the scores, their zeros never stand between
+          // the exponentials and the reverse that reads them back.
+          for (int t2 = t + 1; t2 < T; t2++) att_row[t2] = 0;
+          // The maximum only keeps exp from overflowing (its total derivative is 0).
+          ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
+          for (int t2 = 0; t2 <= t; t2++) {
+            const F* k = qkv + ((std::size_t)b * T + t2) * stride + ((std::size_t)NKV * G + g) * hs;
+            F dot = 0;
+            for (int i = 0; i < hs; i++) dot += q[i] * k[i];
+            att_row[t2] = dot * scale;
+            maxval = std::max(maxval, att_row[t2]);
+          }
+          F sum = 0;
+          for (int t2 = 0; t2 <= t; t2++) {
+            att_row[t2] = std::exp(att_row[t2] - maxval);
+            sum += att_row[t2];
+          }
+          // Indexed in place (not through a local) so that adjc sees the row as the group's own.
+          att_sum[(((std::size_t)b * NKV + g) * G + j) * T + t] = sum;
+          const F inv_sum = 1 / att_sum[(((std::size_t)b * NKV + g) * G + j) * T + t];
+          for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
+          F* out_h = out + ((((std::size_t)b * T + t) * NKV + g) * G + j) * hs;
+          for (int i = 0; i < hs; i++) out_h[i] = 0;
+          for (int t2 = 0; t2 <= t; t2++) {
+            const F* v = qkv + ((std::size_t)b * T + t2) * stride + ((std::size_t)NKV * G + NKV + g) * hs;
+            const F p = att_row[t2];
+            for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
+          }
         }
-        F sum = 0;
-        for (int t2 = 0; t2 <= t; t2++) {
-          att_row[t2] = std::exp(att_row[t2] - maxval);
-          sum += att_row[t2];
-        }
-        // Indexed in place (not through a local) so that adjc sees the row as the head's own.
-        att_sum[((std::size_t)b * NH + h) * T + t] = sum;
-        const F inv_sum = 1 / att_sum[((std::size_t)b * NH + h) * T + t];
-        for (int t2 = 0; t2 <= t; t2++) att_row[t2] *= inv_sum;
-        F* out_h = out + (((std::size_t)b * T + t) * NH + h) * hs;
-        for (int i = 0; i < hs; i++) out_h[i] = 0;
-        for (int t2 = 0; t2 <= t; t2++) {
-          const F* v = qkv + ((((std::size_t)b * T + t2) * 3 + 2) * NH + h) * hs;
-          const F p = att_row[t2];
-          for (int i = 0; i < hs; i++) out_h[i] += p * v[i];
-        }
-      }
+}
+
+template <typename F>
+void attention_forward(F* out, F* att, F* att_sum, const F* qkv, int B, int T, int C, int NH) {
+  grouped_attention_forward(out, att, att_sum, qkv, B, T, NH, NH, C / NH);
 }
 
 // out (N,C) = inp · rstd · weight (C) with rstd (N) = 1/sqrt(mean(inp²) + eps), kept for backward.
@@ -320,7 +333,15 @@ F mean_loss(const F* losses, const int* targets, int N) {
 
 // Softmax over the first V of Vp logits per row, then the cross-entropy against targets.
 // probs (N,Vp) may alias logits (N,Vp); padded columns get probability 0. losses (N), 0 where the
-// target is no_target.
+// target is no_target. To adjc the probabilities carry no derivative of their own: their adjoint
+// must be zero on entry (nothing may read them but the hand-written backward and sampling).
+//
+// The loss is log Σ exp(z) - z[target], and log Σ exp(z) = c + log Σ exp(z - c) for any constant
+// shift c. A first pass finds lse = log Σ exp(z) (shifted by the maximum, so exp cannot
+// overflow); with c = lse the exponentials of the second pass are the probabilities themselves,
+// and Σ p (1 up to rounding) carries the loss's derivative. adjc holds lse constant, so the
+// derived reverse is llm.c's backward: one pass per row, dz = dloss · p read back from probs,
+// the target's logit apart, outside the loop.
 template <typename F>
 void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const int* targets, int N, int V, int Vp) {
 #pragma omp parallel for
@@ -328,21 +349,20 @@ void softmax_crossentropy_forward(F* losses, F* probs, const F* logits, const in
     const F* z = logits + (std::size_t)i * Vp;
     F* p = probs + (std::size_t)i * Vp;
     for (int v = V; v < Vp; v++) p[v] = 0;
-    // The maximum only keeps exp from overflowing: neither the loss nor the probabilities change
-    // with it (its total derivative is 0), so adjc treats it as a constant.
     ADJOINT_NON_DIFFERENTIABLE F maxval = std::numeric_limits<F>::lowest();
     for (int v = 0; v < V; v++) maxval = std::max(maxval, z[v]);
     const int target = targets[i];
-    F target_logit = 0, sum = 0;
+    ADJOINT_NON_DIFFERENTIABLE F sum = 0;
+    for (int v = 0; v < V; v++) sum += std::exp(z[v] - maxval);
+    ADJOINT_NON_DIFFERENTIABLE const F lse = maxval + std::log(sum);
+    F sum_p = 0, target_logit = 0;
     for (int v = 0; v < V; v++) {
-      if (v == target) target_logit = z[v];  // read before p[v] may overwrite it in place
-      p[v] = std::exp(z[v] - maxval);
-      sum += p[v];
+      target_logit += v == target ? z[v] : F(0);  // read before p[v] may overwrite it
+      p[v] = std::exp(z[v] - lse);
+      sum_p += p[v];
     }
-    const F inv_sum = 1 / sum;
-    for (int v = 0; v < V; v++) p[v] *= inv_sum;
     // -log p[target] from the logit, accurate even where the probability underflows.
-    losses[i] = target != no_target ? std::log(sum) + maxval - target_logit : F(0);
+    losses[i] = target != no_target ? lse + std::log(sum_p) - target_logit : F(0);
   }
 }
 // dlogits (N,Vp) is overwritten and may alias probs; dlosses (N) is the loss's adjoint. Rows whose

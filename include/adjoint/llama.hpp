@@ -98,6 +98,7 @@ struct LlamaLayerActivations {
   float* qkvr;       // (B,T,QKV): q and k rotated by RoPE, v copied
   float* atty;
   float* att;        // (B,NH,T,T)
+  float* att_sum;    // (B,NH,T): each attention row's softmax denominator
   float* residual2;
   float* ln2;
   float* ln2_rstd;   // (B,T)

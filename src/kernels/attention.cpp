@@ -83,7 +83,7 @@ void attention_backward(F* dqkv, F* scratch, const F* dout, const F* qkv, const 
 }
 
 #define ADJOINT_INSTANTIATE(F)                                                                                \
-  template void grouped_attention_forward<F>(F*, F*, const F*, int, int, int, int, int);                      \
+  template void grouped_attention_forward<F>(F*, F*, F*, const F*, int, int, int, int, int);                  \
   template void grouped_attention_forward_position<F>(F*, F*, const F*, int, int, int, int);                  \
   template void grouped_attention_forward_cached<F>(F*, F*, const F*, const F*, int, int, int, int);          \
   template void grouped_attention_backward<F>(F*, F*, const F*, const F*, const F*, int, int, int, int, int); \

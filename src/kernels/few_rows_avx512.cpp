@@ -1,6 +1,7 @@
 // The few-row products (few_rows.hpp) on AVX-512: 16 floats a vector; for a · Wᵀ 4 rows × 6
-// columns of accumulators (24 of the 32 registers, with 6 of W and 1 of a), for a · W 6 rows × 4
-// vectors (24, with 4 of W and 1 broadcast). Compiled with AVX-512 flags whatever the build machine
+// columns of lane sums (24 of the 32 registers, with 6 of W and 1 of a) up to 32 rows, beyond
+// that up to 4 vectors of a's rows (64) × 6 columns (24, with 4 of a and 1 broadcast); for a · W
+// 6 rows × 4 vectors (24, with 4 of W and 1 broadcast). Compiled with AVX-512 flags whatever the build machine
 // (cmake/AdjointKernelFlags.cmake); gemm.cpp calls it only when cpuid reports AVX-512.
 #include <immintrin.h>
 
@@ -10,7 +11,8 @@ namespace adjoint::kernels::avx512 {
 
 struct Simd {
   using V = __m512;
-  static constexpr int kWidth = 16, kRows = 4, kColumns = 6, kOuterRows = 6, kOuterVectors = 4;
+  static constexpr int kWidth = 16, kLaneRows = 4, kLaneColumns = 6, kDotRowVectors = 4, kDotAccumulators = 24,
+                       kOuterRows = 6, kOuterVectors = 4;
   static __mmask16 first(int count) { return __mmask16((1u << count) - 1); }
   static V zero() { return _mm512_setzero_ps(); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
@@ -35,6 +37,31 @@ struct Simd {
     const __m128 quarter = _mm_add_ps(_mm256_castps256_ps128(half), _mm256_extractf128_ps(half, 1));
     const __m128 pairs = _mm_add_ps(quarter, _mm_movehl_ps(quarter, quarter));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+  }
+  // rows[x] = column x of the 16 × 16 block rows held (four rounds of shuffles: pairs of rows,
+  // quads, then 128-bit lanes twice).
+  static void transpose(V* rows) {
+    V pairs[16], quads[16];
+    for (int i = 0; i < 16; i += 2) {
+      pairs[i] = _mm512_unpacklo_ps(rows[i], rows[i + 1]);
+      pairs[i + 1] = _mm512_unpackhi_ps(rows[i], rows[i + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) {  // quads[g + x]: rows g..g+3 at columns x, x+4, x+8, x+12
+      quads[g] = _mm512_shuffle_ps(pairs[g], pairs[g + 2], 0x44);
+      quads[g + 1] = _mm512_shuffle_ps(pairs[g], pairs[g + 2], 0xee);
+      quads[g + 2] = _mm512_shuffle_ps(pairs[g + 1], pairs[g + 3], 0x44);
+      quads[g + 3] = _mm512_shuffle_ps(pairs[g + 1], pairs[g + 3], 0xee);
+    }
+    for (int x = 0; x < 4; x++) {
+      const V low_even = _mm512_shuffle_f32x4(quads[x], quads[4 + x], 0x88);  // rows 0-7, columns x, x+8
+      const V low_odd = _mm512_shuffle_f32x4(quads[x], quads[4 + x], 0xdd);   // columns x+4, x+12
+      const V high_even = _mm512_shuffle_f32x4(quads[8 + x], quads[12 + x], 0x88);
+      const V high_odd = _mm512_shuffle_f32x4(quads[8 + x], quads[12 + x], 0xdd);
+      rows[x] = _mm512_shuffle_f32x4(low_even, high_even, 0x88);
+      rows[x + 8] = _mm512_shuffle_f32x4(low_even, high_even, 0xdd);
+      rows[x + 4] = _mm512_shuffle_f32x4(low_odd, high_odd, 0x88);
+      rows[x + 12] = _mm512_shuffle_f32x4(low_odd, high_odd, 0xdd);
+    }
   }
 };
 

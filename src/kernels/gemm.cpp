@@ -276,8 +276,8 @@ bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
 }
 
 // Decided by `gemm_bench --forward` and `--backward` (docs/performance.md, "Few-row products"):
-// with the weight read from memory, as in a step, our kernel is 1.0-1.5x OpenBLAS and oneDNN on
-// inp W^T up to 64 rows (one thread, CPU time); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
+// with the weight read from memory, as in a step, our kernel is 1.15-2.0x OpenBLAS and oneDNN on
+// inp W^T up to 64 rows (one thread, CPU time; 0.9-1.35x at 96-128 rows, two threads unmeasured); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
 // 128 rows but 0.6-0.9x oneDNN, so it runs those only where oneDNN is not loaded.
 GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
   const Isa isa = cpu_features().isa;

@@ -1,5 +1,5 @@
 // Custom pullbacks of the kernels whose hand-written backward the generated GPT-2 and Llama
-// backward passes keep: the matmuls and Llama's grouped attention (gpt2/forward.cpp,
+// backward passes keep: the matmuls, calls with no loops for adjc to see (gpt2/forward.cpp,
 // llama/forward.cpp include this before their forward).
 #pragma once
 #include <adjoint/ad.hpp>
@@ -44,15 +44,6 @@ inline void matmul_forward_pullback(float*, const float* inp, const float* weigh
                                     float* d_out, float* d_inp, float* d_weight, float* d_bias) {
   matmul_backward(d_inp, d_weight, d_bias, d_out, inp, weight, N, C, OC);
   clear(d_out, (std::size_t)N * OC);
-}
-
-// Llama's grouped attention: att only carries probabilities to this pullback, so its adjoint is
-// zero on entry: its first B*NH*T elements serve as the kernel's scratch and are cleared again.
-inline void grouped_attention_forward_pullback(float*, float* att, const float* qkv, int B, int T, int NH, int NKV,
-                                               int hs, float* d_out, float* d_att, float* d_qkv) {
-  grouped_attention_backward(d_qkv, d_att, d_out, qkv, att, B, T, NH, NKV, hs);
-  clear(d_att, (std::size_t)B * NH * T);
-  clear(d_out, (std::size_t)B * T * NH * hs);
 }
 
 // A request that leaves the weights inactive (LoRA's, "a") passes a null d_weight: then no

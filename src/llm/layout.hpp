@@ -1,6 +1,7 @@
 // Carving an arena into tensors and checking batches against it, shared by the GPT-2 and Llama
 // engines.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -48,25 +49,31 @@ inline void check_within_reserved(int B, int T, int reserved_B, int reserved_T) 
 // the stack (block l's input is block l-1's output). The probabilities are written over the logits,
 // so their adjoints share memory too (BT × Vp): the generated cross-entropy reverse reads the
 // probabilities' adjoint (zero: nothing reads the probabilities) and writes the logits' there, and
-// the LM head's pullback clears it. take_layer(m, layer) lays out one layer's tensors. The tests
-// compare the gradients with the hand-written backward's over two steps.
+// the LM head's pullback clears it. That adjoint is live only from the cross-entropy's reverse to
+// the LM head's pullback, before which nothing writes the residual stream's, the layers' or the
+// projection's adjoints: they share its memory (all zero again when the pullback returns). What the
+// two live at once use — the final norm's and the losses' adjoints — has memory of its own.
+// take_layer(m, layer) lays out one layer's tensors. The tests compare the gradients with the
+// hand-written backward's over two steps.
 template <typename Activations, typename LayerActivations, typename TakeLayer>
 std::size_t adjoint_views(Activations& d, std::vector<LayerActivations>& layers, float* memory, std::size_t L,
                           std::size_t C, std::size_t BT, std::size_t Vp, TakeLayer&& take_layer) {
   Layout m(memory);
   d = Activations{};
-  m.take(d.residual, (L + 1) * BT * C);
-  LayerActivations shared{};
-  take_layer(m, shared);
-  layers.assign(L, shared);
-  d.layers = layers.data();
   m.take(d.lnf, BT * C);
   if constexpr (requires { d.lnf_mean; }) m.take(d.lnf_mean, BT);  // layernorm's; RMSNorm has none
   m.take(d.lnf_rstd, BT);
-  m.take(d.probs, BT * Vp);
   m.take(d.losses, BT);
-  m.take(d.proj, BT * C);
-  return m.used();
+  const std::size_t shared = m.used();
+  m.take(d.probs, BT * Vp);
+  Layout after_head(memory ? memory + shared : nullptr);
+  after_head.take(d.residual, (L + 1) * BT * C);
+  LayerActivations shared_layer{};
+  take_layer(after_head, shared_layer);
+  layers.assign(L, shared_layer);
+  d.layers = layers.data();
+  after_head.take(d.proj, BT * C);
+  return std::max(m.used(), shared + after_head.used());
 }
 
 }  // namespace adjoint

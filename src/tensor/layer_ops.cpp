@@ -292,8 +292,10 @@ Tensor grouped_attention(const Tensor& qkv_in, int n_head, int n_kv_head) {
   Tensor out = new_tensor(3, shape);
   Temporaries scratch;
   const Tensor qkv = qkv_in.contiguous();
-  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);  // the pullback recomputes it
-  kernels::grouped_attention_forward(out.data, att, qkv.data, B, T, n_head, n_kv_head, hs);
+  // The pullback recomputes both.
+  float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+  float* att_sum = current_arena().allocate(std::size_t(B) * n_head * T);
+  kernels::grouped_attention_forward(out.data, att, att_sum, qkv.data, B, T, n_head, n_kv_head, hs);
   return out;
 }
 
@@ -307,8 +309,9 @@ void grouped_attention_pullback(const Tensor& qkv_in, int n_head, int n_kv_head,
     const Tensor qkv = qkv_in.contiguous();
     // The probabilities again: the forward's are not passed to a pullback.
     float* att = current_arena().allocate(std::size_t(B) * n_head * T * T);
+    float* att_sum = current_arena().allocate(std::size_t(B) * n_head * T);
     float* out = current_arena().allocate(std::size_t(B) * T * n_head * hs);
-    kernels::grouped_attention_forward(out, att, qkv.data, B, T, n_head, n_kv_head, hs);
+    kernels::grouped_attention_forward(out, att, att_sum, qkv.data, B, T, n_head, n_kv_head, hs);
     float* scratch = current_arena().allocate(std::size_t(B) * n_head * T);
     kernels::grouped_attention_backward(dqkv, scratch, g.data, qkv.data, att, B, T, n_head, n_kv_head, hs);
   });

@@ -47,10 +47,12 @@ struct Operands {
 };
 
 // Against a double reference, at row counts, depths and column counts that hit every edge of the
-// register blocks, the vector tails and the slices of the sum over k (k > 1024 with more than 32
-// rows for inp · Wᵀ, k > 128 for dinp · W), dinp · W's groups of 128 rows (m = 130) and chunks
-// of 1024 columns (n = 1100), with k = 1 and n below one panel, and beta 0 (c not read: NaN there
-// must not leak), 1 and 0.25. Each float sum of k products is within 2·k·ε·(Σ|a||w| + |beta·c|)
+// register blocks, the vector tails and the slices of the sum over k (inp · Wᵀ: both of its forms,
+// lane sums up to 32 rows and broadcasts beyond, the latter's groups of 32 (AVX2) or 64 rows
+// with 1-4 vectors of rows in the last, its slices at k > 2048 for 64 rows and k > 896 for 130;
+// dinp · W: k > 128), dinp · W's groups of 128 rows (m = 130) and chunks of 1024 columns
+// (n = 1100), with k = 1 and n below one panel, and beta 0 (c not read: NaN there must not leak),
+// 1 and 0.25. Each float sum of k products is within 2·k·ε·(Σ|a||w| + |beta·c|)
 // of the exact one.
 void expect_matches_reference(GemmLibrary kernel, bool trans_b, int m, int n, int k, float beta) {
   const Operands x(m, n, k, trans_b);
@@ -79,7 +81,7 @@ TEST(FewRows, MatchesADoubleReference) {
   if (our_kernels().empty()) GTEST_SKIP() << "SKIPPED LOUDLY: " << describe(cpu_features()) << " has no AVX2";
   for (const GemmLibrary kernel : our_kernels()) {
     for (const bool trans_b : {true, false}) {
-      for (const int m : {1, 5, 6, 7, 33, 64, 97, 130}) {
+      for (const int m : {1, 5, 6, 7, 32, 33, 64, 65, 80, 97, 113, 130}) {
         for (const int n : {1, 5, 13, 40, 70}) {
           for (const int k : {1, 7, 16, 33, 300}) {
             for (const float beta : {0.0f, 1.0f, 0.25f}) expect_matches_reference(kernel, trans_b, m, n, k, beta);
@@ -89,6 +91,7 @@ TEST(FewRows, MatchesADoubleReference) {
         expect_matches_reference(kernel, trans_b, m, 29, 2050, 0.0f);
         expect_matches_reference(kernel, trans_b, m, 1100, 150, 1.0f);  // dinp · W's chunks of 1024 columns
       }
+      expect_matches_reference(kernel, trans_b, 1030, 13, 40, 0.25f);  // inp · Wᵀ's groups of 1024 rows
     }
   }
 }

@@ -88,6 +88,30 @@ TEST(GeneratedBackward, TapeHoldsPointersPerLayerNotActivations) {
   EXPECT_LT(deeper - small, 256u) << "more than a few counters and pointers per layer";
 }
 
+// The generated backward's adjoint arena: the logits' adjoint (B·T·Vp floats) shares its memory
+// with the residual stream's, the layers' and the projection's adjoints (src/llm/layout.hpp), so
+// beside it only the final norm's and the losses' adjoints take memory (8 of 16 floats' alignment
+// padding each). Fails if the arena grows past that, as it would by the layers' 17·B·T·C floats.
+template <typename Model, typename Config>
+void expect_adjoint_arena_within_logits(const Config& c, int vocab, int B, int T, std::size_t norm_rows) {
+  if (!adjoint::have_generated_backward()) GTEST_SKIP() << "SKIPPED: this build has no adjc-generated backward";
+  Model model(c);
+  model.init_random(8);
+  const std::vector<int> tokens = random_tokens((std::size_t)B * T + 1, c.vocab_size, 9);
+  model.use_backward(Backward::generated);
+  model.forward_backward(tokens.data(), tokens.data() + 1, B, T);
+  const std::size_t BT = (std::size_t)B * T, C = c.channels;
+  const std::size_t bound = BT * vocab + BT * C + norm_rows * BT + 16 * (3 + norm_rows);
+  std::printf("adjoint arena: %zu floats, bound %zu\n", model.activation_adjoint_floats(), bound);
+  EXPECT_LE(model.activation_adjoint_floats(), bound);
+  EXPECT_GE(model.activation_adjoint_floats(), BT * vocab);
+}
+
+TEST(GeneratedBackward, AdjointArenaWithinLogitsGPT2) {
+  const GPT2Config c = adjoint::gpt2_config(16, 1000, 3, 2, 16);
+  expect_adjoint_arena_within_logits<GPT2>(c, c.padded_vocab_size, 2, 8, 3);
+}
+
 adjoint::LlamaConfig llama_config(int L, int NH, int NKV, int C, int V, bool tied, bool scaled) {
   adjoint::LlamaConfig c;
   c.max_seq_len = 64, c.vocab_size = V, c.num_layers = L, c.num_heads = NH, c.num_kv_heads = NKV, c.channels = C;
@@ -108,6 +132,10 @@ TEST(GeneratedBackward, LlamaMatchesManualBenchWidth) {
   adjoint::LlamaConfig c = adjoint::llama_config_from_name("llama3-bench");
   c.num_layers = 2, c.vocab_size = 4096;
   expect_same_gradients<adjoint::Llama>(c, 4, 64, 7);
+}
+
+TEST(GeneratedBackward, AdjointArenaWithinLogitsLlama) {
+  expect_adjoint_arena_within_logits<adjoint::Llama>(llama_config(2, 2, 1, 16, 1000, false, false), 1000, 2, 8, 2);
 }
 
 // Loop bounds are evaluated again in the reverse and RMSNorm's sums recomputed, so the tape holds

@@ -123,9 +123,9 @@ TEST(KernelGradients, GroupedAttention) {
     adjoint::Rng rng(40 + NKV);
     const int B = 2, T = 5, NH = 6, hs = 4;
     Vec qkv = random_vec(B * T * (NH + 2 * NKV) * hs, rng), r = random_vec(B * T * NH * hs, rng);
-    Vec out(B * T * NH * hs), att(B * NH * T * T);
+    Vec out(B * T * NH * hs), att(B * NH * T * T), att_sum(B * NH * T);
     auto loss = [&] {
-      grouped_attention_forward(out.data(), att.data(), qkv.data(), B, T, NH, NKV, hs);
+      grouped_attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), B, T, NH, NKV, hs);
       return dot(out, r);
     };
     loss();
@@ -138,8 +138,9 @@ TEST(KernelGradients, GroupedAttention) {
 TEST(KernelGradients, GroupedAttentionAtOnePositionMatchesTheFullPass) {
   adjoint::Rng rng(45);
   const int T = 4, NH = 6, NKV = 2, hs = 4, C = NH * hs;
-  Vec qkv = random_vec(T * (NH + 2 * NKV) * hs, rng), out(T * C), att(NH * T * T), one(C), att_row(T);
-  grouped_attention_forward(out.data(), att.data(), qkv.data(), 1, T, NH, NKV, hs);
+  Vec qkv = random_vec(T * (NH + 2 * NKV) * hs, rng), out(T * C), att(NH * T * T), att_sum(NH * T), one(C),
+      att_row(T);
+  grouped_attention_forward(out.data(), att.data(), att_sum.data(), qkv.data(), 1, T, NH, NKV, hs);
   for (int t = 0; t < T; t++) {
     grouped_attention_forward_position(one.data(), att_row.data(), qkv.data(), t, NH, NKV, hs);
     for (int i = 0; i < C; i++) EXPECT_NEAR(one[i], out[t * C + i], 1e-12) << "position " << t;

@@ -1,6 +1,7 @@
 #pragma once
 // A small PINN problem for the tests: width 3; more points than a block (pinn::kBlock) on both
-// kinds, so that full blocks, a partial last block and the parallel loop over blocks are all run.
+// kinds, so that several blocks (three interior of 68 or 69 points, two boundary of 51 and 52) and
+// the parallel loop over them are run.
 #include <cmath>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // The Llama forward pass, written once as an ordinary function over the arenas and kernels. The
 // arrays engine runs it for every forward; with adjc its backward is also generated at build time: the
-// matmuls and attention keep their hand-written backward through the custom pullbacks of
-// kernel_pullbacks.hpp, while the embedding, RMSNorm, RoPE, SwiGLU, the residual add and softmax +
+// matmuls keep their hand-written backward through the custom pullbacks of kernel_pullbacks.hpp,
+// while the embedding, RMSNorm, RoPE, grouped attention, SwiGLU, the residual add and softmax +
 // cross-entropy are differentiated by adjc from their loops (adjoint/kernels.hpp).
 #include <adjoint/ad.hpp>
 
@@ -28,7 +28,8 @@ void llama_logits(const LlamaParameters& p, ADJOINT_WRITE_ONCE LlamaActivations&
     adapted_linear_forward(a.layers[l].qkv, a.layers[l].ln1, p.qkvw + (long)l * QKV * C, lora, kLlamaQkvw, l, N, C,
                            QKV);
     rope_forward(a.layers[l].qkvr, a.layers[l].qkv, rope_cos, rope_sin, B, T, NH + NKV, NH + 2 * NKV, hs);
-    grouped_attention_forward(a.layers[l].atty, a.layers[l].att, a.layers[l].qkvr, B, T, NH, NKV, hs);
+    grouped_attention_forward(a.layers[l].atty, a.layers[l].att, a.layers[l].att_sum, a.layers[l].qkvr, B, T, NH, NKV,
+                              hs);
     adapted_linear_forward(a.proj, a.layers[l].atty, p.attprojw + (long)l * C * C, lora, kLlamaAttprojw, l, N, C, C);
     residual_forward(a.layers[l].residual2, a.residual + l * NC, a.proj, NC);
     rmsnorm_forward(a.layers[l].ln2, a.layers[l].ln2_rstd, a.layers[l].residual2, p.ln2w + l * C, N, C, eps);

@@ -183,6 +183,7 @@ void take_layer(Layout& m, LlamaLayerActivations& x, const LlamaConfig& c, std::
   m.take(x.qkvr, BT * QKV);
   m.take(x.atty, BT * C);
   m.take(x.att, B * NH * T * T);
+  m.take(x.att_sum, B * NH * T);
   m.take(x.residual2, BT * C);
   m.take(x.ln2, BT * C);
   m.take(x.ln2_rstd, BT);

@@ -50,37 +50,44 @@ TEST_F(ModelKernels, layernorm) {
   EXPECT_EQ(occurrences(g.source(), "push(m)"), 0) << g.source();
 }
 
+// C = 5 runs in blocks of one channel, C = 12 in three blocks of four.
 TEST_F(ModelKernels, encoder_with_repeated_tokens) {
   auto g = adjoint::gradient(encoder_forward<double>, "out, wte, wpe");
-  const int C = 5;
-  check("encoder_forward", g, encoder_forward<double>, Out<double>{kB * kT * C}, Fixed<const int*>{kTokens.data()},
-        In<double>{kV * C}, In<double>{kT * C}, kB, kT, C);
+  for (int C : {5, 12}) {
+    const std::size_t c = C;
+    check("encoder_forward", g, encoder_forward<double>, Out<double>{kB * kT * c}, Fixed<const int*>{kTokens.data()},
+          In<double>{kV * c}, In<double>{kT * c}, kB, kT, C);
+  }
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
 
 TEST_F(ModelKernels, embedding_with_repeated_tokens) {
   auto g = adjoint::gradient(embedding_forward<double>, "out, wte");
-  const int C = 6;
-  check("embedding_forward", g, embedding_forward<double>, Out<double>{kB * kT * C}, Fixed<const int*>{kTokens.data()},
-        In<double>{kV * C}, kB, kT, C);
+  for (int C : {6, 16}) {
+    const std::size_t c = C;
+    check("embedding_forward", g, embedding_forward<double>, Out<double>{kB * kT * c},
+          Fixed<const int*>{kTokens.data()}, In<double>{kV * c}, kB, kT, C);
+  }
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
 
 // Softmax + cross-entropy over V = 7 of Vp = 9 logits per row, one row without a target. The
-// probabilities' adjoints are seeded too, so the softmax's own reverse is checked with the loss's.
+// probabilities carry no derivative of their own (Kept: their adjoint is zero on entry).
 TEST_F(ModelKernels, softmax_crossentropy) {
   auto g = adjoint::gradient(softmax_crossentropy_forward<double>, "losses, probs, logits");
   const int N = 5, V = 7, Vp = 9;
   const std::vector<int> targets = {3, 0, no_target, 6, 3};
-  check("softmax_crossentropy_forward", g, softmax_crossentropy_forward<double>, Out<double>{N}, Out<double>{N * Vp},
+  check("softmax_crossentropy_forward", g, softmax_crossentropy_forward<double>, Out<double>{N}, Kept<double>{N * Vp},
         In<double>{N * Vp, -4, 4}, Fixed<const int*>{targets.data()}, N, V, Vp);
   const std::string source = g.source();
-  // Rows are each thread's own, the maximum is a constant, the exponentials are read back from
-  // the probabilities and the normalisation is undone by dividing: nothing taped per element, no
-  // atomics.
+  // Rows are each thread's own, the log-sum-exp is a constant and the probabilities are read back:
+  // no atomics, nothing taped per element, and the reverse neither recomputes the log-sum-exp (no
+  // exponential but the forward's two) nor undoes a normalisation (one pass over the row).
   EXPECT_EQ(occurrences(source.c_str(), "#pragma omp atomic"), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push(p["), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(maxval)"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "exp("), 2) << source;
 }
 
 // GPT-2's causal attention, B = 2, T = 7, NH = 5 heads of hs = 3 on 3 threads: the probabilities'
@@ -99,6 +106,26 @@ TEST_F(ModelKernels, attention) {
   EXPECT_EQ(occurrences(source.c_str(), "push(att_row["), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push(maxval)"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(sum)"), 0) << source;
+}
+
+// Llama's grouped attention, B = 2, T = 5, NH = 6 query heads on NKV = 2 and 3 key/value heads of
+// hs = 3, on 3 threads (more than NKV = 2). Every key and value receives gradient from the G query
+// heads of its group.
+TEST_F(ModelKernels, grouped_attention) {
+  auto g = adjoint::gradient(grouped_attention_forward<double>);
+  for (const int NKV : {2, 3}) {
+    const int B = 2, T = 5, NH = 6, hs = 3, QKV = (NH + 2 * NKV) * hs;
+    const std::string name = "grouped_attention_forward NKV=" + std::to_string(NKV);
+    check(name.c_str(), g, grouped_attention_forward<double>, Out<double>{B * T * NH * hs}, Out<double>{B * NH * T * T},
+          Kept<double>{B * NH * T}, In<double>{std::size_t(B * T * QKV), -2, 2}, B, T, NH, NKV, hs);
+  }
+  const std::string source = g.source();
+  // Each key/value head owns its group's q, k, v, out, probabilities and sums: no atomics, nothing
+  // taped per element or per row.
+  EXPECT_EQ(occurrences(source.c_str(), "#pragma omp atomic"), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push(att_row["), 0) << source;
+  EXPECT_EQ(occurrences(source.c_str(), "push_n"), 0) << source;
   EXPECT_EQ(occurrences(source.c_str(), "push(sum)"), 0) << source;
 }
 

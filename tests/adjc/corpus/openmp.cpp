@@ -81,6 +81,43 @@ void par_overlapping_row_ranges(double* y, const double* x, int rows, int C) {
     for (int c = 0; c < C; c++) y[i * C + c] = s * (c + 1);
   }
 }
+// Rows of (G + 2)·K segments of W elements, a packed qkv row's shape: iteration g reads segments
+// g·G + j (j < G), K·G + g and K·G + K + g of every row r2 <= r, all its own, so their adjoints need no
+// atomics.
+void par_packed_row_segments(double* y, const double* x, int rows, int K, int G, int W) {
+  const std::size_t stride = (std::size_t)(G + 2) * K * W;
+#pragma omp parallel for
+  for (int g = 0; g < K; g++)
+    for (int r = 0; r < rows; r++)
+      for (int j = 0; j < G; j++) {
+        const double* a = x + r * stride + (std::size_t)(g * G + j) * W;
+        double s = 0;
+        for (int r2 = 0; r2 <= r; r2++) {
+          const double* b = x + r2 * stride + ((std::size_t)K * G + g) * W;
+          const double* c = x + r2 * stride + ((std::size_t)K * G + K + g) * W;
+          for (int i = 0; i < W; i++) s += a[i] * b[i] + c[i] * c[i];
+        }
+        y[((std::size_t)r * K + g) * G + j] = s;
+      }
+}
+// The same with the third segments one element early: iteration 0's first overlaps iteration
+// K-1's second by an element, whose adjoint stays atomic.
+void par_overlapping_row_segments(double* y, const double* x, int rows, int K, int G, int W) {
+  const std::size_t stride = (std::size_t)(G + 2) * K * W;
+#pragma omp parallel for
+  for (int g = 0; g < K; g++)
+    for (int r = 0; r < rows; r++)
+      for (int j = 0; j < G; j++) {
+        const double* a = x + r * stride + (std::size_t)(g * G + j) * W;
+        double s = 0;
+        for (int r2 = 0; r2 <= r; r2++) {
+          const double* b = x + r2 * stride + ((std::size_t)K * G + g) * W;
+          const double* c = x + r2 * stride + ((std::size_t)K * G + K + g) * W - 1;
+          for (int i = 0; i < W; i++) s += a[i] * b[i] + c[i] * c[i];
+        }
+        y[((std::size_t)r * K + g) * G + j] = s;
+      }
+}
 
 // reduction(+: s): each thread sums into a copy of its own; the reverse of every iteration reads
 // the one adjoint of s.
@@ -248,6 +285,17 @@ TEST_F(OpenMP, row_ranges_own_their_adjoints) {
   auto g = adjoint::gradient(par_row_ranges);
   check("par_row_ranges", g, par_row_ranges, Out<double>{40}, Out<double>{40}, In<double>{40}, 8, 5);
   EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
+}
+TEST_F(OpenMP, packed_row_segments_own_their_adjoints) {
+  auto g = adjoint::gradient(par_packed_row_segments);
+  // 4 rows of (G + 2)·K = 8 segments of W = 3: K = 2 iterations of G = 2 first segments each.
+  check("par_packed_row_segments", g, par_packed_row_segments, Out<double>{16}, In<double>{96}, 4, 2, 2, 3);
+  EXPECT_EQ(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
+}
+TEST_F(OpenMP, overlapping_row_segments_stay_atomic) {
+  auto g = adjoint::gradient(par_overlapping_row_segments);
+  check("par_overlapping_row_segments", g, par_overlapping_row_segments, Out<double>{16}, In<double>{96}, 4, 2, 2, 3);
+  EXPECT_GT(occurrences(g.source(), "#pragma omp atomic"), 0) << g.source();
 }
 TEST_F(OpenMP, overlapping_row_ranges_stay_atomic) {
   auto g = adjoint::gradient(par_overlapping_row_ranges);
