@@ -6,6 +6,8 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include <functional>
+
 #include "containers.hpp"
 #include "emit.hpp"
 #include "tangent.hpp"
@@ -50,6 +52,39 @@ class ReadParams : public RecursiveASTVisitor<ReadParams> {
     return dyn_cast<DeclRefExpr>(target);
   }
 };
+
+// The length of pointer parameter `p` when `body` uses it only as `p[k]` with constant indices k
+// (`out[0] = a; out[1] = b;`): one past the largest, as no other element can be reached; else 0.
+unsigned long constant_extent(const Stmt* body, const ParmVarDecl* p) {
+  long largest = -1;
+  bool other = false;
+  auto names_p = [&](const Expr* e) {
+    auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == p;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || other) return;
+    if (auto* u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+      if (auto* a = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()); a && names_p(a->getBase())) {
+        other = true;  // `&p[k]` reaches the elements beyond k
+        return;
+      }
+    if (auto* a = dyn_cast<ArraySubscriptExpr>(s); a && names_p(a->getBase())) {
+      Expr::EvalResult index;
+      if (!a->getIdx()->EvaluateAsInt(index, p->getASTContext()) || index.Val.getInt().isNegative() ||
+          index.Val.getInt().getActiveBits() > 31) {
+        other = true;
+        return;
+      }
+      largest = std::max(largest, long(index.Val.getInt().getExtValue()));
+      return;
+    }
+    if (auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == p) other = true;
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(body);
+  return other || largest < 0 ? 0 : (unsigned long)(largest + 1);
+}
 
 // The parameters the list names, by name or position (one flag per ad_params entry; the first
 // `first` parameters, a closure's captures, are not named); none with `all` set when there is no list.
@@ -113,6 +148,7 @@ bool describe(const FunctionState& state, const std::vector<bool>& listed, bool 
                                                                    : Form::object;
     if (auto* decl = dyn_cast_or_null<ParmVarDecl>(v->decl)) {
       d.length = fixed_length(decl, context);
+      if (d.length == 0 && d.form == Form::elements) d.length = constant_extent(ir.fn->getBody(), decl);
       d.read = read.read.count(decl) > 0;
     }
     if (d.role == Role::passive || scalar) continue;

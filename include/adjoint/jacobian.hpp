@@ -118,8 +118,6 @@ struct jacobian_slot {
     if constexpr (!active) (void)arg;
     else if constexpr (whole_scalar) length = 1;
     else if constexpr (requires { arg.size(); }) length = long(arg.size());
-    else if constexpr (P.length == 0 && std::is_bounded_array_v<Arg>)
-      length = long(std::extent_v<Arg>);  // `double y[2]`
     else length = P.length > 0 ? P.length : -1;
     if constexpr (active && !whole_scalar && P.form == tangent_form::object) d = arg;  // its shape
   }
