@@ -357,8 +357,8 @@ std::string jacobian_request(const CallExpr* call, const UnitFacts& unit, Diagno
     jacobian = "::adjoint::detail::make_vector_derivative(" + jacobian + ")";
     auto is_input = [](const JacobianParam& p) { return p.role == Role::input; };
     if (!req.callable)
-      define_clad_named(fn, "_dvec", size_t(std::count_if(params.begin(), params.end(), is_input)), jacobian,
-                        tangents, types);
+      define_clad_named(fn, "_dvec", size_t(std::count_if(params.begin(), params.end(), is_input)), jacobian, tangents,
+                        types);
     jacobian = "(" + jacobian + ")";
   }
   return req.callable ? bound_request(req, jacobian) : jacobian;
