@@ -19,7 +19,7 @@ using namespace clang;
 // the same pointer, which converts back implicitly where it was written.
 static bool qualifying_pointer_cast(const Expr* e) {
   auto* c = dyn_cast<ExplicitCastExpr>(e);
-  if (!c || isa<CXXReinterpretCastExpr>(c)) return false;
+  if (!c) return false;  // a reinterpret_cast too: between these types it is a static_cast
   QualType to = c->getType().getCanonicalType(), from = c->getSubExpr()->getType().getCanonicalType();
   if (!to->isPointerType() || !from->isPointerType()) return false;
   QualType pt = to->getPointeeType(), pf = from->getPointeeType();
@@ -57,7 +57,21 @@ const Expr* strip(const Expr* e, const UnitFacts& unit) {
   }
 }
 
-bool is_floating(QualType t) { return t->isRealFloatingType(); }
+namespace {
+bool integer_tangents_on = false;
+}  // namespace
+
+bool integer_tangents() { return integer_tangents_on; }
+
+IntegerTangents::IntegerTangents(bool on) : before_(integer_tangents_on) { integer_tangents_on = before_ || on; }
+IntegerTangents::~IntegerTangents() { integer_tangents_on = before_; }
+
+bool is_integer_number(QualType t) {
+  auto* builtin = t.getCanonicalType()->getAs<BuiltinType>();
+  return builtin && builtin->isInteger() && builtin->getKind() != BuiltinType::Bool;
+}
+
+bool is_floating(QualType t) { return t->isRealFloatingType() || (integer_tangents_on && is_integer_number(t)); }
 
 bool is_value_class(QualType t, const UnitFacts& unit) {
   if (t.isNull()) return false;
@@ -115,7 +129,7 @@ static bool pointee_differentiable(QualType t) {
 bool is_differentiable(QualType t) {
   t = t.getCanonicalType();
   if (is_container(t)) return is_floating(container_element(t));
-  if (t->isRealFloatingType() || t->isRecordType()) return true;
+  if (is_floating(t) || t->isRecordType()) return true;
   if (t->isPointerType() || t->isReferenceType()) return pointee_differentiable(t->getPointeeType());
   return false;
 }

@@ -347,7 +347,24 @@ const clang::Expr* strip(const clang::Expr* e, const UnitFacts& unit);
 // `e` without parens, implicit casts, cleanups, `std::move(...)` and `static_cast<T&&>(...)`: what
 // a move moves from.
 const clang::Expr* moved_operand(const clang::Expr* e);
+// A floating type; also an integer one (not bool) while an IntegerTangents is on.
 bool is_floating(clang::QualType t);
+// A builtin integer type other than bool (char, int, long, ...).
+bool is_integer_number(clang::QualType t);
+// Forward mode asked for an integer parameter (`clad::differentiate(f, "n")` of `int n`): while one
+// is on, integers carry tangents as floating values do, through integer arithmetic, as Clad's
+// forward mode does (docs/adjc.md, "For Clad users"). Everywhere else integers are constants.
+class IntegerTangents {
+ public:
+  explicit IntegerTangents(bool on);
+  ~IntegerTangents();
+  IntegerTangents(const IntegerTangents&) = delete;
+  IntegerTangents& operator=(const IntegerTangents&) = delete;
+
+ private:
+  bool before_;
+};
+bool integer_tangents();
 bool is_written_param(clang::QualType param);  // pointer/reference to non-const data
 bool writes_through_parameters(const clang::FunctionDecl* f);  // has such a parameter (or a non-const `this`)
 bool writes_numbers(clang::QualType param);    // also to non-const integers: memory the tape plan follows

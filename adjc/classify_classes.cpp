@@ -253,6 +253,14 @@ std::string unmodelled_bases(const CXXRecordDecl* record) {
   return unmodelled_base(record, record, seen);
 }
 
+// Whether neither `record` nor any of its bases has a data member.
+static bool without_fields(const CXXRecordDecl* record) {
+  if (!record || !record->hasDefinition() || !record->field_empty()) return false;
+  for (const CXXBaseSpecifier& base : record->bases())
+    if (!without_fields(base.getType()->getAsCXXRecordDecl())) return false;
+  return true;
+}
+
 std::string unmodelled_class(QualType t, const UnitFacts& unit) {
   t = t.getCanonicalType().getNonReferenceType();
   while (t->isPointerType() || t->isArrayType())
@@ -261,7 +269,8 @@ std::string unmodelled_class(QualType t, const UnitFacts& unit) {
   if (!record || !record->hasDefinition() || record->isLambda() || is_value_class(t, unit) || is_container(t) ||
       is_library_class(t, unit))
     return "";
-  if (record->isPolymorphic())
+  // A class without data has nothing to differentiate: a virtual call on it is still reported where made.
+  if (record->isPolymorphic() && !without_fields(record))
     return "class '" + record->getNameAsString() +
            "' has virtual functions, and adjc does not follow a call to the override that runs";
   return unmodelled_bases(record);

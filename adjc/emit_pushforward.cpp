@@ -24,13 +24,6 @@ bool has_place(const Expr* e) {
   return false;
 }
 
-// A function whose pushforward returns its struct result with the struct's tangent, as it returns
-// a floating result with its tangent (value_and_pushforward<S>).
-bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
-  QualType t = result_type(f);
-  return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
-}
-
 // Whether custom pushforward `f` returns a struct with `value` and `pushforward` members (or a type
 // only its instantiation knows).
 bool holds_value_and_pushforward(const FunctionDecl* f) {
@@ -82,9 +75,15 @@ std::string parenthesised(const std::string& s) {
 
 }  // namespace
 
+bool struct_result(const FunctionDecl* f, const UnitFacts& unit) {
+  QualType t = result_type(f);
+  return t->isRecordType() && !is_value_class(t, unit) && !is_container(t);
+}
+
 std::string pushforward_name(const FunctionDecl* fn, const Mask& mask, const UnitFacts& unit) {
   std::vector<bool> all = all_differentiable(fn);
-  std::string name = base_name(fn, unit) + "_pushforward";
+  // With integer tangents, another function than the one without (its integers' tangents are 0).
+  std::string name = base_name(fn, unit) + (integer_tangents() ? "_pushforward_int" : "_pushforward");
   if (std::vector<bool>(mask.begin(), mask.end()) == all) return name;
   name += "_";
   for (bool b : mask) name += b ? '1' : '0';
@@ -202,7 +201,8 @@ void PushforwardEmitter::assign(Node* n, Code& code) {
             QualType u = t.getUnqualifiedType();
             d = "[[maybe_unused]] " + (lanes_ ? tangent_declaration(u, d) : types_.declare(u, d));
           }
-          code.line(d + " = " + (dr.empty() ? zero_of(t) : dr) + ";");
+          code.line(declares(n) ? initialised(d, dr.empty() ? zero_of(t) : dr)
+                                : d + " = " + (dr.empty() ? zero_of(t) : dr) + ";");
           break;
         case BO_AddAssign:
           if (!dr.empty()) code.line(d + " += " + dr + ";");
@@ -257,8 +257,10 @@ void PushforwardEmitter::call(Node* n, Code& code) {
   // derivative (Clad's convention): the call runs as written, its result's tangent 0. A void
   // callee's pushforward returns void and writes its tangents through its tangent parameters.
   const auto* custom_fn = dyn_cast_or_null<FunctionDecl>(custom);
+  // So does a function marked non_differentiable.
   const bool no_derivative =
-      custom_fn && custom_fn->getReturnType()->isVoidType() && !f->getReturnType()->isVoidType();
+      (custom_fn && custom_fn->getReturnType()->isVoidType() && !f->getReturnType()->isVoidType()) ||
+      non_differentiable(f);
   if (no_derivative || n->refilled || !ir_.hoisted.count(n->call) || !call_active(ir_, act_, n) ||
       carries_no_tangent(n)) {
     std::string s = print_.call_text(n->call);
@@ -267,7 +269,12 @@ void PushforwardEmitter::call(Node* n, Code& code) {
       code.line(assignment(use("_d_" + n->result->name), "0", n->result->type));
     return;
   }
-  if (!custom && !generated) return;  // reported by check-tangents
+  if (!custom && !generated) {
+    // Reported by check-tangents, except an integer result under integer tangents, unchecked there.
+    diags_.error(n->call->getBeginLoc(), Diag::tangent_call_without_pushforward,
+                 {f->getQualifiedNameAsString(), base_name(f, ir_.unit) + "_pushforward"});
+    return;
+  }
   Mask callee_mask;
   std::string targs = call_tangent_args(n, callee_mask, code);
   std::string args;
@@ -333,7 +340,7 @@ std::string PushforwardEmitter::call_tangent_args(Node* n, Mask& callee_mask, Co
       // A `const T&` bound to a value: its tangent in a temporary of ours.
       QualType vt = pt.getNonReferenceType().getUnqualifiedType();
       std::string temp = "_dv" + std::to_string(temp_++), dt = varied ? tangent(arg) : "";
-      code.line(tangent_declaration(vt, temp) + " = " + (dt.empty() ? zero_of(vt) : dt) + ";");
+      code.line(initialised(tangent_declaration(vt, temp), dt.empty() ? zero_of(vt) : dt));
       d = "&" + temp;
     } else if (!varied) {
       d = "nullptr";
@@ -424,6 +431,13 @@ std::string PushforwardEmitter::rule_tangent(const Expr* e) {
     return "(" + expand_rule(rule->condition, "", operand, result, t) + " ? " + (a.empty() ? zero_of(t) : a) + " : " +
            (b.empty() ? zero_of(t) : b) + ")";
   }
+  if (auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Div && is_integer_number(t)) {
+    // Clad's quotient rule, whose integer truncation a Clad user's numbers follow.
+    std::string da = tangent(b->getLHS()), db = tangent(b->getRHS());
+    const std::string a = operand(0), d = operand(1);
+    return "((" + (da.empty() ? "0" : parenthesised(da) + " * " + d) + " - " +
+           (db.empty() ? "0" : a + " * " + parenthesised(db)) + ") / (" + d + " * " + d + "))";
+  }
   std::string sum;
   for (int i : differentiated_operands(*rule)) {
     std::string d = tangent(rule->operands[i]);
@@ -438,6 +452,10 @@ std::string PushforwardEmitter::tangent_place(const Expr* e) const {
   if (auto* c = dyn_cast<CallExpr>(e); c && ir_.call_result.count(c)) return use("_d_" + ir_.call_result.at(c)->name);
   if (scalar_tangent(ir_.var(e))) return use("_d_" + ir_.var(e)->name);
   return print_.adjoint(e);
+}
+
+std::string PushforwardEmitter::initialised(const std::string& declared, const std::string& value) const {
+  return lanes_ ? declared + "(" + value + ");" : declared + " = " + value + ";";
 }
 
 std::string PushforwardEmitter::zero_of(QualType t) const {

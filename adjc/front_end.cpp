@@ -65,7 +65,8 @@ class Consumer : public ASTConsumer {
     RequestFinder finder;
     if (!find_requests(context, diags, finder)) return;
     if (!leave_waiting_requests(context, diags, finder)) return;
-    for (auto& r : finder.requests) instantiate_requested(r.call->getArg(0));
+    for (auto* list : {&finder.requests, &finder.derivatives, &finder.jacobians, &finder.hessians})
+      for (auto& r : *list) instantiate_requested(r.call->getArg(0));
     if (context.getDiagnostics().hasErrorOccurred()) return;
     const UnitFacts unit = find_unit_facts(context, ci_.getSema());
     for (const NamedDecl* p : unit.custom.misplaced)
@@ -85,6 +86,9 @@ class Consumer : public ASTConsumer {
     for (auto& r : finder.hessians) handle_derivative(r, tangents, requests, hessian_request);
     if (diags.failed() || context.getDiagnostics().hasErrorOccurred()) return;
     replace_requests(requests.replacements, *collector_, context.getSourceManager(), context.getLangOpts(), rewriter);
+    // On the line of the class's closing brace: the user's line numbers stay.
+    for (const auto& [record, member] : tangents.member_declarations())
+      rewriter.InsertTextBefore(record->getBraceRange().getEnd(), " " + member + " ");
     write_output(context.getSourceManager(), rewriter, generator, tangents);
   }
 

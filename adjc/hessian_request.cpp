@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "print.hpp"
 #include "tangent.hpp"
 
 namespace adjc {
@@ -41,30 +42,38 @@ struct HessianSpelling {
   bool clad;
 };
 
-// The block `item` names ("x", "a[0:n]"; for hessian_vector, "a"), appended to `blocks`; false
-// (reported) when it is none of those.
-bool read_block(const FunctionDecl* fn, const std::string& item, HessianSpelling spelling,
+// The name of the parameter `seed` is along (`spelled` by position or name): the requests of the
+// next stage name it in derivatives whose first parameters may be an object or captures.
+std::string parameter_name(const FunctionDecl* fn, const TangentSeed& seed, const std::string& spelled) {
+  const unsigned object = with_object(fn) ? 1 : 0;
+  if (seed.field || seed.param < object) return spelled;
+  return fn->getParamDecl(unsigned(seed.param) - object)->getNameAsString();
+}
+
+// The block `item` names ("x", "a[0:n]"; for hessian_vector, "a"; the parameters before `first`,
+// a closure's captures, not counted), appended to `blocks`; false (reported) when it is none of those.
+bool read_block(const FunctionDecl* fn, const std::string& item, HessianSpelling spelling, unsigned first,
                 std::vector<HessianBlock>& blocks, Diagnostics& diags, SourceLocation at) {
   size_t open = item.find('[');
   TangentSeed seed;
   if (open == std::string::npos) {
-    if (!parse_seed(fn, item, seed, diags, at)) return false;
+    if (!parse_seed(fn, item, seed, diags, at, first)) return false;
     const bool floating = is_floating(ad_params(fn)[seed.param].type.getNonReferenceType());
     if (floating != (spelling.kind == HessianKind::Vector)) {
-      blocks.push_back({item, 0, seed.param});
+      blocks.push_back({parameter_name(fn, seed, item), 0, seed.param});
       return true;
     }
   } else if (spelling.kind != HessianKind::Vector && item.back() == ']' && item.compare(open + 1, 2, "0:") == 0) {
     const std::string end = item.substr(open + 3, item.size() - open - 4);
     const std::string name = trimmed(item.substr(0, open));
     if (!end.empty() && end.size() < 7 && end.find_first_not_of("0123456789") == std::string::npos &&
-        parse_seed(fn, name, seed, diags, at)) {
+        parse_seed(fn, name, seed, diags, at, first)) {
       const long length = std::stol(end) + (spelling.clad ? 1 : 0);
       const ParmVarDecl* p = ad_params(fn)[seed.param].decl;
       unsigned long extent = p ? fixed_length(p, fn->getASTContext()) : 0;
       if (extent == 0) extent = length;
       if (length > 0 && (unsigned long)length <= extent) {
-        blocks.push_back({name, length, seed.param, extent});
+        blocks.push_back({parameter_name(fn, seed, name), length, seed.param, extent});
         return true;
       }
     }
@@ -76,11 +85,11 @@ bool read_block(const FunctionDecl* fn, const std::string& item, HessianSpelling
 
 // Reads `text` into blocks in f's parameter order; an empty list names every parameter (Clad's
 // meaning). False (reported) when an item is not a block or hessian_vector names more than one.
-bool read_spec(const FunctionDecl* fn, const std::string& text, HessianSpelling spelling,
+bool read_spec(const FunctionDecl* fn, const std::string& text, HessianSpelling spelling, unsigned first,
                std::vector<HessianBlock>& blocks, Diagnostics& diags, SourceLocation at) {
   std::vector<std::string> items;
   if (text.find_first_not_of(" \t") == std::string::npos) {
-    for (const ParmVarDecl* p : fn->parameters()) items.push_back(p->getNameAsString());
+    for (unsigned i = first; i < fn->getNumParams(); ++i) items.push_back(fn->getParamDecl(i)->getNameAsString());
   } else {
     for (size_t start = 0; start <= text.size();) {
       size_t comma = text.find(',', start);
@@ -90,7 +99,7 @@ bool read_spec(const FunctionDecl* fn, const std::string& text, HessianSpelling 
     }
   }
   for (const std::string& item : items)
-    if (!read_block(fn, item, spelling, blocks, diags, at)) return false;
+    if (!read_block(fn, item, spelling, first, blocks, diags, at)) return false;
   if (spelling.kind == HessianKind::Vector && blocks.size() != 1) {
     diags.error(at, Diag::hessian_parameters_unsupported, {quoted(text)});
     return false;
@@ -134,8 +143,10 @@ bool clad_option(const FunctionDecl* request, unsigned option) {
 }
 constexpr unsigned clad_diagonal_only = 1u << 12;
 
-// The first derivative of `fn` along `name` generated; its qualified name, "" after an error.
-std::string first_derivative(const FunctionDecl* fn, const std::string& name, TangentGenerator& tangents,
+// The first derivative of `fn` along `name` generated; its qualified name (`cast`: cast to its type,
+// which tells it from overloads of its name: every operator()'s is `operator_call_darg0`), "" after
+// an error.
+std::string first_derivative(const FunctionDecl* fn, const std::string& name, bool cast, TangentGenerator& tangents,
                              Diagnostics& diags, SourceLocation at, std::string& declaration) {
   TangentSeed seed;
   if (!parse_seed(fn, name, seed, diags, at)) return "";
@@ -146,20 +157,50 @@ std::string first_derivative(const FunctionDecl* fn, const std::string& name, Ta
   }
   if (diags.failed() || g.declaration.empty()) return "";
   declaration += g.declaration;
-  return g.qualified_name;
+  return cast ? g.function_value : g.qualified_name;
+}
+
+// Clad's name for the Hessian of every parameter of `fn`, `f_hessian(<f's parameters>, T* H)`,
+// when the unit declares it without a body (as Clad's users do, to call it): its definition by
+// `hessian` (on one line, as it is inserted into the user's code), else "".
+std::string clad_named_hessian(const FunctionDecl* fn, const std::string& hessian) {
+  ASTContext& context = fn->getASTContext();
+  auto id = context.Idents.find(fn->getNameAsString() + "_hessian");
+  if (isa<CXXMethodDecl>(fn) || id == context.Idents.end()) return "";
+  const unsigned n = fn->getNumParams();
+  TypePrinter types(context);
+  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(id->getValue()))) {
+    auto* declared = dyn_cast<FunctionDecl>(d);
+    if (!declared || declared->isDefined() || declared->getNumParams() != n + 1 ||
+        !declared->getReturnType()->isVoidType() || !declared->getParamDecl(n)->getType()->isPointerType() ||
+        !is_floating(declared->getParamDecl(n)->getType()->getPointeeType()))
+      continue;
+    std::string params, args;
+    bool same = true;
+    for (unsigned i = 0; i <= n; ++i) {
+      QualType t = declared->getParamDecl(i)->getType();
+      same = same && (i == n || context.hasSameType(t, fn->getParamDecl(i)->getType()));
+      params += (i ? ", " : "") + types.str(t) + " _p" + std::to_string(i);
+      args += (i ? ", _p" : "_p") + std::to_string(i);
+    }
+    auto [open, close] = namespaces(fn);
+    std::string definition =
+        open + "void " + id->getKey().str() + "(" + params + ") { " + hessian + ".execute(" + args + "); }" + close;
+    for (char& c : definition)
+      if (c == '\n') c = ' ';
+    if (same) return definition;
+  }
+  return "";
 }
 
 }  // namespace
 
 std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, TangentGenerator& tangents,
                             std::string& declaration) {
-  const FunctionDecl* fn = requested_target(call, unit, diags, Diag::hessian_target_not_a_function, /*members=*/true);
-  if (!fn) return "";
+  RequestedFunction req;
+  if (!requested_target(call, unit, diags, Diag::hessian_target_not_a_function, req)) return "";
+  const FunctionDecl* fn = req.fn;
   const SourceLocation at = call->getBeginLoc();
-  if (with_object(fn)) {
-    diags.error(call->getArg(0)->getBeginLoc(), Diag::hessian_target_not_a_function);
-    return "";
-  }
   const FunctionDecl* request = call->getDirectCallee();
   const std::string callee = request->getName().str();
   const bool clad = request->getQualifiedNameAsString() == "clad::hessian";
@@ -174,23 +215,32 @@ std::string hessian_request(const CallExpr* call, const UnitFacts& unit, Diagnos
     return "";
   }
   std::vector<HessianBlock> blocks;
-  if (!read_spec(fn, lit ? lit->getString().str() : "", {kind, clad}, blocks, diags, at)) return "";
+  if (!read_spec(fn, lit ? lit->getString().str() : "", {kind, clad}, req.closure_params, blocks, diags, at)) return "";
+  // A function object's operator(), a lambda's or a member function cannot be named in the next
+  // stage; its first derivatives, generated here, can.
+  const bool named = !req.callable && !with_object(fn);
   const std::string f = qualifier(fn) + fn->getNameAsString();
   std::vector<std::string> functions;
-  if (kind == HessianKind::Diagonal) {
-    // Forward over forward: no derivative generated in this stage.
-    for (const HessianBlock& b : blocks) functions.push_back("::adjoint::derivative<2>(" + f + ", \"" + b.name + "\")");
-    return hessian_object("hessian_diagonal_of", blocks, functions);
-  }
   std::string all;
   for (const HessianBlock& b : blocks) all += (all.empty() ? "" : ", ") + b.name;
   for (const HessianBlock& b : blocks) {
-    std::string d = first_derivative(fn, b.name, tangents, diags, at, declaration);
+    if (kind == HessianKind::Diagonal && named) {
+      // Forward over forward: no derivative generated in this stage.
+      functions.push_back("::adjoint::derivative<2>(" + f + ", \"" + b.name + "\")");
+      continue;
+    }
+    std::string d = first_derivative(fn, b.name, !named, tangents, diags, at, declaration);
     if (d.empty()) return "";
-    functions.push_back("::adjoint::gradient(" + d + ", \"" + all + "\")");
+    functions.push_back(kind == HessianKind::Diagonal ? "::adjoint::derivative(" + d + ", \"" + b.name + "\")"
+                                                      : "::adjoint::gradient(" + d + ", \"" + all + "\")");
   }
-  if (kind == HessianKind::Vector) return "(" + functions[0] + ")";
-  return hessian_object("hessian_of", blocks, functions);
+  const std::string hessian = kind == HessianKind::Vector     ? "(" + functions[0] + ")"
+                              : kind == HessianKind::Diagonal ? hessian_object("hessian_diagonal_of", blocks, functions)
+                                                              : hessian_object("hessian_of", blocks, functions);
+  const bool every_parameter = !lit || lit->getString().find_first_not_of(" \t") == StringRef::npos;
+  if (clad && kind == HessianKind::Full && every_parameter && named)
+    declaration += " " + clad_named_hessian(fn, hessian);
+  return req.callable ? bound_request(req, hessian) : hessian;
 }
 
 }  // namespace adjc

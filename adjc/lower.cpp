@@ -180,7 +180,10 @@ void Lowering::set_kind_of_storage(Var* v, const std::string& name, QualType typ
     Qualifiers dropped;
     v->type = context_.getUnqualifiedArrayType(type, dropped);
   }
-  if (t->isPointerType()) {
+  if (kind == VarKind::Local && t->isPointerType() && t->getPointeeType().isConstQualified() &&
+      t->getPointeeType()->isAnyCharacterType()) {
+    // A local C string (`const char* s = "name"`): read-only characters, a value without derivative.
+  } else if (t->isPointerType()) {
     // A parameter of rows of constants (`const double* const* rows`): data without derivative,
     // read as `rows[i][j]`. Both levels const: the function can neither write the numbers nor
     // re-point a row (at an array with a derivative).

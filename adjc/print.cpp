@@ -112,6 +112,7 @@ std::string custom_pullback_name(const FunctionDecl* pullback, const TypePrinter
 }
 
 std::string literal(double v, QualType t) {
+  if (is_integer_number(t)) return std::to_string(static_cast<long long>(v));  // an integer's tangent
   char buf[64];
   bool single = t->isSpecificBuiltinType(BuiltinType::Float);
   std::snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", v);

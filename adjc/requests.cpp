@@ -62,23 +62,23 @@ std::string constant_evaluated_place(const CallExpr* call, ASTContext& context) 
   return "";
 }
 
-// The function a request names, and how it was named (the replacement depends on it).
-struct RequestedFunction {
-  const Expr* target = nullptr;              // the request's first argument, past `&` and conversions
-  const FunctionDecl* fn = nullptr;          // the function differentiated
-  const CXXRecordDecl* callable = nullptr;   // a lambda's or function object's class
-  const ClosureFunction* closure = nullptr;  // a lambda with captures: its function of the captures
-  std::string captured;                      // those captures, as `execute`'s leading arguments
-  const VarDecl* pointer = nullptr;          // the function pointer the request names
-  unsigned first_param() const { return closure ? unsigned(closure->captures.size()) : 0; }
-};
-
 // A function, a member function (`&S::f`), or a lambda or function object: its operator().
-bool find_named_function(const CallExpr* call, RequestContext& rc, RequestedFunction& req) {
-  const Expr* target = strip(call->getArg(0), rc.unit);
+bool find_named_function(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, RequestedFunction& req) {
+  const Expr* target = strip(call->getArg(0), unit);
+  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f; so does a
+  // C-style cast of it to another member function type, which Clad resolves to S::f as well.
+  const ASTContext& context = call->getDirectCallee()->getASTContext();
+  while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
+    const Expr* operand = strip(cast->getSubExpr(), unit);
+    if (!context.hasSameType(cast->getType(), operand->getType()) &&
+        !(isa<CStyleCastExpr>(cast) && cast->getType()->isMemberFunctionPointerType() &&
+          operand->getType()->isMemberFunctionPointerType()))
+      break;
+    target = operand;
+  }
   if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
-    target = strip(u->getSubExpr(), rc.unit);
-  if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0), rc.unit);
+    target = strip(u->getSubExpr(), unit);
+  if (auto* c = dyn_cast<CXXConstructExpr>(target); c && c->getNumArgs() == 1) target = strip(c->getArg(0), unit);
   req.target = target;
   if (auto* lambda = dyn_cast<LambdaExpr>(target)) req.callable = lambda->getLambdaClass();
   if (auto* ref = dyn_cast<DeclRefExpr>(target)) {
@@ -89,7 +89,7 @@ bool find_named_function(const CallExpr* call, RequestContext& rc, RequestedFunc
   for (const CXXMethodDecl* m : req.callable->methods())
     if (m->getOverloadedOperator() == OO_Call) {
       if (req.fn) {
-        rc.diags.error(call->getArg(0)->getBeginLoc(), Diag::request_overloaded_call_operator);
+        diags.error(call->getArg(0)->getBeginLoc(), Diag::request_overloaded_call_operator);
         return false;
       }
       req.fn = m;
@@ -99,31 +99,35 @@ bool find_named_function(const CallExpr* call, RequestContext& rc, RequestedFunc
 
 // A lambda with captures: its function of the captures and parameters, the captures passed by
 // `execute` ahead of its arguments, as constants.
-bool bind_closure(RequestContext& rc, RequestedFunction& req) {
-  if (!req.callable || !capturing_lambda(rc.context.getRecordType(req.callable)) || !req.fn || req.fn->isTemplated())
+bool bind_closure(ASTContext& context, const UnitFacts& unit, Diagnostics& diags, RequestedFunction& req) {
+  if (!req.callable || !capturing_lambda(context.getRecordType(req.callable)) || !req.fn || req.fn->isTemplated())
     return true;
-  req.closure = &closure_function(req.callable, rc.unit, rc.context);
+  req.closure = &closure_function(req.callable, unit, context);
   if (!req.closure->fn) {
-    rc.diags.error(req.closure->where, req.closure->why);
+    diags.error(req.closure->where, req.closure->why);
     return false;
   }
-  if (!closure_request_arguments(*req.closure, req.target, rc.unit, rc.context, rc.diags, req.captured)) return false;
+  req.closure_params = unsigned(req.closure->captures.size());
+  if (!closure_request_arguments(*req.closure, req.target, unit, context, diags, req.captured)) return false;
   req.fn = req.closure->fn;
   return true;
 }
 
 // A function pointer adjc follows (`fp`, `*fpp`, `static_cast<decltype(&f)>(f)`): its function;
-// then whether what the request names is a function adjc can differentiate.
-bool follow_pointer_and_check(const CallExpr* call, RequestContext& rc, RequestedFunction& req) {
+// then whether what the request names is a function adjc can differentiate (`not_a_function` when
+// it names none).
+bool follow_pointer_and_check(const CallExpr* call, Diagnostics& diags, Diag not_a_function, RequestedFunction& req) {
   const SourceLocation at = call->getArg(0)->getBeginLoc();
   std::string unresolved;
   if (!req.fn && !req.callable) {
-    auto* ref = dyn_cast<DeclRefExpr>(req.target);
-    auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (var && var->getType()->isMemberFunctionPointerType()) {
+    // A member function pointer, or a pointer to one read through (`*mpp`, `**&mpp`).
+    const VarDecl* var = named_variable(call->getArg(0));
+    QualType t = var ? var->getType() : QualType();
+    while (var && t->isPointerType()) t = t->getPointeeType();
+    if (var && t->isMemberFunctionPointerType()) {
       req.fn = resolved_member_function(var, &unresolved);
       if (!req.fn) {
-        rc.diags.error(at, Diag::request_unresolved_member_function, {unresolved});
+        diags.error(at, Diag::request_unresolved_member_function, {unresolved});
         return false;
       }
     } else {
@@ -133,17 +137,16 @@ bool follow_pointer_and_check(const CallExpr* call, RequestContext& rc, Requeste
   }
   const FunctionDecl* fn = req.fn;
   if (!fn && (function_pointer_chain(call->getArg(0)->getType()) || call->getArg(0)->getType()->isFunctionType()))
-    rc.diags.error(at, Diag::request_unresolved_function, {unresolved});
-  else if (!fn) rc.diags.error(at, Diag::request_not_a_function);
-  else if (fn->isTemplated()) rc.diags.error(at, Diag::request_of_template);
-  else if (!fn->getDefinition())
-    rc.diags.error(at, Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
+    diags.error(at, Diag::request_unresolved_function, {unresolved});
+  else if (!fn) diags.error(at, not_a_function);
+  else if (fn->isTemplated()) diags.error(at, Diag::request_of_template);
+  else if (!fn->getDefinition()) diags.error(at, Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
   if (!fn || fn->isTemplated() || !fn->getDefinition()) return false;
   req.fn = fn = fn->getDefinition();
   for (const ParmVarDecl* p : fn->parameters())
     if (function_parameter(p)) {
-      rc.diags.error(at, Diag::request_function_pointer_parameter,
-                     {quoted(p->getName()), quoted(fn->getNameAsString()), quoted(fn->getNameAsString())});
+      diags.error(at, Diag::request_function_pointer_parameter,
+                  {quoted(p->getName()), quoted(fn->getNameAsString()), quoted(fn->getNameAsString())});
       return false;
     }
   return true;
@@ -210,7 +213,7 @@ bool select_parameters(const CallExpr* call, RequestContext& rc, const Requested
     }
     names = lit->getString().str();
   }
-  Selection s{fn, req.first_param(), with_object(fn) != nullptr, ad_params(fn), {}};
+  Selection s{fn, req.closure_params, with_object(fn) != nullptr, ad_params(fn), {}};
   s.selected.assign(s.params.size(), false);
   std::stringstream list(names);
   for (std::string name; std::getline(list, name, ',');) {
@@ -251,13 +254,9 @@ std::string replacement_text(const RequestedFunction& req, const GeneratedGradie
   // A function object named by a variable is bound: execute may leave it out, as Clad's does.
   // A lambda's variable, or a function pointer the request names, stays used (no warning) when
   // the request no longer names it.
-  std::string bound;
-  const VarDecl* var = req.pointer;
-  if (auto* ref = dyn_cast<DeclRefExpr>(req.target); ref && !var) var = dyn_cast<VarDecl>(ref->getDecl());
-  std::string var_name = !var                          ? ""
-                         : var->isLocalVarDeclOrParm() ? var->getNameAsString()
-                                                       : "::" + var->getQualifiedNameAsString();
-  if (var && req.callable && with_object(req.fn)) bound = ", &" + var_name;
+  const VarDecl* var = req.variable();
+  const std::string var_name = req.variable_name();
+  const std::string bound = req.bound_object() ? ", &" + var_name : "";
   // In parentheses: the request may be a macro's argument, which a bare comma would split.
   std::string request = "::adjoint::gradient_function<" + g.function_value +
                         (g.object_adjoint < 0 && bound.empty() ? "" : ", " + std::to_string(g.object_adjoint)) +
@@ -288,6 +287,25 @@ void declare_gradient(const RequestFinder::Request& r, const FunctionDecl* fn, c
 
 }  // namespace
 
+bool resolve_requested(const CallExpr* call, ASTContext& context, const UnitFacts& unit, Diagnostics& diags,
+                       Diag not_a_function, RequestedFunction& req) {
+  return find_named_function(call, unit, diags, req) && bind_closure(context, unit, diags, req) &&
+         follow_pointer_and_check(call, diags, not_a_function, req);
+}
+
+const VarDecl* RequestedFunction::variable() const {
+  if (pointer) return pointer;
+  auto* ref = dyn_cast<DeclRefExpr>(target);
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+bool RequestedFunction::bound_object() const { return variable() && callable && with_object(fn); }
+
+std::string RequestedFunction::variable_name() const {
+  const VarDecl* var = variable();
+  return !var ? "" : var->isLocalVarDeclOrParm() ? var->getNameAsString() : "::" + var->getQualifiedNameAsString();
+}
+
 void handle(const RequestFinder::Request& r, RequestContext& rc) {
   const CallExpr* call = r.call;
   const SourceLocation at = call->getBeginLoc();
@@ -295,7 +313,7 @@ void handle(const RequestFinder::Request& r, RequestContext& rc) {
     return rc.diags.error(at, Diag::request_in_constant_evaluation, {where});
   RequestedFunction req;
   std::vector<bool> selected;
-  if (!find_named_function(call, rc, req) || !bind_closure(rc, req) || !follow_pointer_and_check(call, rc, req) ||
+  if (!resolve_requested(call, rc.context, rc.unit, rc.diags, Diag::request_not_a_function, req) ||
       !select_parameters(call, rc, req, selected))
     return;
   GeneratedGradient g;

@@ -44,6 +44,32 @@ class RequestFinder : public clang::RecursiveASTVisitor<RequestFinder> {
   }
 };
 
+struct ClosureFunction;
+
+// The function a request of any mode names, and how it was named (the replacement depends on it).
+struct RequestedFunction {
+  const clang::Expr* target = nullptr;             // the request's first argument, past `&` and conversions
+  const clang::FunctionDecl* fn = nullptr;         // the function differentiated
+  const clang::CXXRecordDecl* callable = nullptr;  // a lambda's or function object's class
+  const ClosureFunction* closure = nullptr;        // a lambda with captures: its function of the captures
+  unsigned closure_params = 0;                     // fn's first parameters, the closure's captures
+  std::string captured;                            // those captures, as `execute`'s leading arguments
+  const clang::VarDecl* pointer = nullptr;         // the function pointer the request names
+  // The variable the request names (a function pointer, a function object, a lambda), else nullptr;
+  // how generated code outside its function names it.
+  const clang::VarDecl* variable() const;
+  std::string variable_name() const;
+  // A function object named by a variable: its derivative is bound to it (execute leaves it out).
+  bool bound_object() const;
+};
+
+// Which function a request's first argument names: a function, a member function (`&S::f`), a
+// lambda or function object (its operator(); for a lambda with captures, its function of the
+// captures), or a function pointer adjc follows; defined, and not a template. False (reported;
+// `not_a_function` when the argument names none of those) otherwise.
+bool resolve_requested(const clang::CallExpr* call, clang::ASTContext& context, const UnitFacts& unit,
+                       Diagnostics& diags, Diag not_a_function, RequestedFunction& req);
+
 // A request's call and the expression that replaces it.
 struct Replacement {
   const clang::CallExpr* call;

@@ -392,7 +392,6 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
     ir.valid = false;
   };
   if (auto* m = dyn_cast<CXXMethodDecl>(fn)) {
-    if (m->isVirtual()) fail(fn->getLocation(), Diag::differentiate_virtual_function);
     if (isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || isa<CXXConversionDecl>(m))
       fail(fn->getLocation(), Diag::differentiate_special_member);
     if (is_value_class(context.getRecordType(m->getParent()), ir.unit))

@@ -13,6 +13,7 @@
 
 #include "emit.hpp"
 #include "pipeline.hpp"
+#include "requests.hpp"
 
 namespace adjc {
 
@@ -32,16 +33,25 @@ std::vector<Pass> tangent_passes();
 // forward mode does not support in `state`'s function (tangent_check.cpp).
 void check_tangents(FunctionState& state);
 
-// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter:
-// nothing of it carries a tangent, so forward mode calls it as written (tangent_check.cpp).
+// A call whose result is an integer (`v.size()`, an index) and that writes through no parameter, or
+// of a function marked non_differentiable (Clad's mark, classify.hpp): nothing of it carries a
+// tangent, so forward mode calls it as written (tangent_check.cpp).
 bool carries_no_tangent(const Node* call);
 
 // What a derivative request differentiates with respect to: parameter `param` (an ad_params
 // index); a whole floating scalar or array when `element` < 0, else that element of an array.
+// `member`: a struct parameter's floating member (".x" of "t.x", ".a.x" of "t.a.x"), else "".
 struct TangentSeed {
   size_t param = 0;
   long element = -1;
+  std::string member;
+  // A function object's data member (or its element), when `param` is the object.
+  const clang::FieldDecl* field = nullptr;
 };
+
+// A function whose pushforward returns its struct result with the struct's tangent, as it returns
+// a floating result with its tangent (value_and_pushforward<S>).
+bool struct_result(const clang::FunctionDecl* f, const UnitFacts& unit);
 
 // Builds pushforwards on demand and prints them at the end of the translation unit. Functions are
 // lowered and planned once per unit, by the reverse-mode generator (`planned`), whichever mode
@@ -57,6 +67,11 @@ class TangentGenerator {
   // `source_function`) in `declaration`, on one line; nothing useful after an error.
   // `lanes` > 0: in vector mode, each tangent carrying that many directions.
   GeneratedGradient pushforward(const clang::FunctionDecl* fn, const Mask& mask, int lanes = 0);
+  // The members requests add to classes: (class, declaration), each declaration on one line, to
+  // insert before the class's closing brace (an override of a derivative a base class declares).
+  const std::vector<std::pair<const clang::CXXRecordDecl*, std::string>>& member_declarations() const;
+  // Defines `code`, function `name` of `fn`'s namespace, once, with the generated functions.
+  void define(const clang::FunctionDecl* fn, const std::string& name, const std::string& code);
   // Every generated pushforward and derivative function ("" when there was no request).
   std::string generated_code() const;
 
@@ -68,22 +83,19 @@ class TangentGenerator {
 // The length of a fixed-size array parameter (`double x[4]`, `std::array<double, 4>`), else 0.
 unsigned long fixed_length(const clang::ParmVarDecl* p, clang::ASTContext& context);
 
-// The function a derivative request names (requested_target with member functions),
-// defined; nullptr (reported) otherwise.
-const clang::FunctionDecl* derivative_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags);
-// The function a request names (f, &f, &S::f, a function pointer adjc follows, or with `members` a
-// function object's operator()), defined; nullptr (reported as `not_a_function`) for anything else,
-// or a member function unless `members`.
-// The function object a request names (`E`, `&E`: a variable of a class with one operator()), else
-// nullptr; its derivative is bound to it.
-const clang::VarDecl* requested_function_object(const clang::CallExpr* call, const UnitFacts& unit);
-const clang::FunctionDecl* requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                                            Diag not_a_function, bool members);
+// The function a derivative, Hessian or Jacobian request names (resolve_requested, requests.hpp);
+// false (reported, as `not_a_function` when it names no function) otherwise.
+bool requested_target(const clang::CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Diag not_a_function,
+                      RequestedFunction& req);
+// `request`, the text of what a request of `req` returns, with what execute leaves out bound to it
+// (adjoint::detail::bind_leading): the function object a request names, a lambda's captures.
+std::string bound_request(const RequestedFunction& req, const std::string& request);
 
-// The parameter `spec` names ("x", "x[2]", "0"), as an ad_params index and element; false after
-// an error.
+// The parameter `spec` names ("x", "x[2]", "0"; the parameters before `first`, a closure's
+// captures, are not counted), as an ad_params index and element; for a function object whose
+// operator() takes no parameters, a data member of its class (Clad's meaning); false after an error.
 bool parse_seed(const clang::FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags,
-                clang::SourceLocation at);
+                clang::SourceLocation at, unsigned first = 0);
 
 // A Hessian request (adjoint::hessian, hessian_diagonal, hessian_vector; hessian_request.cpp): the
 // first derivatives it needs generated (their declarations in `declaration`), and the text that
@@ -159,6 +171,9 @@ class PushforwardEmitter {
   // The tangent memory (an lvalue) mirroring lvalue `e`, or the tangent pointer of pointer `e`.
   std::string tangent_place(const clang::Expr* e) const;
   std::string zero_of(clang::QualType t) const;
+  // The statement declaring tangent `declared` (its type and name) with `value`: in vector mode
+  // initialised directly, so that a double tangent may narrow into a float one, as numbers do.
+  std::string initialised(const std::string& declared, const std::string& value) const;
   // The declaration of a tangent of type `t` named `name` (a tangent_vector's in vector mode), and
   // of a parameter's tangent; "" in vector mode for what it does not support.
   std::string tangent_declaration(clang::QualType t, const std::string& name) const;

@@ -35,8 +35,9 @@ std::string unsupported_variable(const Var* v, const UnitFacts& unit) {
 
 bool carries_no_tangent(const Node* call) {
   const FunctionDecl* f = call->call->getDirectCallee();
+  if (non_differentiable(f)) return true;
   QualType result = f->getReturnType().getNonReferenceType();
-  return call->result && !call->result->memory && result->isIntegralOrEnumerationType() &&
+  return call->result && !call->result->memory && result->isIntegralOrEnumerationType() && !is_floating(result) &&
          !writes_through_parameters(f);
 }
 

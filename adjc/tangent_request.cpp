@@ -28,7 +28,49 @@ long requested_order(const FunctionDecl* request) {
 
 }  // namespace
 
-bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags, SourceLocation at) {
+namespace {
+
+// A floating member, or a fixed-size array of them, of a function object's class.
+bool seedable_member(QualType t) {
+  if (const auto* a = dyn_cast<ConstantArrayType>(t.getCanonicalType().getTypePtr())) t = a->getElementType();
+  return t->isRealFloatingType();
+}
+
+// Clad's request of a function object whose operator() takes no parameters: `name` is one of its
+// class's data members (by name, or position among them), the member the derivative is along.
+// Members pointing to numbers are rejected: the object's tangent has no memory for them.
+bool parse_member_seed(const CXXMethodDecl* op, const std::string& name, TangentSeed& seed, Diagnostics& diags,
+                       SourceLocation at) {
+  const bool position = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+  unsigned index = 0;
+  for (const FieldDecl* f : op->getParent()->fields()) {
+    QualType t = f->getType();
+    if (t->isPointerType() && is_floating(t->getPointeeType())) {
+      diags.error(at, Diag::derivative_member_unsupported,
+                  {quoted(op->getParent()->getNameAsString()), quoted(f->getNameAsString()), quoted(t.getAsString())});
+      return false;
+    }
+    if (position ? name.size() <= 4 && std::stoul(name) == index++ : f->getName() == name) seed.field = f;
+  }
+  const FieldDecl* f = seed.field;
+  const auto* array = f ? dyn_cast<ConstantArrayType>(f->getType().getCanonicalType().getTypePtr()) : nullptr;
+  if (f && seedable_member(f->getType()) && (array != nullptr) == (seed.element >= 0) &&
+      (!array || seed.element < long(array->getSize().getZExtValue()))) {
+    seed.param = 0;
+    return true;
+  }
+  if (f)
+    diags.error(
+        at, Diag::derivative_member_unsupported,
+        {quoted(op->getParent()->getNameAsString()), quoted(f->getNameAsString()), quoted(f->getType().getAsString())});
+  else diags.error(at, Diag::request_no_parameter_named, {quoted(op->getParent()->getNameAsString()), quoted(name)});
+  return false;
+}
+
+}  // namespace
+
+bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Diagnostics& diags, SourceLocation at,
+                unsigned first) {
   spec.erase(0, spec.find_first_not_of(" \t"));
   spec.erase(spec.find_last_not_of(" \t") + 1);
   if (spec.find(',') != std::string::npos) {
@@ -47,16 +89,17 @@ bool parse_seed(const FunctionDecl* fn, std::string spec, TangentSeed& seed, Dia
     name = spec.substr(0, open);
     name.erase(name.find_last_not_of(" \t") + 1);
   }
-  const unsigned object = with_object(fn) ? 1 : 0;
+  const CXXMethodDecl* object = with_object(fn);
+  if (object && fn->getNumParams() == 0) return parse_member_seed(object, name, seed, diags, at);
   bool position = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
-  for (unsigned i = 0; i < fn->getNumParams(); ++i)
-    if (position ? name.size() <= 4 && std::stoul(name) == i : fn->getParamDecl(i)->getName() == name) {
-      seed.param = i + object;
+  for (unsigned i = first; i < fn->getNumParams(); ++i)
+    if (position ? name.size() <= 4 && std::stoul(name) == i - first : fn->getParamDecl(i)->getName() == name) {
+      seed.param = i + (object ? 1 : 0);
       return true;
     }
   if (position)
     diags.error(at, Diag::request_no_parameter_at_position,
-                {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams())});
+                {quoted(fn->getNameAsString()), name, std::to_string(fn->getNumParams() - first)});
   else diags.error(at, Diag::request_no_parameter_named, {quoted(fn->getNameAsString()), quoted(name)});
   return false;
 }
@@ -79,9 +122,10 @@ bool split_orders(std::string& spec, long order, std::string& rest, Diagnostics&
 }
 
 // The parameter the request's second argument names; with none (or an empty list), the function's only
-// differentiable parameter. `rest`: what the request of the next lower order names.
-bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFacts& unit, Diagnostics& diags,
-                    TangentSeed& seed, std::string& rest) {
+// differentiable parameter (past the first `first`, a closure's captures). `rest`: what the request of
+// the next lower order names.
+bool requested_seed(const CallExpr* call, const FunctionDecl* fn, unsigned first, const UnitFacts& unit,
+                    Diagnostics& diags, TangentSeed& seed, std::string& rest) {
   SourceLocation at = call->getBeginLoc();
   const Expr* spec = call->getNumArgs() < 2 ? nullptr : strip(call->getArg(1), unit);
   auto* lit = dyn_cast_or_null<StringLiteral>(spec);
@@ -89,7 +133,7 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
       (lit && lit->getString().find_first_not_of(" \t") == StringRef::npos)) {
     std::vector<AdParam> params = ad_params(fn);
     int found = -1;
-    for (size_t i = 0; i < params.size(); ++i)
+    for (size_t i = first; i < params.size(); ++i)
       if (is_differentiable(params[i].type)) found = found < 0 ? int(i) : -2;
     if (found < 0) diags.error(at, Diag::derivative_needs_one_parameter, {quoted(fn->getNameAsString())});
     seed.param = size_t(found);
@@ -98,88 +142,61 @@ bool requested_seed(const CallExpr* call, const FunctionDecl* fn, const UnitFact
   std::string text;
   if (lit) text = lit->getString().str();
   else if (auto* number = dyn_cast<IntegerLiteral>(spec)) text = std::to_string(number->getValue().getZExtValue());
-  if (lit || isa<IntegerLiteral>(spec))
-    return split_orders(text, derivative_order(call), rest, diags, at) && parse_seed(fn, text, seed, diags, at);
-  diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
-  return false;
-}
-
-// The variable an expression reads that is a function pointer or member function pointer, or a
-// pointer to one (to any depth), else nullptr.
-const VarDecl* pointer_variable(const Expr* e) {
-  if (auto* ref = dyn_cast<DeclRefExpr>(e)) {
-    auto* var = dyn_cast<VarDecl>(ref->getDecl());
-    QualType t = var ? var->getType() : QualType();
-    while (var && t->isPointerType() && !t->isFunctionPointerType()) t = t->getPointeeType();
-    return var && (t->isFunctionPointerType() || t->isMemberFunctionPointerType()) ? var : nullptr;
+  if (!lit && !isa<IntegerLiteral>(spec)) {
+    diags.error(call->getArg(1)->getBeginLoc(), Diag::request_parameters_not_literal);
+    return false;
   }
-  for (const Stmt* c : e->children())
-    if (auto* ce = dyn_cast_or_null<Expr>(c))
-      if (const VarDecl* var = pointer_variable(ce)) return var;
-  return nullptr;
-}
-
-// How generated code outside the variable's function names it.
-std::string variable_name(const VarDecl* var) {
-  return var->isLocalVarDeclOrParm() ? var->getNameAsString() : "::" + var->getQualifiedNameAsString();
+  if (!split_orders(text, derivative_order(call), rest, diags, at)) return false;
+  // A struct parameter's member ("t.x"): the parameter, then the member's path.
+  if (size_t dot = text.find('.'); dot != std::string::npos && text.find('[') == std::string::npos) {
+    seed.member = text.substr(dot);
+    text.erase(dot);
+  }
+  return parse_seed(fn, text, seed, diags, at, first);
 }
 
 }  // namespace
 
-const VarDecl* requested_function_object(const CallExpr* call, const UnitFacts& unit) {
-  const Expr* target = strip(call->getArg(0), unit);
-  if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
-    target = strip(u->getSubExpr(), unit);
-  auto* ref = dyn_cast<DeclRefExpr>(target);
-  auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  const CXXRecordDecl* c = var ? var->getType()->getAsCXXRecordDecl() : nullptr;
-  if (!c || !c->hasDefinition() || c->isLambda()) return nullptr;
-  int calls = 0;
-  for (const CXXMethodDecl* m : c->methods()) calls += m->getOverloadedOperator() == OO_Call;
-  return calls == 1 ? var : nullptr;
+std::string bound_request(const RequestedFunction& req, const std::string& request) {
+  const VarDecl* var = req.variable();
+  // A lambda's variable, or a function pointer the request names, stays used (no warning) when the
+  // request no longer names it.
+  const std::string used = var && !req.bound_object() && (req.callable || req.pointer)
+                               ? "static_cast<void>(" + req.variable_name() + "), "
+                               : "";
+  if (req.closure) return "(" + used + "::adjoint::detail::bind_leading(" + request + req.captured + "))";
+  if (req.bound_object()) return "(::adjoint::detail::bind_leading(" + request + ", &" + req.variable_name() + "))";
+  return "(" + used + request + ")";
 }
 
-const FunctionDecl* requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags,
-                                     Diag not_a_function, bool members) {
-  const Expr* target = strip(call->getArg(0), unit);
-  // A cast of `&S::f` to its own type (`static_cast<decltype(&S::f)>(&S::f)`) names S::f.
-  const ASTContext& context = call->getDirectCallee()->getASTContext();
-  while (auto* cast = dyn_cast<ExplicitCastExpr>(target)) {
-    const Expr* operand = strip(cast->getSubExpr(), unit);
-    if (!context.hasSameType(cast->getType(), operand->getType())) break;
-    target = operand;
-  }
-  if (auto* u = dyn_cast<UnaryOperator>(target); u && u->getOpcode() == UO_AddrOf)
-    target = strip(u->getSubExpr(), unit);
-  auto* ref = dyn_cast<DeclRefExpr>(target);
-  const FunctionDecl* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-  // A function pointer adjc follows (function_pointers.hpp): `fp`, `*fpp`, a cast of `f`; a
-  // function object (`E`, `&E`): its operator().
-  const VarDecl* pointer = pointer_variable(call->getArg(0));
-  if (pointer && !fn && members && !function_pointer_chain(pointer->getType())) {
-    std::string why;
-    fn = resolved_member_function(pointer, &why);
-  } else if (const VarDecl* object = members ? requested_function_object(call, unit) : nullptr) {
-    for (const CXXMethodDecl* m : object->getType()->getAsCXXRecordDecl()->methods())
-      if (m->getOverloadedOperator() == OO_Call) fn = m;
-  } else if (!fn) {
-    fn = resolved_function(call->getArg(0));
-  }
-  const auto* method = dyn_cast_or_null<CXXMethodDecl>(fn);
-  if (!fn || (method && (!members || method->getParent()->isLambda()))) {
-    diags.error(call->getArg(0)->getBeginLoc(), not_a_function);
-    return nullptr;
-  }
-  if (!fn->getDefinition()) {
-    diags.error(call->getArg(0)->getBeginLoc(), Diag::requested_function_has_no_body, {quoted(fn->getNameAsString())});
-    return nullptr;
-  }
-  return fn->getDefinition();
+bool requested_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags, Diag not_a_function,
+                      RequestedFunction& req) {
+  return resolve_requested(call, call->getDirectCallee()->getASTContext(), unit, diags, not_a_function, req);
 }
 
-const FunctionDecl* derivative_target(const CallExpr* call, const UnitFacts& unit, Diagnostics& diags) {
-  return requested_target(call, unit, diags, Diag::derivative_target_not_a_function, /*members=*/true);
+namespace {
+
+// `rest`, the parameters a request of the next order names, with positions replaced by names: the
+// next stage differentiates a derivative whose first parameters are the object or captures that
+// `req` binds, which Clad's positions do not count.
+std::string by_name(const std::string& rest, const RequestedFunction& req) {
+  std::string out;
+  for (size_t start = 0; start <= rest.size();) {
+    size_t comma = std::min(rest.find(',', start), rest.size());
+    std::string item = rest.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    const unsigned first = req.closure_params;
+    if (!item.empty() && item.size() <= 4 && item.find_first_not_of("0123456789") == std::string::npos &&
+        first + std::stoul(item) < req.fn->getNumParams())
+      item = req.fn->getParamDecl(first + unsigned(std::stoul(item)))->getNameAsString();
+    out += (out.empty() ? "" : ", ") + item;
+    start = comma + 1;
+  }
+  return out;
 }
+
+}  // namespace
 
 long derivative_order(const CallExpr* request) { return requested_order(request->getDirectCallee()); }
 
@@ -191,23 +208,26 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
     diags.error(at, Diag::derivative_order_not_supported, {std::to_string(order)});
     return "";
   }
-  const FunctionDecl* fn = derivative_target(call, unit, diags);
-  if (!fn) return "";
+  RequestedFunction req;
+  if (!requested_target(call, unit, diags, Diag::derivative_target_not_a_function, req)) return "";
+  const FunctionDecl* fn = req.fn;
   TangentSeed seed;
   std::string rest;
-  if (!requested_seed(call, fn, unit, diags, seed, rest)) return "";
-  if (order > 1 && seed.element >= 0) {
-    diags.error(
-        at, Diag::derivative_order_of_element,
-        {std::to_string(order), quoted(fn->getParamDecl(seed.param - (with_object(fn) ? 1 : 0))->getName().str() + "[" +
-                                       std::to_string(seed.element) + "]")});
+  if (!requested_seed(call, fn, req.closure_params, unit, diags, seed, rest)) return "";
+  const unsigned object = with_object(fn) ? 1 : 0;
+  const std::string param_name =
+      seed.field ? seed.field->getNameAsString() : fn->getParamDecl(seed.param - object)->getNameAsString();
+  if (order > 1 && (seed.element >= 0 || !seed.member.empty())) {
+    const std::string part = seed.element >= 0 ? "[" + std::to_string(seed.element) + "]" : seed.member;
+    diags.error(at, Diag::derivative_order_of_element, {std::to_string(order), quoted(param_name + part)});
     return "";
   }
   QualType type = ad_params(fn)[seed.param].type;
-  if (!is_differentiable(type)) {
+  // An integer parameter the request names carries a tangent, and the integers it reaches (Clad's rule).
+  IntegerTangents integers(!seed.field && is_integer_number(type));
+  if (!seed.field && !is_differentiable(type)) {
     diags.error(at, Diag::request_parameter_not_differentiable,
-                {quoted(fn->getParamDecl(seed.param)->getName().str()), quoted(fn->getNameAsString()),
-                 quoted(type.getAsString())});
+                {quoted(param_name), quoted(fn->getNameAsString()), quoted(type.getAsString())});
     return "";
   }
   GeneratedGradient g;
@@ -219,16 +239,11 @@ std::string derivative_request(const CallExpr* call, const UnitFacts& unit, Diag
   declaration = g.declaration;
   // The next stage differentiates the first derivative, a function with a body in adjc's output.
   if (order > 1)
-    return "(::adjoint::derivative<" + std::to_string(order - 1) + ">(" + g.qualified_name + ", \"" + rest + "\"))";
-  // In parentheses: the request may be a macro's argument, which a bare comma would split. A
-  // function object the request names is bound: execute leaves it out, as Clad's does.
-  if (const VarDecl* object = requested_function_object(call, unit))
-    return "(::adjoint::bound_derivative<" + g.function_value + ">(" + g.source_function + "(), " +
-           variable_name(object) + "))";
-  // A function pointer the request names stays used (no warning) when the request no longer names it.
-  const VarDecl* pointer = pointer_variable(call->getArg(0));
-  return "(" + (pointer ? "static_cast<void>(" + variable_name(pointer) + "), " : std::string()) +
-         "::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()})";
+    return bound_request(req, "::adjoint::derivative<" + std::to_string(order - 1) + ">(" +
+                                  (req.callable ? g.function_value : g.qualified_name) + ", \"" + by_name(rest, req) +
+                                  "\")");
+  // In parentheses: the request may be a macro's argument, which a bare comma would split.
+  return bound_request(req, "::adjoint::derivative_function<" + g.function_value + ">{" + g.source_function + "()}");
 }
 
 }  // namespace adjc

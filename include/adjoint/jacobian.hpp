@@ -51,6 +51,10 @@ enum class jacobian_role : unsigned char { constant, passive, input, output, inp
 // `double&`).
 enum class tangent_form : unsigned char { scalar, elements, object };
 
+// A floating scalar parameter's type, when it is not double: its tangent's and adjoint's type,
+// whatever the argument's (`execute(7, 9, ...)` of a `long double` parameter).
+enum class scalar_type : unsigned char { double_type, float_type, long_double_type };
+
 struct jacobian_param {
   jacobian_role role;
   tangent_form form;
@@ -58,6 +62,7 @@ struct jacobian_param {
   // f may read the values execute finds in it: an output is then restored before every sweep (one f
   // only assigns may be uninitialised, and is not read).
   bool read = true;
+  scalar_type scalar = scalar_type::double_type;
 };
 
 // Which sweeps jacobian_function::execute runs: by shape (fewer inputs: forward, one per column;
@@ -92,7 +97,10 @@ struct jacobian_slot {
   using Arg = std::remove_cvref_t<A>;
   using E = typename jacobian_element<A>::type;
   // A scalar's tangent is of the parameter's floating type even when the argument is an integer.
-  using Number = std::conditional_t<std::is_floating_point_v<E>, E, double>;
+  using Scalar = std::conditional_t<P.scalar == scalar_type::float_type, float,
+                                    std::conditional_t<P.scalar == scalar_type::long_double_type, long double, double>>;
+  using Number = std::conditional_t<P.form == tangent_form::scalar, Scalar,
+                                    std::conditional_t<std::is_floating_point_v<E>, E, double>>;
   using T = std::conditional_t<Lanes == 0, Number, tangent_vector<Number, (Lanes > 0 ? Lanes : 1)>>;
   static constexpr bool in = P.role == jacobian_role::input || P.role == jacobian_role::input_output;
   static constexpr bool out = P.role == jacobian_role::output || P.role == jacobian_role::input_output;
@@ -205,35 +213,57 @@ struct jacobian_function {
   void dump() const { std::printf("The code is: \n%s\n", source()); }
 
   // Vector mode's derivative request (adjoint::derivative<adjoint::vector_mode>): f's arguments,
-  // then one pointer per input (the inputs' lengths known to adjc), filled with the derivatives of
-  // f's result.
+  // then one derivative per input, filled with the derivatives of f's result: a pointer (to a
+  // scalar or to an array adjc knows the length of), or an array with a size (clad::array_ref,
+  // std::span) for a pointer input, whose length is that size.
   template <class... Args>
   void execute_derivatives(Args&&... args) const {
     constexpr std::size_t n = sizeof...(Params);
     auto all = std::forward_as_tuple(args...);
-    matrix<double> row;
-    [&]<std::size_t... I>(std::index_sequence<I...>) { execute_forward(std::get<I>(all)..., row); }
-    (std::make_index_sequence<n>{});
     constexpr long lengths[] = {(Params.form == tangent_form::scalar ? 1 : Params.length)...};
     constexpr bool inputs[] = {(Params.role == jacobian_role::input)...};
-    std::size_t param = 0;
+    // Calls `each(derivative, length)` for each input's derivative argument, in order.
+    auto for_each_input = [&](auto each) {
+      std::size_t param = 0;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        auto one = [&](auto& out) {
+          while (!inputs[param]) ++param;
+          each(out, lengths[param] > 0 ? lengths[param] : size_of(out));
+          ++param;
+        };
+        (one(std::get<n + K>(all)), ...);
+      }
+      (std::make_index_sequence<sizeof...(Args) - n>{});
+    };
+    long columns = 0;
+    for_each_input([&](auto&, long length) { columns += length; });
+    matrix<double> row(1, std::size_t(columns));
+    [&]<std::size_t... I>(std::index_sequence<I...>) { execute_forward(std::get<I>(all)..., row); }
+    (std::make_index_sequence<n>{});
     long column = 0;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      auto fill = [&](auto* out) {
-        while (!inputs[param]) ++param;
-        for (long k = 0; k < lengths[param]; ++k) out[k] = row(row.rows() - 1, std::size_t(column + k));
-        column += lengths[param++];
-      };
-      (fill(to_elements(std::get<n + K>(all))), ...);
-    }
-    (std::make_index_sequence<sizeof...(Args) - n>{});
+    for_each_input([&](auto& out, long length) {
+      for (long k = 0; k < length; ++k) element(out, k) = row(0, std::size_t(column + k));
+      column += length;
+    });
   }
 
  private:
-  template <class T>
-  static auto* to_elements(T* out) {
-    if constexpr (std::is_arithmetic_v<T>) return out;
-    else return out->data();  // a std::array's derivative
+  // Element k of a derivative argument: `T*`, a pointer to a std::array, or an array with a size.
+  template <class Out>
+  static auto& element(Out& out, long k) {
+    if constexpr (std::is_pointer_v<Out> && std::is_arithmetic_v<std::remove_pointer_t<Out>>) return out[k];
+    else if constexpr (std::is_pointer_v<Out>) return (*out)[std::size_t(k)];
+    else return out[std::size_t(k)];
+  }
+  // The length of a pointer input, from its derivative argument.
+  template <class Out>
+  static long size_of(const Out& out) {
+    if constexpr (requires { out.size(); } && !std::is_pointer_v<Out>) return long(out.size());
+    else {
+      detail::jacobian_error(
+          "a pointer parameter's length is unknown: pass its derivative as an array with a size (clad::array_ref)");
+      return 0;
+    }
   }
 
   template <class Tuple, std::size_t... I>

@@ -2,9 +2,14 @@
 // Forward (tangent) mode: what adjoint::derivative returns, and the value-and-tangent pair the
 // generated pushforwards return (docs/adjc.md, "Forward mode: adjoint::derivative"). Included by
 // adjoint/ad.hpp.
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include "adjoint/unit_direction.hpp"
 
 namespace adjoint {
 
@@ -16,6 +21,13 @@ struct value_and_pushforward {
 };
 
 namespace detail {
+// The element a derivative request names of a std::vector parameter (`"v[2]"`), checked against the
+// vector's size when the derivative runs.
+inline void check_element(long element, std::size_t size, const char* name) {
+  if (element >= 0 && std::size_t(element) < size) return;
+  std::fprintf(stderr, "adjoint::derivative: element %ld of '%s' is beyond its size %zu\n", element, name, size);
+  std::exit(1);
+}
 // The type of a function pointer's first parameter (a member function's derivative: its object).
 template <class F>
 struct first_parameter {
@@ -53,8 +65,8 @@ struct derivative_function {
   // A member function's object (`d.execute(obj, x)`), as Clad's execute takes it.
   template <class Object, class... Args>
   requires(std::is_class_v<std::remove_cvref_t<Object>> &&
-           !std::is_invocable_v<decltype(Derivative), Object&, Args...>) auto execute(Object&& object,
-                                                                                      Args&&... args) const {
+           !std::is_invocable_v<decltype(Derivative), Object&&, Args...>) auto execute(Object&& object,
+                                                                                       Args&&... args) const {
     return Derivative(&object, std::forward<Args>(args)...);
   }
   // Clad's CladFunction::setObject and clearObject: the object execute uses when not given one.
@@ -71,33 +83,58 @@ struct derivative_function {
   void dump() const { std::printf("The code is: \n%s\n", generated_source); }
 };
 
-// A generated derivative of a function object's operator() bound to the object
-// (`clad::differentiate(E, "x")`): execute takes the operator's arguments and differentiates it on
-// the object as it is when execute runs.
-template <auto Derivative, class Object>
-struct bound_derivative_function {
-  const char* generated_source;
-  Object* object;
+namespace detail {
+
+// What a request returns with leading arguments bound: the function object a request names (its
+// address; execute differentiates it as it is when execute runs), or a lambda's captured values
+// (its copies, and std::reference_wrappers of what it captures by reference). execute passes them
+// ahead of its own arguments, which are what Clad's execute takes.
+template <class Request, class... Leading>
+struct bound_request {
+  Request request;
+  std::tuple<Leading...> leading;
 
   template <class... Args>
-  auto execute(Args&&... args) const {
-    return Derivative(object, std::forward<Args>(args)...);
+  decltype(auto) execute(Args&&... args) const {
+    return std::apply(
+        [&](const Leading&... l) -> decltype(auto) { return request.execute(l..., std::forward<Args>(args)...); },
+        leading);
   }
-  const char* source() const { return generated_source; }
-  void dump() const { std::printf("The code is: \n%s\n", generated_source); }
+  // A Jacobian's sweeps chosen (adjoint::jacobian_function).
+  template <class... Args>
+  void execute_forward(Args&&... args) const {
+    std::apply([&](const Leading&... l) { request.execute_forward(l..., std::forward<Args>(args)...); }, leading);
+  }
+  template <class... Args>
+  void execute_reverse(Args&&... args) const {
+    std::apply([&](const Leading&... l) { request.execute_reverse(l..., std::forward<Args>(args)...); }, leading);
+  }
+  const char* source() const { return request.source(); }
+  void dump() const { request.dump(); }
 };
-template <auto Derivative, class Object>
-bound_derivative_function<Derivative, Object> bound_derivative(const char* source, Object& object) {
-  return {source, &object};
+template <class Request, class... Leading>
+bound_request<Request, Leading...> bind_leading(Request request, Leading... leading) {
+  return {request, {leading...}};
 }
+
+}  // namespace detail
 
 namespace detail {
 
-// What adjoint::derivative returns to code that is only being parsed by adjc.
+// What adjoint::derivative of `F` returns to code that is only being parsed by adjc. execute's
+// result is of the type the derivative's will be: f's result when it is a struct (the struct of
+// its members' derivatives), else a double.
+template <class F = void>
 struct derivative_request {
   template <class... Args>
-  constexpr double execute(Args&&...) const {
-    return 0;
+  constexpr auto execute(Args&&...) const {
+    if constexpr (std::is_invocable_v<F, Args...>) {
+      using R = std::remove_cvref_t<std::invoke_result_t<F, Args...>>;
+      if constexpr (std::is_class_v<R> && std::is_default_constructible_v<R>) return R{};
+      else return 0.0;
+    } else {
+      return 0.0;
+    }
   }
   constexpr const char* source() const { return ""; }
   constexpr void dump() const {}
@@ -118,22 +155,22 @@ struct vector_mode {};
 // adjc replaces the call; see docs/adjc.md.
 #ifdef ADJOINT_ADJC
 template <int Order = 1, class F, class Spec = const char*>
-constexpr detail::derivative_request derivative(F&&, Spec = "") {
+constexpr detail::derivative_request<std::decay_t<F>> derivative(F&&, Spec = "") {
   return {};
 }
 template <class Mode, class F, class Spec = const char*>
 requires std::is_same_v<Mode, vector_mode>
-constexpr detail::derivative_request derivative(F&&, Spec = "") { return {}; }
+constexpr detail::derivative_request<std::decay_t<F>> derivative(F&&, Spec = "") { return {}; }
 #else
 template <int Order = 1, class F, class Spec = const char*>
-detail::derivative_request derivative(F&&, Spec = "") {
+detail::derivative_request<std::decay_t<F>> derivative(F&&, Spec = "") {
   static_assert(detail::requires_adjc<F>,
                 "adjoint::derivative needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");
   return {};
 }
 template <class Mode, class F, class Spec = const char*>
-requires std::is_same_v<Mode, vector_mode> detail::derivative_request derivative(F&&, Spec = "") {
+requires std::is_same_v<Mode, vector_mode> detail::derivative_request<std::decay_t<F>> derivative(F&&, Spec = "") {
   static_assert(detail::requires_adjc<F>,
                 "adjoint::derivative needs the adjc compiler: build this file with "
                 "adjoint_add_gradients() in CMake, or run `adjc in.cpp -o out.cpp -- <flags>`");

@@ -8,6 +8,15 @@
 namespace adjoint {
 
 template <class T, int N>
+struct tangent_vector;
+
+namespace detail {
+// Whether every value of U is one of T (float to double): the conversion a mixed expression makes.
+template <class U, class T>
+constexpr bool widens = std::is_floating_point_v<U>&& std::is_floating_point_v<T> && sizeof(U) <= sizeof(T);
+}  // namespace detail
+
+template <class T, int N>
 struct tangent_vector {
   T lane[N];
 
@@ -15,6 +24,17 @@ struct tangent_vector {
   // Every direction `value`: generated code writes a zero tangent as `0.`.
   tangent_vector(T value) {
     for (int i = 0; i < N; ++i) lane[i] = value;
+  }
+  // Tangents of different element types mix as their scalars do (a float parameter's tangent into
+  // a double output): a widening conversion is implicit, so that `c ? float_tangent :
+  // double_tangent` has one type; a narrowing one is explicit, or an assignment, as `float y = d;`.
+  template <class U>
+  requires(!std::is_same_v<U, T>) explicit(!detail::widens<U, T>) tangent_vector(const tangent_vector<U, N>& o) {
+    for (int i = 0; i < N; ++i) lane[i] = T(o.lane[i]);
+  }
+  template <class U>
+  requires(!std::is_same_v<U, T>) tangent_vector& operator=(const tangent_vector<U, N>& o) {
+    return *this = tangent_vector(o);
   }
   T& operator[](int i) { return lane[i]; }
   const T& operator[](int i) const { return lane[i]; }
@@ -26,6 +46,14 @@ struct tangent_vector {
   tangent_vector& operator-=(const tangent_vector& o) {
     for (int i = 0; i < N; ++i) lane[i] -= o.lane[i];
     return *this;
+  }
+  template <class U>
+  requires(!std::is_same_v<U, T>) tangent_vector& operator+=(const tangent_vector<U, N>& o) {
+    return *this += tangent_vector(o);
+  }
+  template <class U>
+  requires(!std::is_same_v<U, T>) tangent_vector& operator-=(const tangent_vector<U, N>& o) {
+    return *this -= tangent_vector(o);
   }
   template <class S>
   requires std::is_arithmetic_v<S> tangent_vector& operator*=(S s) {
@@ -39,6 +67,15 @@ struct tangent_vector {
   }
   friend tangent_vector operator+(tangent_vector a, const tangent_vector& b) { return a += b; }
   friend tangent_vector operator-(tangent_vector a, const tangent_vector& b) { return a -= b; }
+  // Of mixed element types, in the wider one (as float + double is a double).
+  template <class U>
+  requires(!std::is_same_v<U, T>) friend auto operator+(const tangent_vector& a, const tangent_vector<U, N>& b) {
+    return tangent_vector<std::common_type_t<T, U>, N>(a) += b;
+  }
+  template <class U>
+  requires(!std::is_same_v<U, T>) friend auto operator-(const tangent_vector& a, const tangent_vector<U, N>& b) {
+    return tangent_vector<std::common_type_t<T, U>, N>(a) -= b;
+  }
   friend tangent_vector operator-(tangent_vector a) { return a *= -1; }
   friend tangent_vector operator+(const tangent_vector& a) { return a; }
   template <class S>

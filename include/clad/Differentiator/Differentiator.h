@@ -86,7 +86,7 @@ constexpr adjoint::detail::gradient_request pullback(F&&, const char* = "") {
 // position (0). Options: Clad's order in the low 8 bits (1 to 8: clad::differentiate<2> is the second
 // derivative, generated in stages as adjoint::derivative<2>).
 template <unsigned... Options, class F, class Spec = const char*>
-constexpr adjoint::detail::derivative_request differentiate(F&&, Spec = "") {
+constexpr adjoint::detail::derivative_request<std::decay_t<F>> differentiate(F&&, Spec = "") {
   static_assert(detail::parsed_by_adjc<Options...>,
                 "clad::differentiate needs the adjc compiler: build this file with adjc++ (CXX=adjc++), or "
                 "with adjoint_add_gradients() in CMake");

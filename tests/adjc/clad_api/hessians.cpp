@@ -1,6 +1,8 @@
 // clad::hessian in Clad's spelling: scalars and array ranges together, ranges that include their
-// upper bound ("a[0:2]" is three elements), no list (every parameter), and
-// clad::opts::diagonal_only; each entry against central differences of the gradient, written out.
+// upper bound ("a[0:2]" is three elements), no list (every parameter), clad::opts::diagonal_only,
+// a member function's (the object first), and `pair_hessian`, Clad's generated name, declared by
+// the user and defined by the request; each entry against central differences of the gradient,
+// written out.
 #include "clad/Differentiator/Differentiator.h"
 
 #include <cmath>
@@ -18,6 +20,12 @@ double mixed_gradient(int i, double x, const double a[3]) {
 
 double pair(double x, double y) { return x * x * x * y + std::exp(y); }
 double pair_gradient(int i, double x, double y) { return i == 0 ? 3 * x * x * y : x * x * x + std::exp(y); }
+void pair_hessian(double x, double y, double* hessian);  // defined by adjc for clad::hessian(pair)
+
+struct Lens {
+  double power = 1.25;
+  double focus(double x, double y) const { return power * x * x * y + y * y; }
+};
 
 // Entry (i, j) of `h` (n x n) against the central difference of gradient entry i along entry j of `v`.
 template <class G>
@@ -49,6 +57,15 @@ int main() {
   double hp[4];
   clad::hessian(pair).execute(x, y, hp);
   expect_matrix("hessian(pair)", hp, 2, pair_entries, [&](int i) { return pair_gradient(i, x, y); });
+  double named[4] = {};
+  pair_hessian(x, y, named);
+  expect_matrix("pair_hessian", named, 2, pair_entries, [&](int i) { return pair_gradient(i, x, y); });
+
+  Lens lens;
+  double hl[4];
+  clad::hessian(&Lens::focus).execute(lens, x, y, hl);
+  expect_matrix("hessian(&Lens::focus)", hl, 2, pair_entries,
+                [&](int i) { return i == 0 ? 2 * lens.power * x * y : lens.power * x * x + 2 * y; });
 
   // Two elements of the three (mixed reads a[2] too): the rows and columns of a[0] and a[1].
   double h2[4];

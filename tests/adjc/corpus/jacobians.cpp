@@ -205,4 +205,27 @@ TEST(JacobiansDeathTest, PointerWithoutMatrix) {
   EXPECT_DEATH(j.execute(x, y, 2, raw), "a pointer parameter's length is unknown");
 }
 
+// A float input into double outputs: vector-mode tangents of both element types meet.
+void widen(float a, double b, double out[3]) {
+  out[0] = a * a;
+  out[1] = a * b;
+  float c = a * float(b);
+  out[2] = c > 0 ? c * b : a;
+}
+
+TEST(Jacobians, FloatInputIntoDoubleOutputs) {
+  auto j = adjoint::jacobian(widen);
+  double out[3] = {};
+  adjoint::matrix<double> F(3, 2), R(3, 2);
+  j.execute_forward(1.5f, 2.0, out, F);
+  j.execute_reverse(1.5f, 2.0, out, R);
+  // a = 1.5 and b = 2 are exact in float: the derivatives are too.
+  const double expected[3][2] = {{3, 0}, {2, 1.5}, {4, 6}};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 2; ++c) {
+      EXPECT_EQ(F[r][c], expected[r][c]);
+      EXPECT_EQ(R[r][c], expected[r][c]);
+    }
+}
+
 }  // namespace jacobians

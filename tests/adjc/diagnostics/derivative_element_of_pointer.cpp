@@ -1,7 +1,10 @@
-// An element of a pointer parameter: adjc does not know the array's length to seed it.
+// An element of a pointer to structs: a whole struct, which a seed of one number cannot name.
 #include <adjoint/ad.hpp>
-double f(const double* a) { return a[0] * a[1]; }
+struct Point {
+  double x, y;
+};
+double f(const Point* p) { return p[0].x * p[1].y; }
 void request() {
-  auto d = adjoint::derivative(f, "a[1]");  // error: 'a' is a pointer, whose length adjc does not know; request the whole array ('a') and pass execute a direction with a 1 at the element
+  auto d = adjoint::derivative(f, "p[1]");  // error: the elements of 'p' are not numbers, so one of them is no direction; request the whole array ('p') and pass execute a direction
   (void)d;
 }

@@ -1,11 +1,7 @@
-// The Hessian of a function object's operator() is not supported yet: named, never miscomputed.
+// A Hessian requested of a number, not of anything callable.
 #include "clad/Differentiator/Differentiator.h"
-struct Quadratic {
-  double a = 2;
-  double operator()(double x, double y) const { return a * x * x * y; }
-};
 int main() {
-  Quadratic q;
-  auto h = clad::hessian(q);  // error: a Hessian is taken of a function (f, &f, or a function pointer adjc follows); member functions and function objects are not supported yet
+  double k = 2;
+  auto h = clad::hessian(k);  // error: the first argument of a Hessian request must name a function, a member function (&S::f), a lambda, a function object or a function pointer adjc follows
   (void)h;
 }

@@ -1,7 +1,7 @@
-// A lambda as the requested function of a Jacobian.
+// A Jacobian requested of a number, not of anything callable.
 #include <adjoint/ad.hpp>
 void request() {
-  auto f = [](double x, double* y) { y[0] = x * x; };
-  auto j = adjoint::jacobian(f);  // error: adjoint::jacobian takes a function by name (f, &f); member functions, lambdas, function objects and function pointers are not supported yet
+  double k = 2;
+  auto j = adjoint::jacobian(k);  // error: the first argument of adjoint::jacobian must name a function, a member function (&S::f), a lambda, a function object or a function pointer adjc follows
   (void)j;
 }

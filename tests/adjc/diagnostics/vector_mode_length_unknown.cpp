@@ -1,11 +1,12 @@
-// A pointer parameter in vector mode: its length, the number of directions, is unknown.
+// A std::vector parameter in vector mode: its tangent would be a vector of tangent vectors.
 #include <adjoint/ad.hpp>
-double sum(const double* x, int n) {
+#include <vector>
+double sum(const std::vector<double>& x) {
   double s = 0;
-  for (int i = 0; i < n; ++i) s += x[i] * x[i];
+  for (unsigned i = 0; i < x.size(); ++i) s += x[i] * x[i];
   return s;
 }
 void request() {
-  auto d = adjoint::derivative<adjoint::vector_mode>(sum, "x");  // error: vector mode needs every parameter's length at compile time; 'x' has type 'const double *': use a fixed-size array or std::array, or adjoint::jacobian (lengths at run time)
+  auto d = adjoint::derivative<adjoint::vector_mode>(sum, "x");  // error: vector mode does not take a std::vector parameter yet; 'x' has type 'const std::vector<double> &': pass its elements as a pointer, or use adjoint::jacobian
   (void)d;
 }
