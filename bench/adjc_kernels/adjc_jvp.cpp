@@ -360,11 +360,9 @@ int main() {
       },
       n, reps);
 
-  // Hessian-vector products: hv starts at zero on both sides (hessian_vector adds H·v to it).
+  // Hessian-vector products.
   std::vector<double> c(n), v(n);
   for (int i = 0; i < n; i++) c[i] = normal(rng), v[i] = normal(rng);
-  using Hv = std::vector<double>;
-  auto zero = [](Hv& hv) { std::fill(hv.begin(), hv.end(), 0.0); };
   auto gelu_hv = adjoint::hessian_vector(gelu_objective, "x");
   auto softmax_hv = adjoint::hessian_vector(softmax_objective, "x");
   auto rmsnorm_hv = adjoint::hessian_vector(rmsnorm_objective, "x");
@@ -372,49 +370,28 @@ int main() {
   std::printf(
       "\nHessian-vector products of f = c·kernel(x), one row, double, single thread: medians in microseconds\n");
   std::printf("%-10s %8s %12s %12s %8s %10s\n", "kernel", "n", "adjc", "hand", "ratio", "max diff");
-  row<double>(
-      "gelu",
-      [&](Hv& hv) {
-        zero(hv);
-        gelu_hv.execute(x.data(), c.data(), n, v.data(), hv.data());
-      },
-      [&](Hv& hv) {
-        zero(hv);
-        gelu_hvp(x.data(), c.data(), n, v.data(), hv.data());
-      },
-      n, reps);
-  row<double>(
-      "softmax",
-      [&](Hv& hv) {
-        zero(hv);
-        softmax_hv.execute(x.data(), c.data(), n, v.data(), hv.data());
-      },
-      [&](Hv& hv) {
-        zero(hv);
-        softmax_hvp(x.data(), c.data(), y.data(), n, v.data(), hv.data());
-      },
-      n, reps);
-  row<double>(
-      "rmsnorm",
-      [&](Hv& hv) {
-        zero(hv);
-        rmsnorm_hv.execute(x.data(), w.data(), c.data(), n, v.data(), hv.data());
-      },
-      [&](Hv& hv) {
-        zero(hv);
-        rmsnorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv.data());
-      },
-      n, reps);
-  row<double>(
-      "layernorm",
-      [&](Hv& hv) {
-        zero(hv);
-        layernorm_hv.execute(x.data(), w.data(), b.data(), c.data(), n, v.data(), hv.data());
-      },
-      [&](Hv& hv) {
-        zero(hv);
-        layernorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv.data());
-      },
-      n, reps);
+  // Both sides add H·v into hv (hessian_vector's contract), so each run starts from zero.
+  using AddHv = std::function<void(double*)>;
+  auto from_zero = [](AddHv add) {
+    return std::function<void(std::vector<double>&)>([add](std::vector<double>& hv) {
+      std::fill(hv.begin(), hv.end(), 0.0);
+      add(hv.data());
+    });
+  };
+  auto hvp_row = [&](const char* name, AddHv adjc, AddHv hand) {
+    row<double>(name, from_zero(std::move(adjc)), from_zero(std::move(hand)), n, reps);
+  };
+  hvp_row(
+      "gelu", [&](double* hv) { gelu_hv.execute(x.data(), c.data(), n, v.data(), hv); },
+      [&](double* hv) { gelu_hvp(x.data(), c.data(), n, v.data(), hv); });
+  hvp_row(
+      "softmax", [&](double* hv) { softmax_hv.execute(x.data(), c.data(), n, v.data(), hv); },
+      [&](double* hv) { softmax_hvp(x.data(), c.data(), y.data(), n, v.data(), hv); });
+  hvp_row(
+      "rmsnorm", [&](double* hv) { rmsnorm_hv.execute(x.data(), w.data(), c.data(), n, v.data(), hv); },
+      [&](double* hv) { rmsnorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv); });
+  hvp_row(
+      "layernorm", [&](double* hv) { layernorm_hv.execute(x.data(), w.data(), b.data(), c.data(), n, v.data(), hv); },
+      [&](double* hv) { layernorm_hvp(x.data(), w.data(), c.data(), n, v.data(), hv); });
   return 0;
 }
