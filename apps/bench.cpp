@@ -21,12 +21,15 @@
 #include "adjoint/data_parallel_adamw.hpp"
 #include "adjoint/distributed.hpp"
 #include "adjoint/gemm.hpp"
+#include "adjoint/lora.hpp"
 #include "adjoint/optimizer.hpp"
 #include "adjoint/random.hpp"
 #include "commands.hpp"
 #include "engine.hpp"
 #include "flags.hpp"
+#include "lora.hpp"
 #include "model_spec.hpp"
+#include "step_floor.hpp"
 #include "thread_waits.hpp"
 
 namespace adjoint::cli {
@@ -110,54 +113,6 @@ double measure_memory_gbps() {
   return 3.0 * n * sizeof(float) / (ms * 1e6);
 }
 
-// Bytes each part of a step cannot avoid moving: the forward reads the weights and writes the
-// activations; the backward reads the weights and the activations and writes the gradients;
-// AdamW reads parameters, gradients and both moments and writes parameters and moments.
-double forward_bytes(const Model& model, int B, int T) {
-  return (double(model.num_parameters()) + double(model.activation_floats(B, T))) * sizeof(float);
-}
-double backward_bytes(const Model& model, int B, int T) {
-  return (2.0 * double(model.num_parameters()) + double(model.activation_floats(B, T))) * sizeof(float);
-}
-double fwdbwd_bytes(const Model& model, int B, int T) {
-  return forward_bytes(model, B, T) + backward_bytes(model, B, T);
-}
-double optimizer_bytes(std::size_t parameters) { return 7.0 * double(parameters) * sizeof(float); }
-
-// A part of the step (forward, backward, optimizer) against its own floor: its FLOPs at the sgemm
-// peak and its bytes at the bandwidth (the optimizer's few FLOPs a parameter count as none).
-struct StepPart {
-  const char* name;
-  double ms, flops, bytes;
-};
-
-// The parts of a step at (B, T) timed at fwdbwd and step_ms; forward_ms < 0: the forward was not
-// timed alone (the tensor engine), so forward and backward are one part.
-std::vector<StepPart> step_parts(const Model& model, int B, int T, double forward_ms, double fwdbwd_ms,
-                                 double step_ms) {
-  const double flops = model.step_flops(B, T);
-  std::vector<StepPart> parts;
-  if (forward_ms >= 0) {
-    parts.push_back({"forward", forward_ms, flops / 3.0, forward_bytes(model, B, T)});
-    parts.push_back({"backward", fwdbwd_ms - forward_ms, flops * 2.0 / 3.0, backward_bytes(model, B, T)});
-  } else {
-    parts.push_back({"forward+backward", fwdbwd_ms, flops, fwdbwd_bytes(model, B, T)});
-  }
-  parts.push_back({"optimizer", step_ms - fwdbwd_ms, 0.0, optimizer_bytes(model.num_parameters())});
-  return parts;
-}
-
-// One line per row: each part's time, its compute and memory floors, and time / the larger.
-std::string describe_parts(const std::vector<StepPart>& parts, double peak_gflops, double gbps) {
-  std::string line;
-  for (const StepPart& part : parts) {
-    const double compute_ms = part.flops / (peak_gflops * 1e6), memory_ms = part.bytes / (gbps * 1e6);
-    line += fmt::format("{}{} {:.1f} ms = {:.2f}x max(compute {:.1f}, memory {:.1f})", line.empty() ? "" : " | ",
-                        part.name, part.ms, part.ms / std::max(compute_ms, memory_ms), compute_ms, memory_ms);
-  }
-  return line;
-}
-
 // The process's peak resident memory since the last reset_peak_rss (VmHWM), or since it started
 // (getrusage) where /proc does not tell.
 double peak_rss_mb() {
@@ -184,6 +139,7 @@ struct BenchOptions {
   int B = 0, T = 0, warmup = 2, iters = 7;
   int zero = 0;  // ZeRO stage of the step's AdamW (under mpirun a data-parallel step)
   std::string clock = "wall";
+  LoraFlags lora;  // given: the step of `adjoint train` with the same flags, adapters on a frozen base
 };
 
 // The items of a comma-separated list, each checked by check (which throws) before any timing.
@@ -246,6 +202,32 @@ void print_optimizer_passes(Model& model, DataParallelAdamW& optimizer, const Be
              optimizer_bytes(1));
 }
 
+// The adapters' forward and backward alone (medians, ms) at N rows: every adapted matrix of every
+// layer on made-up inputs, the share of a LoRA step's forward and backward that is not the base's.
+// The backward adds into the adapters' gradients (the caller zeroes them).
+std::pair<double, double> time_adapters(const LoraAdapters& adapters, int N, const BenchOptions& o) {
+  std::vector<int> tensors;  // each adapted matrix once (q, k and v share one)
+  std::size_t in = 0, rows = 0;
+  for (const LoraSite& site : adapters.sites()) {
+    if (std::find(tensors.begin(), tensors.end(), site.tensor) == tensors.end()) tensors.push_back(site.tensor);
+    in = std::max(in, std::size_t(site.in));
+    rows = std::max(rows, std::size_t(site.rows));
+  }
+  std::vector<float> x(N * in, 0.01f), out(N * rows, 0.01f), dx(N * in);
+  const std::vector<double> ms = interleaved_median_ms(2, o.warmup, o.iters, [&](std::size_t k) {
+    for (int tensor : tensors) {
+      for (int l = 0; l < adapters.layers(); l++) {
+        if (k == 0) {
+          adapters.add_output(tensor, l, out.data(), x.data(), N);
+        } else {
+          adapters.backward(tensor, l, dx.data(), out.data(), x.data(), N);
+        }
+      }
+    }
+  });
+  return {ms[0], ms[1]};
+}
+
 // The shapes timed: Llama 3.2 1B at the shapes of its targets (docs/performance.md), the others
 // at five, or the one -B/-T name.
 std::vector<std::pair<int, int>> bench_shapes(const BenchOptions& o) {
@@ -257,8 +239,10 @@ std::vector<std::pair<int, int>> bench_shapes(const BenchOptions& o) {
 // One row of the table: a variant's times at one shape against the floors, and its memory.
 struct BenchRow {
   int B = 0, T = 0;
-  double fwdbwd_ms = 0, step_ms = 0, forward_ms = 0, gflops = 0, tok_per_s = 0;
-  double compute_floor_ms = 0, fwdbwd_floor_ms = 0, floor_ms = 0;
+  StepTimes times;
+  double gflops = 0, tok_per_s = 0;
+  std::vector<StepPart> parts;
+  StepFloors floors;
   double arena_mb = 0, rss_mb = 0;
   std::size_t tape_bytes = 0;
 };
@@ -274,19 +258,21 @@ class Bench {
         world_(Communicator::world()),
         gemm_(gemm_info()) {
     if (!world_.root() && !std::freopen("/dev/null", "w", stdout)) throw std::runtime_error("cannot close stdout");
+    build_model_and_steps();  // first: a setting the model refuses fails before the probes
     peak_gflops_ = measure_sgemm_gflops();
     bandwidth_gbps_ = measure_memory_gbps();
     if (!reset_peak_rss()) {
       fmt::print(stderr, "bench: cannot reset the peak RSS: it includes the bandwidth probe's 512 MB\n");
     }
-    build_model_and_steps();
   }
 
   void run() {
     print_header();
     for (auto [B, T] : shapes_) time_shape(B, T);
-    fmt::print("each part of the step against its own floor (backward = fwd+bwd - forward; optimizer = step - "
-               "fwd+bwd):\n");
+    fmt::print("each part of the step against its own floor ({}; optimizer = step - fwd+bwd):\n",
+               lora_ ? "the adapters timed alone; frozen forward = forward - theirs, input-gradient backward = "
+                       "fwd+bwd - forward - theirs"
+                     : "backward = fwd+bwd - forward");
     for (const std::string& line : part_lines_) fmt::print("{}\n", line);
     for (const std::string& line : json_lines_) fmt::print("{}\n", line);
   }
@@ -294,7 +280,8 @@ class Bench {
  private:
   // Built once, before any timing: each variant keeps its memory (arenas) from shape to shape.
   void build_model_and_steps() {
-    model_ = make_model(o_.model, 1);
+    model_ = o_.lora.given ? lora_model(o_.model, o_.lora, 1) : make_model(o_.model, 1);
+    lora_ = dynamic_cast<const LoraModel*>(model_.get());
     int max_B = 0, max_T = 0;
     for (auto [B, T] : shapes_) {
       max_B = std::max(max_B, B);
@@ -314,8 +301,10 @@ class Bench {
 
   void print_header() {
     const int threads = omp_get_max_threads();
-    fmt::print("adjoint bench: {} ({:.1f}M parameters), medians of {}, the rows of a shape timed in turn{}\n", o_.model,
-               model_->num_parameters() / 1e6, o_.iters, cpu_clock ? ", process CPU time" : "");
+    fmt::print("adjoint bench: {} ({:.1f}M {}parameters), medians of {}, the rows of a shape timed in turn{}\n",
+               o_.model, model_->num_parameters() / 1e6, lora_ ? "trained " : "", o_.iters,
+               cpu_clock ? ", process CPU time" : "");
+    if (lora_) fmt::print("model: {}\n", lora_->describe());
     fmt::print("threads: {}, waits: {}\n", threads, thread_wait_description());
     fmt::print(
         "{}\ncpu: {}; sgemm peak {:.0f} GFLOP/s, memory {:.1f} GB/s; floor = max(FLOPs / peak, bytes / bandwidth)\n",
@@ -345,6 +334,8 @@ class Bench {
     const double forward_ms =
         any_arrays_ ? median_ms(o_.warmup, o_.iters, [&] { model_->forward(tokens_.data(), tokens_.data() + 1, B, T); })
                     : 0.0;
+    const auto [adapters_forward_ms, adapters_backward_ms] =
+        lora_ && any_arrays_ ? time_adapters(lora_->adapters(), B * T, o_) : std::pair<double, double>{-1, -1};
     model_->zero_grad();
     int step = 0;
     const std::vector<double> step_ms =
@@ -356,36 +347,41 @@ class Bench {
         });
     for (std::size_t k = 0; k < variants_.size(); k++) {
       const Variant& v = variants_[k];
-      const BenchRow row = make_row(k, B, T, fwdbwd_ms[k], step_ms[k], v.engine == Engine::arrays ? forward_ms : -1);
+      const StepTimes times{.forward_ms = v.engine == Engine::arrays ? forward_ms : -1,
+                            .fwdbwd_ms = fwdbwd_ms[k],
+                            .step_ms = step_ms[k],
+                            .adapters_forward_ms = adapters_forward_ms,
+                            .adapters_backward_ms = adapters_backward_ms};
+      const BenchRow row = make_row(k, B, T, times);
       print_row(v, row);
     }
   }
 
-  BenchRow make_row(std::size_t k, int B, int T, double fwdbwd_ms, double step_ms, double forward_ms) const {
+  BenchRow make_row(std::size_t k, int B, int T, const StepTimes& times) const {
     const Variant& v = variants_[k];
     const Model& model = *model_;
-    BenchRow row{.B = B, .T = T, .fwdbwd_ms = fwdbwd_ms, .step_ms = step_ms, .forward_ms = forward_ms};
-    const double flops = model.step_flops(B, T);
-    row.gflops = flops / (fwdbwd_ms * 1e6);
-    row.tok_per_s = B * T / (step_ms / 1e3);
-    // The floor of a forward+backward and of a step: the larger of compute and memory time.
-    row.compute_floor_ms = flops / (peak_gflops_ * 1e6);
-    const double fwdbwd_memory_ms = fwdbwd_bytes(model, B, T) / (bandwidth_gbps_ * 1e6);
-    const double step_memory_ms = fwdbwd_memory_ms + optimizer_bytes(model.num_parameters()) / (bandwidth_gbps_ * 1e6);
-    row.fwdbwd_floor_ms = std::max(row.compute_floor_ms, fwdbwd_memory_ms);
-    row.floor_ms = std::max(row.compute_floor_ms, step_memory_ms);
+    BenchRow row;
+    row.B = B;
+    row.T = T;
+    row.times = times;
+    row.gflops = model.step_flops(B, T) / (times.fwdbwd_ms * 1e6);
+    row.tok_per_s = B * T / (times.step_ms / 1e3);
+    row.parts = step_parts(model, B, T, times);
+    row.floors = step_floors(row.parts, peak_gflops_, bandwidth_gbps_);
     // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
     // and its summed gradients), and the activations (for the arrays engine's generated
     // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
-    // at this step's peak). Peak RSS is the process's since the probes, all runs so far.
+    // at this step's peak; with LoRA the frozen base too). Peak RSS is the process's since the
+    // probes, all runs so far.
     const ForwardBackward& forward_backward = *steps_[k];
     const double activation_floats =
         v.engine == Engine::tensor
             ? double(forward_backward.tensor()->arena().capacity_floats())
             : double(model.activation_floats()) +
                   (v.backward == Backward::generated ? double(model.activation_adjoint_floats()) : 0.0);
-    row.arena_mb = (2.0 * model.num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb() +
-                   optimizer_->shard_gradient_bytes() / 1048576.0;
+    row.arena_mb =
+        (2.0 * model.num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb() +
+        (optimizer_->shard_gradient_bytes() + (lora_ ? lora_->frozen_parameter_bytes(false) : 0.0)) / 1048576.0;
     row.tape_bytes = v.engine == Engine::tensor          ? forward_backward.tensor()->tape_bytes()
                      : v.backward == Backward::generated ? model.tape_bytes()
                                                          : 0;
@@ -397,20 +393,25 @@ class Bench {
   void print_row(const Variant& v, const BenchRow& r) {
     fmt::print(
         "{:>3} {:>5} {:>7} {:>9} {:>10.1f} {:>7.2f} {:>10.1f} {:>7.2f} {:>9.0f} {:>9.1f} {:>10.0f} {:>9} {:>8.0f}\n",
-        r.B, r.T, v.engine_name, v.backward_name, r.fwdbwd_ms, r.fwdbwd_ms / r.fwdbwd_floor_ms, r.step_ms,
-        r.step_ms / r.floor_ms, r.tok_per_s, r.gflops, r.arena_mb, r.tape_bytes, r.rss_mb);
-    const std::vector<StepPart> parts = step_parts(*model_, r.B, r.T, r.forward_ms, r.fwdbwd_ms, r.step_ms);
+        r.B, r.T, v.engine_name, v.backward_name, r.times.fwdbwd_ms, r.times.fwdbwd_ms / r.floors.fwdbwd_ms,
+        r.times.step_ms, r.times.step_ms / r.floors.step_ms, r.tok_per_s, r.gflops, r.arena_mb, r.tape_bytes, r.rss_mb);
     part_lines_.push_back(fmt::format("{:>3} {:>5} {:>7} {:>9}: {}", r.B, r.T, v.engine_name, v.backward_name,
-                                      describe_parts(parts, peak_gflops_, bandwidth_gbps_)));
+                                      describe_parts(r.parts, peak_gflops_, bandwidth_gbps_)));
+    nlohmann::json parts = nlohmann::json::array();
+    for (const StepPart& part : r.parts) {
+      parts.push_back({{"part", part.name}, {"ms", part.ms}, {"flops", part.flops}, {"bytes", part.bytes}});
+    }
     json_lines_.push_back(nlohmann::json{
         {"model", o_.model},
         {"engine", v.engine_name},
         {"backward", v.backward_name},
         {"B", r.B},
         {"T", r.T},
-        {"step_ms", r.step_ms},
-        {"fwdbwd_ms", r.fwdbwd_ms},
-        {"forward_ms", std::max(r.forward_ms, 0.0)},
+        {"lora_rank", lora_ ? lora_->adapters().config().rank : 0},
+        {"step_ms", r.times.step_ms},
+        {"fwdbwd_ms", r.times.fwdbwd_ms},
+        {"forward_ms", std::max(r.times.forward_ms, 0.0)},
+        {"parts", parts},
         {"tok_per_s", r.tok_per_s},
         {"parameters", model_->num_parameters()},
         {"gflops", r.gflops},
@@ -418,9 +419,9 @@ class Bench {
         {"memory_gbps", bandwidth_gbps_},
         {"gemm", gemm_.line(omp_get_max_threads())},
         {"gemm_kernel", gemm_.kernel},
-        {"compute_floor_ms", r.compute_floor_ms},
-        {"fwdbwd_floor_ms", r.fwdbwd_floor_ms},
-        {"floor_ms", r.floor_ms},
+        {"compute_floor_ms", r.floors.compute_ms},
+        {"fwdbwd_floor_ms", r.floors.fwdbwd_ms},
+        {"floor_ms", r.floors.step_ms},
         {"arena_mb", r.arena_mb},
         {"processes", world_.size()},
         {"zero", o_.zero},
@@ -437,6 +438,7 @@ class Bench {
   const GemmInfo& gemm_;
   double peak_gflops_ = 0, bandwidth_gbps_ = 0;
   std::unique_ptr<Model> model_;
+  const LoraModel* lora_ = nullptr;  // model_ when it trains adapters
   bool any_arrays_ = false;
   std::vector<std::unique_ptr<ForwardBackward>> steps_;
   std::optional<DataParallelAdamW> optimizer_;
@@ -448,7 +450,8 @@ class Bench {
 
 void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps");
+  CLI::App* cmd =
+      app.add_subcommand("bench", "Time GPT-2 or Llama 3 training steps (full, or LoRA with train's --lora-* flags)");
   cmd->add_option("--model", o->model, "Config name, model file or Hugging Face folder")->capture_default_str();
   cmd->add_option("-B,--batch", o->B, "Only this batch size")->check(whole_number(1));
   cmd->add_option("-T,--seq-len", o->T, "Only this sequence length")->check(whole_number(1));
@@ -471,6 +474,7 @@ void add_bench_command(CLI::App& app) {
                   "ZeRO stage of the step's AdamW: 0 (whole moments) or 1 (sharded over the processes mpirun starts)")
       ->check(whole_number(0, 1))
       ->capture_default_str();
+  add_lora_flags(*cmd, o->lora);
   cmd->callback([o] {
     cpu_clock = o->clock == "cpu";
     Bench(*o).run();

@@ -135,7 +135,18 @@ class LoraModel : public Model {
   int max_seq_len() const override { return base_->max_seq_len(); }
   int start_token() const override { return base_->start_token(); }
   std::string describe() const override;
-  double step_flops(int B, int T) const override { return base_->step_flops(B, T); }
+  // A LoRA step's FLOPs: its parts' (flops_of_parts), no weight gradient.
+  double step_flops(int B, int T) const override;
+  struct StepFlops {
+    double frozen_forward = 0;  // the base's products and attention
+    double input_backward = 0;  // dX = dY·W through every product, attention's backward (twice its forward)
+    double adapters = 0;        // 6·N·r·(in + out) a site and layer: forward, dA, dB and dx
+  };
+  StepFlops flops_of_parts(int B, int T) const;
+  // Bytes of the base's parameters at the width each is kept in (2 for a bf16 matrix, 4 else); with
+  // read_by_forward, only those a forward reads whole (an untied token embedding, of which it reads
+  // B·T rows, left out).
+  double frozen_parameter_bytes(bool read_by_forward) const;
   void reserve_activations(int B, int T) override { base_->reserve_activations(B, T); }
   std::size_t activation_floats() const override { return base_->activation_floats(); }
   std::size_t activation_floats(int B, int T) const override {

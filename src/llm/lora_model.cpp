@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <stdexcept>
 
+#include "adjoint/bf16.hpp"
 #include "adjoint/llama.hpp"
 #include "adjoint/lora.hpp"
 #include "adjoint/optimizer.hpp"
@@ -21,7 +22,47 @@ std::unique_ptr<LoraAdapters> adapters_for(const Model& base, const LoraConfig& 
   return std::make_unique<LoraAdapters>(gpt2_lora_sites(gpt2, config), gpt2.num_layers, config, seed);
 }
 
+// The causal attention's two batched products in a forward (Q·Kᵀ and P·V), as the models'
+// step_flops count them: 2·2·B·T(T+1)/2·C a layer.
+double attention_forward_flops(const Model& base, int B, int T) {
+  const auto* llama = dynamic_cast<const Llama*>(&base);
+  const int L = llama ? llama->config().num_layers : dynamic_cast<const GPT2&>(base).config().num_layers;
+  const int C = llama ? llama->config().channels : dynamic_cast<const GPT2&>(base).config().channels;
+  return double(L) * 2.0 * 2.0 * B * (T * (T + 1) / 2.0) * C;
+}
+
 }  // namespace
+
+LoraModel::StepFlops LoraModel::flops_of_parts(int B, int T) const {
+  // The base's step_flops is 3 · (products + attention): a forward and a backward at twice its FLOPs.
+  const double attention = attention_forward_flops(*base_, B, T);
+  const double products = base_->step_flops(B, T) / 3.0 - attention;
+  double adapters = 0;
+  for (const LoraSite& site : adapters_->sites()) {
+    adapters += 6.0 * B * T * adapters_->config().rank * (site.in + site.out) * adapters_->layers();
+  }
+  return {products + attention, products + 2.0 * attention, adapters};
+}
+
+double LoraModel::step_flops(int B, int T) const {
+  const StepFlops parts = flops_of_parts(B, T);
+  return parts.frozen_forward + parts.input_backward + parts.adapters;
+}
+
+double LoraModel::frozen_parameter_bytes(bool read_by_forward) const {
+  const auto* llama = dynamic_cast<const Llama*>(base_.get());
+  const bool embedding_is_head = !llama || llama->config().tied_head;  // GPT-2's head is always wte
+  double bytes = 0;
+  const float* at = base_->params_memory();
+  for (const ParameterTensor& t : base_->parameter_tensors()) {
+    const bool token_embedding = at == base_->params_memory();  // the first tensor of both models
+    if (!(read_by_forward && token_embedding && !embedding_is_head)) {
+      bytes += double(t.size) * (registered_bf16(at) ? 2.0 : 4.0);
+    }
+    at += t.size;
+  }
+  return bytes;
+}
 
 LoraModel::LoraModel(std::unique_ptr<Model> base, const LoraConfig& config, std::uint64_t seed)
     : adapters_(adapters_for(*base, config, seed)) {
