@@ -56,14 +56,15 @@ const GemmInfo& gemm_info();
 // (n·k >= 2^19), on an AVX2 or AVX-512 CPU, our few-row kernel: the forward's inp W^T with at most
 // kFewRowsMaxRows rows, and where oneDNN is not loaded the backward's dinp = dout W with at most
 // kRowsTimesWeightMaxRows. Otherwise oneDNN (when loaded) for dinp = dout W of at most kOnednnMaxRows rows and, on one
-// OpenMP thread, for inp W^T of at most kOnednnMaxForwardRows (k <= kOnednnMaxForwardDepth: a CPU
-// without AVX2); OpenBLAS for the rest.
+// OpenMP thread, for inp W^T of at most kOnednnMaxForwardRows (up to kOnednnShallowForwardRows rows, a CPU
+// without AVX2, only with k <= kOnednnMaxForwardDepth); OpenBLAS for the rest.
 // few_rows_*: our own kernel for a · bᵀ and a · b (src/kernels/few_rows.hpp), per instruction set.
 enum class GemmLibrary { openblas, onednn, few_rows_avx2, few_rows_avx512 };
-constexpr int kFewRowsMaxRows = 64;
+constexpr int kFewRowsMaxRows = 128;
 constexpr int kRowsTimesWeightMaxRows = 128;
 constexpr int kOnednnMaxRows = 256;
-constexpr int kOnednnMaxForwardRows = 64;
+constexpr int kOnednnMaxForwardRows = 256;
+constexpr int kOnednnShallowForwardRows = 64;
 constexpr int kOnednnMaxForwardDepth = 1024;
 GemmLibrary gemm_library(bool trans_a, bool trans_b, int m, int n, int k);
 // Which library runs a product whose B is a bf16 weight: our kernel, which reads it directly, for

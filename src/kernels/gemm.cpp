@@ -265,19 +265,22 @@ const GemmInfo& gemm_info() { return libraries().info; }
 // Decided by `gemm_bench` and `gemm_bench --backward` (docs/performance.md, GEMM): oneDNN is
 // 1.1-2.7x faster than OpenBLAS on dinp = dout W (no transpose) with up to 256 rows at every GPT-2
 // and Llama weight shape, and, on one thread only, 1.2-1.5x faster on the forward's inp W^T with up
-// to 64 rows and K <= 1024 (on two it is 0.9-1.0x, and 0.3x at K = 3072). It is slower on the
+// to 64 rows and K <= 1024 (on two it is 0.9-1.0x, and 0.3x at K = 3072), 1.02-1.19x at 256 rows
+// and every K (two threads unmeasured: a loaded machine's wall clock). It is slower on the
 // accumulating dW += dout^T inp. Products smaller than a weight matrix (the tensor engine's
 // per-head attention) were not measured and stay on OpenBLAS. The choice depends on the thread
 // count, so results are deterministic for a thread count, as the rest of the arrays engine is.
 bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
   if (trans_a || double(n) * k < double(1 << 19)) return false;
   if (!trans_b) return m <= kOnednnMaxRows;
-  return m <= kOnednnMaxForwardRows && k <= kOnednnMaxForwardDepth && omp_get_max_threads() == 1;
+  return m <= kOnednnMaxForwardRows && (m > kOnednnShallowForwardRows || k <= kOnednnMaxForwardDepth) &&
+         omp_get_max_threads() == 1;
 }
 
 // Decided by `gemm_bench --forward` and `--backward` (docs/performance.md, "Few-row products"):
 // with the weight read from memory, as in a step, our kernel is 1.15-2.0x OpenBLAS and oneDNN on
-// inp W^T up to 64 rows (one thread, CPU time; 0.9-1.35x at 96-128 rows, two threads unmeasured); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
+// inp W^T up to 64 rows (one thread, CPU time) and 1.07-1.4x OpenBLAS, 1.1-1.2x oneDNN at 128 rows (0.84-0.97x
+// oneDNN at 256); on dinp = dout W it is 1.05-1.25x OpenBLAS up to
 // 128 rows but 0.6-0.9x oneDNN, so it runs those only where oneDNN is not loaded.
 GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
   const Isa isa = cpu_features().isa;

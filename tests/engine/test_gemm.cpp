@@ -115,8 +115,12 @@ TEST(Gemm, OnednnMatchesOpenblasForEveryTranspose) {
   if (!ours) {
     EXPECT_EQ(gemm_library(false, true, 48, 3072, 768), GemmLibrary::onednn);
   }
-  EXPECT_EQ(gemm_library(false, true, 128, 3072, 768), GemmLibrary::openblas);
-  EXPECT_EQ(gemm_library(false, true, 100, 768, 3072), GemmLibrary::openblas);
+  // Beyond our kernel's rows, oneDNN on one thread up to kOnednnMaxForwardRows at any depth.
+  EXPECT_EQ(gemm_library(false, true, kFewRowsMaxRows, 3072, 768) == GemmLibrary::onednn, !ours);
+  EXPECT_EQ(gemm_library(false, true, kOnednnMaxForwardRows, 768, 3072), GemmLibrary::onednn);
+  EXPECT_EQ(gemm_library(false, true, kOnednnMaxForwardRows + 1, 768, 3072), GemmLibrary::openblas);
+  omp_set_num_threads(2);
+  EXPECT_EQ(gemm_library(false, true, kOnednnMaxForwardRows, 768, 3072), GemmLibrary::openblas);
   omp_set_num_threads(threads);
   EXPECT_EQ(gemm_library(false, false, 1024, 768, 3072), GemmLibrary::openblas);
   EXPECT_EQ(gemm_library(false, false, 16, 64, 16), GemmLibrary::openblas);
