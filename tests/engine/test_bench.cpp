@@ -125,7 +125,9 @@ TEST(BenchCommand, LoraOnABf16FolderTimesEachPartAgainstItsFloor) {
         << part;
     EXPECT_DOUBLE_EQ(fp32_parts.at(part).at("flops").get<double>(), parts.at(part).at("flops").get<double>()) << part;
   }
-  for (const auto& [name, part] : parts) EXPECT_GT(part.at("ms").get<double>(), 0.0) << name;
+  // Timed directly (the other parts are differences of medians, which a loaded machine can turn
+  // negative at one iteration).
+  EXPECT_GT(parts.at("adapters").at("ms").get<double>(), 0.0);
 }
 
 TEST(BenchCommand, BadLoraSettingsAreOneLineErrors) {
