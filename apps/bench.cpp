@@ -1,7 +1,9 @@
 // `adjoint bench`: times forward+backward and a full training step (with AdamW) of a model at
-// several (B, T), for each engine and backward asked for (rows side by side, interleaved per
-// shape), against the floor of a step on this machine: the larger of its FLOPs at the GEMM peak
-// and its compulsory memory traffic at the memory bandwidth, both measured in the same run.
+// several (B, T), or with train's --lora-* flags the LoRA step on a frozen base, for each engine
+// and backward asked for (rows side by side, interleaved per shape), against the floor of a step
+// on this machine: the larger of its FLOPs at the GEMM peak and its compulsory memory traffic at
+// the memory bandwidth, both measured in the same run, for the step and each of its parts
+// (step_floor.hpp).
 #include <omp.h>
 #include <sys/resource.h>
 
