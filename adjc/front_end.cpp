@@ -40,7 +40,7 @@ struct CladPragma {
 class CladPragmaHandler : public PragmaHandler {
  public:
   explicit CladPragmaHandler(std::vector<CladPragma>& pragmas) : PragmaHandler("clad"), pragmas_(pragmas) {}
-  void HandlePragma(Preprocessor& pp, PragmaIntroducer introducer, Token& first) override {
+  void HandlePragma(Preprocessor& pp, PragmaIntroducer introducer, Token& /*first*/) override {
     Token word;
     pp.Lex(word);
     std::string mode = word.is(tok::identifier) ? word.getIdentifierInfo()->getName().str() : "";

@@ -12,9 +12,19 @@ namespace adjc {
 
 using namespace clang;
 
+// Types as a C++ user writes them ('bool', not C's '_Bool').
+static const PrintingPolicy& cpp_printing() {
+  static const PrintingPolicy policy = [] {
+    PrintingPolicy p{LangOptions{}};
+    p.Bool = true;
+    return p;
+  }();
+  return policy;
+}
+
 Message unsupported_construct(const Stmt* s) {
   std::string what;
-  if (auto* c = dyn_cast<CXXConstructExpr>(s)) what = "constructing a '" + c->getType().getAsString() + "' here";
+  if (auto* c = dyn_cast<CXXConstructExpr>(s)) what = "constructing a '" + c->getType().getAsString(cpp_printing()) + "' here";
   else if (isa<CXXThrowExpr>(s)) what = "'throw'";
   else if (isa<CXXTryStmt>(s)) what = "try/catch";
   else if (isa<LambdaExpr>(s)) what = "a lambda here";
@@ -79,7 +89,7 @@ class ExpressionCheck {
     if (is_empty_value(e, ir_.unit)) return;
     if (is_value_class(e->getType(), ir_.unit) && !isa<DeclRefExpr>(e) && !isa<MemberExpr>(e) &&
         !isa<ArraySubscriptExpr>(e) && !isa<CallExpr>(e) && !is_empty_value(e, ir_.unit))
-      return fail(at, Diag::unsupported_expression_value_class, {e->getType().getAsString(), e->getStmtClassName()});
+      return fail(at, Diag::unsupported_expression_value_class, {e->getType().getAsString(cpp_printing()), e->getStmtClassName()});
     if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
         isa<CXXNullPtrLiteralExpr>(e) || isa<UnaryExprOrTypeTraitExpr>(e) || isa<StringLiteral>(e) ||
         isa<PredefinedExpr>(e) ||  // a message for printf or assert: `"x > 0"`, `__func__`
@@ -161,14 +171,14 @@ class ExpressionCheck {
       for (const Expr* a : c->arguments()) {
         if (!a->getType()->isArithmeticType() && !is_inert_library_class(a->getType(), ir_.unit))
           return fail(a->getExprLoc(), Diag::unsupported_constructing,
-                      {c->getType().getAsString(), a->getType().getAsString()});
+                      {c->getType().getAsString(cpp_printing()), a->getType().getAsString(cpp_printing())});
         check_expr(a);
       }
       return;
     }
     if (auto* c = dyn_cast<CXXConstructExpr>(e);
         c && c->getNumArgs() == 1 && c->getConstructor()->isCopyOrMoveConstructor())
-      return fail(at, Diag::unsupported_copying_passing_value, {e->getType().getAsString()});
+      return fail(at, Diag::unsupported_copying_passing_value, {e->getType().getAsString(cpp_printing())});
     if (isa<CXXStdInitializerListExpr>(e)) return fail(at, Diag::unsupported_braced_list_initializer_list);
     if (isa<CXXNewExpr>(e)) return fail(at, Diag::unsupported_new);
     fail(at, unsupported_construct(e));
@@ -183,7 +193,7 @@ class ExpressionCheck {
       if (op->getOperator() == OO_Equal) return fail(at, Diag::unsupported_assignments_inside_expressions);
       if (!callee->getReturnType()->isVoidType() && !returns_self(callee))
         return fail(at, Diag::unsupported_operator_returning,
-                    {callee->getNameAsString(), callee->getReturnType().getAsString()});
+                    {callee->getNameAsString(), callee->getReturnType().getAsString(cpp_printing())});
     }
     // Memory it reaches through a pointer to a pointer has no adjoint adjc could give it.
     std::vector<AdParam> params = ad_params(callee);
@@ -194,17 +204,17 @@ class ExpressionCheck {
       if (!p) continue;
       const std::string param = "parameter '" + p->getNameAsString() + "' of '" + callee->getNameAsString() + "'";
       if (std::string hint = std_function_hint(t); !hint.empty() && !is_library(callee))
-        return fail(args[i].expr->getExprLoc(), Diag::library_class_variable, {param, t.getAsString(), hint});
+        return fail(args[i].expr->getExprLoc(), Diag::library_class_variable, {param, t.getAsString(cpp_printing()), hint});
       if (!reaches_differentiable(t) ||
           args[i].expr->isNullPointerConstant(callee->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
         continue;
-      const std::string by_value = t->isReferenceType() ? t.getNonReferenceType().getUnqualifiedType().getAsString()
-                                                        : t->getPointeeType().getAsString();
+      const std::string by_value = t->isReferenceType() ? t.getNonReferenceType().getUnqualifiedType().getAsString(cpp_printing())
+                                                        : t->getPointeeType().getAsString(cpp_printing());
       // A pointer by reference is differentiated as the pointer by value unless the callee changes it.
       if (pointer_reference(t) && callee->getDefinition())
         return fail(args[i].expr->getExprLoc(), Diag::pointer_reference_reassigned,
-                    {param, t.getAsString(), callee->getNameAsString(), by_value});
-      return fail(args[i].expr->getExprLoc(), Diag::pointer_to_pointer_argument, {param, t.getAsString(), by_value});
+                    {param, t.getAsString(cpp_printing()), callee->getNameAsString(), by_value});
+      return fail(args[i].expr->getExprLoc(), Diag::pointer_to_pointer_argument, {param, t.getAsString(cpp_printing()), by_value});
     }
     if (returns_self(callee) && call != discarded_)
       return fail(at, Diag::self_reference_result_used, {callee->getNameAsString()});
@@ -410,7 +420,7 @@ void check_function(FunctionIR& ir, ASTContext& context, Diagnostics& diags) {
   // a number is differentiated as the value (result_type), which every call must read.
   if (result_type(fn)->isReferenceType())
     fail(fn->getLocation(), Diag::differentiate_reference_result,
-         {fn->getNameAsString(), fn->getReturnType().getAsString()});
+         {fn->getNameAsString(), fn->getReturnType().getAsString(cpp_printing())});
   walk_statements(fn->getBody(), nullptr, [&](const Stmt* s, const Stmt* parent) {
     if (isa<LambdaExpr>(s)) return false;
     if (auto* call = dyn_cast<CallExpr>(s)) {
