@@ -372,15 +372,16 @@ class Bench {
     row.floors = step_floors(row.parts, peak_gflops_, bandwidth_gbps_);
     // What this engine needs: parameters, gradients, AdamW moments (with --zero 1 the shard's
     // and its summed gradients), and the activations (for the arrays engine's generated
-    // backward also their adjoints; for the tensor engine its arena, activations and adjoints,
-    // at this step's peak; with LoRA the frozen base too). Peak RSS is the process's since the
-    // probes, all runs so far.
+    // backward also their adjoints, for the manual one its scratch; for the tensor engine its
+    // arena, activations and adjoints, at this step's peak; with LoRA the frozen base too). Peak
+    // RSS is the process's since the probes, all runs so far.
     const ForwardBackward& forward_backward = *steps_[k];
     const double activation_floats =
         v.engine == Engine::tensor
             ? double(forward_backward.tensor()->arena().capacity_floats())
-            : double(model.activation_floats()) +
-                  (v.backward == Backward::generated ? double(model.activation_adjoint_floats()) : 0.0);
+            : double(model.activation_floats()) + (v.backward == Backward::generated
+                                                       ? double(model.activation_adjoint_floats())
+                                                       : double(model.backward_scratch_floats()));
     row.arena_mb =
         (2.0 * model.num_parameters() + activation_floats) * sizeof(float) / 1048576.0 + moment_mb() +
         (optimizer_->shard_gradient_bytes() + (lora_ ? lora_->frozen_parameter_bytes(false) : 0.0)) / 1048576.0;

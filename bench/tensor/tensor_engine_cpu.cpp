@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
       std::printf("%-17s %12.1f %12.1f %7.3f %12.1f %12.1f %7.3f\n", names[k], median(fwdbwd_cpu[k]), median(step_cpu[k]),
                   median(step_cpu[k]) / median(step_cpu[first]), median(fwdbwd_wall[k]), median(step_wall[k]),
                   median(step_wall[k]) / median(step_wall[first]));
-    std::printf("arena floats: arrays %zu (+%zu adjoints, generated), tensor %zu; parameters %zu\n",
-                model->activation_floats(), model->activation_adjoint_floats(), tensor->arena().capacity_floats(),
-                model->num_parameters());
+    std::printf("arena floats: arrays %zu (+%zu scratch, manual; +%zu adjoints, generated), tensor %zu; "
+                "parameters %zu\n",
+                model->activation_floats(), model->backward_scratch_floats(), model->activation_adjoint_floats(),
+                tensor->arena().capacity_floats(), model->num_parameters());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

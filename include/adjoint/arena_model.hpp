@@ -59,8 +59,8 @@ class ArenaModel : public Model {
   float* params_memory() const override { return params_memory_.data(); }
   float* grads_memory() const override { return grads_memory_.data(); }
 
-  // Sizes the activation arena (and, for the generated backward, the adjoint arena) for (B, T) on
-  // first use; later batches must fit in it.
+  // Sizes the activation arena (and the backward's: the hand-written one's scratch or the generated
+  // one's adjoints) for (B, T) on first use; later batches must fit in it.
   void reserve_activations(int B, int T) override;
   std::size_t activation_floats() const override { return acts_memory_.size(); }
 
@@ -74,6 +74,7 @@ class ArenaModel : public Model {
   bool has_backward(Backward backward) const override;
   std::size_t tape_bytes() const override { return tape_bytes_; }
   std::size_t activation_adjoint_floats() const override { return dacts_memory_.size(); }
+  std::size_t backward_scratch_floats() const override { return scratch_memory_.size(); }
   void on_layer_backward(std::function<void(int layer)> hook) override { layer_backward_hook_ = std::move(hook); }
   void zero_grad() override;
 
@@ -97,9 +98,11 @@ class ArenaModel : public Model {
   ArenaModel(std::size_t num_parameters, bool frozen_bf16);
 
   // The model's views of the activations laid out for (B, T) from `memory` (or, with null
-  // memory, only their count); likewise the generated backward's adjoints of them.
+  // memory, only their count); likewise the generated backward's adjoints of them and the
+  // hand-written backward's scratch.
   virtual std::size_t lay_out_activations(float* memory, int B, int T) = 0;
   virtual std::size_t lay_out_adjoints(float* memory, int B, int T) = 0;
+  virtual std::size_t lay_out_scratch(float* memory, int B, int T) = 0;
   // Called once, when the activation arena is sized for (B, T).
   virtual void activations_reserved(int /*B*/, int /*T*/) {}
   // The passes over a prepared batch: forward (loss with targets, else logits), the hand-written
@@ -126,7 +129,10 @@ class ArenaModel : public Model {
   // Sizes the arenas if needed, checks the token ids, remembers the batch.
   void prepare_batch(const int* inputs, const int* targets, int B, int T);
 
-  FloatArena acts_memory_, dacts_memory_;
+  // Allocates the arena of backward `pass` if it has none yet (sized for the reserved shape).
+  void reserve_backward_memory(Backward pass);
+
+  FloatArena acts_memory_, dacts_memory_, scratch_memory_;
   std::function<void(int layer)> layer_backward_hook_;  // on_layer_backward's
   Backward backward_ = Backward::manual;
   std::size_t tape_bytes_ = 0;

@@ -127,6 +127,10 @@ float gpt2_lora_generated_forward_backward(const GPT2Config& c, const ParameterT
 // LoRA's (the activations only: no weight's adjoint appears in it).
 const char* generated_backward_source();
 const char* gpt2_lora_generated_backward_source();
+// Floats a backward pass needs for (B, T) beside the activations: the hand-written one's scratch,
+// or the generated one's activation adjoints (the model allocates the pass's when it first runs).
+std::size_t gpt2_backward_floats(const GPT2Config& c, Backward backward, int B, int T);
+
 
 // GPT-2 over the arrays engine's arenas (adjoint/arena_model.hpp): manual backward GPT2's own,
 // generated backward adjc's.
@@ -167,6 +171,7 @@ class GPT2 : public ArenaModel {
 
  private:
   std::size_t lay_out_activations(float* memory, int B, int T) override;
+  std::size_t lay_out_scratch(float* memory, int B, int T) override;
   std::size_t lay_out_adjoints(float* memory, int B, int T) override;
   float run_forward(const int* inputs, const int* targets, int B, int T) override;
   void run_backward(const int* inputs, const int* targets, int B, int T) override;

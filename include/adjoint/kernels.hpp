@@ -74,16 +74,17 @@ void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, 
 #pragma omp parallel for
   for (int i = 0; i < N; i++) {
     const F* x = inp + (std::size_t)i * C;
-    // Plain sums, so adjc's reverse runs their loops again rather than taping them per row.
+    // The mean is read back from memory, so adjc's reverse takes it from there instead of running
+    // the sum again (nothing is taped per row); the variance's plain sum it runs again.
     F sum = 0;
     for (int c = 0; c < C; c++) sum += x[c];
-    const F m = sum / C;
+    mean[i] = sum / C;
+    const F m = mean[i];
     F sum_squares = 0;
     for (int c = 0; c < C; c++) sum_squares += (x[c] - m) * (x[c] - m);
     const F s = 1 / std::sqrt(sum_squares / C + eps);
     F* y = out + (std::size_t)i * C;
     for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * weight[c] + bias[c];
-    mean[i] = m;
     rstd[i] = s;
   }
 }

@@ -154,6 +154,9 @@ float llama_lora_generated_forward_backward(const LlamaParameters& p, LlamaActiv
 const char* llama_generated_backward_source();
 const char* llama_lora_generated_backward_source();
 
+// Floats a backward pass needs for (B, T) beside the activations (as gpt2_backward_floats).
+std::size_t llama_backward_floats(const LlamaConfig& c, Backward backward, int B, int T);
+
 // Llama 3 over the arrays engine's arenas (adjoint/arena_model.hpp), as GPT2.
 class Llama : public ArenaModel {
  public:
@@ -192,6 +195,7 @@ class Llama : public ArenaModel {
  private:
   std::size_t lay_out_activations(float* memory, int B, int T) override;
   std::size_t lay_out_adjoints(float* memory, int B, int T) override;
+  std::size_t lay_out_scratch(float* memory, int B, int T) override;
   void activations_reserved(int B, int T) override;
   float run_forward(const int* inputs, const int* targets, int B, int T) override;
   void run_backward(const int* inputs, const int* targets, int B, int T) override;

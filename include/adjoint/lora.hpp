@@ -160,6 +160,7 @@ class LoraModel : public Model {
   void on_layer_backward(std::function<void(int layer)> hook) override;
   std::size_t tape_bytes() const override { return base_->tape_bytes(); }
   std::size_t activation_adjoint_floats() const override { return base_->activation_adjoint_floats(); }
+  std::size_t backward_scratch_floats() const override { return base_->backward_scratch_floats(); }
   void zero_grad() override;
   void save_file(const std::string& path, const float* values) const override;
   void save_hf_folder(const std::string& dir, const float* values) const override;

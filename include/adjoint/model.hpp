@@ -62,7 +62,7 @@ class Model {
   // Sizes the activation arena for (B, T) on first use; later calls must not exceed it.
   virtual void reserve_activations(int B, int T) = 0;
   virtual std::size_t activation_floats() const = 0;
-  // Floats of the activations (and the backward's scratch) the model lays out for (B, T).
+  // Floats of the activations the model lays out for (B, T) (not the backward's own memory).
   virtual std::size_t activation_floats(int B, int T) const = 0;
   // With targets (B,T) returns the mean cross-entropy; without, 0.
   virtual float forward(const int* inputs, const int* targets, int B, int T) = 0;
@@ -83,6 +83,8 @@ class Model {
   virtual std::size_t tape_bytes() const = 0;
   // Floats of the generated backward's activation adjoints (0 until it is used).
   virtual std::size_t activation_adjoint_floats() const = 0;
+  // Floats of the hand-written backward's scratch (0 until it is used).
+  virtual std::size_t backward_scratch_floats() const = 0;
   virtual void zero_grad() = 0;
 
   // Writes values (num_parameters() floats: parameters or gradients) as this model's file, atomically.

@@ -138,13 +138,25 @@ void ArenaModel::reserve_activations(int B, int T) {
     activations_reserved(B, T);
   }
   check_within_reserved(B, T, reserved_B_, reserved_T_);
-  if (backward_ == Backward::generated && dacts_memory_.size() == 0) {
-    dacts_memory_ = FloatArena(lay_out_adjoints(nullptr, reserved_B_, reserved_T_));
-  }
   lay_out_activations(acts_memory_.data(), B, T);
-  if (dacts_memory_.size() != 0) lay_out_adjoints(dacts_memory_.data(), B, T);
   B_ = B;
   T_ = T;
+  // The hand-written backward's scratch comes with its first run (backward()): a model that only
+  // runs forward never allocates it.
+  if (backward_ == Backward::generated) reserve_backward_memory(backward_);
+  if (dacts_memory_.size() != 0) lay_out_adjoints(dacts_memory_.data(), B, T);
+  if (scratch_memory_.size() != 0) lay_out_scratch(scratch_memory_.data(), B, T);
+}
+
+void ArenaModel::reserve_backward_memory(Backward pass) {
+  if (pass == Backward::generated && dacts_memory_.size() == 0) {
+    dacts_memory_ = FloatArena(lay_out_adjoints(nullptr, reserved_B_, reserved_T_));
+    lay_out_adjoints(dacts_memory_.data(), B_, T_);
+  }
+  if (pass == Backward::manual && scratch_memory_.size() == 0) {
+    scratch_memory_ = FloatArena(lay_out_scratch(nullptr, reserved_B_, reserved_T_));
+    lay_out_scratch(scratch_memory_.data(), B_, T_);
+  }
 }
 
 void ArenaModel::prepare_batch(const int* inputs, const int* targets, int B, int T) {
@@ -162,9 +174,7 @@ void ArenaModel::use_backward(Backward backward) {
   if (!has_backward(backward)) throw std::invalid_argument("this build has no generated backward");
   backward_ = backward;
   // Already sized for a batch: add the adjoint arena for that shape now.
-  if (backward == Backward::generated && acts_memory_.size() != 0 && dacts_memory_.size() == 0) {
-    reserve_activations(B_, T_);
-  }
+  if (backward == Backward::generated && acts_memory_.size() != 0) reserve_backward_memory(backward);
 }
 
 float ArenaModel::forward(const int* inputs, const int* targets, int B, int T) {
@@ -174,6 +184,7 @@ float ArenaModel::forward(const int* inputs, const int* targets, int B, int T) {
 
 void ArenaModel::backward() {
   if (!targets_) throw std::logic_error("backward() needs a forward() with targets");
+  reserve_backward_memory(Backward::manual);
   run_backward(inputs_, targets_, B_, T_);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adjoint/gpt2.hpp"
@@ -136,6 +137,32 @@ TEST(GeneratedBackward, LlamaMatchesManualBenchWidth) {
 
 TEST(GeneratedBackward, AdjointArenaWithinLogitsLlama) {
   expect_adjoint_arena_within_logits<adjoint::Llama>(llama_config(2, 2, 1, 16, 1000, false, false), 1000, 2, 8, 2);
+}
+
+// Beside the activations, the hand-written backward needs its scratch and the generated one its
+// adjoints (each pass its own arena, allocated only if it runs). The generated one's exceeds the
+// scratch by less than the logits' adjoint (B·T·Vp floats: the hand-written backward writes the
+// logits' gradient over the probabilities, adjc's reverse into an adjoint of its own): everything
+// else it holds fits within the scratch. Fails if a buffer grows the generated arena past that, at
+// the bench's shapes and at full context, for both models' real configs (counted, not allocated).
+TEST(GeneratedBackward, ArenaBesideLogitsAdjointWithinManual) {
+  const GPT2Config gpt2 = adjoint::gpt2_config_from_name("gpt2-124M");
+  const adjoint::LlamaConfig llama = adjoint::llama_config_from_name("llama3-bench");
+  for (const auto& [B, T] : {std::pair{1, 16}, {1, 32}, {2, 16}, {1, 64}, {4, 64}, {4, 1024}}) {
+    const std::size_t BT = (std::size_t)B * T;
+    const std::size_t gpt2_generated = adjoint::gpt2_backward_floats(gpt2, Backward::generated, B, T);
+    const std::size_t gpt2_manual = adjoint::gpt2_backward_floats(gpt2, Backward::manual, B, T);
+    EXPECT_LE(gpt2_generated, gpt2_manual + BT * gpt2.padded_vocab_size) << "gpt2-124M B=" << B << " T=" << T;
+    const std::size_t llama_generated = adjoint::llama_backward_floats(llama, Backward::generated, B, T);
+    const std::size_t llama_manual = adjoint::llama_backward_floats(llama, Backward::manual, B, T);
+    EXPECT_LE(llama_generated, llama_manual + BT * llama.vocab_size) << "llama3-bench B=" << B << " T=" << T;
+    if (B == 4 && T == 64) {
+      std::printf(
+          "floats beside the activations at (4,64): gpt2-124M manual %zu generated %zu, llama3-bench manual %zu "
+          "generated %zu\n",
+          gpt2_manual, gpt2_generated, llama_manual, llama_generated);
+    }
+  }
 }
 
 // Loop bounds are evaluated again in the reverse and RMSNorm's sums recomputed, so the tape holds

@@ -129,7 +129,7 @@ void take_layer(Layout& m, LayerActivations& x, const GPT2Config& c, std::size_t
 // Lays out the activations for (B, T) from memory (or, with null memory, only counts them).
 std::size_t activation_views(ActivationTensors& a, std::vector<LayerActivations>& layers, float* memory,
                              const GPT2Config& c, int B, int T) {
-  const std::size_t L = c.num_layers, C = c.channels, NH = c.num_heads, Vp = c.padded_vocab_size;
+  const std::size_t L = c.num_layers, C = c.channels, Vp = c.padded_vocab_size;
   const std::size_t BT = (std::size_t)B * T;
   Layout m(memory);
   m.take(a.residual, (L + 1) * BT * C);
@@ -142,6 +142,14 @@ std::size_t activation_views(ActivationTensors& a, std::vector<LayerActivations>
   m.take(a.probs, BT * Vp);
   m.take(a.losses, BT);
   m.take(a.proj, BT * C);
+  return m.used();
+}
+
+// Lays out the hand-written backward's scratch, reused by every layer (its own arena: the
+// generated backward has none).
+std::size_t scratch_views(ActivationTensors& a, float* memory, const GPT2Config& c, int B, int T) {
+  const std::size_t C = c.channels, NH = c.num_heads, BT = (std::size_t)B * T;
+  Layout m(memory);
   m.take(a.dresidual, BT * C);
   m.take(a.dln, BT * C);
   m.take(a.datty, BT * C);
@@ -153,7 +161,20 @@ std::size_t activation_views(ActivationTensors& a, std::vector<LayerActivations>
   return m.used();
 }
 
+std::size_t adjoint_views(ActivationTensors& d, std::vector<LayerActivations>& layers, float* memory,
+                          const GPT2Config& c, int B, int T) {
+  return adjoint_views(d, layers, memory, c.num_layers, c.channels, (std::size_t)B * T, c.padded_vocab_size,
+                       [&](Layout& m, LayerActivations& layer) { take_layer(m, layer, c, B, T); });
+}
+
 }  // namespace
+
+std::size_t gpt2_backward_floats(const GPT2Config& c, Backward backward, int B, int T) {
+  ActivationTensors a{};
+  if (backward == Backward::manual) return scratch_views(a, nullptr, c, B, T);
+  std::vector<LayerActivations> layers;
+  return adjoint_views(a, layers, nullptr, c, B, T);
+}
 
 std::size_t GPT2::activation_floats(int B, int T) const {
   ActivationTensors a{};
@@ -209,10 +230,10 @@ std::size_t GPT2::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t GPT2::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, config_.num_layers, config_.channels, (std::size_t)B * T,
-                       config_.padded_vocab_size,
-                       [&](Layout& m, LayerActivations& layer) { take_layer(m, layer, config_, B, T); });
+  return adjoint_views(dacts_, layer_dacts_, memory, config_, B, T);
 }
+
+std::size_t GPT2::lay_out_scratch(float* memory, int B, int T) { return scratch_views(acts_, memory, config_, B, T); }
 
 float GPT2::run_forward(const int* inputs, const int* targets, int B, int T) {
   const GPT2Config& c = config_;
@@ -252,7 +273,7 @@ void GPT2::run_backward(const int* inputs, const int* targets, int B, int T) {
   const std::size_t CC = (std::size_t)C * C;
   const ParameterTensors& p = params_;
   ActivationTensors& a = acts_;
-  // dln … dfch are contiguous (see activation_views): one clear per layer.
+  // dln … dfch are contiguous (see scratch_views): one clear per layer.
   const std::size_t layer_scratch = static_cast<std::size_t>(a.datt - a.dln);
   // A frozen base (LoRA) has no gradients: every parameter gradient below is then null.
   const bool frozen = adapters() != nullptr;

@@ -195,8 +195,7 @@ void take_layer(Layout& m, LlamaLayerActivations& x, const LlamaConfig& c, std::
 // Lays out the activations for (B, T) from memory (or, with null memory, only counts them).
 std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivations>& layers, float* memory,
                              const LlamaConfig& c, int B, int T) {
-  const std::size_t L = c.num_layers, C = c.channels, NH = c.num_heads, V = c.vocab_size;
-  const std::size_t hs = C / NH, QKV = (NH + 2 * c.num_kv_heads) * hs, H = llama_hidden_size(c);
+  const std::size_t L = c.num_layers, C = c.channels, V = c.vocab_size;
   const std::size_t BT = (std::size_t)B * T;
   Layout m(memory);
   m.take(a.residual, (L + 1) * BT * C);
@@ -208,6 +207,16 @@ std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivati
   m.take(a.probs, BT * V);
   m.take(a.losses, BT);
   m.take(a.proj, BT * C);
+  return m.used();
+}
+
+// Lays out the hand-written backward's scratch, reused by every layer (its own arena: the
+// generated backward has none).
+std::size_t scratch_views(LlamaActivations& a, float* memory, const LlamaConfig& c, int B, int T) {
+  const std::size_t C = c.channels, NH = c.num_heads;
+  const std::size_t hs = C / NH, QKV = (NH + 2 * c.num_kv_heads) * hs, H = llama_hidden_size(c);
+  const std::size_t BT = (std::size_t)B * T;
+  Layout m(memory);
   m.take(a.dresidual, BT * C);
   m.take(a.dln, BT * C);
   m.take(a.datty, BT * C);
@@ -221,7 +230,20 @@ std::size_t activation_views(LlamaActivations& a, std::vector<LlamaLayerActivati
   return m.used();
 }
 
+std::size_t adjoint_views(LlamaActivations& d, std::vector<LlamaLayerActivations>& layers, float* memory,
+                          const LlamaConfig& c, int B, int T) {
+  return adjoint_views(d, layers, memory, c.num_layers, c.channels, (std::size_t)B * T, c.vocab_size,
+                       [&](Layout& m, LlamaLayerActivations& layer) { take_layer(m, layer, c, B, T); });
+}
+
 }  // namespace
+
+std::size_t llama_backward_floats(const LlamaConfig& c, Backward backward, int B, int T) {
+  LlamaActivations a{};
+  if (backward == Backward::manual) return scratch_views(a, nullptr, c, B, T);
+  std::vector<LlamaLayerActivations> layers;
+  return adjoint_views(a, layers, nullptr, c, B, T);
+}
 
 std::size_t Llama::activation_floats(int B, int T) const {
   LlamaActivations a{};
@@ -268,10 +290,10 @@ std::size_t Llama::lay_out_activations(float* memory, int B, int T) {
 }
 
 std::size_t Llama::lay_out_adjoints(float* memory, int B, int T) {
-  return adjoint_views(dacts_, layer_dacts_, memory, config_.num_layers, config_.channels, (std::size_t)B * T,
-                       config_.vocab_size,
-                       [&](Layout& m, LlamaLayerActivations& layer) { take_layer(m, layer, config_, B, T); });
+  return adjoint_views(dacts_, layer_dacts_, memory, config_, B, T);
 }
+
+std::size_t Llama::lay_out_scratch(float* memory, int B, int T) { return scratch_views(acts_, memory, config_, B, T); }
 
 // RoPE's table for the reserved T serves every shorter T.
 void Llama::activations_reserved(int, int T) { rope_table_ = rope_table(config_, T); }
