@@ -531,9 +531,8 @@ bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n,
 
 // Whether the reverse of `t = f(x)`, t a local number assigned only there and f exp, tanh or sqrt,
 // may read f(x) from t instead of calling f again: when t has the call's type and the reverse can
-// have t's one value there — recomputed, kept (outside loops), or popped per iteration of the loop
-// it is private to (outside parallel loops). Reading it registers a read of t (in the caller), so
-// the value is kept or taped if nothing else read it, which only a transcendental call is worth.
+// have t's one value there because other reverse code reads t — recomputed, kept (outside loops),
+// or popped per iteration of the loop it is private to (outside parallel loops).
 bool result_in_scalar_target(const FunctionIR& ir, const TapePlan& plan, const IterationLocals& iteration,
                              const Node* n) {
   const Var* t = n->kind == NodeKind::Assign ? n->target : nullptr;
@@ -547,9 +546,9 @@ bool result_in_scalar_target(const FunctionIR& ir, const TapePlan& plan, const I
   if (call->getType().getCanonicalType().getUnqualifiedType() != t->type.getCanonicalType().getUnqualifiedType())
     return false;
   if (plan[t].recompute) return true;
-  // Outside recomputation, a value nothing else reads is taped for this read only when the call
-  // costs more than that (calls_transcendental).
-  if (!plan[t].read_in_reverse && !calls_transcendental(n->rhs)) return false;
+  // A value nothing else reads is not taped for this read: in a row loop (attention's
+  // `e = exp(s[k] - m)`) that is a value per element where the call is made once.
+  if (!plan[t].read_in_reverse) return false;
   return n->loops.empty() || (iteration.of(t) && !t->parallel);
 }
 
