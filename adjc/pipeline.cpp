@@ -180,10 +180,16 @@ std::vector<Pass> tape_plan_passes() {
              s.plan[n].undone_by_inverse = true;
            }
        }},
-      {"find-results-in-targets", "results the reverse reads back from the target instead of calling again", "ir, plan",
-       "plan (result_in_target)",
+      {"find-results-in-targets", "results the reverse reads back from the target instead of calling again",
+       "ir, plan, iteration", "plan (result_in_target)",
        [](FunctionState& s) {
-         for (Node* n : s.all) s.plan[n].result_in_target = result_in_target(*s.ir, s.plan, n, s.all);
+         for (Node* n : s.all) {
+           s.plan[n].result_in_target = result_in_target(*s.ir, s.plan, n, s.all);
+           if (result_in_scalar_target(*s.ir, s.plan, s.iteration, n)) {
+             s.plan[n].result_in_target = true;
+             s.plan.read(n, n->target);
+           }
+         }
        }},
       {"forget-operand-reads", "operand values a result read back makes dead are not read in the reverse", "ir, plan",
        "plan (read_in_reverse, reads)", [](FunctionState& s) { forget_operand_reads(*s.ir, s.all, s.plan); }},

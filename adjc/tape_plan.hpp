@@ -141,6 +141,9 @@ void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, T
 
 // ----- what it computes again (tape_recompute.cpp)
 void plan_recomputation(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan);
+// Whether `e` calls a transcendental math function not declared SIMD-callable (dearer than taping
+// its result).
+bool calls_transcendental(const clang::Expr* e);
 
 // ----- what is taped (tape_saves.cpp)
 // Sets NodePlan::save on an assignment whose old value the reverse reads; returns the read (nullptr: none).
@@ -150,6 +153,8 @@ void plan_call_save(const FunctionIR& ir, const Node* n, const std::vector<Node*
                     const IterationLocals& iteration, TapePlan& plan, Diagnostics& diags);
 bool passes_region_to_call(const FunctionIR& ir, const Node* n, const Var* region);
 bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all);
+bool result_in_scalar_target(const FunctionIR& ir, const TapePlan& plan, const IterationLocals& iteration,
+                             const Node* n);
 // Untapes an exponential in place whose result is read back (`p[k] = std::exp(p[k] - m)`) when only
 // its own reverse read the value it overwrites, and only for the result: reading the result instead,
 // nothing needs the old one. Kept when its own derivative needs the old value (`p[k] =

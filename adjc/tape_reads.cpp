@@ -171,7 +171,8 @@ void forget_unread(const std::vector<Node*>& all, TapePlan& plan, std::vector<Va
 
 }  // namespace
 
-// Once the reverse of `m[k] = f(x)` reads f(x) back from m[k] (NodePlan::result_in_target), and x
+// Once the reverse of `m[k] = f(x)` (or `t = f(x)`) reads f(x) back from m[k] (from t: that read
+// stays) (NodePlan::result_in_target), and x
 // is linear with constant coefficients (so its derivative reads no value), it no longer needs x's
 // value: the scalars only that value read (a softmax's maximum in `exp(z[v] - maxval)`) are not
 // read there. Addresses stay read: the reverse still adds into x's adjoint. A scalar no other
@@ -186,7 +187,7 @@ void forget_operand_reads(const FunctionIR& ir, const std::vector<Node*>& all, T
     address_vars(ir, n->lhs, addresses);
     memory_addresses(ir, n->rhs, addresses);
     auto operand_only = [&](const ReadSite& r) {
-      return r.node == n && !r.var->memory && !r.var->pointer &&
+      return r.node == n && r.var != n->target && !r.var->memory && !r.var->pointer &&
              std::find(addresses.begin(), addresses.end(), r.var) == addresses.end();
     };
     for (const ReadSite& r : plan.reads)

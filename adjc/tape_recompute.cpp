@@ -1,5 +1,6 @@
 // Tape plan, recomputation: locals, cheap calls' results and sums the reverse sweep computes again
 // from their definitions instead of popping them (tape_plan.hpp).
+#include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
 
 #include <algorithm>
@@ -58,6 +59,11 @@ bool written_later(const std::vector<Node*>& all, const Node* definition, const 
   return false;
 }
 
+// Whether some loop around `n` is an OpenMP parallel loop (whose iterations push nothing).
+bool in_parallel_loop(const Node* n) {
+  return std::any_of(n->loops.begin(), n->loops.end(), [](const Node* l) { return l->parallel; });
+}
+
 // Whether local `v`'s definition gives at the start of its block's reverse what it gave in the
 // forward: nothing it reads is written later in the block.
 bool stable_definition(const FunctionIR& ir, const Var* v, const DefinitionReads& deps, const std::vector<Node*>& all) {
@@ -83,8 +89,7 @@ bool cheap_call(const CallExpr* call, const UnitFacts& unit) {
   const FunctionDecl* definition = callee ? callee->getDefinition() : nullptr;
   // A lambda's function exists only as its generated sweeps, which push onto the tape.
   if (!definition || callee_kind(callee, unit) != CalleeKind::User || isa<CXXMethodDecl>(callee) ||
-      as_closure_function(callee, unit) ||
-      !callee->getReturnType()->isArithmeticType())
+      as_closure_function(callee, unit) || !callee->getReturnType()->isArithmeticType())
     return false;
   for (const ParmVarDecl* p : callee->parameters())
     if (!p->getType()->isArithmeticType()) return false;
@@ -122,8 +127,8 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
     return nullptr;
   std::vector<Var*> in_sum;
   variables_read(ir, add->rhs, in_sum);
-  if (std::find(in_sum.begin(), in_sum.end(), v) != in_sum.end() ||
-      !invariant_in(ir, loop->start, loop, all) || !invariant_in(ir, loop->end ? loop->end : loop->last, loop, all))
+  if (std::find(in_sum.begin(), in_sum.end(), v) != in_sum.end() || !invariant_in(ir, loop->start, loop, all) ||
+      !invariant_in(ir, loop->end ? loop->end : loop->last, loop, all))
     return nullptr;
   for (const ReadSite& r : reads)
     if (r.var == v && r.node->order <= add->order) return nullptr;
@@ -131,6 +136,43 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
 }
 
 }  // namespace
+
+// Whether evaluating `e` calls a math function dearer than a push and a pop (exponentials,
+// logarithms, powers, trigonometric, hyperbolic and error functions) that is not declared
+// SIMD-callable (`#pragma omp declare simd`, as glibc's headers declare them under -ffast-math):
+// a local defined with one is taped per iteration rather than recomputed, so the reverse does not
+// pay the call a second time (a tangent's `_value0 = tanh(u)`, whose reverse reads it back:
+// result_in_scalar_target). A SIMD-callable one costs about a pop in a vectorised loop, and a push
+// per iteration would keep the forward loop from vectorising.
+bool calls_transcendental(const Expr* e) {
+  if (!e) return false;
+  if (auto* call = dyn_cast<CallExpr>(e)) switch (math_function(call)) {
+      case MathFn::None:
+      case MathFn::Sqrt:
+      case MathFn::Cbrt:
+      case MathFn::Fma:
+      case MathFn::Copysign:
+      case MathFn::Fmod:
+      case MathFn::Remainder:
+      case MathFn::Fdim:
+      case MathFn::Ldexp:
+      case MathFn::Floor:
+      case MathFn::Ceil:
+      case MathFn::Round:
+      case MathFn::Trunc:
+      case MathFn::Fabs:
+      case MathFn::Fmax:
+      case MathFn::Fmin:
+      case MathFn::Max:
+      case MathFn::Min:
+      case MathFn::Clamp: break;
+      default:
+        if (const FunctionDecl* f = call->getDirectCallee(); f && !f->hasAttr<OMPDeclareSimdDeclAttr>()) return true;
+    }
+  for (const Stmt* c : e->children())
+    if (calls_transcendental(dyn_cast_or_null<Expr>(c))) return true;
+  return false;
+}
 
 // Locals the reverse sweep recomputes from their definition instead of taping (VarPlan::recompute).
 // A local defined once in a loop is recomputed at the start of its block's reverse, so its
@@ -140,7 +182,9 @@ Node* summing_loop(const FunctionIR& ir, const Var* v, const std::vector<Node*>&
 // call. What it reads is then read in the reverse there, so it is kept, taped or recomputed in
 // turn, and later overwrites of the memory it reads are taped. A call's result is recomputed the
 // same way, by calling again, when that is cheap (cheap_call) and its arguments are stable, and a
-// sum by running its loop again (summing_loop): one pass over a row instead of a value per row.
+// sum by running its loop again (summing_loop): one pass over a row instead of a value per row. A
+// local defined with a transcendental call (calls_transcendental) is taped instead, outside
+// parallel loops.
 void plan_recomputation(const FunctionIR& ir, const std::vector<Node*>& all, TapePlan& plan) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -162,6 +206,7 @@ void plan_recomputation(const FunctionIR& ir, const std::vector<Node*>& all, Tap
         deps.values.erase(std::remove(deps.values.begin(), deps.values.end(), sum->counter), deps.values.end());
       }
       if (!stable_definition(ir, v, deps, all)) continue;
+      if (!call && !sum && !in_parallel_loop(v->definition) && calls_transcendental(v->definition->rhs)) continue;
       // A call in the definition runs again in the reverse: not one that counts (a counter would
       // count twice).
       if ((!call && calls_counter(v->definition->rhs, ir.unit)) ||

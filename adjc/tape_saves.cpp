@@ -489,6 +489,7 @@ namespace {
 // call receives the region. In a parallel loop, no other thread touches the element (the forward
 // loop is race-free). Distinct parameters are assumed not to alias, as everywhere in adjc.
 bool target_holds_value(const FunctionIR& ir, const TapePlan& plan, const Node* n, const std::vector<Node*>& all) {
+  if (n->target) return true;  // a local assigned once (result_in_scalar_target)
   for (const Node* w : all) {
     if (passes_region_to_call(ir, w, n->memory_root)) return false;
     if (w->kind == NodeKind::Assign && w->memory_root == n->memory_root && !plan[w].save &&
@@ -526,6 +527,29 @@ bool result_in_target(const FunctionIR& ir, const TapePlan& plan, const Node* n,
   const Var* region = n->memory_root;
   if (region->kind != VarKind::Param && !region->heap && !plan[region].read_in_reverse) return false;
   return target_holds_value(ir, plan, n, all);
+}
+
+// Whether the reverse of `t = f(x)`, t a local number assigned only there and f exp, tanh or sqrt,
+// may read f(x) from t instead of calling f again: when t has the call's type and the reverse can
+// have t's one value there because other reverse code reads t — recomputed, kept (outside loops),
+// or popped per iteration of the loop it is private to (outside parallel loops).
+bool result_in_scalar_target(const FunctionIR& ir, const TapePlan& plan, const IterationLocals& iteration,
+                             const Node* n) {
+  const Var* t = n->kind == NodeKind::Assign ? n->target : nullptr;
+  if (!t || !plan[n].active || t->kind != VarKind::Local || !t->floating || t->memory || t->assignments != 1 ||
+      t->definition != n || n->op != BO_Assign || !n->rhs)
+    return false;
+  auto* call = dyn_cast<CallExpr>(strip(n->rhs, ir.unit));
+  if (!call) return false;
+  MathFn m = math_function(call);
+  if (m != MathFn::Exp && m != MathFn::Tanh && m != MathFn::Sqrt) return false;
+  if (call->getType().getCanonicalType().getUnqualifiedType() != t->type.getCanonicalType().getUnqualifiedType())
+    return false;
+  if (plan[t].recompute) return true;
+  // A value nothing else reads is not taped for this read: in a row loop (attention's
+  // `e = exp(s[k] - m)`) that is a value per element where the call is made once.
+  if (!plan[t].read_in_reverse) return false;
+  return n->loops.empty() || (iteration.of(t) && !t->parallel);
 }
 
 namespace {

@@ -19,11 +19,14 @@
 
 // glibc's vector tanh (libmvec; CMakeLists.txt defines PINN_LIBMVEC when it links it), declared as
 // -ffast-math declares it, without the rest of -ffast-math: GCC then vectorises the generated loops
-// over a block's points that call tanh as it does their multiply-adds. adjc (clang) reads the
-// plain declaration.
-#if defined(PINN_LIBMVEC) && !defined(__clang__)
+// over a block's points that call tanh as it does their multiply-adds. adjc (clang, with -fopenmp)
+// reads the declaration too: it recomputes a SIMD-callable tanh in the reverse rather than taping
+// it, which would keep those loops from vectorising (docs/adjc-internals.md, phase 3).
+#if defined(PINN_LIBMVEC)
+extern "C" {
 #pragma omp declare simd notinbranch
-extern "C" double tanh(double) noexcept;
+double tanh(double) noexcept;
+}
 #endif
 
 namespace pinn {

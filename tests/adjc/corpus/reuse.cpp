@@ -72,7 +72,6 @@ void exp_rows(double* y, double* z, const double* x, int rows, int n) {
       y[i] = std::exp(x[r * n + i]);
       z[r * n + i] = 2 * y[i];
     }
-
 }
 // A call writes y[0] after the exponential.
 void set_first(double* y, double v) { y[0] = v; }
@@ -86,6 +85,29 @@ void exp_rounded(float* y, const float* x, int n) {
   for (int i = 0; i < n; i++) {
     y[i] = std::exp(double(x[i]));
     y[i] = y[i] * x[i];
+  }
+}
+// A local defined with a tanh in a loop: taped once per iteration (not computed again in the
+// reverse), and the tanh's own reverse reads its value back from the local.
+void tanh_local(double* y, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    double t = std::tanh(2 * x[i]);
+    y[i] = t * x[i] + t * t;
+  }
+}
+// A local defined with an exponential of a double, rounded to float: taped, but its derivative
+// calls the exponential again (the local's value is not the call's).
+void exp_local_rounded(float* y, const float* x, int n) {
+  for (int i = 0; i < n; i++) {
+    float e = std::exp(double(x[i]));
+    y[i] = e * x[i];
+  }
+}
+// A local of sqrt alone (a cheap call): recomputed, as before.
+void sqrt_local(double* y, const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    double r = std::sqrt(x[i] * x[i] + 1);
+    y[i] = r * x[i];
   }
 }
 
@@ -139,4 +161,22 @@ TEST(Reuse, exp_rounded) {
   auto g = adjoint::gradient(exp_rounded);
   check("exp_rounded", g, exp_rounded, Out<float>{4}, In<float>{4}, 4);
   EXPECT_EQ(occurrences(g.source(), "exp("), 2) << g.source();
+}
+TEST(Reuse, tanh_local) {
+  auto g = adjoint::gradient(tanh_local);
+  check("tanh_local", g, tanh_local, Out<double>{5}, In<double>{5, -2, 2}, 5);
+  EXPECT_EQ(occurrences(g.source(), "tanh("), 1) << g.source();  // the forward's only
+  EXPECT_EQ(occurrences(g.source(), "::adjoint::detail::push(t)"), 1) << g.source();
+}
+TEST(Reuse, exp_local_rounded) {
+  auto g = adjoint::gradient(exp_local_rounded);
+  check("exp_local_rounded", g, exp_local_rounded, Out<float>{4}, In<float>{4}, 4);
+  EXPECT_EQ(occurrences(g.source(), "exp("), 2) << g.source();
+  EXPECT_EQ(occurrences(g.source(), "::adjoint::detail::push(e)"), 1) << g.source();
+}
+TEST(Reuse, sqrt_local) {
+  auto g = adjoint::gradient(sqrt_local);
+  check("sqrt_local", g, sqrt_local, Out<double>{4}, In<double>{4}, 4);
+  EXPECT_EQ(occurrences(g.source(), "sqrt("), 2) << g.source();
+  EXPECT_EQ(occurrences(g.source(), "::adjoint::detail::push("), 0) << g.source();
 }
