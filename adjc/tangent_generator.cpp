@@ -1,6 +1,7 @@
 // The tangent generator (tangent.hpp): for a derivative request, the pushforward of the requested
 // function for its one varied parameter, the pushforwards of the callees it reaches, and the
 // derivative function `f_darg<i>` that seeds the tangents and returns the result's.
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -246,15 +247,24 @@ void TangentGenerator::Impl::object_seed(QualType object, const TangentSeed& see
   setup += "  ::adjoint::detail::zeroed_object<" + types.str(object.getUnqualifiedType()) + "> _seed_object;\n";
   setup += "  auto& _seed = _seed_object.value;\n";
   const std::string element = seed.element >= 0 ? std::to_string(seed.element) : "";
-  for (const FieldDecl* f : seed.field->getParent()->fields()) {
-    QualType t = f->getType();
-    if (!t->isPointerType() || !is_floating(t->getPointeeType())) continue;
-    // Tangent memory for what the member points to: of unknown length, as a pointer parameter's.
-    const std::string name = f->getNameAsString();
-    setup += "  ::adjoint::detail::unit_direction<" + types.str(t->getPointeeType().getUnqualifiedType()) + "> _seed_" +
-             name + (f == seed.field ? "(" + element + ")" : "(0, 0)") + ";\n";
-    setup += "  _seed." + name + " = _seed_" + name + ".data();\n";
-  }
+  int count = 0;
+  // Tangent memory for what each member pointing to numbers points to, the class's and its bases'
+  // (named through their class): of unknown length, as a pointer parameter's.
+  std::function<void(const CXXRecordDecl*, const std::string&)> point = [&](const CXXRecordDecl* record,
+                                                                            const std::string& owner) {
+    for (const FieldDecl* f : record->fields()) {
+      QualType t = f->getType();
+      if (!t->isPointerType() || !is_floating(t->getPointeeType())) continue;
+      const std::string memory = "_seed_memory" + std::to_string(count++);
+      setup += "  ::adjoint::detail::unit_direction<" + types.str(t->getPointeeType().getUnqualifiedType()) + "> " +
+               memory + (f == seed.field ? "(" + element + ")" : "(0, 0)") + ";\n";
+      setup += "  _seed." + owner + f->getNameAsString() + " = " + memory + ".data();\n";
+    }
+    for (const CXXBaseSpecifier& base : record->bases())
+      if (const CXXRecordDecl* b = base.getType()->getAsCXXRecordDecl(); b && b->hasDefinition())
+        point(b, types.str(base.getType().getUnqualifiedType()) + "::");
+  };
+  point(cast<CXXRecordDecl>(seed.field->getParent()), "");
   if (!seed.field->getType()->isPointerType())
     setup += "  _seed." + seed.field->getNameAsString() + (element.empty() ? "" : "[" + element + "]") + " = 1;\n";
 }

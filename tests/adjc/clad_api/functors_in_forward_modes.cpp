@@ -31,9 +31,13 @@ struct Tower {
   double operator()() const { return height * height * weights[1] + std::exp(weights[0] * height); }
 };
 
-// Its numbers on the heap, behind two pointer members: along an element of either, the other's
-// elements are constants.
-struct Beam {
+// Its numbers on the heap, behind two pointer members and one of its base's: along an element of
+// either of its own, the others' elements are constants.
+struct Supports {
+  double* stiffness = new double[2]{2, 0.5};
+  ~Supports() { delete[] stiffness; }
+};
+struct Beam : Supports {
   double* loads;
   double* spans;
   int n = 4;
@@ -45,7 +49,7 @@ struct Beam {
   double operator()() const {
     double moment = 0;
     for (int k = 0; k < n; ++k) moment += loads[k] * spans[k] * spans[k];
-    return moment + std::sin(loads[1] * spans[2]);
+    return moment + std::sin(loads[1] * spans[2]) / stiffness[1];
   }
 };
 

@@ -168,7 +168,8 @@ TEST(Tangents, MathFunctions) {
   auto d = adjoint::derivative(math_mix, "x");
   for (double x : points) expect<double>("math_mix", d.execute(x), [&](double t) { return math_mix(x + t); });
   auto de = adjoint::derivative(elliptic, "k");
-  for (double k : {-0.7, 0.2, 0.6}) expect<double>("elliptic", de.execute(k), [&](double t) { return elliptic(k + t); });
+  for (double k : {-0.7, 0.2, 0.6})
+    expect<double>("elliptic", de.execute(k), [&](double t) { return elliptic(k + t); });
   auto df = adjoint::derivative(single, "x");
   for (double x : points)
     expect<float>("single", df.execute(float(x), 0.7f), [&](float t) { return single(float(x) + t, 0.7f); });
