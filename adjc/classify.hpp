@@ -26,7 +26,7 @@ struct UnitFacts;
 enum class MathFn {
   None, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Cbrt, Pow, Hypot, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
   Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Erfc, Fma, Copysign, Fmod, Remainder, Fdim, Ldexp, Floor, Ceil, Round,
-  Trunc, Fabs, Fmax, Fmin, Max, Min, Clamp
+  Trunc, Fabs, Fmax, Fmin, Max, Min, Clamp, CompEllint1, CompEllint2
 };
 
 // exp/expf/std::exp, std::max, ... with a floating result; MathFn::None for anything else

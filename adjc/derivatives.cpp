@@ -79,6 +79,12 @@ const std::map<std::string, MathRule>& math_rules() {
       {"atanh", {MathFn::Atanh, 1, {"{adj} / ({lit:1} - {0} * {0})"}, ""}},
       {"erf", {MathFn::Erf, 1, {"{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"}, ""}},
       {"erfc", {MathFn::Erfc, 1, {"-{adj} * {lit:1.1283791670955126} * std::exp(-{0} * {0})"}, ""}},
+      // The complete elliptic integrals K(k) and E(k): K' = (E - (1 - k^2) K) / (k (1 - k^2)), E' = (E - K) / k.
+      {"comp_ellint_1",
+       {MathFn::CompEllint1, 1,
+        {"{adj} * (std::comp_ellint_2({0}) - ({lit:1} - {0} * {0}) * {value}) / ({0} * ({lit:1} - {0} * {0}))"},
+        ""}},
+      {"comp_ellint_2", {MathFn::CompEllint2, 1, {"{adj} * ({value} - std::comp_ellint_1({0})) / {0}"}, ""}},
       {"fma", {MathFn::Fma, 3, {"{adj} * {1}", "{0} * {adj}", "{adj}"}, ""}},
       {"copysign", {MathFn::Copysign, 2, {"(std::signbit({0}) == std::signbit({1}) ? {adj} : -{adj})", ""}, ""}},
       // fmod(x, y) = x - trunc(x / y) y; remainder(x, y) = x - nearest(x / y) y; fdim(x, y) = max(x - y, 0).

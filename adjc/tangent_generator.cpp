@@ -1,6 +1,7 @@
 // The tangent generator (tangent.hpp): for a derivative request, the pushforward of the requested
 // function for its one varied parameter, the pushforwards of the callees it reaches, and the
 // derivative function `f_darg<i>` that seeds the tangents and returns the result's.
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -200,6 +201,9 @@ struct TangentGenerator::Impl {
   // direction parameter the derivative function takes (for a whole array); false after an error.
   bool seeds(const FunctionIR& ir, const TangentSeed& seed, std::string& args, std::string& setup,
              std::string& direction, SourceLocation where);
+  // The tangent of a function object along its data member `seed.field` (or its element), declared
+  // as `_seed` in `setup`; each member pointing to numbers points to tangent memory of its own.
+  void object_seed(QualType object, const TangentSeed& seed, std::string& setup);
   // The seed of element `element` of array parameter `v`: its declaration in `setup`, the tangent
   // argument in `arg`; false after an error.
   bool element_seed(const Var* v, long element, std::string& setup, std::string& arg, SourceLocation where);
@@ -237,6 +241,32 @@ bool TangentGenerator::Impl::member_seed(const FunctionDecl* fn, const Var* v, c
   setup += "  _seed" + path + " = " + literal(1, t) + ";\n";
   arg = "&_seed";
   return true;
+}
+
+void TangentGenerator::Impl::object_seed(QualType object, const TangentSeed& seed, std::string& setup) {
+  setup += "  ::adjoint::detail::zeroed_object<" + types.str(object.getUnqualifiedType()) + "> _seed_object;\n";
+  setup += "  auto& _seed = _seed_object.value;\n";
+  const std::string element = seed.element >= 0 ? std::to_string(seed.element) : "";
+  int count = 0;
+  // Tangent memory for what each member pointing to numbers points to, the class's and its bases'
+  // (named through their class): of unknown length, as a pointer parameter's.
+  std::function<void(const CXXRecordDecl*, const std::string&)> point = [&](const CXXRecordDecl* record,
+                                                                            const std::string& owner) {
+    for (const FieldDecl* f : record->fields()) {
+      QualType t = f->getType();
+      if (!t->isPointerType() || !is_floating(t->getPointeeType())) continue;
+      const std::string memory = "_seed_memory" + std::to_string(count++);
+      setup += "  ::adjoint::detail::unit_direction<" + types.str(t->getPointeeType().getUnqualifiedType()) + "> " +
+               memory + (f == seed.field ? "(" + element + ")" : "(0, 0)") + ";\n";
+      setup += "  _seed." + owner + f->getNameAsString() + " = " + memory + ".data();\n";
+    }
+    for (const CXXBaseSpecifier& base : record->bases())
+      if (const CXXRecordDecl* b = base.getType()->getAsCXXRecordDecl(); b && b->hasDefinition())
+        point(b, types.str(base.getType().getUnqualifiedType()) + "::");
+  };
+  point(cast<CXXRecordDecl>(seed.field->getParent()), "");
+  if (!seed.field->getType()->isPointerType())
+    setup += "  _seed." + seed.field->getNameAsString() + (element.empty() ? "" : "[" + element + "]") + " = 1;\n";
 }
 
 bool TangentGenerator::Impl::element_seed(const Var* v, long element, std::string& setup, std::string& arg,
@@ -296,10 +326,8 @@ bool TangentGenerator::Impl::seeds(const FunctionIR& ir, const TangentSeed& seed
       if (!member_seed(ir.fn, v, seed.member, setup, arg, where)) return false;
     } else if (scalar) {
       arg = literal(1, v->param_type);
-    } else if (seed.field) {  // the object's tangent: zero but along the member
-      setup += "  auto _seed = ::adjoint::detail::zeroed<" + types.str(pointee.getUnqualifiedType()) + ">();\n";
-      setup += "  _seed." + seed.field->getNameAsString() +
-               (seed.element >= 0 ? "[" + std::to_string(seed.element) + "]" : "") + " = 1;\n";
+    } else if (seed.field) {
+      object_seed(pointee, seed, setup);
       arg = "&_seed";
     } else if (seed.element < 0 && is_floating(pointee)) {
       if (v->reference) {  // a `const double&`: its tangent through a seed of ours

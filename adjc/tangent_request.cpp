@@ -30,32 +30,25 @@ long requested_order(const FunctionDecl* request) {
 
 namespace {
 
-// A floating member, or a fixed-size array of them, of a function object's class.
-bool seedable_member(QualType t) {
-  if (const auto* a = dyn_cast<ConstantArrayType>(t.getCanonicalType().getTypePtr())) t = a->getElementType();
-  return t->isRealFloatingType();
+// A member a derivative can be along: a floating one (`element` < 0), or an element of a fixed-size
+// array of them or of a pointer to them.
+bool seedable_member(QualType t, long element) {
+  if (t->isPointerType()) return element >= 0 && is_floating(t->getPointeeType());
+  if (const auto* a = dyn_cast<ConstantArrayType>(t.getCanonicalType().getTypePtr()))
+    return element >= 0 && element < long(a->getSize().getZExtValue()) && a->getElementType()->isRealFloatingType();
+  return element < 0 && t->isRealFloatingType();
 }
 
 // Clad's request of a function object whose operator() takes no parameters: `name` is one of its
 // class's data members (by name, or position among them), the member the derivative is along.
-// Members pointing to numbers are rejected: the object's tangent has no memory for them.
 bool parse_member_seed(const CXXMethodDecl* op, const std::string& name, TangentSeed& seed, Diagnostics& diags,
                        SourceLocation at) {
   const bool position = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
   unsigned index = 0;
-  for (const FieldDecl* f : op->getParent()->fields()) {
-    QualType t = f->getType();
-    if (t->isPointerType() && is_floating(t->getPointeeType())) {
-      diags.error(at, Diag::derivative_member_unsupported,
-                  {quoted(op->getParent()->getNameAsString()), quoted(f->getNameAsString()), quoted(t.getAsString())});
-      return false;
-    }
+  for (const FieldDecl* f : op->getParent()->fields())
     if (position ? name.size() <= 4 && std::stoul(name) == index++ : f->getName() == name) seed.field = f;
-  }
   const FieldDecl* f = seed.field;
-  const auto* array = f ? dyn_cast<ConstantArrayType>(f->getType().getCanonicalType().getTypePtr()) : nullptr;
-  if (f && seedable_member(f->getType()) && (array != nullptr) == (seed.element >= 0) &&
-      (!array || seed.element < long(array->getSize().getZExtValue()))) {
+  if (f && seedable_member(f->getType(), seed.element)) {
     seed.param = 0;
     return true;
   }

@@ -202,6 +202,16 @@ T zeroed() {
   }
 }
 
+// An object every member of which is zero (as zeroed), whose destructor never runs: a function
+// object's tangent, whose pointer members point to tangent memory its class did not allocate.
+template <class T>
+union zeroed_object {
+  unsigned char bytes[sizeof(T)];
+  T value;
+  zeroed_object() : bytes{} {}
+  ~zeroed_object() {}
+};
+
 // A heap array of n structs, every member zero (the adjoint of a heap array of structs).
 template <class T>
 T* zeroed_array(long n) {

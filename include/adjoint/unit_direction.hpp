@@ -1,10 +1,12 @@
 #pragma once
 // The direction of a derivative along one element of a pointer parameter (`adjoint::derivative(f,
-// "x[2]")` of `const double* x`): tangent memory that is 0 everywhere but 1 at that element. The
-// pointer's length is unknown, so the memory is a reservation of address space far larger than any
-// array (kSpan bytes either side of the element): the system fills a page with zeros when it is
-// first touched, so the direction costs only the pages the function's tangent reads or writes, and
-// an index beyond the reservation reaches an inaccessible guard instead of another object.
+// "x[2]")` of `const double* x`) or of a function object's pointer member (`"arr[3]"` of `double*
+// arr`): tangent memory that is 0 everywhere but 1 at that element (0 there too for the object's
+// other pointer members, which the derivative is not along). The pointer's length is unknown, so the
+// memory is a reservation of address space far larger than any array (kSpan bytes either side of
+// the element): the system fills a page with zeros when it is first touched, so the direction costs
+// only the pages the function's tangent reads or writes, and an index beyond the reservation
+// reaches an inaccessible guard instead of another object.
 // Included by adjoint/tangent.hpp.
 #include <sys/mman.h>
 
@@ -17,7 +19,7 @@ namespace adjoint::detail {
 template <class T>
 class unit_direction {
  public:
-  explicit unit_direction(long element) {
+  explicit unit_direction(long element, T at_element = T(1)) {
     void* region =
         mmap(nullptr, kGuard + 2 * kSpan + kGuard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (region == MAP_FAILED || mprotect(static_cast<char*>(region) + kGuard, 2 * kSpan, PROT_READ | PROT_WRITE) != 0) {
@@ -26,7 +28,7 @@ class unit_direction {
     }
     region_ = region;
     T* one = reinterpret_cast<T*>(static_cast<char*>(region) + kGuard + kSpan);
-    *one = T(1);
+    *one = at_element;
     data_ = one - element;
   }
   unit_direction(const unit_direction&) = delete;

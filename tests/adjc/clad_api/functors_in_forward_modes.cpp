@@ -2,7 +2,8 @@
 // lambdas with and without captures (execute passes the captures itself), volatile and const
 // objects bound to the request (execute reads them as they are when it runs), a class template's
 // operator() nothing calls, and a function object differentiated along one of its data members
-// (its operator() takes no parameters). Each number against central differences.
+// (its operator() takes no parameters), an element of a fixed-size array member or of memory a
+// member points to. Each number against central differences.
 #include "clad/Differentiator/Differentiator.h"
 
 #include <cmath>
@@ -28,6 +29,28 @@ struct Cubic {
 struct Tower {
   double height = 2, weights[3] = {0.5, 1.5, -1};
   double operator()() const { return height * height * weights[1] + std::exp(weights[0] * height); }
+};
+
+// Its numbers on the heap, behind two pointer members and one of its base's: along an element of
+// either of its own, the others' elements are constants.
+struct Supports {
+  double* stiffness = new double[2]{2, 0.5};
+  ~Supports() { delete[] stiffness; }
+};
+struct Beam : Supports {
+  double* loads;
+  double* spans;
+  int n = 4;
+  Beam() : loads(new double[4]{1.5, -0.5, 2, 0.25}), spans(new double[4]{0.5, 1, 1.5, 2}) {}
+  ~Beam() {
+    delete[] loads;
+    delete[] spans;
+  }
+  double operator()() const {
+    double moment = 0;
+    for (int k = 0; k < n; ++k) moment += loads[k] * spans[k] * spans[k];
+    return moment + std::sin(loads[1] * spans[2]) / stiffness[1];
+  }
 };
 
 // Writes two outputs: its Jacobian is 2 x 2.
@@ -80,6 +103,12 @@ int main() {
   expect_gradient("along member 0", clad::differentiate(tower, 0).execute(), tower.height, [&] { return tower(); });
   expect_gradient("along weights[1]", clad::differentiate(&tower, "weights[1]").execute(), tower.weights[1],
                   [&] { return tower(); });
+
+  Beam beam;
+  expect_gradient("along loads[1], on the heap", clad::differentiate(beam, "loads[1]").execute(), beam.loads[1],
+                  [&] { return beam(); });
+  expect_gradient("along spans[2], on the heap", clad::differentiate(&beam, "spans[2]").execute(), beam.spans[2],
+                  [&] { return beam(); });
 
   // Hessians of a function object and of a lambda with captures, into a plain array.
   double h[4] = {};

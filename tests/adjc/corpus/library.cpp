@@ -44,6 +44,8 @@ float hyperbolic_f(float x) {
 }
 double errors_d(double x) { return std::erf(x) * std::erfc(x * 0.5) + erfc(x); }
 float errors_f(float x) { return std::erf(x) * std::erfc(x * 0.5f) + erfcf(x); }
+// The complete elliptic integrals, on (0.1, 0.9): their derivatives divide by k and by 1 - k^2.
+double elliptic_d(double k) { return std::comp_ellint_1(k) * k + std::comp_ellint_2(k * 0.5); }
 double fma_copysign_d(double x, double y, double z) {
   return std::fma(x, y, z * z) + std::copysign(x * 2, y) + copysign(3.0, x);
 }
@@ -140,6 +142,10 @@ TEST(Library, errors_d) {
 TEST(Library, errors_f) {
   auto g = adjoint::gradient(errors_f);
   check("errors_f", g, errors_f, Scalar<float>{});
+}
+TEST(Library, elliptic_d) {
+  auto g = adjoint::gradient(elliptic_d);
+  check("elliptic_d", g, elliptic_d, Scalar<double>{0.1, 0.9});
 }
 TEST(Library, fma_copysign_d) {
   auto g = adjoint::gradient(fma_copysign_d);

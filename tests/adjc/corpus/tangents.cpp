@@ -25,6 +25,8 @@ double math_mix(double x) {
   double c = std::atan2(x, 2.0) + std::hypot(x, 3.0) + std::tanh(x) + std::erf(x) + std::cbrt(x + 5);
   return a * b + c + std::fabs(x - 0.1) + std::fmax(x, 0.2) * std::fmin(x * x, 0.5) + std::log1p(x * x);
 }
+// The complete elliptic integrals K and E, for |k| < 1 away from 0.
+double elliptic(double k) { return std::comp_ellint_1(k) * std::comp_ellint_2(k * 0.5) + std::comp_ellint_2(k); }
 double branches(double x, double y) {
   double r = x > 0 ? x * y : y - x;
   if (x > y) {
@@ -165,6 +167,9 @@ TEST(Tangents, Arithmetic) {
 TEST(Tangents, MathFunctions) {
   auto d = adjoint::derivative(math_mix, "x");
   for (double x : points) expect<double>("math_mix", d.execute(x), [&](double t) { return math_mix(x + t); });
+  auto de = adjoint::derivative(elliptic, "k");
+  for (double k : {-0.7, 0.2, 0.6})
+    expect<double>("elliptic", de.execute(k), [&](double t) { return elliptic(k + t); });
   auto df = adjoint::derivative(single, "x");
   for (double x : points)
     expect<float>("single", df.execute(float(x), 0.7f), [&](float t) { return single(float(x) + t, 0.7f); });

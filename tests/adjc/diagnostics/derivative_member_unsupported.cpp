@@ -1,5 +1,5 @@
-// A function object differentiated along a data member (its operator() takes no parameters) whose
-// class has a member pointing to numbers: the object's tangent would have no memory for it.
+// A function object differentiated along a data member (its operator() takes no parameters) that
+// points to numbers, without naming one of them: the derivative is along one number.
 #include "clad/Differentiator/Differentiator.h"
 struct Sum {
   double scale = 2;
@@ -8,6 +8,6 @@ struct Sum {
 };
 int main() {
   Sum s;
-  auto d = clad::differentiate(s, "scale");  // error: 'Sum' is differentiated along a data member (its operator() takes no parameters): a floating member or an element of a fixed-size array of them, in a class without members pointing to numbers; member 'values' has type 'double *'
+  auto d = clad::differentiate(s, "values");  // error: 'Sum' is differentiated along a data member (its operator() takes no parameters): a floating member or an element of a fixed-size array of them or of a pointer to them; member 'values' has type 'double *'
   (void)d;
 }
