@@ -196,7 +196,10 @@ bool declared_beside(const FunctionDecl* fn, const std::string& name) {
   SourceManager& sm = context.getSourceManager();
   const size_t generated = generated_start(sm);
   if (generated == StringRef::npos) return false;
-  for (const NamedDecl* d : fn->getDeclContext()->getRedeclContext()->lookup(DeclarationName(it->getValue()))) {
+  // Generated functions are free functions in the namespace around `fn`, also for a member
+  // function (`operator_call_forward(const F* self, ...)` beside `struct F`).
+  const DeclContext* beside = fn->getDeclContext()->getEnclosingNamespaceContext()->getRedeclContext();
+  for (const NamedDecl* d : beside->lookup(DeclarationName(it->getValue()))) {
     SourceLocation at = sm.getExpansionLoc(d->getLocation());
     if (sm.isInMainFile(at) && sm.getFileOffset(at) > generated && generated_for(d, fn)) return true;
   }

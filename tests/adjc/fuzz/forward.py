@@ -10,15 +10,23 @@ one floating result,
 struct's own tangent is not asked for), and a driver forward<k> that requests of wf<k> the forward
 derivatives in t (a scalar), in an element of c, along a direction of x and of y0, vector mode in
 "t, c" (for a function without a struct parameter), and, in half of the programs, for the first
-of the two, derivative<2> in t and in x, the Hessian in c[0:4] and the
-Hessian-vector product in x. It checks them at a random point
+of the two, derivative<2> in t and in x, the Hessian in c[0:4], the Hessian-vector product in x and
+the gradient in c of a function calling derivative(wf<k>, "t") (a nested request). In half of the
+functions without a struct parameter it also asks for the Jacobian in c of
+
+    void jf<k>(double* y, const double* x, const double c[4], const double* y0, int n)
+                                          // y after f<k>(y = y0, x, c, n)
+
+through both its forward and its reverse sweeps. It checks them at a random point
 
 - against the reverse gradient of f<k> seeded with w (d_c, and d_x . u, d_y . u: the forward
   J.u equals the reverse u^T.J), to rounding;
 - against central differences of wf<k> (first order) and of the first derivatives, forward or
   reverse (second order), at two steps, skipping an element whose differences disagree (a kink);
 - among themselves: the Hessian symmetric, its (0, 0) entry equal to derivative<2> in t, u . (H v)
-  equal to derivative<2> along u and v.
+  equal to derivative<2> along u and v, the nested gradient equal to the Hessian's row 0, the
+  Jacobian's forward and reverse sweeps equal, w . J equal to the reverse d_c;
+- the Jacobian also against central differences of each y_i in each c_j.
 
 It prints `f<k> forward PASS|FAIL|ILL ...` (run.sh counts these apart from the reverse lines).
 """
@@ -33,6 +41,17 @@ double wf%(k)d(double t, const double* x, const double c[4], const double* y0, c
   double s = 0;
   for (int i = 0; i < n; i++) s += w[i] * y[i];
   return s;
+}"""
+
+# The gradient of a function that calls a derivative (a nested request: the PINN's form).
+NESTED = """double nt%(k)d(double t, const double* x, const double c[4], const double* y0, const double* w, const double* p,
+          int n) {
+  return adjoint::derivative(wf%(k)d, "t").execute(t, x, c, y0, w, p, n);
+}"""
+
+JACOBIAN_WRAPPER = """void jf%(k)d(double* y, const double* x, const double c[4], const double* y0, int n) {
+  for (int i = 0; i < n; i++) y[i] = y0[i];
+  f%(k)d(y, x, c, n);
 }"""
 
 STRUCT_COPY = "  P sp = {p[0], p[1], {p[2], p[3], p[4]}};\n"
@@ -50,11 +69,15 @@ DRIVER_FIRST = """static int forward%(k)d(const Gradient& grad, int n, int np, u
 DRIVER_VECTOR = """  auto dv = adjoint::derivative<adjoint::vector_mode>(wf%(k)d, "t, c");
   fw.vector(dv);"""
 
+DRIVER_JACOBIAN = """  auto jc = adjoint::jacobian(jf%(k)d, "c");
+  fw.jacobian(jf%(k)d, jc);"""
+
 DRIVER_SECOND = """  auto d2t = adjoint::derivative<2>(wf%(k)d, "t");
   auto d2x = adjoint::derivative<2>(wf%(k)d, "x");
   auto h = adjoint::hessian(wf%(k)d, "c[0:4]");
   auto hv = adjoint::hessian_vector(wf%(k)d, "x");
-  fw.second(dt, d2t, d2x, h, hv);"""
+  auto gn = adjoint::gradient(nt%(k)d, "c");
+  fw.second(dt, d2t, d2x, h, hv, gn);"""
 
 CHECKER = r"""
 // ---- forward mode and Hessians (forward.py) ----------------------------------------------------
@@ -182,8 +205,37 @@ struct Forward {
     same("vector mode d/dt against reverse d_c[0]", vt, g.c[0]);
     for (int i = 0; i < 4; i++) same("vector mode d/dc[i] against reverse", vc[i], g.c[i]);
   }
-  template <class T, class T2, class X2, class Hs, class HV>
-  void second(const T& dt, const T2& d2t, const X2& d2x, const Hs& h, const HV& hv) {
+  // The Jacobian of y in c, both sweeps: against each other, the reverse gradient (w . J = d_c)
+  // and central differences of y.
+  template <class J>
+  void jacobian(void (*jf)(real*, const real*, const real*, const real*, int), const J& jc) {
+    adjoint::matrix<real> Jf(n, 4), Jr(n, 4);
+    std::vector<real> y(n);
+    jc.execute_forward(y.data(), at.x.data(), at.c.data(), at.y.data(), n, Jf);
+    jc.execute_reverse(y.data(), at.x.data(), at.c.data(), at.y.data(), n, Jr);
+    for (int j = 0; j < 4; j++) {
+      double wJ = 0;
+      for (int i = 0; i < n; i++) wJ += double(w[i]) * Jf(i, j);
+      same("w . J column against reverse d_c", wJ, g.c[j]);
+      std::map<double, std::vector<real>> moved_y;  // y with c_j moved by s, one call per step
+      auto y_at = [&](double s) -> const std::vector<real>& {
+        auto it = moved_y.find(s);
+        if (it == moved_y.end()) {
+          std::vector<real> c(at.c), out(n);
+          c[j] = real(c[j] + s);
+          jf(out.data(), at.x.data(), c.data(), at.y.data(), n);
+          it = moved_y.emplace(s, out).first;
+        }
+        return it->second;
+      };
+      for (int i = 0; i < n; i++) {
+        same("Jacobian forward against reverse sweeps", Jf(i, j), Jr(i, j));
+        differences("Jacobian against differences of y", Jf(i, j), [&](double s) { return double(y_at(s)[i]); });
+      }
+    }
+  }
+  template <class T, class T2, class X2, class Hs, class HV, class GN>
+  void second(const T& dt, const T2& d2t, const X2& d2x, const Hs& h, const HV& hv, const GN& gn) {
     const real* c = at.c.data();
     const double dtt = d2t.execute(real(0), at.x.data(), c, at.y.data(), w.data(), at.p.data(), n);
     differences("d2/dt2 against differences of d/dt", dtt, [&](double s) {
@@ -192,6 +244,16 @@ struct Forward {
     real H[16];
     h.execute(real(0), at.x.data(), c, at.y.data(), w.data(), at.p.data(), n, H);
     same("H[0][0] against d2/dt2", H[0], dtt);
+    real gc[4] = {0, 0, 0, 0};
+    gn.execute(real(0), at.x.data(), c, at.y.data(), w.data(), at.p.data(), n, gc);
+    for (int j = 0; j < 4; j++) {
+      same("gradient in c of d/dt (nested) against H[0]", gc[j], H[j]);
+      differences("gradient in c of d/dt (nested) against differences of d/dt", gc[j], [&](double s) {
+        std::vector<real> moved_c(at.c);
+        moved_c[j] = real(moved_c[j] + s);
+        return double(dt.execute(real(0), at.x.data(), moved_c.data(), at.y.data(), w.data(), at.p.data(), n));
+      });
+    }
     for (int i = 0; i < 4; i++) {
       auto moved_ci = reverse_moved(*this, [i](Args& p, double s) { p.c[i] = real(p.c[i] + s); });
       for (int j = 0; j < 4; j++) {
@@ -226,17 +288,24 @@ struct Forward {
 """
 
 
-def wrapper(k, struct):
-    """wf<k>'s source (in double: generate.py retypes it)."""
-    return WRAPPER % {"k": k, "struct": STRUCT_COPY if struct else "", "sp": "sp, " if struct else ""}
+def wrapper(k, struct, second, jacobian):
+    """wf<k>'s source (in double: generate.py retypes it), nt<k>'s if second, jf<k>'s if jacobian."""
+    text = WRAPPER % {"k": k, "struct": STRUCT_COPY if struct else "", "sp": "sp, " if struct else ""}
+    if second:
+        text += "\n" + NESTED % {"k": k}
+    if jacobian:
+        text += "\n" + JACOBIAN_WRAPPER % {"k": k}
+    return text
 
 
-def driver(k, element, second, vector):
-    """forward<k>'s source: the requests of wf<k> and their checks (vector mode too if vector, second
-    order if second)."""
+def driver(k, element, second, vector, jacobian):
+    """forward<k>'s source: the requests of wf<k> and their checks (vector mode too if vector, the
+    Jacobian of jf<k> if jacobian, second order and the nested gradient if second)."""
     lines = [DRIVER_FIRST % {"k": k, "e": element}]
     if vector:
         lines.append(DRIVER_VECTOR % {"k": k})
+    if jacobian:
+        lines.append(DRIVER_JACOBIAN % {"k": k})
     if second:
         lines.append(DRIVER_SECOND % {"k": k})
     lines += ["  return fw.verdict();", "}"]

@@ -1316,7 +1316,7 @@ static auto with_struct_gradient(const G& g) {
 """
 
 
-def generate(seed, k_functions, drop=(), calls=True, drop_forward=(), drop_vector=()):
+def generate(seed, k_functions, drop=(), calls=True, drop_forward=(), drop_vector=(), drop_jacobian=()):
     rng = random.Random(seed)
     # The forward-mode checks draw from a stream of their own: the functions stay what they were.
     frng = random.Random(seed * 7919 + 3)
@@ -1365,9 +1365,14 @@ def generate(seed, k_functions, drop=(), calls=True, drop_forward=(), drop_vecto
     elements = {k: frng.randint(0, 3) for k in chosen}
     second = chosen[0] if frng.random() < 0.5 else None
     checked = {k: (elements[k], k == second) for k in chosen}
+    # The Jacobian (vector mode's sweeps, so not of a function with a struct parameter) of half of
+    # them; drawn after the rest, which stay what they were.
+    jacobian = {k: frng.random() < 0.5 and kinds[k] is None and k not in drop_jacobian for k in chosen}
     forward_kept = [k for k in chosen if k not in drop and k not in drop_forward]
     for k in forward_kept:
-        out += [typed(forward.wrapper(k, kinds[k])), forward.driver(k, *checked[k], vector=kinds[k] is None and k not in drop_vector), ""]
+        out += [typed(forward.wrapper(k, kinds[k], k == second, jacobian[k])),
+                forward.driver(k, *checked[k], vector=kinds[k] is None and k not in drop_vector, jacobian=jacobian[k]),
+                ""]
     out += ["int main() {", "  int fails = 0;"]
     for k in range(k_functions):
         # Mostly small; sometimes past 64 iterations (branch bits are pushed in words of 64).
@@ -1399,7 +1404,7 @@ def main():
     chains = "--kernel-chains" in args
     args = [a for a in args if a not in ("--no-calls", "--kernel-chains")]
     drops = {}
-    for flag in ("--drop", "--drop-forward", "--drop-vector"):
+    for flag in ("--drop", "--drop-forward", "--drop-vector", "--drop-jacobian"):
         drops[flag] = set()
         if flag in args:
             idx = args.index(flag)
@@ -1407,13 +1412,14 @@ def main():
             del args[idx:idx + 2]
     if len(args) != 2:
         sys.stderr.write("usage: generate.py SEED OUT.cpp [--functions K] [--drop K,...] [--drop-forward K,...] "
-                         "[--drop-vector K,...] [--no-calls] [--kernel-chains]\n")
+                         "[--drop-vector K,...] [--drop-jacobian K,...] [--no-calls] [--kernel-chains]\n")
         return 2
     if chains:
         import kernel_chains
         text = kernel_chains.generate(int(args[0]), k)
     else:
-        text = generate(int(args[0]), k, drops["--drop"], calls, drops["--drop-forward"], drops["--drop-vector"])
+        text = generate(int(args[0]), k, drops["--drop"], calls, drops["--drop-forward"], drops["--drop-vector"],
+                        drops["--drop-jacobian"])
     with open(args[1], "w") as fh:
         fh.write(text)
     return 0

@@ -13,7 +13,8 @@
 #   rejected  adjc reported an unsupported construct (file:line:col: error: ...); not a failure.
 #             The function it names is left out and the others are tried again (generate.py --drop);
 #             a rejected forward-mode request leaves out that function's forward checks only
-#             (--drop-forward), a rejected vector-mode request only itself (--drop-vector).
+#             (--drop-forward), a rejected vector-mode or Jacobian request only itself
+#             (--drop-vector, --drop-jacobian).
 # The files of failing seeds are kept in WORK_DIR/failures. Exits 1 if any seed FAILed or CRASHed.
 # Environment: FUNCTIONS (functions per program, default 6), GENFLAGS (more generate.py flags, e.g.
 # --no-calls), CXX (default g++), CXXFLAGS_EXTRA (e.g. -fsanitize=address,undefined), JOBS_NICE
@@ -50,11 +51,11 @@ for ((seed = FIRST; seed <= LAST; seed++)); do
   exe=$WORK/fuzz_$seed
   # A function adjc rejects (an unsupported construct) is left out and the rest tried again; a
   # rejected forward-mode request (forward.py) leaves out only that function's forward checks, and
-  # a rejected vector-mode request only itself.
-  drop=""; ndrop=0; fdrop=""; nfdrop=0; vdrop=""; status=ok
+  # a rejected vector-mode or Jacobian request only itself.
+  drop=""; ndrop=0; fdrop=""; nfdrop=0; vdrop=""; jdrop=""; status=ok
   while true; do
     "$PYTHON" "$HERE/generate.py" "$seed" "$src" --functions "$FUNCTIONS" --drop "$drop" --drop-forward "$fdrop" \
-      --drop-vector "$vdrop" \
+      --drop-vector "$vdrop" --drop-jacobian "$jdrop" \
       $GENFLAGS || { echo "seed $seed: generator failed" >&2; exit 2; }
     $NICE timeout "$TIMEOUT" "$ADJC" "$src" -o "$out" -- -std=c++20 -fopenmp -I"$INCLUDE" >"$WORK/adjc.log" 2>&1
     rc=$?
@@ -72,6 +73,12 @@ for ((seed = FIRST; seed <= LAST; seed++)); do
       marker=$(head -n "$at" "$src" | grep -E '^(void f[0-9]+\(|// used by f[0-9]+$|// forward view of f[0-9]+)' |
                tail -n 1)
       k=$(echo "$marker" | sed -E 's/^(void f|\/\/ used by f|\/\/ forward view of f)([0-9]+).*/\2/')
+      if [[ $marker == "// forward view of"* && -n "$request" && $jdrop != *"$k,"* ]] &&
+         sed -n "${request}p" "$src" | grep -q 'adjoint::jacobian(jf'; then
+        echo "seed $seed: f$k Jacobian rejected: ${diag#*: error: }"  # its other checks kept
+        jdrop="$jdrop$k,"
+        continue
+      fi
       if [[ $marker == "// forward view of"* && $diag == *"vector mode"* && $vdrop != *"$k,"* ]]; then
         echo "seed $seed: f$k vector mode rejected: ${diag#*: error: }"  # its other checks kept
         vdrop="$vdrop$k,"
