@@ -10,11 +10,10 @@ namespace pinn {
 // The widest hidden layer the generated code holds (its activations are local arrays), and the
 // most points the network runs on at once (a block: each layer's product one GEMM over them).
 inline constexpr int kMaxWidth = 64;
-inline constexpr int kBlock = 64;
+inline constexpr int kBlock = 100;
 
 // A value per point of a block: the network's result on a block (pinn_model.cpp), whose derivatives
-// adjc gives member by member. At most 64 points, as adjc copies a struct's array member element by
-// element.
+// adjc gives member by member.
 struct BlockValues {
   double u[kBlock];
 };

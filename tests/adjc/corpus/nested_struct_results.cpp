@@ -83,4 +83,34 @@ TEST(NestedStructResults, GradientOverSecondDerivativesMatchesCentralDifferences
   for (int p = 0; p < kPoints; ++p) EXPECT_NEAR(d2[p], second(w, x[p]), 1e-13) << "point " << p;
 }
 
+// A struct with an array member of more than 64 numbers, returned and copied whole (adjc copies it in
+// a loop), under a gradient.
+constexpr int kWide = 80;
+struct Wide {
+  double v[kWide];
+};
+
+Wide squares(const double* x, double a) {
+  Wide out;
+  for (int i = 0; i < kWide; ++i) out.v[i] = a * x[i] * x[i];
+  return out;
+}
+
+double weighted_squares(const double* x, double a) {
+  const Wide first = squares(x, a);
+  Wide copy = first;
+  double total = 0;
+  for (int i = 0; i < kWide; ++i) total += copy.v[i] * x[i];
+  return total;
+}
+
+TEST(NestedStructResults, LongArrayMemberCopiedUnderAGradient) {
+  auto g = adjoint::gradient(weighted_squares, "x, a");
+  gradcheck::check("weighted_squares", g, weighted_squares, gradcheck::In<double>{kWide}, gradcheck::Scalar<double>{});
+  double x[kWide], d_x[kWide] = {}, d_a = 0;
+  for (int i = 0; i < kWide; ++i) x[i] = 0.01 * (i + 1);
+  g.execute(x, 2.0, d_x, &d_a);
+  EXPECT_NEAR(d_x[kWide - 1], 3 * 2.0 * x[kWide - 1] * x[kWide - 1], 1e-13);  // d(a x³)/dx
+}
+
 }  // namespace nested_struct_results
