@@ -423,7 +423,7 @@ void Lowering::lower_closure(const VarDecl* vd, const Stmt* stmt, Node* block) {
 }
 
 // `target = init` for one member (nothing when `init` is null); an array member from a braced list, or
-// element by element from another array.
+// element by element from another array (in a loop when it has more than 64 numbers).
 void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, Node* block) {
   if (!init) return;
   if (target->getType()->isRecordType() && !is_value_class(target->getType(), ir_.unit))
@@ -433,8 +433,9 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
   if (auto* list = dyn_cast<InitListExpr>(strip(init, ir_.unit))) return lower_array_elements(target, list, stmt, block);
   uint64_t count = array->getSize().getZExtValue();
   QualType element = array->getElementType();
-  if (context_.getConstantArrayElementCount(array) > 64 || !memory_root(ir_, init))
+  if (!memory_root(ir_, init) || (context_.getConstantArrayElementCount(array) > 64 && !element->isFloatingType()))
     return fail(init->getBeginLoc(), Diag::unsupported_copying_array_member_more_64);
+  if (count > 64) return copy_array_in_loop(target, init, count, stmt, block);
   for (uint64_t k = 0; k < count; ++k) {
     auto index = [&] { return IntegerLiteral::Create(context_, llvm::APInt(32, k), context_.IntTy, SourceLocation()); };
     auto* to = new (context_) ArraySubscriptExpr(target, index(), element, VK_LValue, OK_Ordinary, SourceLocation());
@@ -443,6 +444,21 @@ void Lowering::assign_member(Expr* target, const Expr* init, const Stmt* stmt, N
     if (element->isConstantArrayType()) assign_member(to, from, stmt, block);  // a row of an array of arrays
     else lower_assign(stmt, to, BO_Assign, from, block);
   }
+}
+
+// `for (long _i = 0; _i < count; ++_i) target[_i] = init[_i];`: a long array member of numbers
+// copied (a struct of per-point values returned or assigned whole).
+void Lowering::copy_array_in_loop(Expr* target, const Expr* init, uint64_t count, const Stmt* stmt, Node* block) {
+  SourceLocation at = stmt->getBeginLoc();
+  QualType element = cast<ConstantArrayType>(target->getType().getCanonicalType())->getElementType();
+  VarDecl* counter = loop_counter(nullptr, at);
+  Node* loop = open_counted_loop(counter, const_cast<Expr*>(int_literal(int(count), context_.LongTy)), stmt, stmt);
+  auto element_of = [&](const Expr* array) {
+    return new (context_) ArraySubscriptExpr(const_cast<Expr*>(array), const_cast<Expr*>(rvalue(counter)), element,
+                                             VK_LValue, OK_Ordinary, at);
+  };
+  lower_assign(stmt, element_of(target), BO_Assign, element_of(init), loop->body);
+  close_element_loop(loop, block);
 }
 
 // Struct temporaries passed to calls (`dot(V3{x, y, z}, a)`, `Scaler<float>{2.f}(x)`,

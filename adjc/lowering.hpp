@@ -250,6 +250,8 @@ class Lowering {
   void close_element_loop(Node* loop, Node* block);
   clang::VarDecl* loop_counter(const clang::Expr* from, clang::SourceLocation at);
   Node* open_counted_loop(clang::VarDecl* counter, clang::Expr* end, const clang::Stmt* stmt, const clang::Stmt* body);
+  void copy_array_in_loop(clang::Expr* target, const clang::Expr* init, uint64_t count, const clang::Stmt* stmt,
+                          Node* block);
   const clang::CallExpr* pointer_algorithm_call(const clang::Expr* e);
   void lower_pointer_algorithm(const clang::CallExpr* call, const clang::Stmt* stmt, Node* block);
   void assign_elements(clang::Expr* out, clang::Expr* from, const clang::Expr* value, const clang::Expr* count,

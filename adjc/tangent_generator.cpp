@@ -452,8 +452,14 @@ GeneratedGradient TangentGenerator::request(const FunctionDecl* fn, const Tangen
   }
   if (call_args.empty()) args = args.empty() ? "" : args.substr(2);
   std::string result = I.types.str(result_type(fn).getUnqualifiedType());
-  std::string definition = "inline " + result + " " + name + "(" + params + ") {\n" + setup + "  return " +
-                           pushforward_name(fn, mask, I.unit) + "(" + call_args + args + ").pushforward;\n}\n";
+  const std::string call = pushforward_name(fn, mask, I.unit) + "(" + call_args + args + ")";
+  // A struct result goes through locals: a derivative of this function (a higher order, a gradient
+  // over it) differentiates its body, and adjc takes a struct's value from a variable only.
+  const std::string body = struct_result(fn, I.unit)
+                               ? "  ::adjoint::value_and_pushforward<" + result + "> _result = " + call + ";\n  " +
+                                     result + " _tangent = _result.pushforward;\n  return _tangent;\n"
+                               : "  return " + call + ".pushforward;\n";
+  std::string definition = "inline " + result + " " + name + "(" + params + ") {\n" + setup + body + "}\n";
   std::string source_fn = fresh_name(I.context, "_adjc_tangent_source_" + base, I.sources.size(), I.source_names);
   std::set<std::pair<const FunctionDecl*, std::string>> seen;
   std::string text = definition + "\n" + I.source_of({fn, Impl::key_of(mask, 0)}, seen);

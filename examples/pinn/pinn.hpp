@@ -12,6 +12,12 @@ namespace pinn {
 inline constexpr int kMaxWidth = 64;
 inline constexpr int kBlock = 100;
 
+// A value per point of a block: the network's result on a block (pinn_model.cpp), whose derivatives
+// adjc gives member by member.
+struct BlockValues {
+  double u[kBlock];
+};
+
 // The number of weights of a network of hidden width `width`: three hidden layers (weights, then
 // biases), then the output layer.
 inline int parameter_count(int width) { return 2 * width + width + 2 * (width * width + width) + width + 1; }

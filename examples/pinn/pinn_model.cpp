@@ -2,11 +2,10 @@
 // adjoint_add_gradients, so the requests below are replaced by generated code.
 //
 // The network runs on a block of points at once: each layer is one GEMM over the block (dense, with
-// custom derivatives that are GEMMs too) and a loop applying tanh. The Laplacian of every point comes from one second derivative of the
-// weighted sum Σ_p c_p u(x_p, y_p) along all the block's x (and one along all its y): u_p depends
-// on point p only, so that derivative is Σ_p c_p ∂²u_p/∂x_p², whose gradient in c is each point's
-// ∂²u/∂x² and whose gradient in the weights, with c the loss's weights of the residuals, is the
-// loss's gradient.
+// custom derivatives that are GEMMs too) and a loop applying tanh, and its result is a struct of
+// the block's outputs. u_p depends on point p only, so the second derivative of that struct along
+// all the block's x (and along all its y) is each point's ∂²u/∂x² (∂²u/∂y²): the residuals and
+// their sum of squares come from one forward sweep, whose reverse is the loss's weight gradient.
 #include <adjoint/ad.hpp>
 
 #include <algorithm>
@@ -96,11 +95,12 @@ void hidden_layer(const double* w, int o, const double* in, int n_in, double* su
   for (int k = 0; k < n_out * n; ++k) out[k] = std::tanh(sum[k]);
 }
 
-// Σ_p c[p] u(x_p, y_p) over the block's n points (x, y pairs). Called through requests only, which
-// adjc replaces by their generated code: hence maybe unused.
-[[maybe_unused]] double weighted_output(const double* w, int width, const double* points, const double* c, int n) {
+// u at each of a block's n points (the struct: adjc's forward mode differentiates a struct result
+// member by member, so a derivative of this is each point's derivative). Called through requests
+// only, which adjc replaces by their generated code: hence maybe unused.
+[[maybe_unused]] BlockValues block_outputs(const double* w, int width, const double* points, int n) {
   double in[2 * kBlock], s1[kMaxWidth * kBlock], h1[kMaxWidth * kBlock], s2[kMaxWidth * kBlock], h2[kMaxWidth * kBlock],
-      s3[kMaxWidth * kBlock], h3[kMaxWidth * kBlock], u[kBlock];
+      s3[kMaxWidth * kBlock], h3[kMaxWidth * kBlock];
   for (int p = 0; p < n; ++p) {
     in[p] = points[2 * p];
     in[n + p] = points[2 * p + 1];
@@ -109,24 +109,9 @@ void hidden_layer(const double* w, int o, const double* in, int n_in, double* su
   hidden_layer(w, 0, in, 2, s1, h1, width, n);
   hidden_layer(w, o2, h1, width, s2, h2, width, n);
   hidden_layer(w, o3, h2, width, s3, h3, width, n);
-  dense(w, o4, h3, width, u, 1, n, true, false);
-  double total = 0;
-  for (int p = 0; p < n; ++p) total += c[p] * u[p];
-  return total;
-}
-
-// Σ_p c[p] Δu(x_p, y_p): second derivatives along the directions (1, 0, 1, 0, ...) (every x) and
-// (0, 1, 0, 1, ...) (every y) of the points.
-[[maybe_unused]] double weighted_laplacian(const double* w, int width, const double* points, const double* c, int n) {
-  double along_x[2 * kBlock], along_y[2 * kBlock];
-  for (int p = 0; p < n; ++p) {
-    along_x[2 * p] = 1;
-    along_x[2 * p + 1] = 0;
-    along_y[2 * p] = 0;
-    along_y[2 * p + 1] = 1;
-  }
-  return adjoint::derivative<2>(weighted_output, "points").execute(w, width, points, c, n, along_x, along_x) +
-         adjoint::derivative<2>(weighted_output, "points").execute(w, width, points, c, n, along_y, along_y);
+  BlockValues u;
+  dense(w, o4, h3, width, u.u, 1, n, true, false);
+  return u;
 }
 
 double rhs(double x, double y) {
@@ -134,12 +119,39 @@ double rhs(double x, double y) {
   return 2 * pi * pi * std::sin(pi * x) * std::sin(pi * y);
 }
 
-// The residuals -Δu - f of a block's n interior points.
-void residuals(const double* w, int width, const double* points, int n, double* r) {
-  const double any[kBlock] = {};  // Δu_p is the derivative in c_p whatever c is
-  double laplacian[kBlock] = {};
-  adjoint::gradient(weighted_laplacian, "c").execute(w, width, points, any, n, laplacian);
-  for (int p = 0; p < n; ++p) r[p] = -laplacian[p] - rhs(points[2 * p], points[2 * p + 1]);
+// The residuals r_p = -Δu(x_p, y_p) - f(x_p, y_p) of a block's n interior points written to r, and
+// scale · Σ_p r_p²: each point's Δu from the second derivatives of the block's outputs along the directions
+// (1, 0, 1, 0, ...) (every x) and (0, 1, 0, 1, ...) (every y) of the points, since u_p depends on
+// point p only. Its gradient in w is the residual term's, from the same sweep.
+[[maybe_unused]] double residual_sum(const double* w, int width, const double* points, int n, double scale, double* r) {
+  double along_x[2 * kBlock], along_y[2 * kBlock];
+  for (int p = 0; p < n; ++p) {
+    along_x[2 * p] = 1;
+    along_x[2 * p + 1] = 0;
+    along_y[2 * p] = 0;
+    along_y[2 * p + 1] = 1;
+  }
+  const BlockValues uxx =
+      adjoint::derivative<2>(block_outputs, "points").execute(w, width, points, n, along_x, along_x);
+  const BlockValues uyy =
+      adjoint::derivative<2>(block_outputs, "points").execute(w, width, points, n, along_y, along_y);
+  double total = 0;
+  for (int p = 0; p < n; ++p) {
+    r[p] = -uxx.u[p] - uyy.u[p] - rhs(points[2 * p], points[2 * p + 1]);
+    total += r[p] * r[p];
+  }
+  return scale * total;
+}
+
+// scale · Σ_p u_p² over a block's n boundary points, u written to u.
+[[maybe_unused]] double boundary_sum(const double* w, int width, const double* points, int n, double scale, double* u) {
+  const BlockValues values = block_outputs(w, width, points, n);
+  double total = 0;
+  for (int p = 0; p < n; ++p) {
+    u[p] = values.u[p];
+    total += u[p] * u[p];
+  }
+  return scale * total;
 }
 
 // The number of blocks n points take, and the first point of block b of them: blocks of equal size
@@ -147,11 +159,20 @@ void residuals(const double* w, int width, const double* points, int n, double* 
 int block_count(int n) { return (n + kBlock - 1) / kBlock; }
 int block_start(int b, int blocks, int n) { return int(static_cast<long long>(b) * n / blocks); }
 
-// u at a block's n points.
-void outputs(const double* w, int width, const double* points, int n, double* u) {
-  const double any[kBlock] = {};
-  for (int p = 0; p < n; ++p) u[p] = 0;
-  adjoint::gradient(weighted_output, "c").execute(w, width, points, any, n, u);
+// Block b of the loss's blocks (the interior's, then the boundary's): its points, their number, and
+// whether they are interior ones.
+struct Block {
+  const double* points;
+  int n;
+  bool inside;
+};
+Block block_of(int b, const double* interior, int n_interior, const double* boundary, int n_boundary) {
+  const int interior_blocks = block_count(n_interior);
+  const bool inside = b < interior_blocks;
+  const int part = inside ? b : b - interior_blocks, parts = inside ? interior_blocks : block_count(n_boundary);
+  const int all = inside ? n_interior : n_boundary;
+  const int start = block_start(part, parts, all);
+  return {(inside ? interior : boundary) + 2 * start, block_start(part + 1, parts, all) - start, inside};
 }
 
 }  // namespace
@@ -159,56 +180,44 @@ void outputs(const double* w, int width, const double* points, int n, double* u)
 double network(const double* w, int width, double x, double y) {
   const double point[2] = {x, y};
   double u;
-  outputs(w, width, point, 1, &u);
+  boundary_sum(w, width, point, 1, 1.0, &u);
   return u;
 }
 
 double loss(const double* w, int width, const double* interior, int n_interior, const double* boundary, int n_boundary,
             double boundary_weight) {
   double residual = 0, edge = 0;
-  const int interior_blocks = block_count(n_interior), boundary_blocks = block_count(n_boundary);
-  for (int b = 0; b < interior_blocks; ++b) {
-    const int start = block_start(b, interior_blocks, n_interior);
-    const int n = block_start(b + 1, interior_blocks, n_interior) - start;
-    double r[kBlock];
-    residuals(w, width, interior + 2 * start, n, r);
-    for (int p = 0; p < n; ++p) residual += r[p] * r[p];
-  }
-  for (int b = 0; b < boundary_blocks; ++b) {
-    const int start = block_start(b, boundary_blocks, n_boundary);
-    const int n = block_start(b + 1, boundary_blocks, n_boundary) - start;
-    double u[kBlock];
-    outputs(w, width, boundary + 2 * start, n, u);
-    for (int p = 0; p < n; ++p) edge += u[p] * u[p];
+  const int blocks = block_count(n_interior) + block_count(n_boundary);
+  for (int b = 0; b < blocks; ++b) {
+    const Block block = block_of(b, interior, n_interior, boundary, n_boundary);
+    double values[kBlock];
+    if (block.inside) residual += residual_sum(w, width, block.points, block.n, 1.0, values);
+    else edge += boundary_sum(w, width, block.points, block.n, 1.0, values);
   }
   return residual / n_interior + boundary_weight * edge / n_boundary;
 }
 
-// The loss is Σ r_p² / N + λ Σ u_p² / M, so its gradient is that of Σ c_p Δu_p with c_p = -2 r_p / N
-// plus that of Σ c_p u_p with c_p = 2 λ u_p / M at the boundary points; blocks in parallel.
+// The loss is Σ r_p² / N + λ Σ u_p² / M: each block's gradient of its sum, scaled by 1/N or λ/M, adds
+// to grad, one forward and one reverse sweep a block; the residuals and boundary values the sums
+// write come from the same sweep (their adjoints, seeded 0, add nothing); blocks in parallel.
 double loss_and_gradient(const double* w, int width, const double* interior, int n_interior, const double* boundary,
                          int n_boundary, double boundary_weight, double* grad) {
   const int count = parameter_count(width);
-  const int interior_blocks = block_count(n_interior), boundary_blocks = block_count(n_boundary),
-            blocks = interior_blocks + boundary_blocks;
+  const int blocks = block_count(n_interior) + block_count(n_boundary);
   double residual = 0, edge = 0;
 #pragma omp parallel for schedule(dynamic) reduction(+ : residual, edge, grad[:count])
   for (int b = 0; b < blocks; ++b) {
-    const bool inside = b < interior_blocks;
-    const int part = inside ? b : b - interior_blocks, parts = inside ? interior_blocks : boundary_blocks;
-    const int all = inside ? n_interior : n_boundary;
-    const int start = block_start(part, parts, all), n = block_start(part + 1, parts, all) - start;
-    const double* points = (inside ? interior : boundary) + 2 * start;
-    double value[kBlock], c[kBlock];
-    if (inside) {
-      residuals(w, width, points, n, value);
-      for (int p = 0; p < n; ++p) residual += value[p] * value[p], c[p] = -2 * value[p] / n_interior;
-      adjoint::gradient(weighted_laplacian, "w").execute(w, width, points, c, n, grad);
-    } else {
-      outputs(w, width, points, n, value);
-      for (int p = 0; p < n; ++p) edge += value[p] * value[p], c[p] = 2 * boundary_weight * value[p] / n_boundary;
-      adjoint::gradient(weighted_output, "w").execute(w, width, points, c, n, grad);
-    }
+    const Block block = block_of(b, interior, n_interior, boundary, n_boundary);
+    const double scale = block.inside ? 1.0 / n_interior : boundary_weight / n_boundary;
+    double values[kBlock], d_values[kBlock] = {};
+    if (block.inside)
+      adjoint::gradient(residual_sum, "w, r").execute(w, width, block.points, block.n, scale, values, grad, d_values);
+    else
+      adjoint::gradient(boundary_sum, "w, u").execute(w, width, block.points, block.n, scale, values, grad, d_values);
+    double sum = 0;
+    for (int p = 0; p < block.n; ++p) sum += values[p] * values[p];
+    if (block.inside) residual += sum;
+    else edge += sum;
   }
   return residual / n_interior + boundary_weight * edge / n_boundary;
 }

@@ -121,20 +121,35 @@ bound_request<Request, Leading...> bind_leading(Request request, Leading... lead
 
 namespace detail {
 
+// The derivative's result for code only being parsed: f's result when it is a struct (the struct of
+// its members' derivatives), else a double. f is called with the first N of execute's arguments:
+// those after f's own are directions (one per order along a whole array), dropped one by one.
+template <class F, class Args, std::size_t N>
+constexpr auto parsed_derivative_result() {
+  constexpr bool invocable = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::is_invocable_v<F, std::tuple_element_t<I, Args>...>;
+  }
+  (std::make_index_sequence<N>());
+  if constexpr (invocable) {
+    using R = std::remove_cvref_t<typename decltype([]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::type_identity<std::invoke_result_t<F, std::tuple_element_t<I, Args>...>>{};
+    }(std::make_index_sequence<N>()))::type>;
+    if constexpr (std::is_class_v<R> && std::is_default_constructible_v<R>) return R{};
+    else return 0.0;
+  } else if constexpr (N == 0 || std::tuple_size_v<Args> - N >= 8) {
+    return 0.0;
+  } else {
+    return parsed_derivative_result<F, Args, N - 1>();
+  }
+}
+
 // What adjoint::derivative of `F` returns to code that is only being parsed by adjc. execute's
-// result is of the type the derivative's will be: f's result when it is a struct (the struct of
-// its members' derivatives), else a double.
+// result is of the type the derivative's will be (parsed_derivative_result).
 template <class F = void>
 struct derivative_request {
   template <class... Args>
   constexpr auto execute(Args&&...) const {
-    if constexpr (std::is_invocable_v<F, Args...>) {
-      using R = std::remove_cvref_t<std::invoke_result_t<F, Args...>>;
-      if constexpr (std::is_class_v<R> && std::is_default_constructible_v<R>) return R{};
-      else return 0.0;
-    } else {
-      return 0.0;
-    }
+    return parsed_derivative_result<F, std::tuple<Args...>, sizeof...(Args)>();
   }
   constexpr const char* source() const { return ""; }
   constexpr void dump() const {}
