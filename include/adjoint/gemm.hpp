@@ -43,7 +43,7 @@ struct GemmInfo {
   bool user_coretype = false;  // the kernel came from the user's OPENBLAS_CORETYPE
   std::string onednn;          // "oneDNN 2.6.3" when it runs some shapes, else ""
   bool few_rows = true;        // our few-row kernel runs inp W^T of few rows (false: ADJOINT_GEMM=openblas)
-  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512); ours (AVX-512) for inp W^T (<= 32 rows); oneDNN 2.6.3
+  // "gemm: OpenBLAS 0.3.21, SkylakeX kernel (AVX-512); ours (AVX-512) for inp W^T (<= 128 rows) and bf16 weights (<= 128 rows); oneDNN 2.6.3
   // for dinp = dout W (<= 256 rows), ..., 2 threads"
   std::string line(int threads) const;
   // "" or a one-line warning that the kernel is weaker than the CPU supports.
@@ -54,16 +54,13 @@ const GemmInfo& gemm_info();
 
 // Which library runs an sgemm of that shape. For products of few rows by a weight-sized B
 // (n·k >= 2^19), on an AVX2 or AVX-512 CPU, our few-row kernel: the forward's inp W^T with at most
-// kFewRowsMaxRows rows (on more than one thread, beyond kFewRowsNarrowMaxRows rows only for n >=
-// kFewRowsWideColumns: each thread's share of a narrower product is too short), and where oneDNN is not loaded the backward's dinp = dout W with at most
+// kFewRowsMaxRows rows, and where oneDNN is not loaded the backward's dinp = dout W with at most
 // kRowsTimesWeightMaxRows. Otherwise oneDNN (when loaded) for dinp = dout W of at most kOnednnMaxRows rows and, on one
 // OpenMP thread, for inp W^T of at most kOnednnMaxForwardRows (up to kOnednnShallowForwardRows rows, a CPU
 // without AVX2, only with k <= kOnednnMaxForwardDepth); OpenBLAS for the rest.
 // few_rows_*: our own kernel for a · bᵀ and a · b (src/kernels/few_rows.hpp), per instruction set.
 enum class GemmLibrary { openblas, onednn, few_rows_avx2, few_rows_avx512 };
 constexpr int kFewRowsMaxRows = 128;
-constexpr int kFewRowsNarrowMaxRows = 64;
-constexpr int kFewRowsWideColumns = 1024;
 constexpr int kRowsTimesWeightMaxRows = 128;
 constexpr int kOnednnMaxRows = 256;
 constexpr int kOnednnMaxForwardRows = 256;

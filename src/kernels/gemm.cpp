@@ -244,8 +244,7 @@ std::string GemmInfo::line(int threads) const {
       !few_rows || cpu.isa < Isa::avx2
           ? ""
           : "; ours (" + std::string(isa_name(avx512 ? Isa::avx512 : Isa::avx2)) +
-                ") for inp W^T (<= " + std::to_string(threads == 1 ? kFewRowsMaxRows : kFewRowsNarrowMaxRows) +
-                " rows" + (threads == 1 ? "" : ", " + std::to_string(kFewRowsMaxRows) + " if wide") + ")" +
+                ") for inp W^T (<= " + std::to_string(kFewRowsMaxRows) + " rows)" +
                 (onednn.empty() ? ", dinp = dout W (<= " + std::to_string(kRowsTimesWeightMaxRows) + " rows)" : "") +
                 " and bf16 weights (<= " + std::to_string(kBf16DirectMaxRows) + " rows)";
   return "gemm: " + library + ", " + kernel + " kernel (" + isa_name(kernel_isa) + ")" +
@@ -281,15 +280,13 @@ bool onednn_is_faster(bool trans_a, bool trans_b, int m, int n, int k) {
 // Decided by `gemm_bench --forward` and `--backward` (docs/performance.md, "Few-row products"):
 // with the weight read from memory, as in a step, our kernel is 1.15-2.0x OpenBLAS and oneDNN on
 // inp W^T up to 64 rows (one thread, CPU time) and 1.07-1.4x OpenBLAS, 1.1-1.2x oneDNN at 128 rows (0.84-0.97x
-// oneDNN at 256); on two threads (CPU time) 1.05-1.4x OpenBLAS at 96-128 rows where n >= 1280 but
-// 0.78-0.98x at n = 768; on dinp = dout W it is 1.05-1.25x OpenBLAS up to
-// 128 rows but 0.6-0.9x oneDNN, so it runs those only where oneDNN is not loaded.
+// oneDNN at 256); on two threads (quiet, wall clock) 1.2-1.45x OpenBLAS at 96-128 rows, n = 768
+// included, and even with it at 256. On dinp = dout W it is 1.05-2.0x OpenBLAS up to 128 rows but
+// 0.6-1.0x oneDNN, so it runs those only where oneDNN is not loaded.
 GemmLibrary few_rows_library(bool trans_a, bool trans_b, int m, int n, int k) {
   const Isa isa = cpu_features().isa;
   const Libraries& libs = libraries();
-  const bool forward_rows = m <= kFewRowsNarrowMaxRows ||
-                            (m <= kFewRowsMaxRows && (n >= kFewRowsWideColumns || omp_get_max_threads() == 1));
-  const bool ours = trans_b ? forward_rows : m <= kRowsTimesWeightMaxRows && !libs.onednn_sgemm;
+  const bool ours = trans_b ? m <= kFewRowsMaxRows : m <= kRowsTimesWeightMaxRows && !libs.onednn_sgemm;
   if (!libs.info.few_rows || trans_a || !ours || double(n) * k < double(1 << 19) || isa < Isa::avx2) {
     return GemmLibrary::openblas;
   }
