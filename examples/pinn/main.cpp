@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <numbers>
 #include <random>
@@ -129,6 +130,12 @@ struct Adam {
 int main(int argc, char** argv) {
   Settings s;
   if (!parse(argc, argv, s)) return 2;
+  // The output folder is made before training, so a bad path fails in seconds, not after it.
+  std::error_code made;
+  if (!s.out.empty() && (std::filesystem::create_directories(s.out, made), made)) {
+    std::fprintf(stderr, "pinn: error: cannot create '%s': %s\n", s.out.c_str(), made.message().c_str());
+    return 1;
+  }
   std::vector<double> interior, boundary;
   collocation_points(s, interior, boundary);
   std::vector<double> w = pinn::initial_weights(s.width, s.seed), grad(w.size());
