@@ -266,7 +266,7 @@ const GemmInfo& gemm_info() { return libraries().info; }
 // 1.1-2.7x faster than OpenBLAS on dinp = dout W (no transpose) with up to 256 rows at every GPT-2
 // and Llama weight shape, and, on one thread only, 1.2-1.5x faster on the forward's inp W^T with up
 // to 64 rows and K <= 1024 (on two it is 0.9-1.0x, and 0.3x at K = 3072), 1.02-1.19x at 256 rows
-// and every K (two threads unmeasured: a loaded machine's wall clock). It is slower on the
+// and every K (on two threads at 256 rows 0.66-1.0x of the best, quiet wall clock). It is slower on the
 // accumulating dW += dout^T inp. Products smaller than a weight matrix (the tensor engine's
 // per-head attention) were not measured and stay on OpenBLAS. The choice depends on the thread
 // count, so results are deterministic for a thread count, as the rest of the arrays engine is.
